@@ -1,0 +1,142 @@
+//! File loaders and the embedded default data.
+//!
+//! Files are parsed with simd-json. The embedded default is compiled into the
+//! binary from `catalog/data/*.json`, so `switchyard serve` needs no files.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+
+use crate::{CatalogDocument, CatalogError, Market, MarketDocument, registry::Catalog};
+
+/// The embedded catalog documents, as (file name, bytes).
+pub const EMBEDDED_CATALOG: &[(&str, &[u8])] = &[
+    ("networks.json", include_bytes!("../data/networks.json")),
+    ("tokens.json", include_bytes!("../data/tokens.json")),
+    ("protocols.json", include_bytes!("../data/protocols.json")),
+    ("standards.json", include_bytes!("../data/standards.json")),
+    ("actions.json", include_bytes!("../data/actions.json")),
+    ("aggregators.json", include_bytes!("../data/aggregators.json")),
+    ("bridges.json", include_bytes!("../data/bridges.json")),
+    ("layerzero.json", include_bytes!("../data/layerzero.json")),
+    ("positions.json", include_bytes!("../data/positions.json")),
+    ("factories.json", include_bytes!("../data/factories.json")),
+    ("contracts.json", include_bytes!("../data/contracts.json")),
+];
+
+/// The embedded demo market snapshot.
+pub const EMBEDDED_MARKET: &[u8] = include_bytes!("../data/market.json");
+
+fn parse<T: DeserializeOwned>(name: &str, bytes: &[u8]) -> Result<T, CatalogError> {
+    // simd-json parses in place, so it needs its own mutable copy.
+    let mut buf = bytes.to_vec();
+    simd_json::serde::from_slice(&mut buf)
+        .map_err(|e| CatalogError::Parse { file: name.to_owned(), message: e.to_string() })
+}
+
+/// Parses one catalog document.
+pub fn parse_catalog_document(name: &str, bytes: &[u8]) -> Result<CatalogDocument, CatalogError> {
+    parse(name, bytes)
+}
+
+/// Parses one market document.
+pub fn parse_market_document(name: &str, bytes: &[u8]) -> Result<MarketDocument, CatalogError> {
+    parse(name, bytes)
+}
+
+/// The embedded default catalog.
+pub fn embedded_catalog() -> Result<Catalog, CatalogError> {
+    let docs = EMBEDDED_CATALOG
+        .iter()
+        .map(|(name, bytes)| parse_catalog_document(name, bytes))
+        .collect::<Result<Vec<_>, _>>()?;
+    Catalog::from_documents(docs)
+}
+
+/// The embedded demo market, validated against `catalog`.
+pub fn embedded_market(catalog: &Catalog) -> Result<Market, CatalogError> {
+    Market::validate(parse_market_document("market.json", EMBEDDED_MARKET)?, catalog)
+}
+
+/// Reads a file.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, CatalogError> {
+    std::fs::read(path)
+        .map_err(|source| CatalogError::Io { path: path.display().to_string(), source })
+}
+
+/// Loads catalog files; an empty list means the embedded default.
+pub fn load_catalog(paths: &[impl AsRef<Path>]) -> Result<Catalog, CatalogError> {
+    if paths.is_empty() {
+        return embedded_catalog();
+    }
+    let docs = paths
+        .iter()
+        .map(|p| {
+            let p = p.as_ref();
+            parse_catalog_document(&p.display().to_string(), &read_file(p)?)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Catalog::from_documents(docs)
+}
+
+/// Loads a market file, or the embedded demo market when `path` is `None`.
+pub fn load_market(path: Option<&Path>, catalog: &Catalog) -> Result<Market, CatalogError> {
+    match path {
+        None => embedded_market(catalog),
+        Some(p) => Market::validate(
+            parse_market_document(&p.display().to_string(), &read_file(p)?)?,
+            catalog,
+        ),
+    }
+}
+
+/// What a checked file turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A catalog document.
+    Catalog,
+    /// A market snapshot.
+    Market,
+}
+
+/// Tells a market file (it has `pools` or `chains`) from a catalog document.
+pub fn sniff_kind(bytes: &[u8]) -> FileKind {
+    let mut buf = bytes.to_vec();
+    match simd_json::to_borrowed_value(&mut buf) {
+        Ok(simd_json::BorrowedValue::Object(o))
+            if o.contains_key("pools") || o.contains_key("chains") =>
+        {
+            FileKind::Market
+        }
+        _ => FileKind::Catalog,
+    }
+}
+
+/// Checks files: catalog documents are merged and validated together (with
+/// the embedded default when none is given), then each market file is
+/// validated against that catalog. Returns what each file was.
+pub fn check_files(paths: &[impl AsRef<Path>]) -> Result<Vec<FileKind>, CatalogError> {
+    let mut kinds = Vec::new();
+    let mut catalog_docs = Vec::new();
+    let mut markets = Vec::new();
+    for p in paths {
+        let p = p.as_ref();
+        let bytes = read_file(p)?;
+        let kind = sniff_kind(&bytes);
+        kinds.push(kind);
+        let name = p.display().to_string();
+        match kind {
+            FileKind::Catalog => catalog_docs.push(parse_catalog_document(&name, &bytes)?),
+            FileKind::Market => markets.push(parse_market_document(&name, &bytes)?),
+        }
+    }
+    let catalog = if catalog_docs.is_empty() {
+        embedded_catalog()?
+    } else {
+        Catalog::from_documents(catalog_docs)?
+    };
+    for m in markets {
+        Market::validate(m, &catalog)?;
+    }
+    Ok(kinds)
+}

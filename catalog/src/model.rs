@@ -1,0 +1,361 @@
+//! The catalog records, exactly as the catalog file format describes them
+//! (`docs/catalog-format.md`).
+//!
+//! These types derive `Deserialize` for the *file* format only. The HTTP wire
+//! format is the server's business and has its own types.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::types::{Address, ChainId, RoutingStrategy};
+
+/// A catalog document: any subset of the sections.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CatalogDocument {
+    /// Networks.
+    #[serde(default)]
+    pub networks: Vec<Network>,
+    /// Tokens, base and DeFi.
+    #[serde(default)]
+    pub tokens: Vec<Token>,
+    /// Protocols (one integration of a project).
+    #[serde(default)]
+    pub protocols: Vec<Protocol>,
+    /// Standards: the actions a protocol supports in bundles.
+    #[serde(default)]
+    pub standards: Vec<Standard>,
+    /// Bundle actions and their input metadata.
+    #[serde(default)]
+    pub actions: Vec<ActionSpec>,
+    /// Named liquidity sources.
+    #[serde(default)]
+    pub aggregators: Vec<Aggregator>,
+    /// Bridges.
+    #[serde(default)]
+    pub bridges: Vec<Bridge>,
+    /// LayerZero / Stargate pools.
+    #[serde(default)]
+    pub layerzero_pools: Vec<LayerZeroPool>,
+    /// Non-tokenized positions.
+    #[serde(default)]
+    pub positions: Vec<Position>,
+    /// DEX factories.
+    #[serde(default)]
+    pub dex_factories: Vec<DexFactory>,
+    /// Router, executor and delegate addresses.
+    #[serde(default)]
+    pub contracts: Vec<ContractSet>,
+}
+
+/// The native coin of a network.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NativeCurrency {
+    /// Ticker, e.g. `ETH`.
+    pub symbol: String,
+    /// Name, e.g. `Ether`.
+    pub name: String,
+    /// Decimals, 18 on every EVM chain we know.
+    pub decimals: u8,
+}
+
+/// A network (chain).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Network {
+    /// Chain id.
+    pub id: ChainId,
+    /// Human name.
+    pub name: String,
+    /// The native coin.
+    pub native_currency: NativeCurrency,
+    /// The canonical wrapped native token (WETH, WBNB, ...).
+    pub wrapped_native: Address,
+    /// Average block time in seconds.
+    pub block_time_seconds: f64,
+}
+
+/// `base` or `defi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenKind {
+    /// A plain asset.
+    Base,
+    /// A position token with underlying tokens.
+    Defi,
+}
+
+impl TokenKind {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Base => "base",
+            Self::Defi => "defi",
+        }
+    }
+}
+
+/// A token on one chain.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Token {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// Contract address (`NATIVE_TOKEN` for the native coin).
+    pub address: Address,
+    /// Base or DeFi.
+    #[serde(rename = "type")]
+    pub kind: TokenKind,
+    /// ERC-20 decimals.
+    pub decimals: u8,
+    /// Ticker.
+    pub symbol: String,
+    /// Name.
+    pub name: String,
+    /// Logo URLs.
+    #[serde(default)]
+    pub logos_uri: Vec<String>,
+    /// Project of a DeFi token (`aave`).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Protocol slug of a DeFi token (`aave-v3`).
+    #[serde(default)]
+    pub protocol_slug: Option<String>,
+    /// The contract a deposit into this DeFi token calls.
+    #[serde(default)]
+    pub primary_address: Option<Address>,
+    /// Underlying tokens (same chain).
+    #[serde(default)]
+    pub underlying_tokens: Vec<Address>,
+    /// Total APY in percent.
+    #[serde(default)]
+    pub apy: Option<f64>,
+    /// Base APY in percent.
+    #[serde(default)]
+    pub apy_base: Option<f64>,
+    /// Reward APY in percent.
+    #[serde(default)]
+    pub apy_reward: Option<f64>,
+    /// Base borrow APY in percent.
+    #[serde(default)]
+    pub borrow_apy_base: Option<f64>,
+    /// Reward borrow APY in percent.
+    #[serde(default)]
+    pub borrow_apy_reward: Option<f64>,
+    /// TVL in USD.
+    #[serde(default)]
+    pub tvl: Option<f64>,
+}
+
+/// A protocol: one integration (version) of a project.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Protocol {
+    /// Project (`uniswap`).
+    pub project: String,
+    /// Slug (`uniswap-v2`).
+    pub slug: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Website.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Logo URLs.
+    #[serde(default)]
+    pub logos_uri: Vec<String>,
+    /// Chains it is deployed on.
+    #[serde(default)]
+    pub chains: Vec<ChainId>,
+}
+
+/// One action of a standard.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StandardAction {
+    /// Action name (an entry of the `actions` section).
+    pub action: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Contract functions the action calls.
+    #[serde(default)]
+    pub function_names: Vec<String>,
+    /// Chains the action is supported on.
+    #[serde(default)]
+    pub chains: Vec<ChainId>,
+    /// Input names.
+    #[serde(default)]
+    pub inputs: Vec<String>,
+}
+
+/// A standard: the bundle actions of one protocol and its forks.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Standard {
+    /// Protocol slug.
+    pub protocol: String,
+    /// Slugs of protocols that reuse this standard.
+    #[serde(default)]
+    pub forks: Vec<String>,
+    /// Actions.
+    pub actions: Vec<StandardAction>,
+}
+
+/// Metadata of one input of an action.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InputSpec {
+    /// Type description (`address`, `uint256 | CallOutput`, ...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What the input means.
+    pub description: String,
+    /// Whether the input may be omitted.
+    #[serde(default)]
+    pub optional: bool,
+}
+
+/// A bundle action and its inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ActionSpec {
+    /// Action name.
+    pub action: String,
+    /// Inputs by name, in a stable order.
+    pub inputs: BTreeMap<String, InputSpec>,
+}
+
+/// A named liquidity source.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Aggregator {
+    /// Name clients pass in `ignoreAggregators`.
+    pub name: String,
+    /// Chains it serves.
+    pub chains: Vec<ChainId>,
+    /// Protocol slugs whose pools it provides.
+    pub protocols: Vec<String>,
+}
+
+/// A bridge.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Bridge {
+    /// `cctp`, `stargate`, `ccip` or `relay`.
+    pub name: String,
+    /// Proportional fee.
+    #[serde(default)]
+    pub fee_bps: u32,
+    /// Fixed fee in USD.
+    #[serde(default)]
+    pub fixed_fee_usd: f64,
+    /// Typical end-to-end latency.
+    pub estimated_seconds: u64,
+    /// Entry contract per chain id (decimal string keys).
+    pub contracts: BTreeMap<String, Address>,
+    /// Tokens carried, per chain id (decimal string keys).
+    pub tokens: BTreeMap<String, Vec<Address>>,
+}
+
+/// A LayerZero (Stargate) pool.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LayerZeroPool {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// Token the pool carries.
+    pub token: Address,
+    /// Pool contract.
+    pub pool: Address,
+    /// Token decimals.
+    pub decimals: u8,
+    /// LayerZero endpoint id of the chain.
+    pub eid: u32,
+}
+
+/// A non-tokenized position.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Position {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// Project.
+    pub project: String,
+    /// Protocol slug.
+    pub protocol: String,
+    /// Contract that represents the position.
+    pub address: Address,
+    /// Opaque position id.
+    pub position_id: String,
+    /// Contract to call.
+    pub primary_address: Address,
+    /// Display name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Logo URL.
+    #[serde(default)]
+    pub logos_uri: Option<String>,
+    /// Underlying tokens (same chain).
+    #[serde(default)]
+    pub underlying_tokens: Vec<Address>,
+}
+
+/// The pool family a DEX factory deploys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FactoryKind {
+    /// Uniswap V2-style pairs.
+    UniswapV2,
+    /// Uniswap V3-style pools.
+    UniswapV3,
+}
+
+/// A DEX factory.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DexFactory {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// Protocol slug of the pools it deploys.
+    pub protocol: String,
+    /// Pool family.
+    pub kind: FactoryKind,
+    /// Factory address.
+    pub factory: Address,
+    /// Init code hash of its pools.
+    pub init_code_hash: alloy_primitives::B256,
+}
+
+/// The contracts of one routing strategy on one chain.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContractSet {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// Strategy.
+    #[serde(deserialize_with = "de_strategy")]
+    pub strategy: RoutingStrategy,
+    /// Router (the approval spender for router strategies).
+    #[serde(default)]
+    pub router: Option<Address>,
+    /// Shortcuts executor (never an approval spender).
+    #[serde(default)]
+    pub executor: Option<Address>,
+    /// Delegate (shortcuts implementation for smart accounts).
+    #[serde(default)]
+    pub delegate: Option<Address>,
+    /// Wallet factory (ensowallet-v2).
+    #[serde(default)]
+    pub factory: Option<Address>,
+}
+
+fn de_strategy<'de, D: serde::Deserializer<'de>>(d: D) -> Result<RoutingStrategy, D::Error> {
+    let s = String::deserialize(d)?;
+    s.parse().map_err(|_| serde::de::Error::custom(format!("unknown routing strategy `{s}`")))
+}

@@ -1,0 +1,128 @@
+//! Small shared value types: chain ids, basis points, routing strategies and
+//! the error classification every crate maps its errors onto.
+
+use std::{fmt, str::FromStr};
+
+pub use alloy_primitives::{Address, U256, address};
+use serde::Deserialize;
+
+/// An EVM chain id (`1` for Ethereum, `8453` for Base, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(transparent)]
+pub struct ChainId(pub u64);
+
+impl fmt::Display for ChainId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The address clients use for the native coin of every chain.
+pub const NATIVE_TOKEN: Address = address!("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+
+/// Basis points (1/10_000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Bps(pub u32);
+
+/// How a shortcut transaction reaches the shortcuts executor.
+///
+/// The wire names and their aliases are parsed by [`RoutingStrategy::from_str`];
+/// which strategies an endpoint accepts is decided by the endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RoutingStrategy {
+    /// The shared router pulls the input and calls the executor.
+    Router,
+    /// The caller's smart account delegate-calls the shortcuts contract.
+    Delegate,
+    /// The legacy router ABI.
+    RouterLegacy,
+    /// The legacy delegate ABI.
+    DelegateLegacy,
+    /// The per-user wallet created by the wallet factory (aliases
+    /// `ensowallet`, `servicewallet`, `servicewallet-v2`).
+    EnsoWalletV2,
+    /// Non-tokenized positions only: a hosted checkout flow, which is served
+    /// as the delegate flow.
+    Checkout,
+}
+
+impl RoutingStrategy {
+    /// Every strategy, in a stable order.
+    pub const ALL: [Self; 6] = [
+        Self::Router,
+        Self::Delegate,
+        Self::RouterLegacy,
+        Self::DelegateLegacy,
+        Self::EnsoWalletV2,
+        Self::Checkout,
+    ];
+
+    /// The canonical wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Router => "router",
+            Self::Delegate => "delegate",
+            Self::RouterLegacy => "router-legacy",
+            Self::DelegateLegacy => "delegate-legacy",
+            Self::EnsoWalletV2 => "ensowallet-v2",
+            Self::Checkout => "checkout",
+        }
+    }
+}
+
+impl fmt::Display for RoutingStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A routing strategy name that is not one of the known names or aliases.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown routing strategy")]
+pub struct UnknownStrategy;
+
+impl FromStr for RoutingStrategy {
+    type Err = UnknownStrategy;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "router" => Self::Router,
+            "delegate" => Self::Delegate,
+            "router-legacy" => Self::RouterLegacy,
+            "delegate-legacy" => Self::DelegateLegacy,
+            "ensowallet-v2" | "ensowallet" | "servicewallet" | "servicewallet-v2" => {
+                Self::EnsoWalletV2
+            }
+            "checkout" => Self::Checkout,
+            _ => return Err(UnknownStrategy),
+        })
+    }
+}
+
+/// What the caller of a failed operation should do, independent of transport.
+///
+/// The server maps this onto HTTP status codes in exactly one place. The set is
+/// deliberately small; add a variant only when callers must act differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The request is malformed or names something invalid; do not retry.
+    BadRequest,
+    /// No or an unknown credential.
+    Unauthenticated,
+    /// The credential is valid but not allowed to do this.
+    Forbidden,
+    /// The named resource does not exist.
+    NotFound,
+    /// The request is valid but nothing satisfies it (no route).
+    Unprocessable,
+    /// Too many requests; retry later.
+    TooManyRequests,
+    /// The operation did not finish in time; retrying may succeed.
+    Timeout,
+    /// A dependency (market data, a node) is not ready or stale; retry later.
+    Unavailable,
+    /// The feature exists in the API but this build does not serve it yet.
+    NotImplemented,
+    /// A bug or an unexpected failure inside the service.
+    Internal,
+}
