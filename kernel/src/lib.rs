@@ -1,0 +1,31 @@
+//! # switchyard-kernel
+//!
+//! Pure compute. The kernel turns a validated [`Market`](switchyard_catalog::Market)
+//! into an immutable [`MarketSnapshot`] of pool states, and derives USD prices
+//! from it. Routing (exact AMM math and the parallel path search) grows here.
+//!
+//! ```text
+//! catalog::Market ──MarketSnapshot::build──▶ MarketSnapshot ──derive_prices──▶ PriceTable
+//!                                                    │
+//!                                  (engine publishes it behind an Arc, per block)
+//! ```
+//!
+//! Invariants: no I/O, no clock, no async runtime; the same inputs give the
+//! same outputs; nothing on pool data panics. Kernel types are not
+//! serializable: the wire format is the server's business.
+//!
+//! ## Feature flags
+//!
+//! None.
+
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
+mod error;
+pub mod pool;
+pub mod price;
+pub mod snapshot;
+
+pub use error::KernelError;
+pub use pool::{Pool, PoolState};
+pub use price::{PriceEntry, PriceTable, derive_prices};
+pub use snapshot::{ChainHead, MarketSnapshot};
