@@ -1,0 +1,302 @@
+//! # switchyard-engine
+//!
+//! The stateful core. [`Engine::start`] loads the catalog and market, derives
+//! prices, and starts an actix system on its own thread with supervised
+//! actors:
+//!
+//! ```text
+//!                       ┌────────────── actix system thread ──────────────┐
+//! EngineHandle ──send──▶│ KeyStoreActor   (SQLite, refreshes KeyCache)    │
+//!   (cloneable,         │ VolumeRecorder  (SQLite)                        │
+//!    any runtime)       │ PriceCacheActor (new snapshot → prices → swap)  │
+//!        │              └─────────────────────────────────────────────────┘
+//!        └──load──▶ ArcSwap<MarketState>, ArcSwap<KeyCache>   (lock-free reads)
+//! ```
+//!
+//! The server reaches all of it only through [`EngineHandle`]; actor
+//! addresses never leave this crate. Reads on the request hot path
+//! (market state, key cache, rate limiter) never cross a thread.
+//!
+//! ## Feature flags
+//!
+//! None.
+
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
+mod error;
+pub mod keys;
+mod market;
+pub mod rate_limit;
+mod volume;
+
+use std::{path::PathBuf, sync::Arc, thread::JoinHandle, time::Duration};
+
+use actix::prelude::*;
+use arc_swap::ArcSwap;
+pub use error::EngineError;
+pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
+pub use market::{MarketState, USD_ANCHOR_SYMBOLS, build_state, usd_anchors};
+pub use rate_limit::{RateDecision, RateLimiter};
+use switchyard_catalog::{Catalog, ChainId, ContractSet, loaders};
+use switchyard_kernel::MarketSnapshot;
+pub use volume::VolumeStats;
+
+/// How long a caller waits for an actor before giving up.
+pub const ACTOR_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the engine needs to start.
+#[derive(Debug, Clone, Default)]
+pub struct EngineConfig {
+    /// Directory of the key/volume database.
+    pub data_dir: PathBuf,
+    /// Catalog files; empty means the embedded default.
+    pub catalog_files: Vec<PathBuf>,
+    /// Market file; `None` means the embedded demo snapshot.
+    pub market_file: Option<PathBuf>,
+    /// Contract address overrides from the operator's config.
+    pub contract_overrides: Vec<ContractSet>,
+}
+
+/// Status of a market data feed (tycho's states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedState {
+    /// Up to date.
+    Ready,
+    /// Behind, still usable.
+    Delayed,
+    /// Too old to route through.
+    Stale,
+    /// Finished (a recorded stream that ran out).
+    Ended,
+}
+
+impl FeedState {
+    /// Lower-case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Ready => "ready",
+            Self::Delayed => "delayed",
+            Self::Stale => "stale",
+            Self::Ended => "ended",
+        }
+    }
+}
+
+/// One feed's status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedStatus {
+    /// Chain.
+    pub chain: ChainId,
+    /// Source name.
+    pub source: &'static str,
+    /// State.
+    pub state: FeedState,
+    /// Head block of the published state.
+    pub head_block: u64,
+    /// Blocks behind the chain head.
+    pub lag_blocks: u64,
+}
+
+/// Stops the engine's actor system when dropped or on [`Shutdown::stop`].
+#[derive(Debug)]
+pub struct Shutdown {
+    system: Option<System>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Shutdown {
+    /// Stops the actors and waits for the engine thread.
+    pub fn stop(mut self) {
+        self.stop_inner();
+    }
+
+    fn stop_inner(&mut self) {
+        if let Some(s) = self.system.take() {
+            s.stop();
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Shutdown {
+    fn drop(&mut self) {
+        self.stop_inner();
+    }
+}
+
+/// Entry point.
+#[derive(Debug)]
+pub struct Engine;
+
+impl Engine {
+    /// Loads data and starts the actors.
+    pub fn start(config: EngineConfig) -> Result<(EngineHandle, Shutdown), EngineError> {
+        let mut catalog = loaders::load_catalog(&config.catalog_files)?;
+        for set in config.contract_overrides {
+            catalog.override_contracts(set);
+        }
+        let market = loaders::load_market(config.market_file.as_deref(), &catalog)?;
+        let snapshot = MarketSnapshot::build(&market, &catalog)?;
+        let state =
+            Arc::new(ArcSwap::from_pointee(build_state(Arc::new(catalog), Arc::new(snapshot))));
+        // Fail early (in this thread) if the database cannot be opened.
+        drop(KeyStore::open(&config.data_dir)?);
+        let key_cache = Arc::new(ArcSwap::from_pointee(KeyCache::default()));
+
+        let (tx, rx) = std::sync::mpsc::channel();
+        let data_dir = config.data_dir.clone();
+        let volume_dir = config.data_dir.clone();
+        let (st, kc) = (Arc::clone(&state), Arc::clone(&key_cache));
+        let thread = std::thread::Builder::new()
+            .name("switchyard-engine".into())
+            .spawn(move || {
+                let sys = System::new();
+                sys.block_on(async move {
+                    let keys =
+                        Supervisor::start(move |_| keys::KeyStoreActor::new(data_dir.clone(), kc));
+                    let volume =
+                        Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir.clone()));
+                    let prices = Supervisor::start(move |_| market::PriceCacheActor { state: st });
+                    let _ = tx.send((System::current(), keys, volume, prices));
+                });
+                if let Err(e) = sys.run() {
+                    tracing::error!(error = %e, "engine actor system stopped with an error");
+                }
+            })
+            .map_err(|source| EngineError::DataDir { path: "engine thread".into(), source })?;
+        let (system, keys, volume, prices) =
+            rx.recv().map_err(|_| EngineError::Unavailable("actor system"))?;
+        // The first cache load happens in the actor's `started`; wait for it
+        // so that the first request already sees every key.
+        let deadline = std::time::Instant::now() + ACTOR_TIMEOUT;
+        let probe = KeyStore::open(&config.data_dir)?;
+        let stored = probe.list()?.len();
+        while key_cache.load().len() < stored && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let handle = EngineHandle {
+            inner: Arc::new(Inner {
+                state,
+                key_cache,
+                limiter: RateLimiter::new(),
+                keys,
+                volume,
+                prices,
+            }),
+        };
+        Ok((handle, Shutdown { system: Some(system), thread: Some(thread) }))
+    }
+}
+
+struct Inner {
+    state: Arc<ArcSwap<MarketState>>,
+    key_cache: Arc<ArcSwap<KeyCache>>,
+    limiter: RateLimiter,
+    keys: Addr<keys::KeyStoreActor>,
+    volume: Addr<volume::VolumeRecorder>,
+    prices: Addr<market::PriceCacheActor>,
+}
+
+/// The server's only way into the engine. Cheap to clone; usable from any
+/// async runtime or thread.
+#[derive(Clone)]
+pub struct EngineHandle {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for EngineHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineHandle").finish_non_exhaustive()
+    }
+}
+
+async fn ask<A, M>(addr: &Addr<A>, msg: M, what: &'static str) -> Result<M::Result, EngineError>
+where
+    A: Actor + Handler<M>,
+    A::Context: actix::dev::ToEnvelope<A, M>,
+    M: Message + Send + 'static,
+    M::Result: Send,
+{
+    match tokio::time::timeout(ACTOR_TIMEOUT, addr.send(msg)).await {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(_)) | Err(_) => Err(EngineError::Unavailable(what)),
+    }
+}
+
+impl EngineHandle {
+    /// The current market state (catalog, snapshot, prices), one atomic load.
+    pub fn state(&self) -> Arc<MarketState> {
+        self.inner.state.load_full()
+    }
+
+    /// The catalog.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.inner.state.load().catalog)
+    }
+
+    /// Authenticates a presented API key against the in-memory cache.
+    pub fn authenticate(&self, key: &str) -> Result<Arc<KeyRecord>, EngineError> {
+        self.inner.key_cache.load().authenticate(key)
+    }
+
+    /// Admits (or refuses) one request of `key` under its rate.
+    pub fn admit(&self, key: &KeyRecord) -> RateDecision {
+        self.inner.limiter.check(key.id, key.rate_per_s)
+    }
+
+    /// Creates a key while the server runs.
+    pub async fn create_key(
+        &self,
+        rate_per_s: f64,
+        label: Option<String>,
+    ) -> Result<NewKey, EngineError> {
+        ask(&self.inner.keys, keys::CreateKey { rate_per_s, label }, "key store").await?
+    }
+
+    /// Creates the 1 req/s documentation key if no key exists yet.
+    pub async fn ensure_documentation_key(&self) -> Result<Option<NewKey>, EngineError> {
+        ask(&self.inner.keys, keys::EnsureDocKey, "key store").await?
+    }
+
+    /// Records one routed transaction of `usd` value.
+    pub async fn record_volume(&self, chain: ChainId, usd: f64) -> Result<(), EngineError> {
+        ask(&self.inner.volume, volume::RecordVolume { chain, usd }, "volume recorder").await?
+    }
+
+    /// Routed volume of a chain.
+    pub async fn volume(&self, chain: ChainId) -> Result<VolumeStats, EngineError> {
+        ask(&self.inner.volume, volume::GetVolume(chain), "volume recorder").await?
+    }
+
+    /// Publishes a new snapshot; prices are recomputed before it is visible.
+    pub async fn publish_snapshot(&self, snapshot: MarketSnapshot) -> Result<(), EngineError> {
+        ask(&self.inner.prices, market::PublishSnapshot(Arc::new(snapshot)), "price cache").await
+    }
+
+    /// Status of every feed. The embedded snapshot is one `ready` feed per
+    /// chain that has a head.
+    pub fn feeds(&self) -> Vec<FeedStatus> {
+        let state = self.inner.state.load();
+        state
+            .snapshot
+            .heads()
+            .iter()
+            .map(|(chain, head)| FeedStatus {
+                chain: *chain,
+                source: "embedded",
+                state: FeedState::Ready,
+                head_block: head.block_number,
+                lag_blocks: 0,
+            })
+            .collect()
+    }
+
+    /// Whether the engine can serve requests.
+    pub fn ready(&self) -> bool {
+        self.inner.keys.connected()
+            && self.inner.volume.connected()
+            && self.inner.prices.connected()
+    }
+}
