@@ -1,0 +1,215 @@
+//! Bridge endpoints: LayerZero/Stargate pools, the CCIP router, the CCTP
+//! TokenMessengerV2, and bridge transaction status.
+
+use axum::{
+    Json,
+    extract::{RawQuery, State},
+};
+use switchyard_catalog::{Catalog, ChainId, LayerZeroPool};
+
+use super::{ApiPath, known_chain, query};
+use crate::{
+    AppState,
+    dto::{self, addr},
+    error::ApiError,
+    query::{Query, parse_address},
+};
+
+/// Bridges whose `/{bridge}/bridge/check` is served.
+pub const CHECKABLE_BRIDGES: [&str; 5] = ["layerzero", "stargate", "ccip", "relay", "cctp"];
+
+/// The asset a LayerZero pool carries, to pair pools across chains.
+fn asset_key(catalog: &Catalog, p: &LayerZeroPool) -> Option<String> {
+    catalog.token(p.chain_id, p.token).map(|t| t.symbol.to_uppercase())
+}
+
+/// `GET /api/v1/layerzero/pool` (also `/stargate/pool`): the Stargate pool of
+/// a token and the matching pools on other chains. `pool` is null when the
+/// token has no pool on the chain; `destinationData` is null when no
+/// destination matches the filters.
+#[utoipa::path(get, path = "/api/v1/layerzero/pool", tag = "layerzero",
+    params(
+        ("chainId" = u64, Query, description = "Source chain id", minimum = 1),
+        ("token" = String, Query, description = "Source token", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain id", minimum = 1),
+        ("destinationToken" = Option<String>, Query, description = "Destination token", pattern = "^0x[0-9a-fA-F]{40}$"),
+    ),
+    responses((status = 200, body = Vec<dto::LzPool>), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn layerzero_pool(
+    State(s): State<AppState>,
+    raw: RawQuery,
+) -> Result<Json<Vec<dto::LzPool>>, ApiError> {
+    let q = query(&raw)?;
+    let catalog = s.engine.catalog();
+    let chain = known_chain(&catalog, "chainId", q.required("chainId")?)?.id;
+    let token = parse_address("token", q.required("token")?)?;
+    let dest_chain = q
+        .scalar("destinationChainId")?
+        .map(|v| known_chain(&catalog, "destinationChainId", v))
+        .transpose()?
+        .map(|n| n.id);
+    let dest_token = q.address("destinationToken")?;
+    let decimals = catalog.token(chain, token).map(|t| t.decimals);
+    let Some(src) =
+        catalog.layerzero_pools().iter().find(|p| p.chain_id == chain && p.token == token)
+    else {
+        return Ok(Json(vec![dto::LzPool {
+            pool: None,
+            chain_id: chain.0,
+            destination_chain_id: dest_chain.map(|c| c.0),
+            token: addr(token),
+            decimals,
+            destination_data: None,
+        }]));
+    };
+    let key = asset_key(&catalog, src);
+    let out: Vec<_> = catalog
+        .layerzero_pools()
+        .iter()
+        .filter(|d| d.chain_id != chain && key.is_some() && asset_key(&catalog, d) == key)
+        .filter(|d| dest_chain.is_none_or(|c| d.chain_id == c))
+        .filter(|d| dest_token.is_none_or(|t| d.token == t))
+        .map(|d| dto::LzPool {
+            pool: Some(addr(src.pool)),
+            chain_id: chain.0,
+            destination_chain_id: Some(d.chain_id.0),
+            token: addr(token),
+            decimals: Some(src.decimals),
+            destination_data: Some(dto::LzDestination {
+                pool: addr(d.pool),
+                token: addr(d.token),
+                decimals: d.decimals,
+            }),
+        })
+        .collect();
+    if out.is_empty() {
+        return Ok(Json(vec![dto::LzPool {
+            pool: Some(addr(src.pool)),
+            chain_id: chain.0,
+            destination_chain_id: dest_chain.map(|c| c.0),
+            token: addr(token),
+            decimals: Some(src.decimals),
+            destination_data: None,
+        }]));
+    }
+    Ok(Json(out))
+}
+
+fn bridge_contract(catalog: &Catalog, bridge: &str, q: &Query) -> Result<String, ApiError> {
+    let chain = known_chain(catalog, "chainId", q.required("chainId")?)?.id;
+    catalog
+        .bridge(bridge)
+        .and_then(|b| b.contracts.get(&chain.0.to_string()))
+        .map(|a| addr(*a))
+        .ok_or_else(|| {
+            ApiError::invalid("chainId", format!("chain {chain} is not supported by {bridge}"))
+        })
+}
+
+/// `GET /api/v1/ccip/router`: the CCIP router of a chain; 400 when CCIP does
+/// not serve it.
+#[utoipa::path(get, path = "/api/v1/ccip/router", tag = "ccip",
+    params(("chainId" = u64, Query, description = "Chain id", minimum = 1)),
+    responses((status = 200, body = dto::CcipRouter), (status = 400, body = crate::error::ErrorBody)))]
+pub async fn ccip_router(
+    State(s): State<AppState>,
+    raw: RawQuery,
+) -> Result<Json<dto::CcipRouter>, ApiError> {
+    let q = query(&raw)?;
+    Ok(Json(dto::CcipRouter { router: bridge_contract(&s.engine.catalog(), "ccip", &q)? }))
+}
+
+/// `GET /api/v1/cctp/bridge/tokenmessengerv2`: the TokenMessengerV2 of a
+/// chain; 400 when CCTP does not serve it.
+#[utoipa::path(get, path = "/api/v1/cctp/bridge/tokenmessengerv2", tag = "cctp",
+    params(("chainId" = u64, Query, description = "Chain id", minimum = 1)),
+    responses((status = 200, body = dto::CctpTokenMessenger), (status = 400, body = crate::error::ErrorBody)))]
+pub async fn cctp_token_messenger(
+    State(s): State<AppState>,
+    raw: RawQuery,
+) -> Result<Json<dto::CctpTokenMessenger>, ApiError> {
+    let q = query(&raw)?;
+    Ok(Json(dto::CctpTokenMessenger { address: bridge_contract(&s.engine.catalog(), "cctp", &q)? }))
+}
+
+fn tx_hash(q: &Query) -> Result<String, ApiError> {
+    let h = q.required("txHash")?;
+    let ok = h.len() == 66
+        && (h.starts_with("0x") || h.starts_with("0X"))
+        && h[2..].bytes().all(|b| b.is_ascii_hexdigit());
+    if !ok {
+        return Err(ApiError::invalid("txHash", "txHash must be 0x and 64 hex digits"));
+    }
+    Ok(h.to_lowercase())
+}
+
+fn chain_of(catalog: &Catalog, q: &Query) -> Result<ChainId, ApiError> {
+    Ok(known_chain(catalog, "chainId", q.required("chainId")?)?.id)
+}
+
+/// `GET /api/v1/{bridge}/bridge/check` for `layerzero`, `stargate`, `ccip`,
+/// `relay` and `cctp`: the status of a bridge transaction. This instance
+/// knows only the transactions of the chain state it follows; the embedded
+/// demo market follows no node, so the status is `unknown` with the reason in
+/// `error`.
+#[utoipa::path(get, path = "/api/v1/{bridge}/bridge/check", tag = "layerzero",
+    params(
+        ("bridge" = String, Path, description = "layerzero, stargate, ccip, relay or cctp", pattern = "^(layerzero|stargate|ccip|relay|cctp)$"),
+        ("chainId" = u64, Query, description = "Source chain id", minimum = 1),
+        ("txHash" = String, Query, description = "Source transaction hash", pattern = "^0x[0-9a-fA-F]{64}$"),
+    ),
+    responses((status = 200, body = dto::BridgeStatus), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn bridge_check(
+    State(s): State<AppState>,
+    ApiPath(bridge): ApiPath<String>,
+    raw: RawQuery,
+) -> Result<Json<dto::BridgeStatus>, ApiError> {
+    if !CHECKABLE_BRIDGES.contains(&bridge.as_str()) {
+        return Err(ApiError::no_such_path(&format!("/api/v1/{bridge}/bridge/check")));
+    }
+    let q = query(&raw)?;
+    let catalog = s.engine.catalog();
+    let chain = chain_of(&catalog, &q)?;
+    let hash = tx_hash(&q)?;
+    let finality =
+        (bridge == "ccip").then(|| catalog.bridge("ccip").map_or(0, |b| b.estimated_seconds));
+    Ok(Json(dto::BridgeStatus {
+        source_chain_id: chain.0,
+        source_tx_hash: hash.clone(),
+        status: "unknown",
+        source_chain_id_finality: finality,
+        error: Some(format!(
+            "transaction {hash} is not in the chain state this instance follows for chain {chain}"
+        )),
+    }))
+}
+
+/// `GET /api/v1/cctp/bridge/claim`: a claim transaction for a CCTP burn, when
+/// this instance knows the burn and its attestation.
+#[utoipa::path(get, path = "/api/v1/cctp/bridge/claim", tag = "cctp",
+    params(
+        ("chainId" = u64, Query, description = "Source chain id", minimum = 1),
+        ("txHash" = String, Query, description = "Source transaction hash", pattern = "^0x[0-9a-fA-F]{64}$"),
+    ),
+    responses((status = 200, body = dto::CctpClaim), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn cctp_claim(
+    State(s): State<AppState>,
+    raw: RawQuery,
+) -> Result<Json<dto::CctpClaim>, ApiError> {
+    let q = query(&raw)?;
+    let catalog = s.engine.catalog();
+    let chain = chain_of(&catalog, &q)?;
+    let hash = tx_hash(&q)?;
+    if catalog.bridge("cctp").is_none_or(|b| !b.contracts.contains_key(&chain.0.to_string())) {
+        return Err(ApiError::invalid(
+            "chainId",
+            format!("chain {chain} is not supported by cctp"),
+        ));
+    }
+    Ok(Json(dto::CctpClaim {
+        claimable: false,
+        reason: format!(
+            "burn {hash} is not in the chain state this instance follows for chain {chain}"
+        ),
+    }))
+}

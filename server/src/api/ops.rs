@@ -1,0 +1,44 @@
+//! Operational endpoints: `/health`, `/ready`, `/metrics`. They need no key.
+
+use axum::{
+    Json,
+    extract::State,
+    http::{StatusCode, header},
+    response::IntoResponse,
+};
+
+use crate::{AppState, dto};
+
+/// `GET /health`: the process is up.
+#[utoipa::path(get, path = "/health", tag = "operations", responses((status = 200, body = dto::Health)))]
+pub async fn health() -> Json<dto::Health> {
+    Json(dto::Health { status: "ok" })
+}
+
+/// `GET /ready`: the engine's actors run and every feed's status; 503 when
+/// not ready.
+#[utoipa::path(get, path = "/ready", tag = "operations",
+    responses((status = 200, body = dto::Ready), (status = 503, body = dto::Ready)))]
+pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
+    let feeds: Vec<_> = s
+        .engine
+        .feeds()
+        .into_iter()
+        .map(|f| dto::FeedStatus {
+            chain_id: f.chain.0,
+            source: f.source,
+            status: f.state.as_str(),
+            head_block: f.head_block,
+            lag_blocks: f.lag_blocks,
+        })
+        .collect();
+    let ok = s.engine.ready() && feeds.iter().any(|f| f.status == "ready");
+    let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(dto::Ready { status: if ok { "ready" } else { "not_ready" }, feeds }))
+}
+
+/// `GET /metrics`: Prometheus text format.
+#[utoipa::path(get, path = "/metrics", tag = "operations", responses((status = 200, body = String, content_type = "text/plain")))]
+pub async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(&s.engine))
+}

@@ -1,0 +1,384 @@
+//! Wire types: the JSON shapes of the public API (`enso-openapi-schemas`,
+//! the TypeScript client's `types.ts`). Field names here are the contract;
+//! domain types never serialize themselves.
+
+use alloy_primitives::Address;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// Lower-case `0x` hex of an address (the form the API returns).
+pub fn addr(a: Address) -> String {
+    format!("{a:#x}")
+}
+
+/// `GET /networks` item.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectedNetwork {
+    /// Chain id.
+    pub id: u64,
+    /// Network name.
+    pub name: String,
+    /// Whether this instance has market state for the chain.
+    pub is_connected: bool,
+}
+
+/// A network reference.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Network {
+    /// Chain id.
+    pub id: u64,
+    /// Network name.
+    pub name: String,
+}
+
+/// `ProtocolModel`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtocolModel {
+    /// Project.
+    pub project: String,
+    /// Protocol slug.
+    pub slug: String,
+    /// Name.
+    pub name: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Website.
+    pub url: Option<String>,
+    /// Logos.
+    pub logos_uri: Vec<String>,
+    /// Chains.
+    pub chains: Vec<Network>,
+}
+
+/// `Project`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Project {
+    /// Project id.
+    pub id: String,
+    /// Chain ids.
+    pub chains: Vec<u64>,
+    /// Protocol slugs.
+    pub protocols: Vec<String>,
+}
+
+/// A protocol reference inside a standard.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProtocolRef {
+    /// Slug.
+    pub slug: String,
+    /// Website.
+    pub url: String,
+}
+
+/// `StandardAction`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StandardAction {
+    /// Action name.
+    pub action: String,
+    /// Display name.
+    pub name: Option<String>,
+    /// Contract functions called.
+    pub function_names: Vec<String>,
+    /// Chains.
+    pub supported_chains: Vec<Network>,
+    /// Input names.
+    pub inputs: Vec<String>,
+}
+
+/// `Standard`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Standard {
+    /// The protocol.
+    pub protocol: ProtocolRef,
+    /// Forks reusing it.
+    pub forks: Vec<ProtocolRef>,
+    /// Actions.
+    pub actions: Vec<StandardAction>,
+}
+
+/// `ActionInputMetadata`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ActionInput {
+    /// Type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Description.
+    pub description: String,
+    /// Optional input.
+    pub optional: bool,
+}
+
+/// `Action`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Action {
+    /// Action name.
+    pub action: String,
+    /// Inputs by name.
+    pub inputs: std::collections::BTreeMap<String, ActionInput>,
+}
+
+/// `PaginationMeta`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaginationMeta {
+    /// Total number of matching items.
+    pub total: u64,
+    /// Last page number (1-based; 1 when nothing matches).
+    pub last_page: u64,
+    /// This page (1-based).
+    pub current_page: u64,
+    /// Page size.
+    pub per_page: u64,
+    /// Previous page, or null.
+    pub prev: Option<u64>,
+    /// Next page, or null.
+    pub next: Option<u64>,
+    /// Offset of the next page's first item, or null at the end.
+    pub cursor: Option<u64>,
+}
+
+/// `TokenModel` (an underlying token).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenModel {
+    /// Address.
+    pub address: String,
+    /// Chain id.
+    pub chain_id: u64,
+    /// `base` or `defi`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Decimals.
+    pub decimals: u8,
+    /// Symbol (with `includeMetadata=true`).
+    pub symbol: Option<String>,
+    /// Name (with `includeMetadata=true`).
+    pub name: Option<String>,
+    /// Logos (with `includeMetadata=true`).
+    pub logos_uri: Option<Vec<String>>,
+}
+
+/// `PositionModel` (a token record of `/tokens`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PositionModel {
+    /// Address.
+    pub address: String,
+    /// Chain id.
+    pub chain_id: u64,
+    /// `base` or `defi`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Decimals.
+    pub decimals: u8,
+    /// Symbol (with `includeMetadata=true`).
+    pub symbol: Option<String>,
+    /// Name (with `includeMetadata=true`).
+    pub name: Option<String>,
+    /// Logos (with `includeMetadata=true`).
+    pub logos_uri: Option<Vec<String>>,
+    /// Underlying tokens (null with `includeUnderlying=false` or for base tokens).
+    pub underlying_tokens: Option<Vec<TokenModel>>,
+    /// Project.
+    pub project: Option<String>,
+    /// Protocol slug (same as `protocolSlug`).
+    pub protocol: Option<String>,
+    /// Protocol slug.
+    pub protocol_slug: Option<String>,
+    /// APY, percent.
+    pub apy: Option<f64>,
+    /// Base APY, percent.
+    pub apy_base: Option<f64>,
+    /// Reward APY, percent.
+    pub apy_reward: Option<f64>,
+    /// Base borrow APY, percent.
+    pub borrow_apy_base: Option<f64>,
+    /// Reward borrow APY, percent.
+    pub borrow_apy_reward: Option<f64>,
+    /// TVL, USD.
+    pub tvl: Option<f64>,
+    /// Contract a deposit calls.
+    pub primary_address: Option<String>,
+}
+
+/// A page of tokens.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenPage {
+    /// Pagination.
+    pub meta: PaginationMeta,
+    /// Tokens.
+    pub data: Vec<PositionModel>,
+}
+
+/// `NonTokenizedModel`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NonTokenizedModel {
+    /// Chain id.
+    pub chain_id: u64,
+    /// Project.
+    pub project: String,
+    /// Protocol slug.
+    pub protocol: String,
+    /// Contract representing the position.
+    pub address: String,
+    /// Opaque id.
+    pub position_id: String,
+    /// Contract to call.
+    pub primary_address: String,
+    /// Name.
+    pub name: Option<String>,
+    /// Logo.
+    pub logos_uri: Option<String>,
+    /// Underlying tokens.
+    pub underlying_tokens: Vec<TokenModel>,
+}
+
+/// A page of non-tokenized positions.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NonTokenizedPage {
+    /// Pagination.
+    pub meta: PaginationMeta,
+    /// Positions.
+    pub data: Vec<NonTokenizedModel>,
+}
+
+/// `Price`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Price {
+    /// USD per whole token.
+    pub price: f64,
+    /// Token address.
+    pub address: String,
+    /// Decimals.
+    pub decimals: u8,
+    /// Symbol.
+    pub symbol: String,
+    /// Name.
+    pub name: String,
+    /// Timestamp of the block the price derives from (unix seconds).
+    pub timestamp: u64,
+    /// Chain id.
+    pub chain_id: u64,
+    /// Confidence, 0 to 1.
+    pub confidence: f64,
+}
+
+/// `GET /volume/{chainId}`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    /// Chain id.
+    pub chain_id: u64,
+    /// USD value of every input this instance routed on the chain.
+    pub total_volume_usd: f64,
+    /// Number of transactions this instance built on the chain.
+    pub transaction_count: u64,
+}
+
+/// Destination side of a LayerZero pool.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LzDestination {
+    /// Destination pool.
+    pub pool: String,
+    /// Destination token.
+    pub token: String,
+    /// Destination token decimals.
+    pub decimals: u8,
+}
+
+/// `LZPoolLookupResponse`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LzPool {
+    /// Source pool, or null when the token has none on the chain.
+    pub pool: Option<String>,
+    /// Source chain.
+    pub chain_id: u64,
+    /// Destination chain, or null when none matches.
+    pub destination_chain_id: Option<u64>,
+    /// Source token.
+    pub token: String,
+    /// Source token decimals, or null for an unknown token.
+    pub decimals: Option<u8>,
+    /// Destination pool and token, or null when none matches.
+    pub destination_data: Option<LzDestination>,
+}
+
+/// `CcipRouterResponse`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CcipRouter {
+    /// CCIP router of the chain.
+    pub router: String,
+}
+
+/// `CctpTokenMessengerResponse`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CctpTokenMessenger {
+    /// TokenMessengerV2 of the chain.
+    pub address: String,
+}
+
+/// Bridge status (`BridgeTransactionResponse` and its per-bridge variants).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BridgeStatus {
+    /// Source chain.
+    pub source_chain_id: u64,
+    /// Source transaction.
+    pub source_tx_hash: String,
+    /// `pending`, `inflight`, `delivered`, `failed` or `unknown`.
+    pub status: &'static str,
+    /// CCIP only: finality time of the source chain, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_chain_id_finality: Option<u64>,
+    /// Why the status is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `CctpClaimResponse`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CctpClaim {
+    /// Whether a claim transaction is available.
+    pub claimable: bool,
+    /// Why not.
+    pub reason: String,
+}
+
+/// `/health`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`.
+    pub status: &'static str,
+}
+
+/// One feed in `/ready`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedStatus {
+    /// Chain.
+    pub chain_id: u64,
+    /// Source.
+    pub source: &'static str,
+    /// `ready`, `delayed`, `stale` or `ended`.
+    pub status: &'static str,
+    /// Head block.
+    pub head_block: u64,
+    /// Blocks behind.
+    pub lag_blocks: u64,
+}
+
+/// `/ready`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Ready {
+    /// `ready` or `not_ready`.
+    pub status: &'static str,
+    /// Every feed.
+    pub feeds: Vec<FeedStatus>,
+}

@@ -1,0 +1,81 @@
+//! # switchyard-server
+//!
+//! The HTTP front end and the only crate that knows HTTP, JSON wire names and
+//! status codes. A request flows:
+//!
+//! ```text
+//! request ─▶ request id ─▶ trace ─▶ catch panic ─▶ timeout ─▶ metrics
+//!         ─▶ /api/v1 auth (bearer or ?apikey=) ─▶ rate limit (GCRA)
+//!         ─▶ handler: parse query (query.rs) ─▶ one EngineHandle call ─▶ dto
+//! ```
+//!
+//! [`app`] builds the whole router; tests drive it with `tower::ServiceExt::oneshot`.
+//!
+//! ## Feature flags
+//!
+//! None.
+
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
+pub mod api;
+pub mod config;
+pub mod dto;
+pub mod error;
+pub mod metrics;
+pub mod middleware;
+pub mod openapi;
+pub mod query;
+
+use std::{sync::Arc, time::Duration};
+
+use axum::Router;
+pub use error::ApiError;
+use switchyard_engine::EngineHandle;
+
+// The binary uses these; the library does not.
+use anyhow as _;
+use clap as _;
+use figment as _;
+use mimalloc as _;
+use tracing_subscriber as _;
+
+/// Per-server settings the handlers and middleware need.
+#[derive(Debug, Clone)]
+pub struct ServerSettings {
+    /// Largest request body, bytes.
+    pub body_limit_bytes: usize,
+    /// Time after which a request is answered 503.
+    pub request_timeout: Duration,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            body_limit_bytes: config::DEFAULT_BODY_LIMIT_BYTES,
+            request_timeout: Duration::from_millis(config::DEFAULT_REQUEST_TIMEOUT_MS),
+        }
+    }
+}
+
+/// Shared state of every handler.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The engine.
+    pub engine: EngineHandle,
+    /// Request metrics.
+    pub metrics: Arc<metrics::Metrics>,
+    /// Settings.
+    pub settings: Arc<ServerSettings>,
+}
+
+impl AppState {
+    /// State over an engine.
+    pub fn new(engine: EngineHandle, settings: ServerSettings) -> Self {
+        Self { engine, metrics: Arc::default(), settings: Arc::new(settings) }
+    }
+}
+
+/// The whole HTTP application.
+pub fn app(state: AppState) -> Router {
+    middleware::wrap(api::router(state.clone()), state)
+}
