@@ -28,6 +28,14 @@ pub const EMBEDDED_CATALOG: &[(&str, &[u8])] = &[
 pub const EMBEDDED_MARKET: &[u8] = include_bytes!("../data/market.json");
 
 fn parse<T: DeserializeOwned>(name: &str, bytes: &[u8]) -> Result<T, CatalogError> {
+    // serde would also accept a JSON array for a struct; a document is an
+    // object.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(CatalogError::Parse {
+            file: name.to_owned(),
+            message: "expected a JSON object".into(),
+        });
+    }
     // simd-json parses in place, so it needs its own mutable copy.
     let mut buf = bytes.to_vec();
     simd_json::serde::from_slice(&mut buf)

@@ -35,7 +35,7 @@ use actix::prelude::*;
 use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
-pub use market::{MarketState, USD_ANCHOR_SYMBOLS, build_state, usd_anchors};
+pub use market::{MarketState, build_state};
 pub use rate_limit::{RateDecision, RateLimiter};
 use switchyard_catalog::{Catalog, ChainId, ContractSet, loaders};
 use switchyard_kernel::MarketSnapshot;

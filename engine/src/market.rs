@@ -8,11 +8,8 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use arc_swap::ArcSwap;
-use switchyard_catalog::{Address, Catalog, ChainId, TokenKind};
-use switchyard_kernel::{MarketSnapshot, PriceTable, derive_prices};
-
-/// Symbols of the USD stablecoins prices are anchored on.
-pub const USD_ANCHOR_SYMBOLS: [&str; 6] = ["USDC", "USDT", "DAI", "USDC.e", "USDbC", "USDT0"];
+use switchyard_catalog::Catalog;
+use switchyard_kernel::{MarketSnapshot, PriceTable, derive_prices, usd_anchors};
 
 /// Everything a request reads, published together.
 #[derive(Debug)]
@@ -23,16 +20,6 @@ pub struct MarketState {
     pub snapshot: Arc<MarketSnapshot>,
     /// Prices derived from `snapshot`.
     pub prices: Arc<PriceTable>,
-}
-
-/// The USD anchors of a catalog: base tokens with a stablecoin symbol.
-pub fn usd_anchors(catalog: &Catalog) -> Vec<(ChainId, Address)> {
-    catalog
-        .tokens()
-        .iter()
-        .filter(|t| t.kind == TokenKind::Base && USD_ANCHOR_SYMBOLS.contains(&t.symbol.as_str()))
-        .map(|t| (t.chain_id, t.address))
-        .collect()
 }
 
 /// Builds a state, deriving the prices.

@@ -27,5 +27,5 @@ pub mod snapshot;
 
 pub use error::KernelError;
 pub use pool::{Pool, PoolState};
-pub use price::{PriceEntry, PriceTable, derive_prices};
+pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
 pub use snapshot::{ChainHead, MarketSnapshot};

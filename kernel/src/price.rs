@@ -12,9 +12,23 @@
 
 use std::collections::HashMap;
 
-use switchyard_catalog::{Address, ChainId};
+use switchyard_catalog::{Address, Catalog, ChainId, TokenKind};
 
 use crate::snapshot::MarketSnapshot;
+
+/// Symbols of the USD stablecoins prices are anchored on.
+pub const USD_ANCHOR_SYMBOLS: [&str; 8] =
+    ["USDC", "USDT", "DAI", "USDC.e", "USDbC", "USDT0", "DAI.e", "HONEY"];
+
+/// The USD anchors of a catalog: base tokens with a stablecoin symbol.
+pub fn usd_anchors(catalog: &Catalog) -> Vec<(ChainId, Address)> {
+    catalog
+        .tokens()
+        .iter()
+        .filter(|t| t.kind == TokenKind::Base && USD_ANCHOR_SYMBOLS.contains(&t.symbol.as_str()))
+        .map(|t| (t.chain_id, t.address))
+        .collect()
+}
 
 /// USD depth at which a single source gives confidence 0.5.
 pub const DEPTH_HALF_CONFIDENCE_USD: f64 = 100_000.0;

@@ -1,0 +1,111 @@
+//! Tidy checks: the structural rules of ARCHITECTURE.md that the compiler
+//! does not enforce.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("readable dir").filter_map(Result::ok) {
+        let p = e.path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n == "target" || n == "node_modules") {
+                continue;
+            }
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every module of the library crates opens with a `//!` doc comment.
+#[test]
+fn every_module_starts_with_a_doc_comment() {
+    let mut files = Vec::new();
+    for krate in ["catalog", "kernel", "engine", "server", "tests", "benches", "fuzz"] {
+        rust_files(&root().join(krate), &mut files);
+    }
+    assert!(files.len() > 20, "found only {} files", files.len());
+    let missing: Vec<_> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            !text.trim_start().starts_with("//!")
+        })
+        .collect();
+    assert!(missing.is_empty(), "modules without a leading //! doc: {missing:#?}");
+}
+
+fn tree(package: &str) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "-p", package, "-e", "normal", "--prefix", "none", "--offline"])
+        .current_dir(root())
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "cargo tree failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn crate_names(tree: &str) -> Vec<&str> {
+    tree.lines().filter_map(|l| l.split_whitespace().next()).collect()
+}
+
+/// The kernel is pure compute: no async runtime, no actors, no HTTP, no JSON.
+#[test]
+fn kernel_depends_on_no_runtime_http_or_json() {
+    let t = tree("switchyard-kernel");
+    let names = crate_names(&t);
+    for banned in
+        ["tokio", "actix", "actix-rt", "axum", "hyper", "reqwest", "serde_json", "simd-json"]
+    {
+        assert!(!names.contains(&banned), "switchyard-kernel depends on {banned}:\n{t}");
+    }
+}
+
+/// Only the engine names actix; only the server knows HTTP.
+#[test]
+fn dependencies_point_one_way() {
+    let catalog = tree("switchyard-catalog");
+    for banned in
+        ["switchyard-kernel", "switchyard-engine", "switchyard-server", "tokio", "actix", "axum"]
+    {
+        assert!(!crate_names(&catalog).contains(&banned), "catalog depends on {banned}");
+    }
+    let engine = tree("switchyard-engine");
+    for banned in ["switchyard-server", "axum", "hyper", "tower-http"] {
+        assert!(!crate_names(&engine).contains(&banned), "engine depends on {banned}");
+    }
+    let server_toml =
+        std::fs::read_to_string(root().join("server/Cargo.toml")).expect("server manifest");
+    assert!(
+        !server_toml.contains("actix"),
+        "the server must reach actors only through EngineHandle"
+    );
+    let mut server_src = Vec::new();
+    rust_files(&root().join("server/src"), &mut server_src);
+    for f in server_src {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        assert!(!text.contains("actix::"), "{} names actix", f.display());
+    }
+}
+
+/// The heavy crates CI must never build.
+#[test]
+fn no_heavy_dependencies() {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "--workspace", "-e", "normal,build", "--prefix", "none", "--offline"])
+        .current_dir(root())
+        .output()
+        .expect("cargo tree runs");
+    let t = String::from_utf8_lossy(&out.stdout);
+    let names = crate_names(&t);
+    for banned in ["alloy", "actix-web", "aws-lc-sys", "c-kzg", "blst", "reqwest", "zstd-sys"] {
+        assert!(!names.contains(&banned), "the workspace depends on {banned}");
+    }
+}
