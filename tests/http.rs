@@ -77,10 +77,10 @@ fn run_check(body: &Value, check: &Value) -> Result<(), String> {
             return Err(at(format!("length {len:?}, expected {n}")));
         }
     }
-    if let Some(t) = check.get("type").and_then(Value::as_str) {
-        if type_name(v) != t {
-            return Err(at(format!("type {}, expected {t}", type_name(v))));
-        }
+    if let Some(t) = check.get("type").and_then(Value::as_str)
+        && type_name(v) != t
+    {
+        return Err(at(format!("type {}, expected {t}", type_name(v))));
     }
     if let Some(e) = check.get("each") {
         let arr = v.as_array().ok_or_else(|| at("not an array".into()))?;
@@ -97,15 +97,15 @@ fn run_check(body: &Value, check: &Value) -> Result<(), String> {
             return Err(at(format!("no element contains {e}")));
         }
     }
-    if let Some(min) = check.get("min").and_then(Value::as_f64) {
-        if v.as_f64().is_none_or(|x| x < min) {
-            return Err(at(format!("{v} is below {min}")));
-        }
+    if let Some(min) = check.get("min").and_then(Value::as_f64)
+        && v.as_f64().is_none_or(|x| x < min)
+    {
+        return Err(at(format!("{v} is below {min}")));
     }
-    if let Some(max) = check.get("max").and_then(Value::as_f64) {
-        if v.as_f64().is_none_or(|x| x > max) {
-            return Err(at(format!("{v} is above {max}")));
-        }
+    if let Some(max) = check.get("max").and_then(Value::as_f64)
+        && v.as_f64().is_none_or(|x| x > max)
+    {
+        return Err(at(format!("{v} is above {max}")));
     }
     Ok(())
 }

@@ -76,7 +76,7 @@ impl Catalog {
                 problems.push(Problem::new("networks", format!("chain {} listed twice", w[0].id)));
             }
         }
-        d.tokens.sort_by(|a, b| (a.chain_id, a.address).cmp(&(b.chain_id, b.address)));
+        d.tokens.sort_by_key(|t| (t.chain_id, t.address));
         let mut token_index = HashMap::with_capacity(d.tokens.len());
         for (i, t) in d.tokens.iter().enumerate() {
             if token_index.insert((t.chain_id, t.address), i).is_some() {

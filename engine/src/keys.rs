@@ -199,7 +199,7 @@ impl KeyStore {
         Ok(self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
     }
 
-    fn load_cache(&self) -> Result<KeyCache, EngineError> {
+    pub(crate) fn load_cache(&self) -> Result<KeyCache, EngineError> {
         let mut stmt = self.conn.prepare(SELECT)?;
         let mut by_hash = HashMap::new();
         for r in stmt.query_map([], row_to_record)? {

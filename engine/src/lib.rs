@@ -141,23 +141,23 @@ impl Engine {
         let snapshot = MarketSnapshot::build(&market, &catalog)?;
         let state =
             Arc::new(ArcSwap::from_pointee(build_state(Arc::new(catalog), Arc::new(snapshot))));
-        // Fail early (in this thread) if the database cannot be opened.
-        drop(KeyStore::open(&config.data_dir)?);
-        let key_cache = Arc::new(ArcSwap::from_pointee(KeyCache::default()));
+        // Open the database here first: a bad data directory fails the start
+        // in this thread, and the first request already sees every key.
+        let key_cache =
+            Arc::new(ArcSwap::from_pointee(KeyStore::open(&config.data_dir)?.load_cache()?));
 
         let (tx, rx) = std::sync::mpsc::channel();
         let data_dir = config.data_dir.clone();
-        let volume_dir = config.data_dir.clone();
+        let volume_dir = config.data_dir;
         let (st, kc) = (Arc::clone(&state), Arc::clone(&key_cache));
         let thread = std::thread::Builder::new()
             .name("switchyard-engine".into())
             .spawn(move || {
                 let sys = System::new();
                 sys.block_on(async move {
-                    let keys =
-                        Supervisor::start(move |_| keys::KeyStoreActor::new(data_dir.clone(), kc));
+                    let keys = Supervisor::start(move |_| keys::KeyStoreActor::new(data_dir, kc));
                     let volume =
-                        Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir.clone()));
+                        Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir));
                     let prices = Supervisor::start(move |_| market::PriceCacheActor { state: st });
                     let _ = tx.send((System::current(), keys, volume, prices));
                 });
@@ -168,14 +168,6 @@ impl Engine {
             .map_err(|source| EngineError::DataDir { path: "engine thread".into(), source })?;
         let (system, keys, volume, prices) =
             rx.recv().map_err(|_| EngineError::Unavailable("actor system"))?;
-        // The first cache load happens in the actor's `started`; wait for it
-        // so that the first request already sees every key.
-        let deadline = std::time::Instant::now() + ACTOR_TIMEOUT;
-        let probe = KeyStore::open(&config.data_dir)?;
-        let stored = probe.list()?.len();
-        while key_cache.load().len() < stored && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
         let handle = EngineHandle {
             inner: Arc::new(Inner {
                 state,

@@ -1,7 +1,10 @@
 //! The engine through its handle: keys made by another process apply while
 //! it runs, volume survives a restart, published snapshots re-derive prices.
 
-use std::{path::PathBuf, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use switchyard_catalog::{ChainId, NATIVE_TOKEN};
 use switchyard_engine::{Engine, EngineConfig, EngineError, KeyStore};
@@ -13,8 +16,8 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-fn config(dir: &PathBuf) -> EngineConfig {
-    EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() }
+fn config(dir: &Path) -> EngineConfig {
+    EngineConfig { data_dir: dir.to_path_buf(), ..EngineConfig::default() }
 }
 
 async fn eventually<F: Fn() -> bool>(what: &str, f: F) {

@@ -98,7 +98,7 @@ pub fn derive_prices(snapshot: &MarketSnapshot, anchors: &[(ChainId, Address)]) 
                 let Some(src) = priced.get(&(pool.chain, known)) else { continue };
                 let unit_j = 10f64.powi(i32::from(pool.decimals[j]));
                 let depth_usd = pool.depth(j) / unit_j * src.usd;
-                if !(depth_usd > 0.0) {
+                if depth_usd.is_nan() || depth_usd <= 0.0 {
                     continue;
                 }
                 for (i, &token) in pool.tokens.iter().enumerate() {
