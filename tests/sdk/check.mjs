@@ -1,0 +1,272 @@
+// Drives the official TypeScript client (@ensofinance/sdk 2.5.0) against a
+// running switchyard and checks every metadata response against the shapes
+// the client declares in src/types/types.ts.
+//
+// Usage: node check.mjs <baseURL ending in /api/v1> <api key>
+// Prints one line per check and "N passed, M failed"; exits 1 on failure.
+
+import { EnsoClient } from "@ensofinance/sdk";
+
+const [baseURL, apiKey] = process.argv.slice(2);
+if (!baseURL || !apiKey) {
+  console.error("usage: node check.mjs <baseURL> <apiKey>");
+  process.exit(2);
+}
+const client = new EnsoClient({ baseURL, apiKey });
+
+const USDC = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
+const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
+const WBTC = "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599";
+const SDAI = "0x83f20f44975d03b1b09e64809b757c47f942beea";
+const TX = "0x" + "ab".repeat(32);
+
+// --- shape checking, after types.ts -------------------------------------
+
+function typeOf(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+
+// spec: { key: "number" | "string|null" | ["array", itemSpec] | {nested spec} | "any" }
+function check(value, spec, path = "$") {
+  if (typeof spec === "string") {
+    const allowed = spec.split("|");
+    if (allowed.includes("any")) return;
+    if (!allowed.includes(typeOf(value))) {
+      throw new Error(`${path}: expected ${spec}, got ${typeOf(value)} ${JSON.stringify(value)}`);
+    }
+    return;
+  }
+  if (Array.isArray(spec)) {
+    const [kind, item, nullable] = spec;
+    if (nullable && value === null) return;
+    if (kind !== "array" || !Array.isArray(value)) {
+      throw new Error(`${path}: expected array, got ${typeOf(value)}`);
+    }
+    value.forEach((v, i) => check(v, item, `${path}[${i}]`));
+    return;
+  }
+  if (typeOf(value) !== "object") throw new Error(`${path}: expected object, got ${typeOf(value)}`);
+  for (const [k, s] of Object.entries(spec)) {
+    const optional = k.endsWith("?");
+    const key = optional ? k.slice(0, -1) : k;
+    if (!(key in value)) {
+      if (optional) continue;
+      throw new Error(`${path}.${key}: missing`);
+    }
+    if (optional && value[key] === undefined) continue;
+    check(value[key], s, `${path}.${key}`);
+  }
+}
+
+const Network = { id: "number", name: "string|null" };
+const ConnectedNetwork = { id: "number", name: "string|null", isConnected: "boolean" };
+const Pagination = {
+  total: "number", lastPage: "number", currentPage: "number", perPage: "number",
+  prev: "number|null", next: "number|null", cursor: "number|null",
+};
+const UnderlyingToken = {
+  address: "string", chainId: "number", type: "string", decimals: "number",
+  symbol: "string|null", name: "string|null", logosUri: ["array", "string", true],
+};
+const Token = {
+  ...UnderlyingToken,
+  underlyingTokens: ["array", UnderlyingToken, true],
+  project: "string|null", protocolSlug: "string|null",
+  apy: "number|string|null", apyBase: "number|string|null", apyReward: "number|string|null",
+  tvl: "number|string|null", primaryAddress: "string|null",
+};
+const ProtocolData = {
+  project: "string", slug: "string", name: "string|null", description: "string|null",
+  url: "string|null", logosUri: ["array", "string", true], chains: ["array", Network, true],
+};
+const StandardAction = {
+  action: "string", name: "string|null", functionNames: ["array", "string"],
+  supportedChains: ["array", Network], inputs: ["array", "string"],
+};
+const StandardData = {
+  protocol: { slug: "string", url: "string" },
+  forks: ["array", { slug: "string", url: "string" }],
+  actions: ["array", StandardAction],
+};
+const ActionData = { action: "string", inputs: "object" };
+const ActionInput = { type: "string", description: "string", "optional?": "boolean" };
+const Project = { id: "string", "chains?": ["array", "number"], protocols: ["array", "string"] };
+const PriceData = {
+  price: "number|string", address: "string", decimals: "number", symbol: "string",
+  timestamp: "number", chainId: "number", confidence: "number",
+};
+const NonTokenized = {
+  chainId: "number", protocol: "string", address: "string", primaryAddress: "string|null",
+  underlyingTokens: ["array", UnderlyingToken, true],
+};
+const LzPool = {
+  pool: "string", chainId: "number", destinationChainId: "number", token: "string", decimals: "number",
+  destinationData: { pool: "string", token: "string", decimals: "number" },
+};
+const BridgeStatus = {
+  sourceChainId: "number", sourceTxHash: "string", status: "string", "error?": "string",
+};
+
+// --- the checks ------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+async function test(name, fn) {
+  try {
+    await fn();
+    passed += 1;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed += 1;
+    console.log(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+await test("getNetworks", async () => {
+  const r = await client.getNetworks();
+  check(r, ["array", ConnectedNetwork]);
+  assert(r.length >= 11 && r.some((n) => n.id === 1 && n.name === "Ethereum"), "ethereum listed");
+});
+await test("getNetworks by chainId", async () => {
+  const r = await client.getNetworks({ chainId: "8453" });
+  check(r, ["array", ConnectedNetwork]);
+  assert(r.length === 1 && r[0].name === "Base", JSON.stringify(r));
+});
+await test("getAggregators", async () => {
+  const all = await client.getAggregators();
+  check(all, ["array", "string"]);
+  const bsc = await client.getAggregators(56);
+  assert(bsc.includes("pancakeswap") && !bsc.includes("curve"), JSON.stringify(bsc));
+});
+await test("getStandards", async () => {
+  const r = await client.getStandards();
+  check(r, ["array", StandardData]);
+  assert(r.some((s) => s.protocol.slug === "aave-v3"), "aave-v3 standard");
+});
+await test("getStandardBySlug", async () => {
+  const r = await client.getStandardBySlug("uniswap-v2");
+  check(r, ["array", StandardData]);
+  assert(r[0].actions.some((a) => a.action === "swap"), "swap action");
+});
+await test("getActions", async () => {
+  const r = await client.getActions();
+  check(r, ["array", ActionData]);
+  for (const a of r) for (const [k, v] of Object.entries(a.inputs)) check(v, ActionInput, `${a.action}.${k}`);
+  const route = r.find((a) => a.action === "route");
+  assert(route && route.inputs.tokenIn && route.inputs.amountIn, "route inputs");
+});
+await test("getActionsBySlug", async () => {
+  const r = await client.getActionsBySlug("aave-v3");
+  check(r, ["array", ActionData]);
+  assert(r.some((a) => a.action === "borrow"), "borrow");
+});
+await test("getProjects", async () => {
+  const r = await client.getProjects();
+  check(r, ["array", Project]);
+  assert(r.some((p) => p.id === "uniswap" && p.protocols.includes("uniswap-v3")), "uniswap project");
+});
+await test("getProtocolsByProject", async () => {
+  const r = await client.getProtocolsByProject("aave");
+  check(r, ["array", ProtocolData]);
+  assert(r[0].slug === "aave-v3", "aave-v3");
+});
+await test("getProtocolData", async () => {
+  const all = await client.getProtocolData();
+  check(all, ["array", ProtocolData]);
+  const one = await client.getProtocolData({ chainId: 1, slug: "lido" });
+  assert(one.length === 1 && one[0].project === "lido", JSON.stringify(one));
+});
+await test("getTokenData (defi, metadata)", async () => {
+  const r = await client.getTokenData({ chainId: 1, type: "defi", includeMetadata: true });
+  check(r, { meta: Pagination, data: ["array", Token] });
+  const sdai = r.data.find((t) => t.address === SDAI);
+  assert(sdai && sdai.symbol === "sDAI" && sdai.underlyingTokens[0].symbol === "DAI", "sDAI with DAI underlying");
+});
+await test("getTokenData (array params, axios bracket encoding)", async () => {
+  const r = await client.getTokenData({ underlyingTokens: [USDC, WETH], pageSize: 10 });
+  check(r, { meta: Pagination, data: ["array", Token] });
+  assert(r.data.length === 1 && r.meta.total === 1, JSON.stringify(r.meta));
+});
+await test("getTokenData (pagination)", async () => {
+  const r = await client.getTokenData({ pageSize: 10, page: 2 });
+  check(r, { meta: Pagination, data: ["array", Token] });
+  assert(r.meta.currentPage === 2 && r.meta.prev === 1 && r.data.length === 10, JSON.stringify(r.meta));
+});
+await test("getNonTokenizedPositions", async () => {
+  const r = await client.getNonTokenizedPositions({ chainId: 1 });
+  check(r, { meta: Pagination, data: ["array", NonTokenized] });
+  assert(r.data.length >= 3, "positions on ethereum");
+});
+await test("getPriceData", async () => {
+  const r = await client.getPriceData({ chainId: 1, address: WETH });
+  check(r, PriceData);
+  assert(r.price > 2500 && r.price < 3500 && r.symbol === "WETH", JSON.stringify(r));
+});
+await test("getMultiplePriceData", async () => {
+  const r = await client.getMultiplePriceData({ chainId: 1, addresses: [WBTC, USDC] });
+  check(r, ["array", PriceData]);
+  assert(r[0].symbol === "WBTC" && r[1].price === 1, JSON.stringify(r));
+});
+await test("getPriceData of an unknown token is an EnsoApiError 404", async () => {
+  try {
+    await client.getPriceData({ chainId: 1, address: "0x0000000000000000000000000000000000000001" });
+    throw new Error("expected an error");
+  } catch (e) {
+    assert(e.name === "EnsoApiError" && e.statusCode === 404, `got ${e}`);
+    assert(/not known/.test(e.message), e.message);
+  }
+});
+await test("getAccountId", async () => {
+  const r = await client.getAccountId();
+  assert(typeof r === "string" && /^[0-9a-f-]{36}$/.test(r), JSON.stringify(r));
+});
+await test("getLayerZeroPool", async () => {
+  const r = await client.getLayerZeroPool({ chainId: 1, token: USDC, destinationChainId: 42161 });
+  check(r, ["array", LzPool]);
+  assert(r.length === 1 && r[0].destinationData.decimals === 6, JSON.stringify(r));
+});
+await test("getStargatePool", async () => {
+  const r = await client.getStargatePool({ chainId: 1, token: USDC });
+  check(r, ["array", LzPool]);
+  assert(r.length >= 3, "several destinations");
+});
+await test("getCcipRouter", async () => {
+  const r = await client.getCcipRouter({ chainId: 1 });
+  check(r, { router: "string" });
+  assert(r.router === "0x80226fc0ee2b096224eeac085bb9a8cba1146f7d", r.router);
+});
+await test("getCctpTokenMessenger", async () => {
+  const r = await client.getCctpTokenMessenger({ chainId: 42161 });
+  check(r, { address: "string" });
+});
+await test("getBridgeStatus", async () => {
+  for (const bridgeProtocol of ["layerzero", "stargate", "ccip", "relay", "cctp"]) {
+    const r = await client.getBridgeStatus({ bridgeProtocol, chainId: 1, txHash: TX });
+    check(r, BridgeStatus);
+    assert(r.status === "unknown" && r.sourceTxHash === TX, JSON.stringify(r));
+  }
+});
+await test("getCctpClaimTransaction", async () => {
+  const r = await client.getCctpClaimTransaction({ chainId: 1, txHash: TX });
+  check(r, { claimable: "boolean", "reason?": "string" });
+  assert(r.claimable === false, JSON.stringify(r));
+});
+await test("getRouteData answers 501 until routing lands", async () => {
+  try {
+    await client.getRouteData({
+      fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", chainId: 1, amountIn: ["1000000"],
+      tokenIn: [USDC], tokenOut: [WETH], routingStrategy: "router",
+    });
+    throw new Error("expected an error");
+  } catch (e) {
+    assert(e.name === "EnsoApiError" && e.statusCode === 501, `got ${e}`);
+  }
+});
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
