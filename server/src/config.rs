@@ -231,6 +231,15 @@ mod tests {
     }
 
     #[test]
+    fn the_example_config_is_valid_and_states_the_defaults() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/config.example.toml");
+        let raw = RawConfig::load(Some(&path)).expect("the example parses");
+        assert_eq!(raw, RawConfig::default(), "the example documents exactly the defaults");
+        assert!(raw.validate().is_ok());
+    }
+
+    #[test]
     fn bad_values_name_their_key() {
         let raw = RawConfig { bind: "nope".into(), ..RawConfig::default() };
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "bind", .. })));

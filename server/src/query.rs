@@ -329,7 +329,7 @@ mod tests {
     #[test]
     fn addresses_are_strict() {
         assert!(parse_address("a", "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48").is_ok());
-        assert!(parse_address("a", "0xA0b86991c6218b36c1d19d4a2e9eB0cE3606eB48").is_ok());
+        assert!(parse_address("a", "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48").is_ok());
         // Mixed case with a wrong checksum.
         assert!(parse_address("a", "0xA0B86991c6218b36c1d19d4a2e9eB0cE3606eB48").is_err());
         for bad in [
