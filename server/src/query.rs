@@ -137,6 +137,72 @@ impl Query {
         Ok(Self { entries })
     }
 
+    /// A query built from a JSON object body, so POST bodies go through the
+    /// same validation as query strings. Scalars where arrays are declared
+    /// and numbers where strings are declared are coerced: an array becomes
+    /// repeated values, a number or boolean its decimal or `true`/`false`
+    /// text, `null` an absent key, and a nested object `key[sub]` entries.
+    pub fn from_json_object(value: &simd_json::BorrowedValue<'_>) -> Result<Self, ApiError> {
+        use simd_json::{BorrowedValue as V, StaticNode as S};
+        fn scalar(field: &str, v: &V<'_>) -> Result<Option<String>, ApiError> {
+            Ok(match v {
+                V::Static(S::Null) => None,
+                V::Static(S::Bool(b)) => Some(b.to_string()),
+                V::Static(S::I64(n)) => Some(n.to_string()),
+                V::Static(S::U64(n)) => Some(n.to_string()),
+                V::Static(S::F64(f)) => {
+                    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                        Some(format!("{f:.0}"))
+                    } else {
+                        Some(f.to_string())
+                    }
+                }
+                V::String(s) => Some(s.to_string()),
+                V::Array(_) | V::Object(_) => {
+                    return Err(ApiError::invalid(
+                        field.to_owned(),
+                        format!("{field} must be a string or a number"),
+                    ));
+                }
+            })
+        }
+        let V::Object(obj) = value else {
+            return Err(ApiError::invalid("body", "body must be a JSON object"));
+        };
+        let mut entries = Vec::new();
+        for (k, v) in obj.iter() {
+            match v {
+                V::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        if let Some(s) = scalar(&format!("{k}[{i}]"), item)? {
+                            entries.push(Entry { key: k.to_string(), index: None, value: s });
+                        }
+                    }
+                }
+                V::Object(inner) => {
+                    for (sub, item) in inner.iter() {
+                        if let Some(s) = scalar(&format!("{k}.{sub}"), item)? {
+                            entries.push(Entry {
+                                key: format!("{k}[{sub}]"),
+                                index: None,
+                                value: s,
+                            });
+                        }
+                    }
+                }
+                other => {
+                    if let Some(s) = scalar(k, other)? {
+                        entries.push(Entry { key: k.to_string(), index: None, value: s });
+                    }
+                }
+            }
+        }
+        if entries.len() > MAX_QUERY_ENTRIES {
+            return Err(ApiError::invalid("body", format!("more than {MAX_QUERY_ENTRIES} values")));
+        }
+        Ok(Self { entries })
+    }
+
     fn values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
         self.entries.iter().filter(move |e| e.key == name)
     }

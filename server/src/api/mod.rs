@@ -6,6 +6,7 @@ pub mod bridges;
 pub mod metadata;
 pub mod ops;
 pub mod prices;
+pub mod requests;
 pub mod shortcuts;
 pub mod tokens;
 

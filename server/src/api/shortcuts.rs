@@ -1,90 +1,224 @@
-//! Shortcut and wallet endpoints. Quoting, routing, bundles, approvals and
-//! balances arrive with the routing kernel and the execution layer; until
-//! then each answers 501 with the standard error body, after the same
-//! authentication, rate limit and body checks as every other endpoint. None
-//! of them returns an amount it has not computed.
+//! Shortcut and wallet endpoints. Every request is parsed and validated in
+//! full (`requests.rs`), so bad input is a 400 naming the field today.
+//! Quoting, routing, bundles, approvals and balances arrive with the routing
+//! kernel and the execution layer; until then a valid request answers 501
+//! with the standard error body. None of them returns an amount it has not
+//! computed.
 
-use axum::{body::Body, extract::State};
+use axum::{
+    body::Body,
+    extract::{RawQuery, State},
+};
 
-use crate::{AppState, error::ApiError};
+use super::{
+    query,
+    requests::{self, RouteKind},
+};
+use crate::{AppState, error::ApiError, query::Query};
 
-/// Checks that a POST body is one well-formed JSON document within the size
-/// limit (simd-json), so malformed bodies are 400 and oversized ones 413
-/// already.
-async fn check_json_body(s: &AppState, body: Body) -> Result<(), ApiError> {
+/// Reads a body within the size limit (413 beyond it).
+async fn read_body(s: &AppState, body: Body) -> Result<Vec<u8>, ApiError> {
     let limit = s.settings.body_limit_bytes;
     let bytes =
         axum::body::to_bytes(body, limit).await.map_err(|_| ApiError::payload_too_large(limit))?;
-    let mut buf = bytes.to_vec();
-    simd_json::to_borrowed_value(&mut buf)
-        .map(|_| ())
+    Ok(bytes.to_vec())
+}
+
+/// Parses a JSON body with simd-json (in place).
+fn parse_json(buf: &mut [u8]) -> Result<simd_json::BorrowedValue<'_>, ApiError> {
+    simd_json::to_borrowed_value(buf)
         .map_err(|e| ApiError::invalid("body", format!("body is not valid json: {e}")))
 }
 
-/// `GET /api/v1/shortcuts/quote` (501 until the routing kernel lands).
+fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError {
+    match parsed {
+        Ok(_) => ApiError::not_implemented(what),
+        Err(e) => e,
+    }
+}
+
+/// `GET /api/v1/shortcuts/quote`: validated; 501 until the routing kernel lands.
 #[utoipa::path(get, path = "/api/v1/shortcuts/quote", tag = "shortcuts",
-    responses((status = 501, body = crate::error::ErrorBody)))]
-pub async fn quote() -> ApiError {
-    ApiError::not_implemented("GET /shortcuts/quote")
+    params(
+        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1),
+        ("fromAddress" = Option<String>, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
+        ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
+        ("toEoa" = Option<bool>, Query, description = "Deprecated: send the output to the EOA"),
+        ("receiver" = Option<String>, Query, description = "Receiver of tokenOut; required with destinationChainId", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("spender" = Option<String>, Query, description = "Spender of tokenIn", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("refundReceiver" = Option<String>, Query, description = "Receiver of dust", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
+        ("minAmountOut" = Option<Vec<String>>, Query, description = "Minimum amounts out in wei, one per tokenOut; slippage wins when both are given", pattern = "^[0-9]{1,78}$"),
+        ("slippage" = Option<String>, Query, description = "Slippage in bps, 0 to 10000 (default 50)", pattern = "^[0-9]{1,5}$"),
+        ("fee" = Option<Vec<String>>, Query, description = "Fee in bps per amountIn, 0 to 100", pattern = "^[0-9]{1,3}$"),
+        ("feeReceiver" = Option<String>, Query, description = "Fee receiver; required with fee", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("ignoreAggregators" = Option<Vec<String>>, Query, description = "Liquidity sources to exclude"),
+        ("ignoreStandards" = Option<Vec<String>>, Query, description = "Standards to exclude"),
+        ("ignoreBridges" = Option<Vec<String>>, Query, description = "Bridges to exclude"),
+        ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
+        ("tokenIn" = Vec<String>, Query, description = "Input tokens (0xeeee…eeee for the native coin)", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1),
+    ),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn quote(State(s): State<AppState>, raw: RawQuery) -> ApiError {
+    let parsed =
+        query(&raw).and_then(|q| requests::parse_route(&q, &s.engine.catalog(), RouteKind::Quote));
+    not_yet(parsed, "GET /shortcuts/quote")
 }
 
-/// `GET /api/v1/shortcuts/route` (501 until the execution layer lands).
+/// `GET /api/v1/shortcuts/route`: validated; 501 until the execution layer lands.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route", tag = "shortcuts",
-    responses((status = 501, body = crate::error::ErrorBody)))]
-pub async fn route_get() -> ApiError {
-    ApiError::not_implemented("GET /shortcuts/route")
+    params(
+        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1),
+        ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
+        ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
+        ("toEoa" = Option<bool>, Query, description = "Deprecated: send the output to the EOA"),
+        ("receiver" = Option<String>, Query, description = "Receiver of tokenOut; required with destinationChainId", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("spender" = Option<String>, Query, description = "Spender of tokenIn", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("refundReceiver" = Option<String>, Query, description = "Receiver of dust", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
+        ("minAmountOut" = Option<Vec<String>>, Query, description = "Minimum amounts out in wei, one per tokenOut; slippage wins when both are given", pattern = "^[0-9]{1,78}$"),
+        ("slippage" = Option<String>, Query, description = "Slippage in bps, 0 to 10000 (default 50)", pattern = "^[0-9]{1,5}$"),
+        ("fee" = Option<Vec<String>>, Query, description = "Fee in bps per amountIn, 0 to 100", pattern = "^[0-9]{1,3}$"),
+        ("feeReceiver" = Option<String>, Query, description = "Fee receiver; required with fee", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("ignoreAggregators" = Option<Vec<String>>, Query, description = "Liquidity sources to exclude"),
+        ("ignoreStandards" = Option<Vec<String>>, Query, description = "Standards to exclude"),
+        ("ignoreBridges" = Option<Vec<String>>, Query, description = "Bridges to exclude"),
+        ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
+        ("tokenIn" = Vec<String>, Query, description = "Input tokens (0xeeee…eeee for the native coin)", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1),
+    ),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn route_get(State(s): State<AppState>, raw: RawQuery) -> ApiError {
+    let parsed =
+        query(&raw).and_then(|q| requests::parse_route(&q, &s.engine.catalog(), RouteKind::Route));
+    not_yet(parsed, "GET /shortcuts/route")
 }
 
-/// `POST /api/v1/shortcuts/route` (501 until the execution layer lands).
+/// `POST /api/v1/shortcuts/route`: the same parameters as the GET form in a
+/// JSON object (scalars are accepted where arrays are declared, numbers as
+/// strings); validated; 501 until the execution layer lands.
 #[utoipa::path(post, path = "/api/v1/shortcuts/route", tag = "shortcuts",
-    request_body(content = String, content_type = "application/json"),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+    request_body(content = Object, content_type = "application/json", description = "RouteShortcutVariableInputs"),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
 pub async fn route_post(State(s): State<AppState>, body: Body) -> ApiError {
-    check_json_body(&s, body)
-        .await
-        .err()
-        .unwrap_or_else(|| ApiError::not_implemented("POST /shortcuts/route"))
+    let parsed = async {
+        let mut buf = read_body(&s, body).await?;
+        let value = parse_json(&mut buf)?;
+        requests::parse_route(
+            &Query::from_json_object(&value)?,
+            &s.engine.catalog(),
+            RouteKind::Route,
+        )
+    };
+    not_yet(parsed.await, "POST /shortcuts/route")
 }
 
-/// `GET /api/v1/shortcuts/route/nontokenized` (501 until the execution layer lands).
+/// `GET /api/v1/shortcuts/route/nontokenized`: validated (the position must be
+/// in the catalog); 501 until the execution layer lands.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route/nontokenized", tag = "shortcuts",
-    responses((status = 501, body = crate::error::ErrorBody)))]
-pub async fn route_nontokenized() -> ApiError {
-    ApiError::not_implemented("GET /shortcuts/route/nontokenized")
+    params(
+        ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1),
+        ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("routingStrategy" = Option<String>, Query, description = "router (default), delegate, delegate-legacy or checkout", pattern = "^(router|delegate|delegate-legacy|checkout)$"),
+        ("tokenIn" = Vec<String>, Query, description = "Input tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
+        ("positionOut" = String, Query, description = "Position id (or address) of a non-tokenized position"),
+        ("receiver" = String, Query, description = "Owner of the position", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("slippage" = Option<String>, Query, description = "Slippage in bps, 0 to 10000 (default 50)", pattern = "^[0-9]{1,5}$"),
+        ("fee" = Option<Vec<String>>, Query, description = "Fee in bps per amountIn, 0 to 100", pattern = "^[0-9]{1,3}$"),
+        ("feeReceiver" = Option<String>, Query, description = "Fee receiver; required with fee", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("spender" = Option<String>, Query, description = "Spender of tokenIn", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("refundReceiver" = Option<String>, Query, description = "Receiver of dust", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain", minimum = 1),
+        ("ignoreAggregators" = Option<Vec<String>>, Query, description = "Liquidity sources to exclude"),
+        ("ignoreStandards" = Option<Vec<String>>, Query, description = "Standards to exclude"),
+        ("ignoreBridges" = Option<Vec<String>>, Query, description = "Bridges to exclude"),
+    ),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn route_nontokenized(State(s): State<AppState>, raw: RawQuery) -> ApiError {
+    let parsed = query(&raw).and_then(|q| requests::parse_nontokenized(&q, &s.engine.catalog()));
+    not_yet(parsed, "GET /shortcuts/route/nontokenized")
 }
 
-/// `POST /api/v1/shortcuts/bundle` (501 until the execution layer lands).
+/// `POST /api/v1/shortcuts/bundle`: the actions are checked against the
+/// catalog's standards and `useOutputOfCallAt` must name an earlier action;
+/// 501 until the execution layer lands.
 #[utoipa::path(post, path = "/api/v1/shortcuts/bundle", tag = "shortcuts",
-    request_body(content = String, content_type = "application/json"),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn bundle(State(s): State<AppState>, body: Body) -> ApiError {
-    check_json_body(&s, body)
-        .await
-        .err()
-        .unwrap_or_else(|| ApiError::not_implemented("POST /shortcuts/bundle"))
+    params(
+        ("chainId" = u64, Query, description = "Chain", minimum = 1),
+        ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
+        ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
+        ("receiver" = Option<String>, Query, description = "Receiver", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("spender" = Option<String>, Query, description = "Spender", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("refundReceiver" = Option<String>, Query, description = "Receiver of dust", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("ignoreAggregators" = Option<Vec<String>>, Query, description = "Liquidity sources to exclude"),
+        ("skipQuote" = Option<bool>, Query, description = "Skip quoting: no gas or amountsOut in the answer"),
+        ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
+    ),
+    request_body(content = Vec<Object>, content_type = "application/json", description = "Actions: {protocol, action, args}"),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn bundle(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiError {
+    let parsed = async {
+        let q = query(&raw)?;
+        let mut buf = read_body(&s, body).await?;
+        let value = parse_json(&mut buf)?;
+        requests::parse_bundle(&q, &value, &s.engine.catalog())
+    };
+    not_yet(parsed.await, "POST /shortcuts/bundle")
 }
 
-/// `POST /api/v1/shortcuts/static/ipor` (501 until the execution layer lands).
+/// `POST /api/v1/shortcuts/static/ipor`: validated; 501 until the execution
+/// layer lands.
 #[utoipa::path(post, path = "/api/v1/shortcuts/static/ipor", tag = "shortcuts",
-    request_body(content = String, content_type = "application/json"),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn ipor(State(s): State<AppState>, body: Body) -> ApiError {
-    check_json_body(&s, body)
-        .await
-        .err()
-        .unwrap_or_else(|| ApiError::not_implemented("POST /shortcuts/static/ipor"))
+    params(
+        ("chainId" = u64, Query, description = "Chain", minimum = 1),
+        ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
+    ),
+    request_body(content = Object, content_type = "application/json", description = "IporShortcutInput"),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn ipor(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiError {
+    let parsed = async {
+        let q = query(&raw)?;
+        let mut buf = read_body(&s, body).await?;
+        let value = parse_json(&mut buf)?;
+        requests::parse_ipor(&q, &Query::from_json_object(&value)?, &s.engine.catalog())
+    };
+    not_yet(parsed.await, "POST /shortcuts/static/ipor")
 }
 
-/// `GET /api/v1/wallet/approve` (501 until the execution layer lands).
+/// `GET /api/v1/wallet/approve`: validated; 501 until the execution layer
+/// lands. The spender will be the router of the strategy, never the executor.
 #[utoipa::path(get, path = "/api/v1/wallet/approve", tag = "wallet",
-    responses((status = 501, body = crate::error::ErrorBody)))]
-pub async fn approve() -> ApiError {
-    ApiError::not_implemented("GET /wallet/approve")
+    params(
+        ("chainId" = u64, Query, description = "Chain", minimum = 1),
+        ("fromAddress" = String, Query, description = "Token owner", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("tokenAddress" = String, Query, description = "Token to approve", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("amount" = String, Query, description = "Allowance in wei", pattern = "^[0-9]{1,78}$"),
+        ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
+    ),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn approve(State(s): State<AppState>, raw: RawQuery) -> ApiError {
+    let parsed = query(&raw).and_then(|q| requests::parse_approve(&q, &s.engine.catalog()));
+    not_yet(parsed, "GET /wallet/approve")
 }
 
-/// `GET /api/v1/wallet/balances` (501 until the execution layer lands).
+/// `GET /api/v1/wallet/balances`: validated; 501 until the execution layer
+/// lands.
 #[utoipa::path(get, path = "/api/v1/wallet/balances", tag = "wallet",
-    responses((status = 501, body = crate::error::ErrorBody)))]
-pub async fn balances() -> ApiError {
-    ApiError::not_implemented("GET /wallet/balances")
+    params(
+        ("chainId" = String, Query, description = "Chain id or `all`", pattern = "^([0-9]{1,20}|all)$"),
+        ("eoaAddress" = String, Query, description = "The EOA", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("useEoa" = bool, Query, description = "Balances of the EOA itself rather than its smart wallet"),
+    ),
+    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn balances(State(s): State<AppState>, raw: RawQuery) -> ApiError {
+    let parsed = query(&raw).and_then(|q| requests::parse_balances(&q, &s.engine.catalog()));
+    not_yet(parsed, "GET /wallet/balances")
 }

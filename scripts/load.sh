@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# HTTP load figures for BENCHMARKS.md: oha against a release build on
+# loopback, several endpoints interleaved over ROUNDS rounds in one run, so
+# the ratios between them are taken under the same machine noise.
+#
+#   scripts/load.sh                 # defaults below
+#   ROUNDS=5 DURATION=5s CONC=32 scripts/load.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-5s}
+CONC=${CONC:-32}
+PORT=${PORT:-18099}
+
+command -v oha >/dev/null || cargo install oha --locked
+cargo build --release -p switchyard-server --locked
+dir=$(mktemp -d)
+KEY=$(target/release/switchyard keys create --rate 1000000000 --data-dir "$dir" | tail -n 1)
+SWITCHYARD_LOG_FILTER=warn target/release/switchyard serve --bind "127.0.0.1:$PORT" --data-dir "$dir" >/dev/null 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do
+  curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break
+  sleep 0.1
+done
+
+endpoints=(
+  "/health"
+  "/api/v1/networks"
+  "/api/v1/tokens?chainId=1&pageSize=1000"
+  "/api/v1/tokens"
+  "/api/v1/tokens?type=defi&includeMetadata=true"
+)
+out=$(mktemp -d)
+for r in $(seq "$ROUNDS"); do
+  for i in "${!endpoints[@]}"; do
+    oha -z "$DURATION" -c "$CONC" --no-tui --output-format json \
+      -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT${endpoints[$i]}" > "$out/$i.$r.json"
+  done
+done
+python3 - "$out" "$ROUNDS" "${endpoints[@]}" <<'PY'
+import json, statistics, sys
+out, rounds, endpoints = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+rows = []
+for i, ep in enumerate(endpoints):
+    rps, p50, p99, ok = [], [], [], []
+    for r in range(1, rounds + 1):
+        d = json.load(open(f"{out}/{i}.{r}.json"))
+        s = d["summary"]
+        rps.append(s["requestsPerSec"])
+        p50.append(d["latencyPercentiles"]["p50"] * 1e6)
+        p99.append(d["latencyPercentiles"]["p99"] * 1e6)
+        ok.append(s["successRate"])
+    rows.append((ep, statistics.median(rps), statistics.median(p50), statistics.median(p99), min(ok)))
+base = rows[0][1]
+print(f"| endpoint | req/s (median of {rounds}) | vs /health | p50 µs | p99 µs | success |")
+print("|---|---:|---:|---:|---:|---:|")
+for ep, rps, p50, p99, ok in rows:
+    print(f"| `{ep}` | {rps:,.0f} | {rps / base:.2f} | {p50:,.0f} | {p99:,.0f} | {ok:.0%} |")
+PY
+rm -rf "$out"
