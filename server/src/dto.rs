@@ -382,3 +382,116 @@ pub struct Ready {
     /// Every feed.
     pub feeds: Vec<FeedStatus>,
 }
+
+/// An address in a request body: 0x and 40 hex digits (mixed case must be a
+/// valid EIP-55 checksum).
+#[derive(Debug, ToSchema)]
+#[schema(value_type = String, pattern = "^0x[0-9a-fA-F]{40}$")]
+pub struct AddressText(pub String);
+
+/// A wei amount in a request body: a decimal integer within uint256.
+#[derive(Debug, ToSchema)]
+#[schema(value_type = String, pattern = "^[0-9]{1,78}$")]
+pub struct WeiText(pub String);
+
+/// `POST /shortcuts/route` body (documentation of the accepted shape; the
+/// handler coerces scalars to arrays and numbers to strings).
+#[derive(Debug, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteShortcutVariableInputs {
+    /// Chain the transaction executes on.
+    #[schema(minimum = 1, maximum = 9223372036854775807i64)]
+    pub chain_id: u64,
+    /// Sender.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
+    pub from_address: String,
+    /// Routing strategy (default router).
+    #[schema(
+        pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"
+    )]
+    pub routing_strategy: Option<String>,
+    /// `user` (default) or `backend`.
+    #[schema(pattern = "^(user|backend)$")]
+    pub execution_mode: Option<String>,
+    /// Deprecated: send the output to the EOA.
+    pub to_eoa: Option<bool>,
+    /// Receiver of tokenOut; required with destinationChainId.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
+    pub receiver: Option<String>,
+    /// Spender of tokenIn.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
+    pub spender: Option<String>,
+    /// Receiver of dust.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
+    pub refund_receiver: Option<String>,
+    /// Amounts in wei, one per tokenIn.
+    #[schema(min_items = 1)]
+    pub amount_in: Vec<WeiText>,
+    /// Minimum amounts out in wei, one per tokenOut.
+    pub min_amount_out: Option<Vec<WeiText>>,
+    /// Slippage in bps, 0 to 10000 (default 50); wins over minAmountOut.
+    #[schema(pattern = "^[0-9]{1,5}$")]
+    pub slippage: Option<String>,
+    /// Fee in bps per amountIn, 0 to 100.
+    pub fee: Option<Vec<String>>,
+    /// Fee receiver; required with fee.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
+    pub fee_receiver: Option<String>,
+    /// Liquidity sources to exclude.
+    pub ignore_aggregators: Option<Vec<String>>,
+    /// Standards to exclude.
+    pub ignore_standards: Option<Vec<String>>,
+    /// Bridges to exclude.
+    pub ignore_bridges: Option<Vec<String>>,
+    /// Referral code, at most 16 characters.
+    #[schema(max_length = 16)]
+    pub referral_code: Option<String>,
+    /// Input tokens.
+    #[schema(min_items = 1)]
+    pub token_in: Vec<AddressText>,
+    /// Output tokens.
+    #[schema(min_items = 1)]
+    pub token_out: Vec<AddressText>,
+    /// Destination chain of a cross-chain route.
+    #[schema(minimum = 1, maximum = 9223372036854775807i64)]
+    pub destination_chain_id: Option<u64>,
+}
+
+/// One bundle action (`POST /shortcuts/bundle` body is an array of them).
+/// The action must be one the protocol's standard supports (`GET
+/// /standards`); an argument `{"useOutputOfCallAt": i}` must name an earlier
+/// action.
+#[derive(Debug, ToSchema)]
+pub struct BundleAction {
+    /// Protocol slug.
+    pub protocol: String,
+    /// Action name (`GET /actions`).
+    pub action: String,
+    /// Action arguments.
+    pub args: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `POST /shortcuts/static/ipor` body.
+#[derive(Debug, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IporShortcutInput {
+    /// Use the shared router (default true).
+    pub is_router: Option<bool>,
+    /// Amount of tokenIn in wei.
+    #[schema(pattern = "^[0-9]{1,78}$")]
+    pub amount_in: String,
+    /// Input token.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
+    pub token_in: String,
+    /// Token B to buy.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
+    pub token_b_to_buy: String,
+    /// Share of amountIn that buys token B, bps, 0 to 10000.
+    #[schema(pattern = "^[0-9]{1,5}$")]
+    pub percentage_for_token_b: String,
+    /// Slippage in bps (default 300).
+    #[schema(pattern = "^[0-9]{1,5}$")]
+    pub slippage: Option<String>,
+    /// Simulate before answering.
+    pub simulate: Option<bool>,
+}

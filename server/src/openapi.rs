@@ -5,7 +5,10 @@
 use axum::Router;
 use utoipa::{
     Modify, OpenApi,
-    openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme},
+    openapi::{
+        ContentBuilder, Ref, RefOr, ResponseBuilder,
+        security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme},
+    },
 };
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -27,6 +30,43 @@ impl Modify for Security {
     }
 }
 
+/// Answers every `/api/v1` operation can give besides its own: 401 (key),
+/// 429 (rate limit), 503 (timeout or an engine service restarting).
+struct CommonResponses;
+
+impl Modify for CommonResponses {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let error = |description: &str| {
+            RefOr::T(
+                ResponseBuilder::new()
+                    .description(description)
+                    .content(
+                        "application/json",
+                        ContentBuilder::new()
+                            .schema(Some(Ref::from_schema_name("ErrorBody")))
+                            .build(),
+                    )
+                    .build(),
+            )
+        };
+        for (path, item) in doc.paths.paths.iter_mut() {
+            if !path.starts_with("/api/v1/") {
+                continue;
+            }
+            for op in [&mut item.get, &mut item.post].into_iter().flatten() {
+                let r = &mut op.responses.responses;
+                r.entry("401".into())
+                    .or_insert_with(|| error("missing, unknown or revoked api key"));
+                r.entry("429".into()).or_insert_with(|| {
+                    error("rate limited; see Retry-After and RateLimit-* headers")
+                });
+                r.entry("503".into())
+                    .or_insert_with(|| error("timed out, or an engine service is restarting"));
+            }
+        }
+    }
+}
+
 /// The API document.
 #[derive(OpenApi)]
 #[openapi(
@@ -35,7 +75,10 @@ impl Modify for Security {
         description = "Self-hosted token routing and DeFi shortcuts, speaking the Enso /api/v1 dialect. \
 Every /api/v1 endpoint needs an API key: `Authorization: Bearer <key>` or `?apikey=<key>`. \
 Errors share one body: {statusCode, error, message, code, field}. \
-Array query parameters accept repeated keys, `key[]=`, `key[0]=`, a single value or a comma list.",
+Array query parameters accept repeated keys, `key[]=`, `key[0]=`, a single value or a comma list. \
+Addresses are 0x and 40 hex digits; a mixed-case address must be a valid EIP-55 checksum. \
+Amounts are decimal integers in wei within uint256. \
+Endpoints answering 501 validate their whole request first and answer 400 for bad input.",
     ),
     paths(
         api::metadata::networks,
@@ -70,8 +113,10 @@ Array query parameters accept repeated keys, `key[]=`, `key[0]=`, a single value
         api::ops::ready,
         api::ops::metrics,
     ),
-    components(schemas(ErrorBody, dto::PositionModel, dto::TokenModel, dto::PaginationMeta)),
-    modifiers(&Security),
+    components(schemas(ErrorBody, dto::PositionModel, dto::TokenModel, dto::PaginationMeta,
+        dto::RouteShortcutVariableInputs, dto::BundleAction, dto::IporShortcutInput, dto::AddressText,
+        dto::WeiText)),
+    modifiers(&Security, &CommonResponses),
     security(("bearer" = []), ("apikey" = [])),
 )]
 pub struct ApiDoc;

@@ -9,7 +9,7 @@ use crate::{AppState, dto, error::ApiError, middleware::AuthedKey};
 /// bare JSON string. It is the `accountId` of the on-chain
 /// `ShortcutExecuted` event.
 #[utoipa::path(get, path = "/api/v1/account/accountId", tag = "metadata",
-    responses((status = 200, body = String), (status = 401, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = String, content_type = "application/json", description = "the account id as a bare JSON string")))]
 pub async fn account_id(Extension(key): Extension<AuthedKey>) -> Json<String> {
     Json(key.0.account_id.clone())
 }
@@ -17,8 +17,8 @@ pub async fn account_id(Extension(key): Extension<AuthedKey>) -> Json<String> {
 /// `GET /api/v1/volume/{chainId}`: USD volume and transaction count of what
 /// this instance has routed on the chain (persisted across restarts).
 #[utoipa::path(get, path = "/api/v1/volume/{chainId}", tag = "metadata",
-    params(("chainId" = u64, Path, description = "Chain id", minimum = 1)),
-    responses((status = 200, body = dto::Volume), (status = 404, body = crate::error::ErrorBody)))]
+    params(("chainId" = u64, Path, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64)),
+    responses((status = 200, body = dto::Volume), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn volume(
     State(s): State<AppState>,
     ApiPath(chain): ApiPath<String>,

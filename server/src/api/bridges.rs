@@ -29,9 +29,9 @@ fn asset_key(catalog: &Catalog, p: &LayerZeroPool) -> Option<String> {
 /// destination matches the filters.
 #[utoipa::path(get, path = "/api/v1/layerzero/pool", tag = "layerzero",
     params(
-        ("chainId" = u64, Query, description = "Source chain id", minimum = 1),
+        ("chainId" = u64, Query, description = "Source chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("token" = String, Query, description = "Source token", pattern = "^0x[0-9a-fA-F]{40}$"),
-        ("destinationChainId" = Option<u64>, Query, description = "Destination chain id", minimum = 1),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("destinationToken" = Option<String>, Query, description = "Destination token", pattern = "^0x[0-9a-fA-F]{40}$"),
     ),
     responses((status = 200, body = Vec<dto::LzPool>), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
@@ -109,8 +109,8 @@ fn bridge_contract(catalog: &Catalog, bridge: &str, q: &Query) -> Result<String,
 /// `GET /api/v1/ccip/router`: the CCIP router of a chain; 400 when CCIP does
 /// not serve it.
 #[utoipa::path(get, path = "/api/v1/ccip/router", tag = "ccip",
-    params(("chainId" = u64, Query, description = "Chain id", minimum = 1)),
-    responses((status = 200, body = dto::CcipRouter), (status = 400, body = crate::error::ErrorBody)))]
+    params(("chainId" = u64, Query, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64)),
+    responses((status = 200, body = dto::CcipRouter), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn ccip_router(
     State(s): State<AppState>,
     raw: RawQuery,
@@ -122,8 +122,8 @@ pub async fn ccip_router(
 /// `GET /api/v1/cctp/bridge/tokenmessengerv2`: the TokenMessengerV2 of a
 /// chain; 400 when CCTP does not serve it.
 #[utoipa::path(get, path = "/api/v1/cctp/bridge/tokenmessengerv2", tag = "cctp",
-    params(("chainId" = u64, Query, description = "Chain id", minimum = 1)),
-    responses((status = 200, body = dto::CctpTokenMessenger), (status = 400, body = crate::error::ErrorBody)))]
+    params(("chainId" = u64, Query, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64)),
+    responses((status = 200, body = dto::CctpTokenMessenger), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn cctp_token_messenger(
     State(s): State<AppState>,
     raw: RawQuery,
@@ -155,7 +155,7 @@ fn chain_of(catalog: &Catalog, q: &Query) -> Result<ChainId, ApiError> {
 #[utoipa::path(get, path = "/api/v1/{bridge}/bridge/check", tag = "layerzero",
     params(
         ("bridge" = String, Path, description = "layerzero, stargate, ccip, relay or cctp", pattern = "^(layerzero|stargate|ccip|relay|cctp)$"),
-        ("chainId" = u64, Query, description = "Source chain id", minimum = 1),
+        ("chainId" = u64, Query, description = "Source chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("txHash" = String, Query, description = "Source transaction hash", pattern = "^0x[0-9a-fA-F]{64}$"),
     ),
     responses((status = 200, body = dto::BridgeStatus), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
@@ -188,7 +188,7 @@ pub async fn bridge_check(
 /// this instance knows the burn and its attestation.
 #[utoipa::path(get, path = "/api/v1/cctp/bridge/claim", tag = "cctp",
     params(
-        ("chainId" = u64, Query, description = "Source chain id", minimum = 1),
+        ("chainId" = u64, Query, description = "Source chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("txHash" = String, Query, description = "Source transaction hash", pattern = "^0x[0-9a-fA-F]{64}$"),
     ),
     responses((status = 200, body = dto::CctpClaim), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]

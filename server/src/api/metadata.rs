@@ -7,7 +7,7 @@ use axum::{
 };
 use switchyard_catalog::{Catalog, ChainId};
 
-use super::{ApiPath, query};
+use super::{ApiPath, CHAIN_IDS, query};
 use crate::{AppState, dto, error::ApiError};
 
 fn network_ref(catalog: &Catalog, id: ChainId) -> dto::Network {
@@ -34,7 +34,7 @@ fn protocol_model(catalog: &Catalog, p: &switchyard_catalog::Protocol) -> dto::P
 #[utoipa::path(get, path = "/api/v1/networks", tag = "metadata",
     params(
         ("name" = Option<String>, Query, description = "Name of the network (case-insensitive substring)"),
-        ("chainId" = Option<u64>, Query, description = "Chain id", minimum = 1),
+        ("chainId" = Option<u64>, Query, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64),
     ),
     responses((status = 200, body = Vec<dto::ConnectedNetwork>), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn networks(
@@ -43,7 +43,7 @@ pub async fn networks(
 ) -> Result<Json<Vec<dto::ConnectedNetwork>>, ApiError> {
     let q = query(&raw)?;
     let name = q.scalar("name")?.map(str::to_lowercase);
-    let chain = q.u64_in("chainId", 1..=u64::MAX)?;
+    let chain = q.u64_in("chainId", CHAIN_IDS)?;
     let state = s.engine.state();
     let out = state
         .catalog
@@ -63,14 +63,14 @@ pub async fn networks(
 /// `GET /api/v1/aggregators`: names of the liquidity sources that
 /// `ignoreAggregators` can exclude, optionally for one `chainId`.
 #[utoipa::path(get, path = "/api/v1/aggregators", tag = "metadata",
-    params(("chainId" = Option<u64>, Query, description = "Only sources on this chain", minimum = 1)),
+    params(("chainId" = Option<u64>, Query, description = "Only sources on this chain", minimum = 1, maximum = 9223372036854775807i64)),
     responses((status = 200, body = Vec<String>), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn aggregators(
     State(s): State<AppState>,
     raw: RawQuery,
 ) -> Result<Json<Vec<String>>, ApiError> {
     let q = query(&raw)?;
-    let chain = q.u64_in("chainId", 1..=u64::MAX)?.map(ChainId);
+    let chain = q.u64_in("chainId", CHAIN_IDS)?.map(ChainId);
     let catalog = s.engine.catalog();
     let mut out: Vec<String> = Vec::new();
     for a in catalog.aggregators() {
@@ -212,7 +212,7 @@ pub async fn project_protocols(
 /// `GET /api/v1/protocols`: protocols, optionally by `chainId` and `slug`.
 #[utoipa::path(get, path = "/api/v1/protocols", tag = "metadata",
     params(
-        ("chainId" = Option<u64>, Query, description = "Only protocols on this chain", minimum = 1),
+        ("chainId" = Option<u64>, Query, description = "Only protocols on this chain", minimum = 1, maximum = 9223372036854775807i64),
         ("slug" = Option<String>, Query, description = "Only this protocol slug"),
     ),
     responses((status = 200, body = Vec<dto::ProtocolModel>), (status = 400, body = crate::error::ErrorBody)))]
@@ -221,7 +221,7 @@ pub async fn protocols(
     raw: RawQuery,
 ) -> Result<Json<Vec<dto::ProtocolModel>>, ApiError> {
     let q = query(&raw)?;
-    let chain = q.u64_in("chainId", 1..=u64::MAX)?.map(ChainId);
+    let chain = q.u64_in("chainId", CHAIN_IDS)?.map(ChainId);
     let slug = q.scalar("slug")?;
     let catalog = s.engine.catalog();
     Ok(Json(

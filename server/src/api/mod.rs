@@ -41,13 +41,17 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
     }
 }
 
+/// Accepted chain ids: positive and within a signed 64-bit integer, as the
+/// OpenAPI document states.
+pub const CHAIN_IDS: std::ops::RangeInclusive<u64> = 1..=i64::MAX as u64;
+
 /// Parses a chain id and requires it to be a network of the catalog.
 pub(crate) fn known_chain<'c>(
     catalog: &'c Catalog,
     field: &'static str,
     v: &str,
 ) -> Result<&'c Network, ApiError> {
-    let id = crate::query::parse_u64_in(field, v, &(1..=u64::MAX))?;
+    let id = crate::query::parse_u64_in(field, v, &CHAIN_IDS)?;
     catalog
         .network(ChainId(id))
         .ok_or_else(|| ApiError::not_found(field, format!("chain {id} is not supported")))

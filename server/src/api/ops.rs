@@ -10,14 +10,14 @@ use axum::{
 use crate::{AppState, dto};
 
 /// `GET /health`: the process is up.
-#[utoipa::path(get, path = "/health", tag = "operations", responses((status = 200, body = dto::Health)))]
+#[utoipa::path(get, path = "/health", tag = "operations", security(()), responses((status = 200, body = dto::Health)))]
 pub async fn health() -> Json<dto::Health> {
     Json(dto::Health { status: "ok" })
 }
 
 /// `GET /ready`: the engine's actors run and every feed's status; 503 when
 /// not ready.
-#[utoipa::path(get, path = "/ready", tag = "operations",
+#[utoipa::path(get, path = "/ready", tag = "operations", security(()),
     responses((status = 200, body = dto::Ready), (status = 503, body = dto::Ready)))]
 pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
     let feeds: Vec<_> = s
@@ -38,7 +38,7 @@ pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
 }
 
 /// `GET /metrics`: Prometheus text format.
-#[utoipa::path(get, path = "/metrics", tag = "operations", responses((status = 200, body = String, content_type = "text/plain")))]
+#[utoipa::path(get, path = "/metrics", tag = "operations", security(()), responses((status = 200, body = String, content_type = "text/plain")))]
 pub async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(&s.engine))
 }

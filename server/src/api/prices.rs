@@ -41,7 +41,7 @@ fn price_of(
 /// when the token is unknown or no liquid pool connects it to a USD anchor.
 #[utoipa::path(get, path = "/api/v1/prices/{chainId}/{address}", tag = "metadata",
     params(
-        ("chainId" = u64, Path, description = "Chain id", minimum = 1),
+        ("chainId" = u64, Path, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("address" = String, Path, description = "Token address", pattern = "^0x[0-9a-fA-F]{40}$"),
     ),
     responses((status = 200, body = dto::Price), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
@@ -67,7 +67,7 @@ pub async fn price(
 /// request order, `null` for a token without a price.
 #[utoipa::path(get, path = "/api/v1/prices/{chainId}", tag = "metadata",
     params(
-        ("chainId" = u64, Path, description = "Chain id", minimum = 1),
+        ("chainId" = u64, Path, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("addresses" = Vec<String>, Query, description = "Token addresses, 1 to 100", pattern = "^0x[0-9a-fA-F]{40}$"),
     ),
     responses((status = 200, body = Vec<Option<dto::Price>>), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]

@@ -14,7 +14,7 @@ use super::{
     query,
     requests::{self, RouteKind},
 };
-use crate::{AppState, error::ApiError, query::Query};
+use crate::{AppState, dto, error::ApiError, query::Query};
 
 /// Reads a body within the size limit (413 beyond it).
 async fn read_body(s: &AppState, body: Body) -> Result<Vec<u8>, ApiError> {
@@ -40,7 +40,7 @@ fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError
 /// `GET /api/v1/shortcuts/quote`: validated; 501 until the routing kernel lands.
 #[utoipa::path(get, path = "/api/v1/shortcuts/quote", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1),
+        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = Option<String>, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
         ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
@@ -59,7 +59,7 @@ fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError
         ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
         ("tokenIn" = Vec<String>, Query, description = "Input tokens (0xeeee…eeee for the native coin)", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
-        ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1, maximum = 9223372036854775807i64),
     ),
     responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
 pub async fn quote(State(s): State<AppState>, raw: RawQuery) -> ApiError {
@@ -71,7 +71,7 @@ pub async fn quote(State(s): State<AppState>, raw: RawQuery) -> ApiError {
 /// `GET /api/v1/shortcuts/route`: validated; 501 until the execution layer lands.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1),
+        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
         ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
@@ -90,7 +90,7 @@ pub async fn quote(State(s): State<AppState>, raw: RawQuery) -> ApiError {
         ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
         ("tokenIn" = Vec<String>, Query, description = "Input tokens (0xeeee…eeee for the native coin)", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
-        ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1, maximum = 9223372036854775807i64),
     ),
     responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
 pub async fn route_get(State(s): State<AppState>, raw: RawQuery) -> ApiError {
@@ -103,7 +103,7 @@ pub async fn route_get(State(s): State<AppState>, raw: RawQuery) -> ApiError {
 /// JSON object (scalars are accepted where arrays are declared, numbers as
 /// strings); validated; 501 until the execution layer lands.
 #[utoipa::path(post, path = "/api/v1/shortcuts/route", tag = "shortcuts",
-    request_body(content = Object, content_type = "application/json", description = "RouteShortcutVariableInputs"),
+    request_body(content = dto::RouteShortcutVariableInputs, content_type = "application/json"),
     responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
 pub async fn route_post(State(s): State<AppState>, body: Body) -> ApiError {
     let parsed = async {
@@ -122,7 +122,7 @@ pub async fn route_post(State(s): State<AppState>, body: Body) -> ApiError {
 /// in the catalog); 501 until the execution layer lands.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route/nontokenized", tag = "shortcuts",
     params(
-        ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1),
+        ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("routingStrategy" = Option<String>, Query, description = "router (default), delegate, delegate-legacy or checkout", pattern = "^(router|delegate|delegate-legacy|checkout)$"),
         ("tokenIn" = Vec<String>, Query, description = "Input tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
@@ -135,7 +135,7 @@ pub async fn route_post(State(s): State<AppState>, body: Body) -> ApiError {
         ("spender" = Option<String>, Query, description = "Spender of tokenIn", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("refundReceiver" = Option<String>, Query, description = "Receiver of dust", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
-        ("destinationChainId" = Option<u64>, Query, description = "Destination chain", minimum = 1),
+        ("destinationChainId" = Option<u64>, Query, description = "Destination chain", minimum = 1, maximum = 9223372036854775807i64),
         ("ignoreAggregators" = Option<Vec<String>>, Query, description = "Liquidity sources to exclude"),
         ("ignoreStandards" = Option<Vec<String>>, Query, description = "Standards to exclude"),
         ("ignoreBridges" = Option<Vec<String>>, Query, description = "Bridges to exclude"),
@@ -151,7 +151,7 @@ pub async fn route_nontokenized(State(s): State<AppState>, raw: RawQuery) -> Api
 /// 501 until the execution layer lands.
 #[utoipa::path(post, path = "/api/v1/shortcuts/bundle", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain", minimum = 1),
+        ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
         ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
@@ -162,7 +162,7 @@ pub async fn route_nontokenized(State(s): State<AppState>, raw: RawQuery) -> Api
         ("skipQuote" = Option<bool>, Query, description = "Skip quoting: no gas or amountsOut in the answer"),
         ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
     ),
-    request_body(content = Vec<Object>, content_type = "application/json", description = "Actions: {protocol, action, args}"),
+    request_body(content = Vec<dto::BundleAction>, content_type = "application/json"),
     responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
 pub async fn bundle(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiError {
     let parsed = async {
@@ -178,10 +178,10 @@ pub async fn bundle(State(s): State<AppState>, raw: RawQuery, body: Body) -> Api
 /// layer lands.
 #[utoipa::path(post, path = "/api/v1/shortcuts/static/ipor", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain", minimum = 1),
+        ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
     ),
-    request_body(content = Object, content_type = "application/json", description = "IporShortcutInput"),
+    request_body(content = dto::IporShortcutInput, content_type = "application/json"),
     responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
 pub async fn ipor(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiError {
     let parsed = async {
@@ -197,7 +197,7 @@ pub async fn ipor(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiEr
 /// lands. The spender will be the router of the strategy, never the executor.
 #[utoipa::path(get, path = "/api/v1/wallet/approve", tag = "wallet",
     params(
-        ("chainId" = u64, Query, description = "Chain", minimum = 1),
+        ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Token owner", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("tokenAddress" = String, Query, description = "Token to approve", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("amount" = String, Query, description = "Allowance in wei", pattern = "^[0-9]{1,78}$"),
@@ -213,7 +213,7 @@ pub async fn approve(State(s): State<AppState>, raw: RawQuery) -> ApiError {
 /// lands.
 #[utoipa::path(get, path = "/api/v1/wallet/balances", tag = "wallet",
     params(
-        ("chainId" = String, Query, description = "Chain id or `all`", pattern = "^([0-9]{1,20}|all)$"),
+        ("chainId" = String, Query, description = "Chain id or `all`", pattern = "^([1-9][0-9]{0,17}|all)$"),
         ("eoaAddress" = String, Query, description = "The EOA", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("useEoa" = bool, Query, description = "Balances of the EOA itself rather than its smart wallet"),
     ),

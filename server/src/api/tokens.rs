@@ -8,7 +8,7 @@ use axum::{
 };
 use switchyard_catalog::{Address, Catalog, ChainId, Token, TokenKind};
 
-use super::{Window, query};
+use super::{CHAIN_IDS, Window, query};
 use crate::{
     AppState,
     dto::{self, addr},
@@ -70,7 +70,7 @@ impl TokenFilter {
             address: q.addresses("address")?,
             names: q.list("name").iter().map(|s| s.to_lowercase()).collect(),
             symbols: q.list("symbol").iter().map(|s| s.to_lowercase()).collect(),
-            chain: q.u64_in("chainId", 1..=u64::MAX)?.map(ChainId),
+            chain: q.u64_in("chainId", CHAIN_IDS)?.map(ChainId),
             kind: match q.scalar("type")? {
                 None => None,
                 Some("base") => Some(TokenKind::Base),
@@ -133,7 +133,7 @@ impl TokenFilter {
         ("address" = Option<Vec<String>>, Query, description = "Token addresses", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("name" = Option<Vec<String>>, Query, description = "Names (case-insensitive)"),
         ("symbol" = Option<Vec<String>>, Query, description = "Symbols (case-insensitive)"),
-        ("chainId" = Option<u64>, Query, description = "Chain id", minimum = 1),
+        ("chainId" = Option<u64>, Query, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("type" = Option<String>, Query, description = "defi or base", pattern = "^(defi|base)$"),
         ("liquidityType" = Option<String>, Query, description = "SingleToken or MultiToken (DeFi tokens by number of underlying tokens)", pattern = "^(SingleToken|MultiToken)$"),
         ("page" = Option<u64>, Query, description = "Page, from 1", minimum = 1, maximum = 4294967295u64),
@@ -199,7 +199,7 @@ pub async fn tokens(
     params(
         ("project" = Option<String>, Query, description = "Project"),
         ("protocolSlug" = Option<String>, Query, description = "Protocol slug"),
-        ("chainId" = Option<u64>, Query, description = "Chain id", minimum = 1),
+        ("chainId" = Option<u64>, Query, description = "Chain id", minimum = 1, maximum = 9223372036854775807i64),
         ("positionId" = Option<Vec<String>>, Query, description = "Position ids"),
         ("address" = Option<Vec<String>>, Query, description = "Position addresses", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("primaryAddress" = Option<Vec<String>>, Query, description = "Contracts to call", pattern = "^0x[0-9a-fA-F]{40}$"),
@@ -217,7 +217,7 @@ pub async fn nontokenized(
     let q = query(&raw)?;
     let project = q.scalar("project")?;
     let slug = q.scalar("protocolSlug")?;
-    let chain = q.u64_in("chainId", 1..=u64::MAX)?.map(ChainId);
+    let chain = q.u64_in("chainId", CHAIN_IDS)?.map(ChainId);
     let ids = q.list("positionId");
     let address = q.addresses("address")?;
     let primary = q.addresses("primaryAddress")?;
