@@ -13,7 +13,7 @@
 //!  "checks": [{"pointer": "/meta/total", "equals": 7, "len": 3, "type": "array",
 //!              "each": {<subset every element must contain>}, "contains": {<subset one element must contain>},
 //!              "min": 1.0, "max": 2.0}],
-//!  "headersPresent": ["retry-after"]}
+//!  "headersPresent": ["retry-after"], "bodyContains": ["<text the raw body must contain>"]}
 //! ```
 //! Every error response is also checked to carry the standard error body.
 
@@ -187,6 +187,12 @@ async fn run_scenario(env: &common::TestEnv, app: &axum::Router, s: &Value) -> R
         }
         if value["statusCode"].as_u64() != Some(u64::from(status)) {
             return Err(format!("statusCode differs from the status: {text}"));
+        }
+    }
+    for needle in s.get("bodyContains").and_then(Value::as_array).into_iter().flatten() {
+        let needle = needle.as_str().unwrap_or("");
+        if !text.contains(needle) {
+            return Err(format!("body lacks `{needle}`: {}", truncate(&text)));
         }
     }
     if let Some(e) = s.get("expect") {

@@ -161,25 +161,15 @@ pub struct TokenModel {
     pub logos_uri: Option<Vec<String>>,
 }
 
-/// `PositionModel` (a token record of `/tokens`).
+/// `PositionModel` (a token record of `/tokens`): a [`TokenModel`] plus its
+/// DeFi details.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PositionModel {
-    /// Address.
-    pub address: String,
-    /// Chain id.
-    pub chain_id: u64,
-    /// `base` or `defi`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// Decimals.
-    pub decimals: u8,
-    /// Symbol (with `includeMetadata=true`).
-    pub symbol: Option<String>,
-    /// Name (with `includeMetadata=true`).
-    pub name: Option<String>,
-    /// Logos (with `includeMetadata=true`).
-    pub logos_uri: Option<Vec<String>>,
+    /// Address, chain, type, decimals and (with `includeMetadata=true`)
+    /// symbol, name and logos.
+    #[serde(flatten)]
+    pub token: TokenModel,
     /// Underlying tokens (null with `includeUnderlying=false` or for base tokens).
     pub underlying_tokens: Option<Vec<TokenModel>>,
     /// Project.

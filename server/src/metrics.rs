@@ -70,28 +70,27 @@ impl Metrics {
                 u8::from(f.state == switchyard_engine::FeedState::Ready)
             );
         }
-        out.push_str(
-            "# HELP switchyard_feed_head_block Head block of the published market state.\n",
+        let mut gauge =
+            |name: &str, help: &str, value: fn(&switchyard_engine::FeedStatus) -> u64| {
+                let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+                for f in &feeds {
+                    let _ = writeln!(
+                        out,
+                        "{name}{{chain=\"{}\",source=\"{}\"}} {}",
+                        f.chain,
+                        f.source,
+                        value(f)
+                    );
+                }
+            };
+        gauge("switchyard_feed_head_block", "Head block of the published market state.", |f| {
+            f.head_block
+        });
+        gauge(
+            "switchyard_feed_lag_blocks",
+            "Blocks the published state is behind the chain.",
+            |f| f.lag_blocks,
         );
-        out.push_str("# TYPE switchyard_feed_head_block gauge\n");
-        for f in &feeds {
-            let _ = writeln!(
-                out,
-                "switchyard_feed_head_block{{chain=\"{}\",source=\"{}\"}} {}",
-                f.chain, f.source, f.head_block
-            );
-        }
-        out.push_str(
-            "# HELP switchyard_feed_lag_blocks Blocks the published state is behind the chain.\n",
-        );
-        out.push_str("# TYPE switchyard_feed_lag_blocks gauge\n");
-        for f in &feeds {
-            let _ = writeln!(
-                out,
-                "switchyard_feed_lag_blocks{{chain=\"{}\",source=\"{}\"}} {}",
-                f.chain, f.source, f.lag_blocks
-            );
-        }
         let state = engine.state();
         out.push_str("# HELP switchyard_priced_tokens Tokens with a derived USD price.\n");
         out.push_str("# TYPE switchyard_priced_tokens gauge\n");

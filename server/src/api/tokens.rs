@@ -168,13 +168,7 @@ pub async fn tokens(
         .map(|t| {
             let defi = t.kind == TokenKind::Defi;
             dto::PositionModel {
-                address: addr(t.address),
-                chain_id: t.chain_id.0,
-                kind: t.kind.as_str(),
-                decimals: t.decimals,
-                symbol: meta.then(|| t.symbol.clone()),
-                name: meta.then(|| t.name.clone()),
-                logos_uri: meta.then(|| t.logos_uri.clone()),
+                token: token_model(t, meta),
                 underlying_tokens: (with_underlying && defi)
                     .then(|| underlying(&catalog, t.chain_id, &t.underlying_tokens, meta)),
                 project: t.project.clone(),
