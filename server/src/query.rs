@@ -129,11 +129,21 @@ impl Query {
             let (base, index) = split_key(&key)?;
             entries.push(Entry { key: base.to_owned(), index, value: value.into_owned() });
         }
-        // Indexed entries of one key are ordered by index; a stable sort keeps
-        // every other order as sent.
-        entries.sort_by(|a, b| {
-            if a.key == b.key { a.index.cmp(&b.index) } else { std::cmp::Ordering::Equal }
-        });
+        // Group each key's entries where the key first appears and order
+        // them by index (unindexed ones first, in the order sent). The sort
+        // key is a total order, so no input can upset the sort.
+        let mut first_seen: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::new();
+        let ranks: Vec<usize> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| *first_seen.entry(e.key.as_str()).or_insert(i))
+            .collect();
+        let mut keyed: Vec<(usize, Option<u32>, usize)> =
+            entries.iter().enumerate().map(|(i, e)| (ranks[i], e.index, i)).collect();
+        keyed.sort_unstable();
+        let mut slots: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+        let entries = keyed.into_iter().filter_map(|(_, _, i)| slots[i].take()).collect();
         Ok(Self { entries })
     }
 
@@ -376,6 +386,18 @@ mod tests {
             assert_eq!(q(s).list("tokenIn"), want, "{s}");
         }
         assert_eq!(q("tokenIn=a").list("tokenIn"), vec!["a"]);
+    }
+
+    #[test]
+    fn interleaved_keys_keep_per_key_order() {
+        // Keys interleaved with indexes out of order: each key's values come
+        // out by index, other keys untouched.
+        let p = q("a[1]=y&b=1&a[0]=x&c=3&b=2&a[2]=z");
+        assert_eq!(p.list("a"), vec!["x", "y", "z"]);
+        assert_eq!(p.list("b"), vec!["1", "2"]);
+        assert_eq!(p.list("c"), vec!["3"]);
+        let p = q("a=u&a[1]=w&a[0]=v");
+        assert_eq!(p.list("a"), vec!["u", "v", "w"]);
     }
 
     #[test]
