@@ -207,6 +207,14 @@ pub struct StableswapRecord {
     /// Fee in 1e-10 units.
     #[serde(deserialize_with = "de_u256")]
     pub fee: U256,
+    /// Share of the fee kept by the admin, 1e-10 units (taken out of the
+    /// pool's balance on each exchange; 0 when omitted).
+    #[serde(default, deserialize_with = "de_opt_u256")]
+    pub admin_fee: Option<U256>,
+    /// `A_PRECISION` of the pool's code: 1 for the older pools (3pool), 100
+    /// for the newer ones (1 when omitted).
+    #[serde(default)]
+    pub a_precision: Option<u32>,
     /// LP token supply.
     #[serde(default, deserialize_with = "de_opt_u256")]
     pub lp_supply: Option<U256>,
@@ -520,6 +528,12 @@ fn check_pool(
             }
             if p.fee >= U256::from(10_000_000_000u64) {
                 bad("fee must be below 1e10".into());
+            }
+            if p.admin_fee.is_some_and(|f| f > U256::from(10_000_000_000u64)) {
+                bad("adminFee must be at most 1e10".into());
+            }
+            if p.a_precision.is_some_and(|a| a == 0) {
+                bad("aPrecision must be positive".into());
             }
         }
         PoolRecord::Weighted(p) => {

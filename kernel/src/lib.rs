@@ -20,6 +20,7 @@
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+pub mod amm;
 mod error;
 pub mod pool;
 pub mod price;

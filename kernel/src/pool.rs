@@ -39,8 +39,9 @@ pub enum PoolState {
         fee: u32,
         /// Tick spacing.
         tick_spacing: i32,
-        /// Initialized ticks (index, liquidityNet), sorted.
-        ticks: Vec<(i32, i128)>,
+        /// Initialized ticks (index, liquidityNet), sorted; shared, since
+        /// swaps never change them.
+        ticks: std::sync::Arc<[(i32, i128)]>,
     },
     /// Curve StableSwap over `coins`; the LP token, if any, is the last token
     /// of the pool and is not swappable through this state.
@@ -51,6 +52,10 @@ pub enum PoolState {
         amp: U256,
         /// Fee, 1e-10 units.
         fee: U256,
+        /// Admin share of the fee, 1e-10 units.
+        admin_fee: U256,
+        /// `A_PRECISION` of the pool's code.
+        a_precision: U256,
         /// LP supply, when tokenized.
         lp_supply: Option<U256>,
     },
@@ -288,7 +293,7 @@ mod tests {
                 tick: 13_863,
                 fee: 3000,
                 tick_spacing: 60,
-                ticks: vec![],
+                ticks: std::sync::Arc::from(Vec::new()),
             },
             vec![18, 18],
         );
@@ -306,6 +311,8 @@ mod tests {
                 ],
                 amp: U256::from(2000u64),
                 fee: U256::from(1_000_000u64),
+                admin_fee: U256::ZERO,
+                a_precision: U256::from(1u8),
                 lp_supply: None,
             },
             vec![18, 6],
@@ -323,6 +330,8 @@ mod tests {
                 balances: vec![e * U256::from(900u64), e * U256::from(100u64)],
                 amp: U256::from(100u64),
                 fee: U256::ZERO,
+                admin_fee: U256::ZERO,
+                a_precision: U256::from(1u8),
                 lp_supply: None,
             },
             vec![18, 18],

@@ -55,12 +55,14 @@ impl MarketSnapshot {
                     tick: p.tick,
                     fee: p.fee,
                     tick_spacing: p.tick_spacing,
-                    ticks: p.ticks.iter().map(|t| (t.index, t.liquidity_net)).collect(),
+                    ticks: p.ticks.iter().map(|t| (t.index, t.liquidity_net)).collect::<Vec<_>>().into(),
                 },
                 PoolRecord::Stableswap(p) => PoolState::Stableswap {
                     balances: p.balances.clone(),
                     amp: p.amp,
                     fee: p.fee,
+                    admin_fee: p.admin_fee.unwrap_or_default(),
+                    a_precision: U256::from(p.a_precision.unwrap_or(1)),
                     lp_supply: p.lp_supply,
                 },
                 PoolRecord::Weighted(p) => PoolState::Weighted {

@@ -347,11 +347,11 @@ v3_pool(1, "uniswap-v3", "USDC", "USDT", 100, 2_500_000_000, price_override="0.9
 POOLS.append({"kind": "stableswap", "chainId": 1, "protocol": "curve", "address": E["3pool"],
               "lpToken": E["3Crv"], "coins": [tok(1, "DAI"), tok(1, "USDC"), tok(1, "USDT")],
               "balances": [raw(52_400_000, 18), raw(55_100_000, 6), raw(63_800_000, 6)],
-              "amp": "2000", "fee": "1000000", "lpSupply": raw(Decimal("165700000") / Decimal("1.0386"), 18)})
+              "amp": "2000", "fee": "1000000", "adminFee": "5000000000", "aPrecision": 1, "lpSupply": raw(Decimal("165700000") / Decimal("1.0386"), 18)})
 POOLS.append({"kind": "stableswap", "chainId": 1, "protocol": "curve", "address": E["stethPool"],
               "lpToken": E["steCRV"], "coins": [NATIVE, E["stETH"]],
               "balances": [raw(37_150, 18), raw(36_420, 18)],
-              "amp": "30", "fee": "1000000", "lpSupply": raw(Decimal("73570") / Decimal("1.1362"), 18)})
+              "amp": "30", "fee": "1000000", "adminFee": "5000000000", "aPrecision": 100, "lpSupply": raw(Decimal("73570") / Decimal("1.1362"), 18)})
 POOLS.append({"kind": "weighted", "chainId": 1, "protocol": "balancer-v2", "address": E["bal5050WbtcWeth"],
               "poolId": E["bal5050WbtcWeth"] + "00020000000000000000000e",
               "tokens": [tok(1, "WBTC"), tok(1, "WETH")],

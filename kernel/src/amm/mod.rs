@@ -1,0 +1,220 @@
+//! Exact pool math: one integer implementation per pool kind, matching its
+//! contract's arithmetic and rounding, plus an `f64` shadow quote per kind
+//! that only guides the search.
+//!
+//! [`Pool::swap_exact_in`] takes `&self` and returns the output together with
+//! the pool's state after the trade, so a path that meets the same pool
+//! twice, or the legs of a split, can see the earlier leg's effect. Quoting
+//! never mutates a pool.
+//!
+//! Balancer weighted pools quote only through the shadow for now: their
+//! exact `pow` (`LogExpMath`) is not implemented yet, so the exact path
+//! answers `Unsupported` and the search never routes through them.
+
+mod error;
+pub mod full_math;
+pub mod stableswap;
+pub mod uniswap_v2;
+pub mod uniswap_v3;
+pub mod vault;
+
+use alloy_primitives::U256;
+pub use error::AmmError;
+
+use crate::pool::{Pool, PoolState, u256_to_f64};
+
+/// Gas estimates per step kind (until execution measures them).
+pub mod gas {
+    /// Uniswap V2 pair: transfer in, `swap`.
+    pub const UNISWAP_V2: u64 = 90_000;
+    /// Uniswap V3 swap, before tick crossings.
+    pub const UNISWAP_V3: u64 = 110_000;
+    /// Each initialized tick crossed.
+    pub const UNISWAP_V3_PER_TICK: u64 = 25_000;
+    /// Curve `exchange`.
+    pub const STABLESWAP: u64 = 140_000;
+    /// ERC-4626 deposit or redeem.
+    pub const VAULT: u64 = 100_000;
+    /// Lending supply or withdraw.
+    pub const LENDING: u64 = 170_000;
+    /// Liquid staking deposit or wrap.
+    pub const STAKING: u64 = 90_000;
+    /// WETH deposit or withdraw.
+    pub const WRAP: u64 = 40_000;
+}
+
+/// An exact trade through one pool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Swap {
+    /// Output, raw units of the output token.
+    pub amount_out: U256,
+    /// Gas estimate of the step.
+    pub gas: u64,
+    /// The pool's state after the trade.
+    pub next: PoolState,
+}
+
+fn add(a: U256, b: U256) -> Result<U256, AmmError> {
+    a.checked_add(b).ok_or(AmmError::InvalidState)
+}
+
+fn sub(a: U256, b: U256) -> Result<U256, AmmError> {
+    a.checked_sub(b).ok_or(AmmError::InvalidState)
+}
+
+impl Pool {
+    /// Exact output for `amount_in` of token `i` into token `j`.
+    pub fn swap_exact_in(&self, i: usize, j: usize, amount_in: U256) -> Result<Swap, AmmError> {
+        let n = self.tokens.len();
+        if i == j || i >= n || j >= n {
+            return Err(AmmError::Unsupported);
+        }
+        if amount_in.is_zero() {
+            return Err(AmmError::InsufficientLiquidity);
+        }
+        match &self.state {
+            PoolState::UniswapV2 { reserves, fee_bps } => {
+                let out = uniswap_v2::amount_out(amount_in, reserves[i], reserves[j], *fee_bps)?;
+                let mut r = *reserves;
+                r[i] = add(r[i], amount_in)?;
+                r[j] = sub(r[j], out)?;
+                Ok(Swap { amount_out: out, gas: gas::UNISWAP_V2, next: PoolState::UniswapV2 { reserves: r, fee_bps: *fee_bps } })
+            }
+            PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } => {
+                let slot = uniswap_v3::V3Slot { sqrt_price_x96: *sqrt_price_x96, tick: *tick, liquidity: *liquidity };
+                let s = uniswap_v3::swap_exact_in(slot, ticks, *tick_spacing, *fee, i == 0, amount_in)?;
+                if s.amount_out.is_zero() {
+                    return Err(AmmError::InsufficientLiquidity);
+                }
+                Ok(Swap {
+                    amount_out: s.amount_out,
+                    gas: gas::UNISWAP_V3 + gas::UNISWAP_V3_PER_TICK * u64::from(s.ticks_crossed),
+                    next: PoolState::UniswapV3 {
+                        sqrt_price_x96: s.slot.sqrt_price_x96,
+                        liquidity: s.slot.liquidity,
+                        tick: s.slot.tick,
+                        fee: *fee,
+                        tick_spacing: *tick_spacing,
+                        ticks: ticks.clone(),
+                    },
+                })
+            }
+            PoolState::Stableswap { balances, amp, fee, admin_fee, a_precision, lp_supply } => {
+                // Coins only; the LP token (last, when present) is not
+                // exchangeable here.
+                if i >= balances.len() || j >= balances.len() {
+                    return Err(AmmError::Unsupported);
+                }
+                let rates = self.decimals[..balances.len()]
+                    .iter()
+                    .map(|d| stableswap::rate_for_decimals(*d))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let params = stableswap::Params {
+                    amp: amp.checked_mul(*a_precision).ok_or(AmmError::InvalidState)?,
+                    a_precision: *a_precision,
+                    fee: *fee,
+                    admin_fee: *admin_fee,
+                };
+                let x = stableswap::exchange(balances, &rates, params, i, j, amount_in)?;
+                let (out, admin) = (x.dy, x.admin_fee);
+                let mut b = balances.clone();
+                b[i] = add(b[i], amount_in)?;
+                b[j] = sub(sub(b[j], out)?, admin)?;
+                Ok(Swap {
+                    amount_out: out,
+                    gas: gas::STABLESWAP,
+                    next: PoolState::Stableswap {
+                        balances: b,
+                        amp: *amp,
+                        fee: *fee,
+                        admin_fee: *admin_fee,
+                        a_precision: *a_precision,
+                        lp_supply: *lp_supply,
+                    },
+                })
+            }
+            PoolState::Weighted { .. } => Err(AmmError::Unsupported),
+            PoolState::Erc4626 { total_assets, total_supply } => {
+                let (out, ta, ts) = if i == 0 {
+                    let s = vault::vault_deposit(amount_in, *total_assets, *total_supply)?;
+                    (s, add(*total_assets, amount_in)?, add(*total_supply, s)?)
+                } else {
+                    let a = vault::vault_redeem(amount_in, *total_assets, *total_supply)?;
+                    (a, sub(*total_assets, a)?, sub(*total_supply, amount_in)?)
+                };
+                Ok(Swap { amount_out: out, gas: gas::VAULT, next: PoolState::Erc4626 { total_assets: ta, total_supply: ts } })
+            }
+            PoolState::Lending { model, exchange_rate, available_liquidity } => {
+                let (out, avail) = if i == 0 {
+                    (vault::lending_supply(*model, *exchange_rate, amount_in)?, add(*available_liquidity, amount_in)?)
+                } else {
+                    let a = vault::lending_withdraw(*model, *exchange_rate, *available_liquidity, amount_in)?;
+                    (a, sub(*available_liquidity, a)?)
+                };
+                Ok(Swap {
+                    amount_out: out,
+                    gas: gas::LENDING,
+                    next: PoolState::Lending { model: *model, exchange_rate: *exchange_rate, available_liquidity: avail },
+                })
+            }
+            PoolState::LiquidStaking { total_pooled_asset, total_shares, rebasing } => {
+                if i == 0 {
+                    let out = vault::stake(amount_in, *total_pooled_asset, *total_shares, *rebasing)?;
+                    let (pooled, shares) = if *rebasing {
+                        // A deposit mints shares at the current ratio.
+                        let minted = vault::stake(amount_in, *total_pooled_asset, *total_shares, false)?;
+                        (add(*total_pooled_asset, amount_in)?, add(*total_shares, minted)?)
+                    } else {
+                        // Wrapping moves existing shares: the totals stay.
+                        (*total_pooled_asset, *total_shares)
+                    };
+                    Ok(Swap {
+                        amount_out: out,
+                        gas: gas::STAKING,
+                        next: PoolState::LiquidStaking { total_pooled_asset: pooled, total_shares: shares, rebasing: *rebasing },
+                    })
+                } else if !*rebasing {
+                    let out = vault::unstake_wrapped(amount_in, *total_pooled_asset, *total_shares)?;
+                    Ok(Swap { amount_out: out, gas: gas::STAKING, next: self.state.clone() })
+                } else {
+                    // Leaving a rebasing stake goes through a withdrawal queue.
+                    Err(AmmError::Unsupported)
+                }
+            }
+            PoolState::Wrap => Ok(Swap { amount_out: amount_in, gas: gas::WRAP, next: PoolState::Wrap }),
+        }
+    }
+
+    /// Approximate output in `f64` (raw units), for the search only.
+    pub fn shadow_out(&self, i: usize, j: usize, amount_in: f64) -> f64 {
+        if !(amount_in > 0.0) || i == j || i >= self.tokens.len() || j >= self.tokens.len() {
+            return 0.0;
+        }
+        let cp = |x: f64, ri: f64, rj: f64, keep: f64| {
+            let xf = x * keep;
+            if ri > 0.0 && rj > 0.0 { rj * xf / (ri + xf) } else { 0.0 }
+        };
+        let out = match &self.state {
+            PoolState::UniswapV2 { reserves, fee_bps } => cp(
+                amount_in,
+                u256_to_f64(reserves[i]),
+                u256_to_f64(reserves[j]),
+                1.0 - f64::from(*fee_bps) / 1e4,
+            ),
+            PoolState::UniswapV3 { fee, .. } => {
+                cp(amount_in, self.depth(i), self.depth(j), 1.0 - f64::from(*fee) / 1e6)
+            }
+            PoolState::Stableswap { balances, fee, .. } => {
+                if i >= balances.len() || j >= balances.len() {
+                    return 0.0;
+                }
+                let r = self.spot_rate(i, j).unwrap_or(0.0);
+                (amount_in * r * (1.0 - u256_to_f64(*fee) / 1e10)).min(u256_to_f64(balances[j]))
+            }
+            PoolState::Weighted { .. } => 0.0,
+            PoolState::LiquidStaking { rebasing: true, .. } if i == 1 => 0.0,
+            _ => amount_in * self.spot_rate(i, j).unwrap_or(0.0),
+        };
+        if out.is_finite() { out.max(0.0) } else { 0.0 }
+    }
+}

@@ -1,0 +1,53 @@
+//! Uniswap V2-style constant product, as `UniswapV2Library.getAmountOut`
+//! with the pool's fee in bps (30 for Uniswap V2: `997/1000` and
+//! `9970/10000` give the same floor).
+
+use alloy_primitives::U256;
+
+use super::AmmError;
+
+/// Output for `amount_in` of the token whose reserve is `reserve_in`.
+pub fn amount_out(amount_in: U256, reserve_in: U256, reserve_out: U256, fee_bps: u32) -> Result<U256, AmmError> {
+    if fee_bps >= 10_000 {
+        return Err(AmmError::InvalidState);
+    }
+    if reserve_in.is_zero() || reserve_out.is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let with_fee = amount_in.checked_mul(U256::from(10_000 - fee_bps)).ok_or(AmmError::InvalidState)?;
+    let numerator = with_fee.checked_mul(reserve_out).ok_or(AmmError::InvalidState)?;
+    let denominator = reserve_in
+        .checked_mul(U256::from(10_000u32))
+        .and_then(|d| d.checked_add(with_fee))
+        .ok_or(AmmError::InvalidState)?;
+    let out = numerator / denominator;
+    if out.is_zero() || out >= reserve_out {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn golden_against_the_v2_router_formula() {
+        // 1 WETH into 100 WETH / 300,000 USDC at 0.3%: the toolchain spike's
+        // on-chain swap returned 2961474103.
+        let out = amount_out(
+            U256::from(10u64).pow(U256::from(18u64)),
+            U256::from(100u64) * U256::from(10u64).pow(U256::from(18u64)),
+            U256::from(300_000_000_000u64),
+            30,
+        );
+        assert_eq!(out, Ok(U256::from(2_961_474_103u64)));
+    }
+
+    #[test]
+    fn empty_and_dust() {
+        assert_eq!(amount_out(U256::from(1u8), U256::ZERO, U256::from(5u8), 30), Err(AmmError::InsufficientLiquidity));
+        assert_eq!(amount_out(U256::from(1u8), U256::from(1000u32), U256::from(1000u32), 30), Err(AmmError::InsufficientLiquidity));
+        assert_eq!(amount_out(U256::MAX, U256::from(1u8), U256::from(1u8), 30), Err(AmmError::InvalidState));
+    }
+}

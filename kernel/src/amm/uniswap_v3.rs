@@ -1,0 +1,372 @@
+//! Uniswap V3 exact-input swaps, integer for integer as `UniswapV3Pool.swap`:
+//! `TickMath.getSqrtRatioAtTick`, `SqrtPriceMath`, `SwapMath.computeSwapStep`
+//! and the step loop, which stops at every bitmap word boundary as
+//! `TickBitmap.nextInitializedTickWithinOneWord` does (each step rounds, so
+//! the boundaries matter to the last wei). Protocol fees change no output and
+//! are not modelled.
+
+use alloy_primitives::{U160, U256, uint};
+
+use super::{
+    AmmError,
+    full_math::{div_rounding_up, mul_div, mul_div_rounding_up},
+};
+
+/// Lowest tick.
+pub const MIN_TICK: i32 = -887_272;
+/// Highest tick.
+pub const MAX_TICK: i32 = 887_272;
+/// `getSqrtRatioAtTick(MIN_TICK)`.
+pub const MIN_SQRT_RATIO: U256 = uint!(4295128739_U256);
+/// `getSqrtRatioAtTick(MAX_TICK)`.
+pub const MAX_SQRT_RATIO: U256 = uint!(1461446703485210103287273052203988822378723970342_U256);
+
+const Q96: U256 = uint!(0x1000000000000000000000000_U256);
+
+const MAGIC: [U256; 20] = [
+    uint!(0xfffcb933bd6fad37aa2d162d1a594001_U256),
+    uint!(0xfff97272373d413259a46990580e213a_U256),
+    uint!(0xfff2e50f5f656932ef12357cf3c7fdcc_U256),
+    uint!(0xffe5caca7e10e4e61c3624eaa0941cd0_U256),
+    uint!(0xffcb9843d60f6159c9db58835c926644_U256),
+    uint!(0xff973b41fa98c081472e6896dfb254c0_U256),
+    uint!(0xff2ea16466c96a3843ec78b326b52861_U256),
+    uint!(0xfe5dee046a99a2a811c461f1969c3053_U256),
+    uint!(0xfcbe86c7900a88aedcffc83b479aa3a4_U256),
+    uint!(0xf987a7253ac413176f2b074cf7815e54_U256),
+    uint!(0xf3392b0822b70005940c7a398e4b70f3_U256),
+    uint!(0xe7159475a2c29b7443b29c7fa6e889d9_U256),
+    uint!(0xd097f3bdfd2022b8845ad8f792aa5825_U256),
+    uint!(0xa9f746462d870fdf8a65dc1f90e061e5_U256),
+    uint!(0x70d869a156d2a1b890bb3df62baf32f7_U256),
+    uint!(0x31be135f97d08fd981231505542fcfa6_U256),
+    uint!(0x9aa508b5b7a84e1c677de54f3e99bc9_U256),
+    uint!(0x5d6af8dedb81196699c329225ee604_U256),
+    uint!(0x2216e584f5fa1ea926041bedfe98_U256),
+    uint!(0x48a170391f7dc42444e8fa2_U256),
+];
+
+/// `TickMath.getSqrtRatioAtTick`: `sqrt(1.0001^tick) * 2^96`, rounded up.
+pub fn sqrt_ratio_at_tick(tick: i32) -> Result<U256, AmmError> {
+    if !(MIN_TICK..=MAX_TICK).contains(&tick) {
+        return Err(AmmError::InvalidState);
+    }
+    let abs = tick.unsigned_abs();
+    let mut ratio = if abs & 1 != 0 { MAGIC[0] } else { U256::from(1u8) << 128 };
+    for (bit, magic) in MAGIC.iter().enumerate().skip(1) {
+        if abs & (1 << bit) != 0 {
+            ratio = (ratio * *magic) >> 128;
+        }
+    }
+    if tick > 0 {
+        ratio = U256::MAX / ratio;
+    }
+    let rem = ratio & U256::from(u32::MAX);
+    Ok((ratio >> 32) + U256::from(u8::from(!rem.is_zero())))
+}
+
+/// `TickMath.getTickAtSqrtRatio`: the greatest tick whose ratio is at most
+/// `sqrt_price` (found by bisection over `sqrt_ratio_at_tick`, which is the
+/// definition the contract's log2 approximation implements).
+pub fn tick_at_sqrt_ratio(sqrt_price: U256) -> Result<i32, AmmError> {
+    if sqrt_price < MIN_SQRT_RATIO || sqrt_price >= MAX_SQRT_RATIO {
+        return Err(AmmError::InvalidState);
+    }
+    let (mut lo, mut hi) = (MIN_TICK, MAX_TICK);
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if sqrt_ratio_at_tick(mid)? <= sqrt_price {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(lo)
+}
+
+fn to_u160(x: U256) -> Result<U256, AmmError> {
+    if x > U256::from(U160::MAX) { Err(AmmError::InvalidState) } else { Ok(x) }
+}
+
+fn next_sqrt_from_amount0_rounding_up(
+    sqrt_p: U256,
+    liquidity: u128,
+    amount: U256,
+    add: bool,
+) -> Result<U256, AmmError> {
+    if amount.is_zero() {
+        return Ok(sqrt_p);
+    }
+    let numerator1: U256 = U256::from(liquidity) << 96;
+    let product = amount.checked_mul(sqrt_p);
+    if add {
+        if let Some(product) = product
+            && let Some(denominator) = numerator1.checked_add(product)
+        {
+            return mul_div_rounding_up(numerator1, sqrt_p, denominator).ok_or(AmmError::InvalidState);
+        }
+        let d = (numerator1 / sqrt_p).checked_add(amount).ok_or(AmmError::InvalidState)?;
+        div_rounding_up(numerator1, d).ok_or(AmmError::InvalidState)
+    } else {
+        let product = product.ok_or(AmmError::InsufficientLiquidity)?;
+        if numerator1 <= product {
+            return Err(AmmError::InsufficientLiquidity);
+        }
+        to_u160(mul_div_rounding_up(numerator1, sqrt_p, numerator1 - product).ok_or(AmmError::InvalidState)?)
+    }
+}
+
+fn next_sqrt_from_amount1_rounding_down(
+    sqrt_p: U256,
+    liquidity: u128,
+    amount: U256,
+    add: bool,
+) -> Result<U256, AmmError> {
+    let l = U256::from(liquidity);
+    let fits160 = amount <= U256::from(U160::MAX);
+    if add {
+        let quotient = if fits160 {
+            (amount << 96) / l
+        } else {
+            mul_div(amount, Q96, l).ok_or(AmmError::InvalidState)?
+        };
+        to_u160(sqrt_p.checked_add(quotient).ok_or(AmmError::InvalidState)?)
+    } else {
+        let quotient = if fits160 {
+            div_rounding_up(amount << 96, l).ok_or(AmmError::InvalidState)?
+        } else {
+            mul_div_rounding_up(amount, Q96, l).ok_or(AmmError::InvalidState)?
+        };
+        if sqrt_p <= quotient {
+            return Err(AmmError::InsufficientLiquidity);
+        }
+        Ok(sqrt_p - quotient)
+    }
+}
+
+/// `SqrtPriceMath.getAmount0Delta` (unsigned form).
+pub fn amount0_delta(a: U256, b: U256, liquidity: u128, round_up: bool) -> Result<U256, AmmError> {
+    let (lo, hi) = if a > b { (b, a) } else { (a, b) };
+    if lo.is_zero() {
+        return Err(AmmError::InvalidState);
+    }
+    let numerator1: U256 = U256::from(liquidity) << 96;
+    let numerator2 = hi - lo;
+    let r = if round_up {
+        mul_div_rounding_up(numerator1, numerator2, hi).and_then(|x| div_rounding_up(x, lo))
+    } else {
+        mul_div(numerator1, numerator2, hi).map(|x| x / lo)
+    };
+    r.ok_or(AmmError::InvalidState)
+}
+
+/// `SqrtPriceMath.getAmount1Delta` (unsigned form).
+pub fn amount1_delta(a: U256, b: U256, liquidity: u128, round_up: bool) -> Result<U256, AmmError> {
+    let (lo, hi) = if a > b { (b, a) } else { (a, b) };
+    let l = U256::from(liquidity);
+    let r = if round_up { mul_div_rounding_up(l, hi - lo, Q96) } else { mul_div(l, hi - lo, Q96) };
+    r.ok_or(AmmError::InvalidState)
+}
+
+/// One step of `SwapMath.computeSwapStep` for an exact input.
+/// Returns `(sqrt_next, amount_in, amount_out, fee_amount)`.
+pub fn compute_swap_step_exact_in(
+    sqrt_current: U256,
+    sqrt_target: U256,
+    liquidity: u128,
+    amount_remaining: U256,
+    fee_pips: u32,
+) -> Result<(U256, U256, U256, U256), AmmError> {
+    let zero_for_one = sqrt_current >= sqrt_target;
+    let fee = U256::from(fee_pips);
+    let million = U256::from(1_000_000u32);
+    let remaining_less_fee =
+        mul_div(amount_remaining, million - fee, million).ok_or(AmmError::InvalidState)?;
+    let amount_in_to_target = if zero_for_one {
+        amount0_delta(sqrt_target, sqrt_current, liquidity, true)?
+    } else {
+        amount1_delta(sqrt_current, sqrt_target, liquidity, true)?
+    };
+    let sqrt_next = if remaining_less_fee >= amount_in_to_target {
+        sqrt_target
+    } else if zero_for_one {
+        next_sqrt_from_amount0_rounding_up(sqrt_current, liquidity, remaining_less_fee, true)?
+    } else {
+        next_sqrt_from_amount1_rounding_down(sqrt_current, liquidity, remaining_less_fee, true)?
+    };
+    let max = sqrt_next == sqrt_target;
+    let (amount_in, amount_out) = if zero_for_one {
+        (
+            if max { amount_in_to_target } else { amount0_delta(sqrt_next, sqrt_current, liquidity, true)? },
+            amount1_delta(sqrt_next, sqrt_current, liquidity, false)?,
+        )
+    } else {
+        (
+            if max { amount_in_to_target } else { amount1_delta(sqrt_current, sqrt_next, liquidity, true)? },
+            amount0_delta(sqrt_current, sqrt_next, liquidity, false)?,
+        )
+    };
+    let fee_amount = if !max {
+        amount_remaining.checked_sub(amount_in).ok_or(AmmError::InvalidState)?
+    } else {
+        mul_div_rounding_up(amount_in, fee, million - fee).ok_or(AmmError::InvalidState)?
+    };
+    Ok((sqrt_next, amount_in, amount_out, fee_amount))
+}
+
+/// The mutable part of a V3 pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V3Slot {
+    /// Q64.96 sqrt price.
+    pub sqrt_price_x96: U256,
+    /// Current tick.
+    pub tick: i32,
+    /// Active liquidity.
+    pub liquidity: u128,
+}
+
+/// Result of an exact-input swap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V3Swap {
+    /// Output amount.
+    pub amount_out: U256,
+    /// Pool slot after the swap.
+    pub slot: V3Slot,
+    /// Initialized ticks crossed (for gas).
+    pub ticks_crossed: u32,
+}
+
+fn compress(tick: i32, spacing: i32) -> i32 {
+    tick.div_euclid(spacing)
+}
+
+/// The next tick the swap loop stops at, and whether it is initialized, as
+/// `nextInitializedTickWithinOneWord` over a sorted list of initialized ticks.
+fn next_tick(ticks: &[(i32, i128)], tick: i32, spacing: i32, lte: bool) -> (i32, bool) {
+    let compressed = compress(tick, spacing);
+    if lte {
+        let word_start = (compressed >> 8) << 8;
+        // Largest initialized compressed tick in [word_start, compressed].
+        let idx = ticks.partition_point(|(t, _)| compress(*t, spacing) <= compressed);
+        match idx.checked_sub(1).map(|i| ticks[i].0) {
+            Some(t) if compress(t, spacing) >= word_start => (t, true),
+            _ => (word_start * spacing, false),
+        }
+    } else {
+        let c0 = compressed + 1;
+        let word_end = ((c0 >> 8) << 8) + 255;
+        let idx = ticks.partition_point(|(t, _)| compress(*t, spacing) < c0);
+        match ticks.get(idx).map(|(t, _)| *t) {
+            Some(t) if compress(t, spacing) <= word_end => (t, true),
+            _ => (word_end * spacing, false),
+        }
+    }
+}
+
+/// Exact-input swap through the pool (`zero_for_one`: token0 in). Fails with
+/// `InsufficientLiquidity` when the price limit is reached before the input
+/// is used up.
+pub fn swap_exact_in(
+    slot: V3Slot,
+    ticks: &[(i32, i128)],
+    spacing: i32,
+    fee_pips: u32,
+    zero_for_one: bool,
+    amount_in: U256,
+) -> Result<V3Swap, AmmError> {
+    if spacing <= 0 || fee_pips >= 1_000_000 {
+        return Err(AmmError::InvalidState);
+    }
+    let limit = if zero_for_one { MIN_SQRT_RATIO + U256::from(1u8) } else { MAX_SQRT_RATIO - U256::from(1u8) };
+    if zero_for_one && slot.sqrt_price_x96 <= limit || !zero_for_one && slot.sqrt_price_x96 >= limit {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let mut s = slot;
+    let mut remaining = amount_in;
+    let mut out = U256::ZERO;
+    let mut crossed = 0;
+    // Bounded: each iteration advances at least one bitmap word or ends.
+    let max_steps = 2 * (MAX_TICK as usize) / (spacing as usize * 256) + 8;
+    for _ in 0..max_steps {
+        if remaining.is_zero() || s.sqrt_price_x96 == limit {
+            break;
+        }
+        let (mut tick_next, initialized) = next_tick(ticks, s.tick, spacing, zero_for_one);
+        tick_next = tick_next.clamp(MIN_TICK, MAX_TICK);
+        let sqrt_next_tick = sqrt_ratio_at_tick(tick_next)?;
+        let target = if zero_for_one { sqrt_next_tick.max(limit) } else { sqrt_next_tick.min(limit) };
+        let start = s.sqrt_price_x96;
+        let (sqrt_after, step_in, step_out, fee) =
+            compute_swap_step_exact_in(start, target, s.liquidity, remaining, fee_pips)?;
+        s.sqrt_price_x96 = sqrt_after;
+        remaining = remaining.checked_sub(step_in + fee).ok_or(AmmError::InvalidState)?;
+        out = out.checked_add(step_out).ok_or(AmmError::InvalidState)?;
+        if sqrt_after == sqrt_next_tick {
+            if initialized {
+                let net = ticks
+                    .binary_search_by_key(&tick_next, |(t, _)| *t)
+                    .map(|i| ticks[i].1)
+                    .map_err(|_| AmmError::InvalidState)?;
+                let net = if zero_for_one { net.checked_neg().ok_or(AmmError::InvalidState)? } else { net };
+                s.liquidity = if net < 0 {
+                    s.liquidity.checked_sub(net.unsigned_abs()).ok_or(AmmError::InvalidState)?
+                } else {
+                    s.liquidity.checked_add(net as u128).ok_or(AmmError::InvalidState)?
+                };
+                crossed += 1;
+            }
+            s.tick = if zero_for_one { tick_next - 1 } else { tick_next };
+        } else if sqrt_after != start {
+            s.tick = tick_at_sqrt_ratio(sqrt_after)?;
+        }
+    }
+    if !remaining.is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    Ok(V3Swap { amount_out: out, slot: s, ticks_crossed: crossed })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_math_golden_values() {
+        assert_eq!(sqrt_ratio_at_tick(0), Ok(Q96));
+        assert_eq!(sqrt_ratio_at_tick(1), Ok(uint!(79232123823359799118286999568_U256)));
+        assert_eq!(sqrt_ratio_at_tick(-1), Ok(uint!(79224201403219477170569942574_U256)));
+        assert_eq!(sqrt_ratio_at_tick(MIN_TICK), Ok(MIN_SQRT_RATIO));
+        assert_eq!(sqrt_ratio_at_tick(MAX_TICK), Ok(MAX_SQRT_RATIO));
+        assert!(sqrt_ratio_at_tick(MAX_TICK + 1).is_err());
+        for t in [MIN_TICK, -200_000, -1, 0, 1, 12_345, 200_000, MAX_TICK - 1] {
+            assert_eq!(tick_at_sqrt_ratio(sqrt_ratio_at_tick(t).unwrap_or_default()), Ok(t));
+            let r = sqrt_ratio_at_tick(t).unwrap_or_default();
+            assert_eq!(tick_at_sqrt_ratio(r + U256::from(1u8)), Ok(t));
+        }
+    }
+
+    #[test]
+    fn swap_step_golden_from_the_v3_tests() {
+        // SwapMath.spec.ts: "exact amount in that gets capped at price target
+        // in one for zero": price 1 → target sqrt(101/100), liquidity 2e18,
+        // amount 1e18, fee 600.
+        let price = Q96;
+        let target = uint!(79623317895830914510639640423_U256); // encodePriceSqrt(101, 100)
+        let (next, amount_in, amount_out, fee) =
+            compute_swap_step_exact_in(price, target, 2_000_000_000_000_000_000, uint!(1000000000000000000_U256), 600)
+                .unwrap_or_default();
+        assert_eq!(amount_in, uint!(9975124224178055_U256));
+        assert_eq!(fee, uint!(5988667735148_U256));
+        assert_eq!(amount_out, uint!(9925619580021728_U256));
+        assert_eq!(next, target);
+    }
+
+    #[test]
+    fn word_boundaries_are_found() {
+        let ticks = [(-600, 10i128), (600, -10i128)];
+        assert_eq!(next_tick(&ticks, 0, 60, true), (0, false)); // word start of compressed 0
+        assert_eq!(next_tick(&ticks, -1, 60, true), (-600, true));
+        assert_eq!(next_tick(&ticks, 0, 60, false), (600, true));
+        assert_eq!(next_tick(&ticks, 600, 60, false), (255 * 60, false));
+    }
+}
