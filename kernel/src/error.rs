@@ -13,13 +13,38 @@ pub enum KernelError {
         /// Token.
         token: Address,
     },
+    /// The snapshot has no state for the chain.
+    #[error("no market state for chain {0}")]
+    UnknownChain(ChainId),
+    /// No input or no output.
+    #[error("a route needs at least one input and one output")]
+    EmptyRequest,
+    /// Several outputs, but not one per input.
+    #[error("outputs must be one, or one per input")]
+    OutputShape,
+    /// An input is also its own output.
+    #[error("tokenIn and tokenOut are the same token")]
+    SameToken,
+    /// No path connects the tokens with enough liquidity.
+    #[error("no route from {token_in} to {token_out}")]
+    NoRoute {
+        /// Input token.
+        token_in: Address,
+        /// Output token.
+        token_out: Address,
+    },
 }
 
 impl KernelError {
     /// What the caller should do.
     pub const fn code(&self) -> ErrorCode {
         match self {
-            Self::UnknownToken { .. } => ErrorCode::BadRequest,
+            Self::UnknownToken { .. }
+            | Self::EmptyRequest
+            | Self::OutputShape
+            | Self::SameToken => ErrorCode::BadRequest,
+            Self::UnknownChain(_) => ErrorCode::NotFound,
+            Self::NoRoute { .. } => ErrorCode::Unprocessable,
         }
     }
 }

@@ -24,9 +24,11 @@ pub mod amm;
 mod error;
 pub mod pool;
 pub mod price;
+pub mod search;
 pub mod snapshot;
 
 pub use error::KernelError;
 pub use pool::{Pool, PoolState};
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
+pub use search::{Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, find_routes};
 pub use snapshot::{ChainHead, MarketSnapshot};

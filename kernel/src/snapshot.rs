@@ -55,7 +55,12 @@ impl MarketSnapshot {
                     tick: p.tick,
                     fee: p.fee,
                     tick_spacing: p.tick_spacing,
-                    ticks: p.ticks.iter().map(|t| (t.index, t.liquidity_net)).collect::<Vec<_>>().into(),
+                    ticks: p
+                        .ticks
+                        .iter()
+                        .map(|t| (t.index, t.liquidity_net))
+                        .collect::<Vec<_>>()
+                        .into(),
                 },
                 PoolRecord::Stableswap(p) => PoolState::Stableswap {
                     balances: p.balances.clone(),

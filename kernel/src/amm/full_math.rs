@@ -60,9 +60,18 @@ mod tests {
 
     #[test]
     fn rounding_up() {
-        assert_eq!(mul_div_rounding_up(U256::from(5u8), U256::from(3u8), U256::from(2u8)), Some(U256::from(8u8)));
-        assert_eq!(mul_div_rounding_up(U256::from(4u8), U256::from(3u8), U256::from(2u8)), Some(U256::from(6u8)));
-        assert_eq!(mul_div_rounding_up(U256::MAX, U256::from(1u8), U256::from(1u8)), Some(U256::MAX));
+        assert_eq!(
+            mul_div_rounding_up(U256::from(5u8), U256::from(3u8), U256::from(2u8)),
+            Some(U256::from(8u8))
+        );
+        assert_eq!(
+            mul_div_rounding_up(U256::from(4u8), U256::from(3u8), U256::from(2u8)),
+            Some(U256::from(6u8))
+        );
+        assert_eq!(
+            mul_div_rounding_up(U256::MAX, U256::from(1u8), U256::from(1u8)),
+            Some(U256::MAX)
+        );
         assert_eq!(div_rounding_up(U256::from(7u8), U256::from(2u8)), Some(U256::from(4u8)));
     }
 }

@@ -65,6 +65,18 @@ fn sub(a: U256, b: U256) -> Result<U256, AmmError> {
 impl Pool {
     /// Exact output for `amount_in` of token `i` into token `j`.
     pub fn swap_exact_in(&self, i: usize, j: usize, amount_in: U256) -> Result<Swap, AmmError> {
+        self.swap_exact_in_from(&self.state, i, j, amount_in)
+    }
+
+    /// [`Self::swap_exact_in`] from another state of this pool (one left by
+    /// an earlier leg of the same request).
+    pub fn swap_exact_in_from(
+        &self,
+        state: &PoolState,
+        i: usize,
+        j: usize,
+        amount_in: U256,
+    ) -> Result<Swap, AmmError> {
         let n = self.tokens.len();
         if i == j || i >= n || j >= n {
             return Err(AmmError::Unsupported);
@@ -72,17 +84,26 @@ impl Pool {
         if amount_in.is_zero() {
             return Err(AmmError::InsufficientLiquidity);
         }
-        match &self.state {
+        match state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
                 let out = uniswap_v2::amount_out(amount_in, reserves[i], reserves[j], *fee_bps)?;
                 let mut r = *reserves;
                 r[i] = add(r[i], amount_in)?;
                 r[j] = sub(r[j], out)?;
-                Ok(Swap { amount_out: out, gas: gas::UNISWAP_V2, next: PoolState::UniswapV2 { reserves: r, fee_bps: *fee_bps } })
+                Ok(Swap {
+                    amount_out: out,
+                    gas: gas::UNISWAP_V2,
+                    next: PoolState::UniswapV2 { reserves: r, fee_bps: *fee_bps },
+                })
             }
             PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } => {
-                let slot = uniswap_v3::V3Slot { sqrt_price_x96: *sqrt_price_x96, tick: *tick, liquidity: *liquidity };
-                let s = uniswap_v3::swap_exact_in(slot, ticks, *tick_spacing, *fee, i == 0, amount_in)?;
+                let slot = uniswap_v3::V3Slot {
+                    sqrt_price_x96: *sqrt_price_x96,
+                    tick: *tick,
+                    liquidity: *liquidity,
+                };
+                let s =
+                    uniswap_v3::swap_exact_in(slot, ticks, *tick_spacing, *fee, i == 0, amount_in)?;
                 if s.amount_out.is_zero() {
                     return Err(AmmError::InsufficientLiquidity);
                 }
@@ -142,27 +163,45 @@ impl Pool {
                     let a = vault::vault_redeem(amount_in, *total_assets, *total_supply)?;
                     (a, sub(*total_assets, a)?, sub(*total_supply, amount_in)?)
                 };
-                Ok(Swap { amount_out: out, gas: gas::VAULT, next: PoolState::Erc4626 { total_assets: ta, total_supply: ts } })
+                Ok(Swap {
+                    amount_out: out,
+                    gas: gas::VAULT,
+                    next: PoolState::Erc4626 { total_assets: ta, total_supply: ts },
+                })
             }
             PoolState::Lending { model, exchange_rate, available_liquidity } => {
                 let (out, avail) = if i == 0 {
-                    (vault::lending_supply(*model, *exchange_rate, amount_in)?, add(*available_liquidity, amount_in)?)
+                    (
+                        vault::lending_supply(*model, *exchange_rate, amount_in)?,
+                        add(*available_liquidity, amount_in)?,
+                    )
                 } else {
-                    let a = vault::lending_withdraw(*model, *exchange_rate, *available_liquidity, amount_in)?;
+                    let a = vault::lending_withdraw(
+                        *model,
+                        *exchange_rate,
+                        *available_liquidity,
+                        amount_in,
+                    )?;
                     (a, sub(*available_liquidity, a)?)
                 };
                 Ok(Swap {
                     amount_out: out,
                     gas: gas::LENDING,
-                    next: PoolState::Lending { model: *model, exchange_rate: *exchange_rate, available_liquidity: avail },
+                    next: PoolState::Lending {
+                        model: *model,
+                        exchange_rate: *exchange_rate,
+                        available_liquidity: avail,
+                    },
                 })
             }
             PoolState::LiquidStaking { total_pooled_asset, total_shares, rebasing } => {
                 if i == 0 {
-                    let out = vault::stake(amount_in, *total_pooled_asset, *total_shares, *rebasing)?;
+                    let out =
+                        vault::stake(amount_in, *total_pooled_asset, *total_shares, *rebasing)?;
                     let (pooled, shares) = if *rebasing {
                         // A deposit mints shares at the current ratio.
-                        let minted = vault::stake(amount_in, *total_pooled_asset, *total_shares, false)?;
+                        let minted =
+                            vault::stake(amount_in, *total_pooled_asset, *total_shares, false)?;
                         (add(*total_pooled_asset, amount_in)?, add(*total_shares, minted)?)
                     } else {
                         // Wrapping moves existing shares: the totals stay.
@@ -171,23 +210,30 @@ impl Pool {
                     Ok(Swap {
                         amount_out: out,
                         gas: gas::STAKING,
-                        next: PoolState::LiquidStaking { total_pooled_asset: pooled, total_shares: shares, rebasing: *rebasing },
+                        next: PoolState::LiquidStaking {
+                            total_pooled_asset: pooled,
+                            total_shares: shares,
+                            rebasing: *rebasing,
+                        },
                     })
                 } else if !*rebasing {
-                    let out = vault::unstake_wrapped(amount_in, *total_pooled_asset, *total_shares)?;
-                    Ok(Swap { amount_out: out, gas: gas::STAKING, next: self.state.clone() })
+                    let out =
+                        vault::unstake_wrapped(amount_in, *total_pooled_asset, *total_shares)?;
+                    Ok(Swap { amount_out: out, gas: gas::STAKING, next: state.clone() })
                 } else {
                     // Leaving a rebasing stake goes through a withdrawal queue.
                     Err(AmmError::Unsupported)
                 }
             }
-            PoolState::Wrap => Ok(Swap { amount_out: amount_in, gas: gas::WRAP, next: PoolState::Wrap }),
+            PoolState::Wrap => {
+                Ok(Swap { amount_out: amount_in, gas: gas::WRAP, next: PoolState::Wrap })
+            }
         }
     }
 
     /// Approximate output in `f64` (raw units), for the search only.
     pub fn shadow_out(&self, i: usize, j: usize, amount_in: f64) -> f64 {
-        if !(amount_in > 0.0) || i == j || i >= self.tokens.len() || j >= self.tokens.len() {
+        if amount_in.is_nan() || amount_in <= 0.0 || i == j || i >= self.tokens.len() || j >= self.tokens.len() {
             return 0.0;
         }
         let cp = |x: f64, ri: f64, rj: f64, keep: f64| {

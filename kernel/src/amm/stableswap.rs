@@ -17,7 +17,8 @@ fn u(x: u64) -> U256 {
 /// `get_D(xp, amp)`; `amp` already multiplied by `a_precision`.
 pub fn get_d(xp: &[U256], amp: U256, a_precision: U256) -> Result<U256, AmmError> {
     let n = u(xp.len() as u64);
-    let s = xp.iter().try_fold(U256::ZERO, |a, x| a.checked_add(*x)).ok_or(AmmError::InvalidState)?;
+    let s =
+        xp.iter().try_fold(U256::ZERO, |a, x| a.checked_add(*x)).ok_or(AmmError::InvalidState)?;
     if s.is_zero() {
         return Ok(U256::ZERO);
     }
@@ -26,7 +27,8 @@ pub fn get_d(xp: &[U256], amp: U256, a_precision: U256) -> Result<U256, AmmError
     for _ in 0..255 {
         let mut d_p = d;
         for x in xp {
-            let den = x.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InsufficientLiquidity)?;
+            let den =
+                x.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InsufficientLiquidity)?;
             d_p = d_p.checked_mul(d).ok_or(AmmError::InvalidState)? / den;
         }
         let prev = d;
@@ -51,7 +53,14 @@ pub fn get_d(xp: &[U256], amp: U256, a_precision: U256) -> Result<U256, AmmError
 }
 
 /// `get_y(i, j, x, xp)`: the new balance of coin `j` when coin `i` is `x`.
-pub fn get_y(i: usize, j: usize, x: U256, xp: &[U256], amp: U256, a_precision: U256) -> Result<U256, AmmError> {
+pub fn get_y(
+    i: usize,
+    j: usize,
+    x: U256,
+    xp: &[U256],
+    amp: U256,
+    a_precision: U256,
+) -> Result<U256, AmmError> {
     let n_coins = xp.len();
     if i == j || i >= n_coins || j >= n_coins {
         return Err(AmmError::Unsupported);
@@ -70,20 +79,19 @@ pub fn get_y(i: usize, j: usize, x: U256, xp: &[U256], amp: U256, a_precision: U
             continue;
         };
         s = s.checked_add(xk).ok_or(AmmError::InvalidState)?;
-        let den = xk.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InsufficientLiquidity)?;
+        let den =
+            xk.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InsufficientLiquidity)?;
         c = c.checked_mul(d).ok_or(AmmError::InvalidState)? / den;
     }
-    c = c
-        .checked_mul(d)
-        .and_then(|v| v.checked_mul(a_precision))
-        .ok_or(AmmError::InvalidState)?
+    c = c.checked_mul(d).and_then(|v| v.checked_mul(a_precision)).ok_or(AmmError::InvalidState)?
         / ann.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
     let b = s + d.checked_mul(a_precision).ok_or(AmmError::InvalidState)? / ann;
     let mut y = d;
     for _ in 0..255 {
         let prev = y;
         let num = y.checked_mul(y).and_then(|v| v.checked_add(c)).ok_or(AmmError::InvalidState)?;
-        let den = (y * u(2) + b).checked_sub(d).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
+        let den =
+            (y * u(2) + b).checked_sub(d).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
         y = num / den;
         let diff = if y > prev { y - prev } else { prev - y };
         if diff <= u(1) {
@@ -138,11 +146,17 @@ pub fn exchange(
     if i >= xp.len() || j >= xp.len() || i == j {
         return Err(AmmError::Unsupported);
     }
-    let x = xp[i].checked_add(dx.checked_mul(rates[i]).ok_or(AmmError::InvalidState)? / precision).ok_or(AmmError::InvalidState)?;
+    let x = xp[i]
+        .checked_add(dx.checked_mul(rates[i]).ok_or(AmmError::InvalidState)? / precision)
+        .ok_or(AmmError::InvalidState)?;
     let y = get_y(i, j, x, &xp, amp, a_precision)?;
-    let dy = xp[j].checked_sub(y).and_then(|v| v.checked_sub(u(1))).ok_or(AmmError::InsufficientLiquidity)?;
+    let dy = xp[j]
+        .checked_sub(y)
+        .and_then(|v| v.checked_sub(u(1)))
+        .ok_or(AmmError::InsufficientLiquidity)?;
     let dy_fee = dy.checked_mul(fee).ok_or(AmmError::InvalidState)? / u(FEE_DENOMINATOR);
-    let dy_admin = dy_fee.checked_mul(admin_fee).ok_or(AmmError::InvalidState)? / u(FEE_DENOMINATOR);
+    let dy_admin =
+        dy_fee.checked_mul(admin_fee).ok_or(AmmError::InvalidState)? / u(FEE_DENOMINATOR);
     let admin_fee = dy_admin.checked_mul(precision).ok_or(AmmError::InvalidState)? / rates[j];
     let out = (dy - dy_fee).checked_mul(precision).ok_or(AmmError::InvalidState)? / rates[j];
     if out.is_zero() || out.checked_add(admin_fee).is_none_or(|t| t >= balances[j]) {
@@ -169,9 +183,15 @@ mod tests {
 
     #[test]
     fn balanced_pool_trades_near_par_minus_fee() {
-        let rates = [rate_for_decimals(18).unwrap_or_default(), rate_for_decimals(6).unwrap_or_default()];
+        let rates =
+            [rate_for_decimals(18).unwrap_or_default(), rate_for_decimals(6).unwrap_or_default()];
         let balances = [e(1_000_000, 18), e(1_000_000, 6)];
-        let p = Params { amp: u(2000), a_precision: u(1), fee: u(1_000_000), admin_fee: u(5_000_000_000) };
+        let p = Params {
+            amp: u(2000),
+            a_precision: u(1),
+            fee: u(1_000_000),
+            admin_fee: u(5_000_000_000),
+        };
         let x = exchange(&balances, &rates, p, 0, 1, e(1000, 18)).map(|x| x.dy).unwrap_or_default();
         let out = x;
         // About 1000 USDC less 1 bp of fee and a hair of curvature.
@@ -182,9 +202,18 @@ mod tests {
     fn a_precision_one_and_hundred_agree_in_value() {
         let rates = [rate_for_decimals(18).unwrap_or_default(); 2];
         let balances = [e(500, 18), e(700, 18)];
-        let p = |amp, a_precision| Params { amp: u(amp), a_precision: u(a_precision), fee: u(1_000_000), admin_fee: U256::ZERO };
-        let old = exchange(&balances, &rates, p(30, 1), 0, 1, e(10, 18)).map(|x| x.dy).unwrap_or_default();
-        let new = exchange(&balances, &rates, p(3000, 100), 0, 1, e(10, 18)).map(|x| x.dy).unwrap_or_default();
+        let p = |amp, a_precision| Params {
+            amp: u(amp),
+            a_precision: u(a_precision),
+            fee: u(1_000_000),
+            admin_fee: U256::ZERO,
+        };
+        let old = exchange(&balances, &rates, p(30, 1), 0, 1, e(10, 18))
+            .map(|x| x.dy)
+            .unwrap_or_default();
+        let new = exchange(&balances, &rates, p(3000, 100), 0, 1, e(10, 18))
+            .map(|x| x.dy)
+            .unwrap_or_default();
         let diff = if old > new { old - new } else { new - old };
         assert!(diff < U256::from(1_000_000u32), "{old} vs {new}");
     }

@@ -7,14 +7,20 @@ use alloy_primitives::U256;
 use super::AmmError;
 
 /// Output for `amount_in` of the token whose reserve is `reserve_in`.
-pub fn amount_out(amount_in: U256, reserve_in: U256, reserve_out: U256, fee_bps: u32) -> Result<U256, AmmError> {
+pub fn amount_out(
+    amount_in: U256,
+    reserve_in: U256,
+    reserve_out: U256,
+    fee_bps: u32,
+) -> Result<U256, AmmError> {
     if fee_bps >= 10_000 {
         return Err(AmmError::InvalidState);
     }
     if reserve_in.is_zero() || reserve_out.is_zero() {
         return Err(AmmError::InsufficientLiquidity);
     }
-    let with_fee = amount_in.checked_mul(U256::from(10_000 - fee_bps)).ok_or(AmmError::InvalidState)?;
+    let with_fee =
+        amount_in.checked_mul(U256::from(10_000 - fee_bps)).ok_or(AmmError::InvalidState)?;
     let numerator = with_fee.checked_mul(reserve_out).ok_or(AmmError::InvalidState)?;
     let denominator = reserve_in
         .checked_mul(U256::from(10_000u32))
@@ -46,8 +52,17 @@ mod tests {
 
     #[test]
     fn empty_and_dust() {
-        assert_eq!(amount_out(U256::from(1u8), U256::ZERO, U256::from(5u8), 30), Err(AmmError::InsufficientLiquidity));
-        assert_eq!(amount_out(U256::from(1u8), U256::from(1000u32), U256::from(1000u32), 30), Err(AmmError::InsufficientLiquidity));
-        assert_eq!(amount_out(U256::MAX, U256::from(1u8), U256::from(1u8), 30), Err(AmmError::InvalidState));
+        assert_eq!(
+            amount_out(U256::from(1u8), U256::ZERO, U256::from(5u8), 30),
+            Err(AmmError::InsufficientLiquidity)
+        );
+        assert_eq!(
+            amount_out(U256::from(1u8), U256::from(1000u32), U256::from(1000u32), 30),
+            Err(AmmError::InsufficientLiquidity)
+        );
+        assert_eq!(
+            amount_out(U256::MAX, U256::from(1u8), U256::from(1u8), 30),
+            Err(AmmError::InvalidState)
+        );
     }
 }

@@ -103,7 +103,8 @@ fn next_sqrt_from_amount0_rounding_up(
         if let Some(product) = product
             && let Some(denominator) = numerator1.checked_add(product)
         {
-            return mul_div_rounding_up(numerator1, sqrt_p, denominator).ok_or(AmmError::InvalidState);
+            return mul_div_rounding_up(numerator1, sqrt_p, denominator)
+                .ok_or(AmmError::InvalidState);
         }
         let d = (numerator1 / sqrt_p).checked_add(amount).ok_or(AmmError::InvalidState)?;
         div_rounding_up(numerator1, d).ok_or(AmmError::InvalidState)
@@ -112,7 +113,10 @@ fn next_sqrt_from_amount0_rounding_up(
         if numerator1 <= product {
             return Err(AmmError::InsufficientLiquidity);
         }
-        to_u160(mul_div_rounding_up(numerator1, sqrt_p, numerator1 - product).ok_or(AmmError::InvalidState)?)
+        to_u160(
+            mul_div_rounding_up(numerator1, sqrt_p, numerator1 - product)
+                .ok_or(AmmError::InvalidState)?,
+        )
     }
 }
 
@@ -197,12 +201,20 @@ pub fn compute_swap_step_exact_in(
     let max = sqrt_next == sqrt_target;
     let (amount_in, amount_out) = if zero_for_one {
         (
-            if max { amount_in_to_target } else { amount0_delta(sqrt_next, sqrt_current, liquidity, true)? },
+            if max {
+                amount_in_to_target
+            } else {
+                amount0_delta(sqrt_next, sqrt_current, liquidity, true)?
+            },
             amount1_delta(sqrt_next, sqrt_current, liquidity, false)?,
         )
     } else {
         (
-            if max { amount_in_to_target } else { amount1_delta(sqrt_current, sqrt_next, liquidity, true)? },
+            if max {
+                amount_in_to_target
+            } else {
+                amount1_delta(sqrt_current, sqrt_next, liquidity, true)?
+            },
             amount0_delta(sqrt_current, sqrt_next, liquidity, false)?,
         )
     };
@@ -277,8 +289,13 @@ pub fn swap_exact_in(
     if spacing <= 0 || fee_pips >= 1_000_000 {
         return Err(AmmError::InvalidState);
     }
-    let limit = if zero_for_one { MIN_SQRT_RATIO + U256::from(1u8) } else { MAX_SQRT_RATIO - U256::from(1u8) };
-    if zero_for_one && slot.sqrt_price_x96 <= limit || !zero_for_one && slot.sqrt_price_x96 >= limit {
+    let limit = if zero_for_one {
+        MIN_SQRT_RATIO + U256::from(1u8)
+    } else {
+        MAX_SQRT_RATIO - U256::from(1u8)
+    };
+    if zero_for_one && slot.sqrt_price_x96 <= limit || !zero_for_one && slot.sqrt_price_x96 >= limit
+    {
         return Err(AmmError::InsufficientLiquidity);
     }
     let mut s = slot;
@@ -294,7 +311,8 @@ pub fn swap_exact_in(
         let (mut tick_next, initialized) = next_tick(ticks, s.tick, spacing, zero_for_one);
         tick_next = tick_next.clamp(MIN_TICK, MAX_TICK);
         let sqrt_next_tick = sqrt_ratio_at_tick(tick_next)?;
-        let target = if zero_for_one { sqrt_next_tick.max(limit) } else { sqrt_next_tick.min(limit) };
+        let target =
+            if zero_for_one { sqrt_next_tick.max(limit) } else { sqrt_next_tick.min(limit) };
         let start = s.sqrt_price_x96;
         let (sqrt_after, step_in, step_out, fee) =
             compute_swap_step_exact_in(start, target, s.liquidity, remaining, fee_pips)?;
@@ -307,7 +325,11 @@ pub fn swap_exact_in(
                     .binary_search_by_key(&tick_next, |(t, _)| *t)
                     .map(|i| ticks[i].1)
                     .map_err(|_| AmmError::InvalidState)?;
-                let net = if zero_for_one { net.checked_neg().ok_or(AmmError::InvalidState)? } else { net };
+                let net = if zero_for_one {
+                    net.checked_neg().ok_or(AmmError::InvalidState)?
+                } else {
+                    net
+                };
                 s.liquidity = if net < 0 {
                     s.liquidity.checked_sub(net.unsigned_abs()).ok_or(AmmError::InvalidState)?
                 } else {
@@ -352,9 +374,14 @@ mod tests {
         // amount 1e18, fee 600.
         let price = Q96;
         let target = uint!(79623317895830914510639640423_U256); // encodePriceSqrt(101, 100)
-        let (next, amount_in, amount_out, fee) =
-            compute_swap_step_exact_in(price, target, 2_000_000_000_000_000_000, uint!(1000000000000000000_U256), 600)
-                .unwrap_or_default();
+        let (next, amount_in, amount_out, fee) = compute_swap_step_exact_in(
+            price,
+            target,
+            2_000_000_000_000_000_000,
+            uint!(1000000000000000000_U256),
+            600,
+        )
+        .unwrap_or_default();
         assert_eq!(amount_in, uint!(9975124224178055_U256));
         assert_eq!(fee, uint!(5988667735148_U256));
         assert_eq!(amount_out, uint!(9925619580021728_U256));

@@ -16,7 +16,11 @@ fn nonzero(x: U256) -> Result<U256, AmmError> {
 }
 
 /// ERC-4626 `previewDeposit`: shares for `assets`.
-pub fn vault_deposit(assets: U256, total_assets: U256, total_supply: U256) -> Result<U256, AmmError> {
+pub fn vault_deposit(
+    assets: U256,
+    total_assets: U256,
+    total_supply: U256,
+) -> Result<U256, AmmError> {
     if total_supply.is_zero() {
         return nonzero(assets);
     }
@@ -24,8 +28,13 @@ pub fn vault_deposit(assets: U256, total_assets: U256, total_supply: U256) -> Re
 }
 
 /// ERC-4626 `previewRedeem`: assets for `shares`.
-pub fn vault_redeem(shares: U256, total_assets: U256, total_supply: U256) -> Result<U256, AmmError> {
-    let out = mul_div(shares, total_assets, nonzero(total_supply)?).ok_or(AmmError::InvalidState)?;
+pub fn vault_redeem(
+    shares: U256,
+    total_assets: U256,
+    total_supply: U256,
+) -> Result<U256, AmmError> {
+    let out =
+        mul_div(shares, total_assets, nonzero(total_supply)?).ok_or(AmmError::InvalidState)?;
     if out > total_assets {
         return Err(AmmError::InsufficientLiquidity);
     }
@@ -33,12 +42,18 @@ pub fn vault_redeem(shares: U256, total_assets: U256, total_supply: U256) -> Res
 }
 
 fn ray_mul(a: U256, b: U256) -> Result<U256, AmmError> {
-    a.checked_mul(b).and_then(|p| p.checked_add(RAY / U256::from(2u8))).map(|p| p / RAY).ok_or(AmmError::InvalidState)
+    a.checked_mul(b)
+        .and_then(|p| p.checked_add(RAY / U256::from(2u8)))
+        .map(|p| p / RAY)
+        .ok_or(AmmError::InvalidState)
 }
 
 fn ray_div(a: U256, b: U256) -> Result<U256, AmmError> {
     let b = nonzero(b).map_err(|_| AmmError::InvalidState)?;
-    a.checked_mul(RAY).and_then(|p| p.checked_add(b / U256::from(2u8))).map(|p| p / b).ok_or(AmmError::InvalidState)
+    a.checked_mul(RAY)
+        .and_then(|p| p.checked_add(b / U256::from(2u8)))
+        .map(|p| p / b)
+        .ok_or(AmmError::InvalidState)
 }
 
 /// Supplying `amount` of the asset: receipt tokens received. Aave mints
@@ -47,7 +62,9 @@ fn ray_div(a: U256, b: U256) -> Result<U256, AmmError> {
 pub fn lending_supply(model: LendingModel, rate: U256, amount: U256) -> Result<U256, AmmError> {
     match model {
         LendingModel::Aave => nonzero(ray_mul(ray_div(amount, rate)?, rate)?),
-        LendingModel::Compound => nonzero(mul_div(amount, WAD, nonzero(rate)?).ok_or(AmmError::InvalidState)?),
+        LendingModel::Compound => {
+            nonzero(mul_div(amount, WAD, nonzero(rate)?).ok_or(AmmError::InvalidState)?)
+        }
     }
 }
 
@@ -72,8 +89,14 @@ pub fn lending_withdraw(
 
 /// Liquid staking deposit: Lido's `getSharesByPooledEth`, and for a rebasing
 /// receipt the balance that reads back, `getPooledEthByShares`.
-pub fn stake(amount: U256, total_pooled: U256, total_shares: U256, rebasing: bool) -> Result<U256, AmmError> {
-    let shares = mul_div(amount, total_shares, nonzero(total_pooled)?).ok_or(AmmError::InvalidState)?;
+pub fn stake(
+    amount: U256,
+    total_pooled: U256,
+    total_shares: U256,
+    rebasing: bool,
+) -> Result<U256, AmmError> {
+    let shares =
+        mul_div(amount, total_shares, nonzero(total_pooled)?).ok_or(AmmError::InvalidState)?;
     if !rebasing {
         return nonzero(shares);
     }
@@ -82,7 +105,11 @@ pub fn stake(amount: U256, total_pooled: U256, total_shares: U256, rebasing: boo
 
 /// Unwrapping a non-rebasing staking receipt (wstETH → stETH):
 /// `getPooledEthByShares`.
-pub fn unstake_wrapped(shares: U256, total_pooled: U256, total_shares: U256) -> Result<U256, AmmError> {
+pub fn unstake_wrapped(
+    shares: U256,
+    total_pooled: U256,
+    total_shares: U256,
+) -> Result<U256, AmmError> {
     nonzero(mul_div(shares, total_pooled, nonzero(total_shares)?).ok_or(AmmError::InvalidState)?)
 }
 
@@ -96,18 +123,32 @@ mod tests {
         assert_eq!(vault_deposit(U256::from(100u32), assets, supply), Ok(U256::from(86u32))); // 86.95
         assert_eq!(vault_redeem(U256::from(86u32), assets, supply), Ok(U256::from(98u32))); // 98.9
         assert_eq!(vault_deposit(U256::from(5u32), U256::ZERO, U256::ZERO), Ok(U256::from(5u32)));
-        assert_eq!(vault_redeem(U256::from(5u32), U256::ZERO, U256::ZERO), Err(AmmError::InsufficientLiquidity));
+        assert_eq!(
+            vault_redeem(U256::from(5u32), U256::ZERO, U256::ZERO),
+            Err(AmmError::InsufficientLiquidity)
+        );
     }
 
     #[test]
     fn aave_and_compound_receipts() {
         let index = RAY + RAY / U256::from(10u8); // 1.1
         // 1_000_000 / 1.1 = 909090.909 → 909091 scaled → 1_000_000.1 → 1_000_000.
-        assert_eq!(lending_supply(LendingModel::Aave, index, U256::from(1_000_000u32)), Ok(U256::from(1_000_000u32)));
-        let rate = U256::from(230_000_000_000_000u64); // 0.00023 * 1e18 (a cUSDC-like rate)
-        assert_eq!(lending_supply(LendingModel::Compound, rate, U256::from(1_000_000u32)), Ok(U256::from(4_347_826_086u64)));
         assert_eq!(
-            lending_withdraw(LendingModel::Compound, rate, U256::from(10_000_000u32), U256::from(4_347_826_086u64)),
+            lending_supply(LendingModel::Aave, index, U256::from(1_000_000u32)),
+            Ok(U256::from(1_000_000u32))
+        );
+        let rate = U256::from(230_000_000_000_000u64); // 0.00023 * 1e18 (a cUSDC-like rate)
+        assert_eq!(
+            lending_supply(LendingModel::Compound, rate, U256::from(1_000_000u32)),
+            Ok(U256::from(4_347_826_086u64))
+        );
+        assert_eq!(
+            lending_withdraw(
+                LendingModel::Compound,
+                rate,
+                U256::from(10_000_000u32),
+                U256::from(4_347_826_086u64)
+            ),
             Ok(U256::from(999_999u32))
         );
         assert_eq!(
