@@ -40,6 +40,13 @@ pub enum EngineError {
     /// An actor is not running (restarting or stopped).
     #[error("engine service {0} unavailable")]
     Unavailable(&'static str),
+    /// The route search refused the request or found no route.
+    #[error("route search")]
+    Route(#[source] switchyard_kernel::KernelError),
+    /// The route search panicked; the request is answered, the pool of
+    /// search threads lives on.
+    #[error("route search panicked")]
+    SearchPanicked,
     /// The system could not get randomness for a key.
     #[error("no randomness available")]
     Random,
@@ -53,10 +60,12 @@ impl EngineError {
             Self::Revoked => ErrorCode::Forbidden,
             Self::RateLimited { .. } => ErrorCode::TooManyRequests,
             Self::Unavailable(_) => ErrorCode::Unavailable,
+            Self::Route(e) => e.code(),
             Self::Catalog(_)
             | Self::Kernel(_)
             | Self::Store(_)
             | Self::DataDir { .. }
+            | Self::SearchPanicked
             | Self::Random => ErrorCode::Internal,
         }
     }

@@ -26,6 +26,7 @@
 mod error;
 pub mod keys;
 mod market;
+pub mod quote;
 pub mod rate_limit;
 mod volume;
 
@@ -36,6 +37,7 @@ use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
 pub use market::{MarketState, build_state};
+pub use quote::{Quote, QuoteRequest};
 pub use rate_limit::{RateDecision, RateLimiter};
 use switchyard_catalog::{Catalog, ChainId, ContractSet, loaders};
 use switchyard_kernel::MarketSnapshot;
@@ -265,6 +267,12 @@ impl EngineHandle {
     /// Publishes a new snapshot; prices are recomputed before it is visible.
     pub async fn publish_snapshot(&self, snapshot: MarketSnapshot) -> Result<(), EngineError> {
         ask(&self.inner.prices, market::PublishSnapshot(Arc::new(snapshot)), "price cache").await
+    }
+
+    /// Quotes a route on the current market state (kernel search on the
+    /// rayon pool, never on the async runtime).
+    pub async fn quote(&self, req: QuoteRequest) -> Result<Quote, EngineError> {
+        quote::quote(self.state(), req).await
     }
 
     /// Status of every feed. The embedded snapshot is one `ready` feed per

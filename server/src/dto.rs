@@ -485,3 +485,73 @@ pub struct IporShortcutInput {
     /// Simulate before answering.
     pub simulate: Option<bool>,
 }
+
+/// A step of a split (`RouteSegment` of the TypeScript client).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteSegment {
+    /// Action.
+    pub action: &'static str,
+    /// Protocol slug.
+    pub protocol: String,
+    /// Pool or contract.
+    pub primary: String,
+    /// Input token.
+    pub token_in: Vec<String>,
+    /// Output token.
+    pub token_out: Vec<String>,
+}
+
+/// `Hop`: one step of a route, or a split with its paths in
+/// `internalRoutes`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Hop {
+    /// Input tokens.
+    pub token_in: Vec<String>,
+    /// Output tokens.
+    pub token_out: Vec<String>,
+    /// Protocol slug (`enso` for a split).
+    pub protocol: String,
+    /// `swap`, `deposit`, `redeem`, or `split`.
+    pub action: &'static str,
+    /// Pool or contract called (for a split, its first pool).
+    pub primary: String,
+    /// Chain.
+    pub chain_id: u64,
+    /// Pools the hop uses.
+    pub pool_addresses: Vec<String>,
+    /// For a split: one list of segments per path; empty otherwise.
+    pub internal_routes: Vec<Vec<RouteSegment>>,
+    /// Exact amounts of the hop: `amountIn`, `amountOut` (wei strings).
+    pub args: std::collections::BTreeMap<&'static str, String>,
+}
+
+/// One amount, or one per output token.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single output.
+    One(String),
+    /// Several outputs, in `tokenOut` order.
+    Many(Vec<String>),
+}
+
+/// `QuoteEndpointResponse`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteResponse {
+    /// Exact output in wei: a string, or an array with several `tokenOut`.
+    pub amount_out: OneOrMany,
+    /// USD value lost from inputs to outputs, bps; null without USD prices.
+    pub price_impact: Option<f64>,
+    /// The route.
+    pub route: Vec<Hop>,
+    /// Fee taken off each input before routing, wei.
+    pub fee_amount: Vec<String>,
+    /// Gas estimate of the transaction (per-step estimates until execution
+    /// measures it).
+    pub gas: String,
+    /// Block of the chain state the quote was computed on.
+    pub block_number: u64,
+}

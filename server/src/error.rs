@@ -171,6 +171,30 @@ impl From<EngineError> for ApiError {
                 retry_after: Some(*retry_after),
                 ..Self::new(ErrorCode::TooManyRequests, "RATE_LIMITED", "rate limit exceeded")
             },
+            EngineError::Route(k) => {
+                use switchyard_kernel::KernelError as K;
+                match k {
+                    K::NoRoute { token_in, token_out } => Self::new(
+                        ErrorCode::Unprocessable,
+                        "NO_ROUTE",
+                        format!(
+                            "no route from {token_in:#x} to {token_out:#x} with enough liquidity"
+                        ),
+                    )
+                    .field("tokenOut"),
+                    K::SameToken => Self::invalid("tokenOut", "tokenOut must differ from tokenIn"),
+                    K::OutputShape => {
+                        Self::invalid("tokenOut", "tokenOut must be one token, or one per tokenIn")
+                    }
+                    K::EmptyRequest => Self::missing("tokenIn"),
+                    K::UnknownChain(c) => {
+                        Self::not_found("chainId", format!("no market state for chain {c}"))
+                    }
+                    K::UnknownToken { token, .. } => {
+                        Self::not_found("tokenIn", format!("token {token:#x} is not known"))
+                    }
+                }
+            }
             EngineError::Unavailable(what) => Self {
                 retry_after: Some(Duration::from_secs(1)),
                 ..Self::new(

@@ -233,7 +233,12 @@ impl Pool {
 
     /// Approximate output in `f64` (raw units), for the search only.
     pub fn shadow_out(&self, i: usize, j: usize, amount_in: f64) -> f64 {
-        if amount_in.is_nan() || amount_in <= 0.0 || i == j || i >= self.tokens.len() || j >= self.tokens.len() {
+        if amount_in.is_nan()
+            || amount_in <= 0.0
+            || i == j
+            || i >= self.tokens.len()
+            || j >= self.tokens.len()
+        {
             return 0.0;
         }
         let cp = |x: f64, ri: f64, rj: f64, keep: f64| {

@@ -5,16 +5,25 @@
 //! with the standard error body. None of them returns an amount it has not
 //! computed.
 
+use alloy_primitives::U256;
 use axum::{
+    Json,
     body::Body,
     extract::{RawQuery, State},
 };
+use switchyard_engine::QuoteRequest;
+use switchyard_kernel::Plan;
 
 use super::{
     query,
     requests::{self, RouteKind},
 };
-use crate::{AppState, dto, error::ApiError, query::Query};
+use crate::{
+    AppState,
+    dto::{self, addr},
+    error::ApiError,
+    query::Query,
+};
 
 /// Reads a body within the size limit (413 beyond it).
 async fn read_body(s: &AppState, body: Body) -> Result<Vec<u8>, ApiError> {
@@ -37,7 +46,10 @@ fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError
     }
 }
 
-/// `GET /api/v1/shortcuts/quote`: validated; 501 until the routing kernel lands.
+/// `GET /api/v1/shortcuts/quote`: the best route by exact pool math
+/// (multi-hop, split, several inputs), net of gas. `fee` bps is taken off each
+/// input first and reported in `feeAmount`. No route: 422 `NO_ROUTE`.
+/// Cross-chain quotes answer 501 until bridging lands.
 #[utoipa::path(get, path = "/api/v1/shortcuts/quote", tag = "shortcuts",
     params(
         ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1, maximum = 9223372036854775807i64),
@@ -61,11 +73,141 @@ fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError
         ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1, maximum = 9223372036854775807i64),
     ),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn quote(State(s): State<AppState>, raw: RawQuery) -> ApiError {
-    let parsed =
-        query(&raw).and_then(|q| requests::parse_route(&q, &s.engine.catalog(), RouteKind::Quote));
-    not_yet(parsed, "GET /shortcuts/quote")
+    responses((status = 200, body = dto::QuoteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+pub async fn quote(
+    State(s): State<AppState>,
+    raw: RawQuery,
+) -> Result<Json<dto::QuoteResponse>, ApiError> {
+    let q = query(&raw)?;
+    let catalog = s.engine.catalog();
+    let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
+    if req.destination_chain_id.is_some_and(|d| d != req.chain_id) {
+        return Err(ApiError::not_implemented("a cross-chain GET /shortcuts/quote"));
+    }
+    let chain = req.chain_id;
+    for (field, list) in [("tokenIn", &req.token_in), ("tokenOut", &req.token_out)] {
+        for (k, t) in list.iter().enumerate() {
+            if catalog.token(chain, *t).is_none() {
+                return Err(ApiError::not_found(
+                    format!("{field}[{k}]"),
+                    format!("token {t:#x} is not known on chain {chain}"),
+                ));
+            }
+        }
+    }
+    if req.token_out.len() != 1 && req.token_out.len() != req.token_in.len() {
+        return Err(ApiError::invalid(
+            "tokenOut",
+            "tokenOut must be one token, or one per tokenIn",
+        ));
+    }
+    let mut inputs = Vec::with_capacity(req.token_in.len());
+    let mut fee_amount = Vec::with_capacity(req.token_in.len());
+    for (k, (token, amount)) in req.token_in.iter().zip(&req.amount_in).enumerate() {
+        let bps = req.fee_bps.get(k).or(req.fee_bps.first()).copied().unwrap_or(0);
+        // bps ≤ 100, so the product cannot overflow past amount * 100.
+        let fee = amount
+            .checked_mul(U256::from(bps))
+            .map_or(*amount / U256::from(10_000u32) * U256::from(bps), |p| {
+                p / U256::from(10_000u32)
+            });
+        let routed = *amount - fee;
+        if routed.is_zero() {
+            return Err(ApiError::invalid(
+                format!("amountIn[{k}]"),
+                format!("amountIn[{k}] is zero after the fee"),
+            ));
+        }
+        fee_amount.push(fee.to_string());
+        inputs.push((*token, routed));
+    }
+    let quote = s
+        .engine
+        .quote(QuoteRequest {
+            chain,
+            inputs,
+            outputs: req.token_out.clone(),
+            ignore_aggregators: req.ignore_aggregators.clone(),
+            ignore_standards: req.ignore_standards.clone(),
+        })
+        .await?;
+    let amounts: Vec<String> = quote.plan.amounts_out.iter().map(ToString::to_string).collect();
+    let amount_out = match amounts.as_slice() {
+        [one] => dto::OneOrMany::One(one.clone()),
+        _ => dto::OneOrMany::Many(amounts),
+    };
+    Ok(Json(dto::QuoteResponse {
+        amount_out,
+        price_impact: quote.price_impact_bps,
+        route: hops(&quote.plan),
+        fee_amount,
+        gas: quote.plan.gas.to_string(),
+        block_number: quote.block_number,
+    }))
+}
+
+/// The wire route of a plan: one hop per step, and a `split` hop with
+/// `internalRoutes` where an input is split over several paths.
+pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
+    let amounts = |i: U256, o: U256| {
+        std::collections::BTreeMap::from([
+            ("amountIn", i.to_string()),
+            ("amountOut", o.to_string()),
+        ])
+    };
+    let mut out = Vec::new();
+    for leg in &plan.legs {
+        if let [route] = leg.routes.as_slice() {
+            for st in &route.steps {
+                out.push(dto::Hop {
+                    token_in: vec![addr(st.token_in)],
+                    token_out: vec![addr(st.token_out)],
+                    protocol: st.protocol.clone(),
+                    action: st.action.as_str(),
+                    primary: addr(st.address),
+                    chain_id: plan.chain.0,
+                    pool_addresses: vec![addr(st.address)],
+                    internal_routes: Vec::new(),
+                    args: amounts(st.amount_in, st.amount_out),
+                });
+            }
+            continue;
+        }
+        let mut pools: Vec<String> = Vec::new();
+        for st in leg.routes.iter().flat_map(|r| &r.steps) {
+            let a = addr(st.address);
+            if !pools.contains(&a) {
+                pools.push(a);
+            }
+        }
+        out.push(dto::Hop {
+            token_in: vec![addr(leg.token_in)],
+            token_out: vec![addr(leg.token_out)],
+            protocol: "enso".to_owned(),
+            action: "split",
+            primary: pools.first().cloned().unwrap_or_default(),
+            chain_id: plan.chain.0,
+            pool_addresses: pools,
+            internal_routes: leg
+                .routes
+                .iter()
+                .map(|r| {
+                    r.steps
+                        .iter()
+                        .map(|st| dto::RouteSegment {
+                            action: st.action.as_str(),
+                            protocol: st.protocol.clone(),
+                            primary: addr(st.address),
+                            token_in: vec![addr(st.token_in)],
+                            token_out: vec![addr(st.token_out)],
+                        })
+                        .collect()
+                })
+                .collect(),
+            args: amounts(leg.amount_in, leg.amount_out),
+        });
+    }
+    out
 }
 
 /// `GET /api/v1/shortcuts/route`: validated; 501 until the execution layer lands.

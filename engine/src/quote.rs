@@ -1,0 +1,131 @@
+//! Quoting: the engine's side of a route request. It turns the API's filters
+//! into the kernel's excluded protocols, prices gas in each output token,
+//! runs the kernel search on the rayon pool under `catch_unwind`, and prices
+//! the result's impact in USD.
+
+use std::{collections::BTreeSet, panic::AssertUnwindSafe, sync::Arc};
+
+use alloy_primitives::U256;
+use switchyard_catalog::{Address, Catalog, ChainId, NATIVE_TOKEN};
+use switchyard_kernel::{
+    MarketSnapshot, Plan, PriceTable, RouteRequest, SearchParams, find_routes, pool::u256_to_f64,
+};
+
+use crate::{ACTOR_TIMEOUT, EngineError, MarketState};
+
+/// A quote request, already validated by the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuoteRequest {
+    /// Chain.
+    pub chain: ChainId,
+    /// Inputs and the amounts routed (after any fee).
+    pub inputs: Vec<(Address, U256)>,
+    /// Outputs: one, or one per input.
+    pub outputs: Vec<Address>,
+    /// Liquidity sources (aggregator names) to leave out.
+    pub ignore_aggregators: Vec<String>,
+    /// Standards (protocol slugs, with their forks) to leave out.
+    pub ignore_standards: Vec<String>,
+}
+
+/// A priced plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// The plan, exact amounts.
+    pub plan: Plan,
+    /// USD value lost between inputs and outputs, bps; `None` without prices.
+    pub price_impact_bps: Option<f64>,
+    /// Block of the chain state the quote was computed on.
+    pub block_number: u64,
+}
+
+/// Protocol slugs the filters exclude on `chain`.
+pub fn excluded_protocols(
+    catalog: &Catalog,
+    chain: ChainId,
+    req: &QuoteRequest,
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for name in &req.ignore_aggregators {
+        for a in
+            catalog.aggregators().iter().filter(|a| &a.name == name && a.chains.contains(&chain))
+        {
+            out.extend(a.protocols.iter().cloned());
+        }
+    }
+    for slug in &req.ignore_standards {
+        out.insert(slug.clone());
+        if let Some(st) = catalog.standard(slug) {
+            out.insert(st.protocol.clone());
+            out.extend(st.forks.iter().cloned());
+        }
+    }
+    out
+}
+
+fn usd(
+    prices: &PriceTable,
+    catalog: &Catalog,
+    chain: ChainId,
+    token: Address,
+    amount: U256,
+) -> Option<f64> {
+    let p = prices.get(chain, token)?;
+    let dec = catalog.token(chain, token)?.decimals;
+    Some(u256_to_f64(amount) / 10f64.powi(i32::from(dec)) * p.usd)
+}
+
+/// Raw units of `token` one gas unit costs, from the chain's gas price and
+/// USD prices (a ranking aid only).
+fn gas_cost_in(state: &MarketState, chain: ChainId, token: Address) -> Option<f64> {
+    let head = state.snapshot.head(chain)?;
+    let native = state.prices.get(chain, NATIVE_TOKEN)?.usd;
+    let out = state.prices.get(chain, token)?.usd;
+    let dec = state.catalog.token(chain, token)?.decimals;
+    let usd_per_gas = u256_to_f64(head.gas_price_wei) / 1e18 * native;
+    Some(usd_per_gas / out * 10f64.powi(i32::from(dec)))
+}
+
+pub(crate) async fn quote(
+    state: Arc<MarketState>,
+    req: QuoteRequest,
+) -> Result<Quote, EngineError> {
+    let params = SearchParams {
+        excluded_protocols: excluded_protocols(&state.catalog, req.chain, &req),
+        gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(&state, req.chain, *t)).collect(),
+        ..SearchParams::default()
+    };
+    let route_req =
+        RouteRequest { chain: req.chain, inputs: req.inputs.clone(), outputs: req.outputs.clone() };
+    let snapshot: Arc<MarketSnapshot> = Arc::clone(&state.snapshot);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    rayon::spawn(move || {
+        let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            find_routes(&snapshot, &route_req, &params)
+        }));
+        let _ = tx.send(r);
+    });
+    let plan = match tokio::time::timeout(ACTOR_TIMEOUT, rx).await {
+        Ok(Ok(Ok(r))) => r.map_err(EngineError::Route)?,
+        Ok(Ok(Err(_))) => {
+            tracing::error!(chain = %req.chain, "route search panicked");
+            return Err(EngineError::SearchPanicked);
+        }
+        Ok(Err(_)) | Err(_) => return Err(EngineError::Unavailable("route search")),
+    };
+    let chain = req.chain;
+    let usd_in: Option<f64> =
+        req.inputs.iter().map(|(t, a)| usd(&state.prices, &state.catalog, chain, *t, *a)).sum();
+    let usd_out: Option<f64> = req
+        .outputs
+        .iter()
+        .zip(&plan.amounts_out)
+        .map(|(t, a)| usd(&state.prices, &state.catalog, chain, *t, *a))
+        .sum();
+    let price_impact_bps = match (usd_in, usd_out) {
+        (Some(i), Some(o)) if i > 0.0 => Some(((i - o) / i * 10_000.0 * 100.0).round() / 100.0),
+        _ => None,
+    };
+    let block_number = state.snapshot.head(chain).map_or(0, |h| h.block_number);
+    Ok(Quote { plan, price_impact_bps, block_number })
+}
