@@ -16,7 +16,7 @@
 //! order, so the same snapshot and request give the same plan whatever the
 //! thread count.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use alloy_primitives::U256;
 use rayon::prelude::*;
@@ -38,6 +38,9 @@ pub const BASE_GAS: u64 = 21_000 + 60_000;
 pub struct SearchParams {
     /// Most pools in one path.
     pub max_hops: usize,
+    /// Pools expanded per token, deepest first: the liquidity-pruned
+    /// candidate subgraph that keeps a search away from thin pools.
+    pub max_pools_per_token: usize,
     /// Most exact candidates evaluated per pair.
     pub max_candidates: usize,
     /// Most paths one input is split over.
@@ -55,6 +58,7 @@ impl Default for SearchParams {
     fn default() -> Self {
         Self {
             max_hops: 4,
+            max_pools_per_token: 8,
             max_candidates: 24,
             max_splits: 4,
             split_chunks: 20,
@@ -233,28 +237,57 @@ fn enumerate(
         chain: ChainId,
         to: Address,
         params: &'a SearchParams,
+        /// Hops from each token to the target in the pruned graph.
+        dist: HashMap<Address, usize>,
         path: Path,
         tokens: Vec<Address>,
         out: Vec<(Path, f64)>,
+        /// Pool expansions left for this request.
+        budget: usize,
     }
     /// Bound on the paths collected, so a dense market cannot blow up a request.
     const MAX_PATHS: usize = 4096;
+    /// Bound on pool expansions per enumeration.
+    const MAX_EXPANSIONS: usize = 50_000;
     fn go(d: &mut Dfs<'_>, token: Address, amount: f64) {
         if d.out.len() >= MAX_PATHS || d.path.len() >= d.params.max_hops {
             return;
         }
+        let hops_left = d.params.max_hops - d.path.len() - 1;
+        let mut expanded = 0;
         for &idx in d.snapshot.pools_of(d.chain, token) {
+            if expanded == d.params.max_pools_per_token {
+                break;
+            }
             let pool = &d.snapshot.pools()[idx];
             if d.params.excluded_protocols.contains(&pool.protocol)
                 || d.path.iter().any(|(p, _, _)| *p == idx)
             {
                 continue;
             }
+            // Only pools that lead somewhere within the hops left count
+            // against the per-token limit (a deep vault is a dead end).
+            let leads = pool.tokens.iter().any(|t| {
+                *t != token
+                    && !d.tokens.contains(t)
+                    && d.dist.get(t).is_some_and(|h| *h <= hops_left)
+            });
+            if !leads {
+                continue;
+            }
+            expanded += 1;
             let Some(i) = pool.index_of(token) else { continue };
             for (j, &next) in pool.tokens.iter().enumerate() {
-                if j == i || d.tokens.contains(&next) {
+                if j == i
+                    || d.tokens.contains(&next)
+                    || d.dist.get(&next).is_none_or(|h| *h > hops_left)
+                {
                     continue;
                 }
+                if d.budget == 0 {
+                    return;
+                }
+                d.budget -= 1;
                 let out = pool.shadow_out(i, j, amount);
                 if out.is_nan() || out <= 0.0 {
                     continue;
@@ -271,10 +304,66 @@ fn enumerate(
             }
         }
     }
-    let mut d =
-        Dfs { snapshot, chain, to, params, path: Vec::new(), tokens: vec![from], out: Vec::new() };
-    go(&mut d, from, amount);
+    let dist = distances_to(snapshot, chain, from, to, params);
+    let reachable = dist.get(&from).is_some_and(|h| *h <= params.max_hops);
+    let mut d = Dfs {
+        snapshot,
+        chain,
+        to,
+        params,
+        dist,
+        path: Vec::new(),
+        tokens: vec![from],
+        out: Vec::new(),
+        budget: MAX_EXPANSIONS,
+    };
+    if reachable {
+        go(&mut d, from, amount);
+    }
     d.out
+}
+
+/// Breadth-first hop distances to `to` over each token's deepest pools, up to
+/// `max_hops`: the liquidity-pruned candidate subgraph of one request. A DFS
+/// step into a token that cannot reach the target in the hops left is cut.
+fn distances_to(
+    snapshot: &MarketSnapshot,
+    chain: ChainId,
+    from: Address,
+    to: Address,
+    params: &SearchParams,
+) -> HashMap<Address, usize> {
+    // A token only one pool trades is a dead end, unless it is the source.
+    let leads = |t: &Address| *t == from || snapshot.pools_of(chain, *t).len() > 1;
+    let limit = params.max_pools_per_token.max(1) * 4;
+    let mut dist = HashMap::from([(to, 0usize)]);
+    let mut frontier = vec![to];
+    for hop in 1..=params.max_hops {
+        let mut next_frontier = Vec::new();
+        for token in &frontier {
+            let mut taken = 0;
+            for &idx in snapshot.pools_of(chain, *token) {
+                if taken == limit {
+                    break;
+                }
+                let pool = &snapshot.pools()[idx];
+                if params.excluded_protocols.contains(&pool.protocol)
+                    || !pool.tokens.iter().any(|t| t != token && leads(t))
+                {
+                    continue;
+                }
+                taken += 1;
+                for t in &pool.tokens {
+                    if !dist.contains_key(t) {
+                        dist.insert(*t, hop);
+                        next_frontier.push(*t);
+                    }
+                }
+            }
+        }
+        frontier = next_frontier;
+    }
+    dist
 }
 
 fn path_gas(steps: &[Step]) -> u64 {

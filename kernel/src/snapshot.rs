@@ -127,6 +127,12 @@ impl MarketSnapshot {
                 by_token.entry((p.chain, *t)).or_default().push(i);
             }
         }
+        // Most liquid first (depth of that very token, so comparable), ties
+        // by pool order: the search's liquidity pruning takes a prefix.
+        for ((_, token), list) in by_token.iter_mut() {
+            let depth = |i: usize| pools[i].index_of(*token).map_or(0.0, |k| pools[i].depth(k));
+            list.sort_by(|a, b| depth(*b).total_cmp(&depth(*a)).then(a.cmp(b)));
+        }
         Ok(Self { heads, pools, by_token })
     }
 
@@ -145,7 +151,8 @@ impl MarketSnapshot {
         &self.pools
     }
 
-    /// Indexes of the pools that trade `token` on `chain`.
+    /// Indexes of the pools that trade `token` on `chain`, deepest in
+    /// `token` first.
     pub fn pools_of(&self, chain: ChainId, token: Address) -> &[usize] {
         self.by_token.get(&(chain, token)).map_or(&[], Vec::as_slice)
     }

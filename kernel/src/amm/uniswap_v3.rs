@@ -72,6 +72,18 @@ pub fn tick_at_sqrt_ratio(sqrt_price: U256) -> Result<i32, AmmError> {
     if sqrt_price < MIN_SQRT_RATIO || sqrt_price >= MAX_SQRT_RATIO {
         return Err(AmmError::InvalidState);
     }
+    // An f64 estimate lands within a tick or two; two exact evaluations
+    // confirm it, and the bisection below is only the fallback.
+    let q = crate::pool::u256_to_f64(sqrt_price) / 2f64.powi(96);
+    let guess = ((2.0 * q.ln()) / 1.0001f64.ln()).floor() as i32;
+    for t in [guess, guess - 1, guess + 1, guess - 2, guess + 2] {
+        if (MIN_TICK..MAX_TICK).contains(&t)
+            && sqrt_ratio_at_tick(t)? <= sqrt_price
+            && sqrt_ratio_at_tick(t + 1)? > sqrt_price
+        {
+            return Ok(t);
+        }
+    }
     let (mut lo, mut hi) = (MIN_TICK, MAX_TICK);
     while lo < hi {
         let mid = lo + (hi - lo + 1) / 2;

@@ -1,0 +1,107 @@
+//! Route search on deterministic synthetic markets of 1k, 10k and 100k
+//! pools (`switchyard_benches::synthetic_market`).
+//!
+//! Run with `cargo bench -p switchyard-benches --bench search`. It first
+//! prints a table of p50/p99 latency per market size, query and trade size
+//! for single-path and split search (single thread, 40 runs each, 15 at 100k),
+//! the split/single output ratio and the snapshot's memory per pool; then
+//! criterion measures the 10k-pool cases.
+
+use std::{hint::black_box, time::Instant};
+
+use criterion::Criterion;
+use switchyard_benches::{CHAIN, Synthetic, amount_of, synthetic_market, to_f64, token};
+use switchyard_kernel::{MarketSnapshot, RouteRequest, SearchParams, find_routes};
+
+/// (name, token in, token out): hub→hub, tail→hub, tail→tail.
+const QUERIES: [(&str, usize, usize); 3] =
+    [("hub→hub", 0, 1), ("tail→hub", 7, 1), ("tail→tail", 17, 23)];
+const TRADES_USD: [f64; 3] = [1e4, 1e6, 1e7];
+
+fn rss_bytes() -> usize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<usize>().ok()))
+        .map_or(0, |pages| pages * 4096)
+}
+
+fn request(s: &Synthetic, from: usize, to: usize, usd: f64) -> RouteRequest {
+    RouteRequest {
+        chain: CHAIN,
+        inputs: vec![(token(from), amount_of(s, from, usd))],
+        outputs: vec![token(to)],
+    }
+}
+
+fn percentiles(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() as f64 - 1.0) * q).round() as usize];
+    (at(0.5), at(0.99))
+}
+
+fn table() {
+    println!(
+        "| pools | query | trade | single p50 µs | single p99 µs | split p50 µs | split p99 µs | split/single out | quotes/s/core (split) |"
+    );
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+    let single = SearchParams { max_splits: 1, ..SearchParams::default() };
+    let split = SearchParams::default();
+    let pool1 = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    for n in [1_000usize, 10_000, 100_000] {
+        let s = synthetic_market(n, 42);
+        let before = rss_bytes();
+        let snap = MarketSnapshot::build(&s.market, &s.catalog).expect("snapshot");
+        let per_pool = (rss_bytes().saturating_sub(before)) as f64 / n as f64;
+        let runs = if n >= 100_000 { 15 } else { 40 };
+        for (qname, from, to) in QUERIES {
+            for usd in TRADES_USD {
+                let req = request(&s, from, to, usd);
+                let time = |p: &SearchParams| {
+                    let mut lat = Vec::with_capacity(runs);
+                    let mut out = None;
+                    for _ in 0..runs {
+                        let t = Instant::now();
+                        let r = pool1.install(|| find_routes(&snap, &req, p));
+                        lat.push(t.elapsed().as_secs_f64() * 1e6);
+                        out = r.ok().map(|plan| plan.amounts_out[0]);
+                    }
+                    (percentiles(lat), out)
+                };
+                let ((s50, s99), s_out) = time(&single);
+                let ((p50, p99), p_out) = time(&split);
+                let ratio = match (s_out, p_out) {
+                    (Some(a), Some(b)) if !a.is_zero() => format!("{:.4}", to_f64(b) / to_f64(a)),
+                    _ => "no route".into(),
+                };
+                println!(
+                    "| {n} | {qname} | ${usd:.0} | {s50:.0} | {s99:.0} | {p50:.0} | {p99:.0} | {ratio} | {:.0} |",
+                    1e6 / p50
+                );
+            }
+        }
+        println!(
+            "| {n} | snapshot memory | | {per_pool:.0} B/pool (RSS delta of the build) | | | | | |"
+        );
+    }
+}
+
+fn criterion_cases(c: &mut Criterion) {
+    let s = synthetic_market(10_000, 42);
+    let snap = MarketSnapshot::build(&s.market, &s.catalog).expect("snapshot");
+    let params = SearchParams::default();
+    for (qname, from, to) in QUERIES {
+        let req = request(&s, from, to, 1e6);
+        c.bench_function(&format!("search/10k_pools/{qname}/1M_usd"), |b| {
+            b.iter(|| find_routes(black_box(&snap), &req, &params))
+        });
+    }
+}
+
+fn main() {
+    table();
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .measurement_time(std::time::Duration::from_secs(3));
+    criterion_cases(&mut c);
+    c.final_summary();
+}
