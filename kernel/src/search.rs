@@ -254,28 +254,34 @@ fn enumerate(
             return;
         }
         let hops_left = d.params.max_hops - d.path.len() - 1;
-        let mut expanded = 0;
+        // The pools of this token that lead to the target within the hops
+        // left, closest first, then deepest (the order of `pools_of`): the
+        // first `max_pools_per_token` are expanded. A deep vault is a dead
+        // end and never takes a slot; a pool straight into the target always
+        // comes first.
+        let mut leading: Vec<(usize, usize)> = Vec::new();
         for &idx in d.snapshot.pools_of(d.chain, token) {
-            if expanded == d.params.max_pools_per_token {
-                break;
-            }
             let pool = &d.snapshot.pools()[idx];
             if d.params.excluded_protocols.contains(&pool.protocol)
                 || d.path.iter().any(|(p, _, _)| *p == idx)
             {
                 continue;
             }
-            // Only pools that lead somewhere within the hops left count
-            // against the per-token limit (a deep vault is a dead end).
-            let leads = pool.tokens.iter().any(|t| {
-                *t != token
-                    && !d.tokens.contains(t)
-                    && d.dist.get(t).is_some_and(|h| *h <= hops_left)
-            });
-            if !leads {
-                continue;
+            let closest = pool
+                .tokens
+                .iter()
+                .filter(|t| **t != token && !d.tokens.contains(t))
+                .filter_map(|t| d.dist.get(t).copied())
+                .filter(|h| *h <= hops_left)
+                .min();
+            if let Some(h) = closest {
+                leading.push((h, idx));
             }
-            expanded += 1;
+        }
+        leading.sort_by_key(|(h, _)| *h);
+        leading.truncate(d.params.max_pools_per_token);
+        for (_, idx) in leading {
+            let pool = &d.snapshot.pools()[idx];
             let Some(i) = pool.index_of(token) else { continue };
             for (j, &next) in pool.tokens.iter().enumerate() {
                 if j == i
@@ -390,8 +396,33 @@ fn route_leg(
     }
     let mut candidates =
         enumerate(snapshot, chain, token_in, token_out, crate::pool::u256_to_f64(amount), params);
-    // Best shadow first; ties keep enumeration order (stable sort).
+    // Best shadow first; ties keep enumeration order (stable sort). The
+    // shadow overrates long paths through thin concentrated ranges, so each
+    // path length keeps a share of the slots before the rest is filled in
+    // shadow order.
     candidates.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let per_len = (params.max_candidates / params.max_hops.max(1)).max(1);
+    let mut taken = vec![false; candidates.len()];
+    let mut per = vec![0usize; params.max_hops + 1];
+    for (k, (path, _)) in candidates.iter().enumerate() {
+        let len = path.len().min(params.max_hops);
+        if per[len] < per_len {
+            per[len] += 1;
+            taken[k] = true;
+        }
+    }
+    let mut n_taken = taken.iter().filter(|t| **t).count();
+    for t in taken.iter_mut() {
+        if n_taken >= params.max_candidates {
+            break;
+        }
+        if !*t {
+            *t = true;
+            n_taken += 1;
+        }
+    }
+    let mut keep = taken.into_iter();
+    candidates.retain(|_| keep.next().unwrap_or(false));
     candidates.truncate(params.max_candidates);
     let evaluated: Vec<(Path, Vec<Step>)> = {
         let shared: &Working = working;
@@ -420,8 +451,27 @@ fn route_leg(
     let single = &evaluated[best_k];
 
     // Split refinement over the best few paths.
-    let pool_set: Vec<&Path> =
-        ranked.iter().take(params.max_splits).map(|(_, k)| &evaluated[*k].0).collect();
+    // Split over the best paths that share no pool with a better one (a
+    // shared pool caps what splitting can gain), then, if fewer, the next best.
+    let mut pool_set: Vec<&Path> = Vec::with_capacity(params.max_splits);
+    for (_, k) in &ranked {
+        if pool_set.len() == params.max_splits {
+            break;
+        }
+        let path = &evaluated[*k].0;
+        if pool_set.iter().all(|q| q.iter().all(|(a, _, _)| path.iter().all(|(b, _, _)| a != b))) {
+            pool_set.push(path);
+        }
+    }
+    for (_, k) in &ranked {
+        if pool_set.len() == params.max_splits {
+            break;
+        }
+        let path = &evaluated[*k].0;
+        if !pool_set.iter().any(|q| std::ptr::eq(*q, path)) {
+            pool_set.push(path);
+        }
+    }
     let split = if pool_set.len() > 1 && params.split_chunks > 1 {
         water_fill(snapshot, working, &pool_set, amount, params.split_chunks)
     } else {

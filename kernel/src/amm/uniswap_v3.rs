@@ -320,6 +320,20 @@ pub fn swap_exact_in(
         if remaining.is_zero() || s.sqrt_price_x96 == limit {
             break;
         }
+        // With no liquidity and no initialized tick left in the direction of
+        // the swap, nothing can ever fill the rest: the pool would stop at
+        // the price limit with input left over. Say so now instead of
+        // walking every remaining bitmap word to the limit.
+        if s.liquidity == 0 {
+            let any_ahead = if zero_for_one {
+                ticks.first().is_some_and(|(t, _)| *t <= s.tick)
+            } else {
+                ticks.last().is_some_and(|(t, _)| *t > s.tick)
+            };
+            if !any_ahead {
+                return Err(AmmError::InsufficientLiquidity);
+            }
+        }
         let (mut tick_next, initialized) = next_tick(ticks, s.tick, spacing, zero_for_one);
         tick_next = tick_next.clamp(MIN_TICK, MAX_TICK);
         let sqrt_next_tick = sqrt_ratio_at_tick(tick_next)?;
