@@ -259,8 +259,13 @@ fn enumerate(
         // first `max_pools_per_token` are expanded. A deep vault is a dead
         // end and never takes a slot; a pool straight into the target always
         // comes first.
+        // Only the deepest few hundred pools of a hub are considered: the
+        // scan is bounded whatever the hub's degree, and thinner pools would
+        // not carry a trade worth the hop anyway.
         let mut leading: Vec<(usize, usize)> = Vec::new();
-        for &idx in d.snapshot.pools_of(d.chain, token) {
+        for &idx in
+            d.snapshot.pools_of(d.chain, token).iter().take(d.params.max_pools_per_token * 32)
+        {
             let pool = &d.snapshot.pools()[idx];
             if d.params.excluded_protocols.contains(&pool.protocol)
                 || d.path.iter().any(|(p, _, _)| *p == idx)
