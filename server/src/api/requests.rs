@@ -174,6 +174,30 @@ fn fees(q: &Query, n_inputs: usize) -> Result<(Vec<u32>, Option<Address>), ApiEr
     Ok((fee_bps, fee_receiver))
 }
 
+/// `tokenIn` and `amountIn`: both present, one amount per token.
+fn inputs(q: &Query) -> Result<(Vec<Address>, Vec<U256>), ApiError> {
+    let token_in = non_empty(q.addresses("tokenIn")?, "tokenIn")?;
+    let amount_in = non_empty(wei_list(q, "amountIn")?, "amountIn")?;
+    if amount_in.len() != token_in.len() {
+        return Err(ApiError::invalid("amountIn", "amountIn needs one amount per tokenIn"));
+    }
+    Ok((token_in, amount_in))
+}
+
+/// `slippage` in bps (0 to 10000, `default` when absent), and whether it was
+/// given (it wins over `minAmountOut`).
+fn slippage(q: &Query, default: u32) -> Result<(u32, bool), ApiError> {
+    let v = q.scalar("slippage")?;
+    Ok((v.map(|v| bps("slippage", v, 10_000)).transpose()?.unwrap_or(default), v.is_some()))
+}
+
+/// `destinationChainId`, a network of the catalog when given.
+fn destination_chain(q: &Query, catalog: &Catalog) -> Result<Option<ChainId>, ApiError> {
+    q.scalar("destinationChainId")?
+        .map(|v| known_chain(catalog, "destinationChainId", v).map(|n| n.id))
+        .transpose()
+}
+
 /// Whether `fromAddress` is required (routes) or optional (quotes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RouteKind {
@@ -194,12 +218,8 @@ pub fn parse_route(
         RouteKind::Route => Some(required_address(q, "fromAddress")?),
         RouteKind::Quote => q.address("fromAddress")?,
     };
-    let token_in = non_empty(q.addresses("tokenIn")?, "tokenIn")?;
+    let (token_in, amount_in) = inputs(q)?;
     let token_out = non_empty(q.addresses("tokenOut")?, "tokenOut")?;
-    let amount_in = non_empty(wei_list(q, "amountIn")?, "amountIn")?;
-    if amount_in.len() != token_in.len() {
-        return Err(ApiError::invalid("amountIn", "amountIn needs one amount per tokenIn"));
-    }
     let min_amount_out = wei_list(q, "minAmountOut")?;
     if !min_amount_out.is_empty() && min_amount_out.len() != token_out.len() {
         return Err(ApiError::invalid(
@@ -207,14 +227,9 @@ pub fn parse_route(
             "minAmountOut needs one amount per tokenOut",
         ));
     }
-    let slippage = q.scalar("slippage")?;
-    let slippage_bps =
-        slippage.map(|v| bps("slippage", v, 10_000)).transpose()?.unwrap_or(DEFAULT_SLIPPAGE_BPS);
+    let (slippage_bps, slippage_given) = slippage(q, DEFAULT_SLIPPAGE_BPS)?;
     let (fee_bps, fee_receiver) = fees(q, amount_in.len())?;
-    let destination_chain_id = q
-        .scalar("destinationChainId")?
-        .map(|v| known_chain(catalog, "destinationChainId", v).map(|n| n.id))
-        .transpose()?;
+    let destination_chain_id = destination_chain(q, catalog)?;
     let receiver = q.address("receiver")?;
     if destination_chain_id.is_some_and(|d| d != chain_id) && receiver.is_none() {
         return Err(ApiError::invalid(
@@ -238,7 +253,7 @@ pub fn parse_route(
         token_out,
         min_amount_out,
         slippage_bps,
-        slippage_given: slippage.is_some(),
+        slippage_given,
         fee_bps,
         fee_receiver,
         ignore_aggregators: names(q, "ignoreAggregators"),
@@ -277,12 +292,8 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
                 format!("no position `{position}` on chain {chain_id}"),
             )
         })?;
-    let token_in = non_empty(q.addresses("tokenIn")?, "tokenIn")?;
-    let amount_in = non_empty(wei_list(q, "amountIn")?, "amountIn")?;
-    if amount_in.len() != token_in.len() {
-        return Err(ApiError::invalid("amountIn", "amountIn needs one amount per tokenIn"));
-    }
-    let slippage = q.scalar("slippage")?;
+    let (token_in, amount_in) = inputs(q)?;
+    let (slippage_bps, slippage_given) = slippage(q, DEFAULT_SLIPPAGE_BPS)?;
     let (fee_bps, fee_receiver) = fees(q, amount_in.len())?;
     Ok(NontokenizedRequest {
         route: RouteRequest {
@@ -300,21 +311,15 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
             amount_in,
             token_out: pos.underlying_tokens.clone(),
             min_amount_out: Vec::new(),
-            slippage_bps: slippage
-                .map(|v| bps("slippage", v, 10_000))
-                .transpose()?
-                .unwrap_or(DEFAULT_SLIPPAGE_BPS),
-            slippage_given: slippage.is_some(),
+            slippage_bps,
+            slippage_given,
             fee_bps,
             fee_receiver,
             ignore_aggregators: names(q, "ignoreAggregators"),
             ignore_standards: names(q, "ignoreStandards"),
             ignore_bridges: names(q, "ignoreBridges"),
             referral_code: referral(q)?,
-            destination_chain_id: q
-                .scalar("destinationChainId")?
-                .map(|v| known_chain(catalog, "destinationChainId", v).map(|n| n.id))
-                .transpose()?,
+            destination_chain_id: destination_chain(q, catalog)?,
         },
         position_id: pos.position_id.clone(),
     })
@@ -409,11 +414,7 @@ pub fn parse_ipor(q: &Query, body: &Query, catalog: &Catalog) -> Result<IporRequ
             body.required("percentageForTokenB")?,
             10_000,
         )?,
-        slippage_bps: body
-            .scalar("slippage")?
-            .map(|v| bps("slippage", v, 10_000))
-            .transpose()?
-            .unwrap_or(DEFAULT_IPOR_SLIPPAGE_BPS),
+        slippage_bps: slippage(body, DEFAULT_IPOR_SLIPPAGE_BPS)?.0,
         simulate: body.bool("simulate")?.unwrap_or(false),
     })
 }
