@@ -83,6 +83,29 @@ fn f64_to_u256(x: f64) -> U256 {
     (U256::from(hi as u128) << 64) + U256::from(lo.max(0.0) as u128)
 }
 
+/// A plain base token of the synthetic chain.
+fn base_token(address: Address, decimals: u8, symbol: String, name: String) -> Token {
+    Token {
+        chain_id: CHAIN,
+        address,
+        kind: TokenKind::Base,
+        decimals,
+        symbol,
+        name,
+        logos_uri: Vec::new(),
+        project: None,
+        protocol_slug: None,
+        primary_address: None,
+        underlying_tokens: Vec::new(),
+        apy: None,
+        apy_base: None,
+        apy_reward: None,
+        borrow_apy_base: None,
+        borrow_apy_reward: None,
+        tvl: None,
+    }
+}
+
 /// Builds the market (see the module docs).
 pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
     let mut rng = Rng::new(seed);
@@ -215,52 +238,17 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
         }
     }
     let total_tokens = prices.len();
+    let symbol = |i: usize| match i {
+        0 => "USDC".to_owned(),
+        1 => "WETH".to_owned(),
+        2 => "WBTC".to_owned(),
+        3 => "DAI".to_owned(),
+        4 => "USDT".to_owned(),
+        _ => format!("T{i}"),
+    };
     let tokens = (0..total_tokens)
-        .map(|i| Token {
-            chain_id: CHAIN,
-            address: token(i),
-            kind: TokenKind::Base,
-            decimals: decimals[i],
-            symbol: match i {
-                0 => "USDC".into(),
-                1 => "WETH".into(),
-                2 => "WBTC".into(),
-                3 => "DAI".into(),
-                4 => "USDT".into(),
-                _ => format!("T{i}"),
-            },
-            name: format!("Token {i}"),
-            logos_uri: Vec::new(),
-            project: None,
-            protocol_slug: None,
-            primary_address: None,
-            underlying_tokens: Vec::new(),
-            apy: None,
-            apy_base: None,
-            apy_reward: None,
-            borrow_apy_base: None,
-            borrow_apy_reward: None,
-            tvl: None,
-        })
-        .chain(std::iter::once(Token {
-            chain_id: CHAIN,
-            address: NATIVE_TOKEN,
-            kind: TokenKind::Base,
-            decimals: 18,
-            symbol: "ETH".into(),
-            name: "Ether".into(),
-            logos_uri: Vec::new(),
-            project: None,
-            protocol_slug: None,
-            primary_address: None,
-            underlying_tokens: Vec::new(),
-            apy: None,
-            apy_base: None,
-            apy_reward: None,
-            borrow_apy_base: None,
-            borrow_apy_reward: None,
-            tvl: None,
-        }))
+        .map(|i| base_token(token(i), decimals[i], symbol(i), format!("Token {i}")))
+        .chain(std::iter::once(base_token(NATIVE_TOKEN, 18, "ETH".into(), "Ether".into())))
         .collect();
     let doc = CatalogDocument {
         networks: vec![Network {
