@@ -14,15 +14,8 @@ PORT=${PORT:-18099}
 
 command -v oha >/dev/null || cargo install oha --locked
 cargo build --release -p switchyard-server --locked
-dir=$(mktemp -d)
-KEY=$(target/release/switchyard keys create --rate 1000000000 --data-dir "$dir" | tail -n 1)
-SWITCHYARD_LOG_FILTER=warn target/release/switchyard serve --bind "127.0.0.1:$PORT" --data-dir "$dir" >/dev/null 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do
-  curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break
-  sleep 0.1
-done
+. scripts/lib.sh
+start_server target/release/switchyard "$PORT" 1000000000
 
 endpoints=(
   "/health"

@@ -19,15 +19,8 @@ if [ ! -x "$VENV/bin/schemathesis" ]; then
 fi
 [ -x "$BIN" ] || cargo build -p switchyard-server --locked
 
-dir=$(mktemp -d)
-KEY=$("$BIN" keys create --rate 1000000 --data-dir "$dir" | tail -n 1)
-SWITCHYARD_LOG_FILTER=warn "$BIN" serve --bind "127.0.0.1:$PORT" --data-dir "$dir" >"$dir/server.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do
-  curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break
-  sleep 0.1
-done
+. scripts/lib.sh
+start_server "$BIN" "$PORT" 1000000
 
 base="http://127.0.0.1:$PORT"
 common=(run "$base/api/v1/openapi.json" --url "$base" -H "Authorization: Bearer $KEY"
