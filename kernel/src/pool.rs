@@ -149,7 +149,7 @@ impl Pool {
                     .zip(&self.decimals)
                     .map(|(b, d)| u256_to_f64(*b) * 10f64.powi(18 - i32::from(*d)))
                     .collect();
-                let d = stableswap_d(&x, u256_to_f64(*amp))?;
+                let d = crate::amm::shadow::stableswap_d(&x, u256_to_f64(*amp))?;
                 let ann = u256_to_f64(*amp) * n as f64;
                 let prod: f64 = x.iter().product();
                 let k = d.powi(n as i32 + 1) / ((n as f64).powi(n as i32) * prod);
@@ -220,30 +220,6 @@ impl Pool {
         };
         if d.is_finite() || matches!(self.state, PoolState::Wrap) { d.max(0.0) } else { 0.0 }
     }
-}
-
-/// The StableSwap invariant `D` in `f64` (Newton, the contract's `Ann = A*n`
-/// convention), or `None` if it does not converge.
-fn stableswap_d(x: &[f64], amp: f64) -> Option<f64> {
-    let n = x.len() as f64;
-    let s: f64 = x.iter().sum();
-    if s <= 0.0 || x.iter().any(|v| *v <= 0.0) {
-        return None;
-    }
-    let ann = amp * n;
-    let mut d = s;
-    for _ in 0..255 {
-        let mut dp = d;
-        for v in x {
-            dp = dp * d / (v * n);
-        }
-        let prev = d;
-        d = (ann * s + dp * n) * d / ((ann - 1.0) * d + (n + 1.0) * dp);
-        if (d - prev).abs() <= 1e-12 * d {
-            return Some(d);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

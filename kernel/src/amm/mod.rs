@@ -13,6 +13,7 @@
 
 mod error;
 pub mod full_math;
+pub(crate) mod shadow;
 pub mod stableswap;
 pub mod uniswap_v2;
 pub mod uniswap_v3;
@@ -21,7 +22,7 @@ pub mod vault;
 use alloy_primitives::U256;
 pub use error::AmmError;
 
-use crate::pool::{Pool, PoolState, u256_to_f64};
+use crate::pool::{Pool, PoolState};
 
 /// Gas estimates per step kind (until execution measures them).
 pub mod gas {
@@ -229,43 +230,5 @@ impl Pool {
                 Ok(Swap { amount_out: amount_in, gas: gas::WRAP, next: PoolState::Wrap })
             }
         }
-    }
-
-    /// Approximate output in `f64` (raw units), for the search only.
-    pub fn shadow_out(&self, i: usize, j: usize, amount_in: f64) -> f64 {
-        if amount_in.is_nan()
-            || amount_in <= 0.0
-            || i == j
-            || i >= self.tokens.len()
-            || j >= self.tokens.len()
-        {
-            return 0.0;
-        }
-        let cp = |x: f64, ri: f64, rj: f64, keep: f64| {
-            let xf = x * keep;
-            if ri > 0.0 && rj > 0.0 { rj * xf / (ri + xf) } else { 0.0 }
-        };
-        let out = match &self.state {
-            PoolState::UniswapV2 { reserves, fee_bps } => cp(
-                amount_in,
-                u256_to_f64(reserves[i]),
-                u256_to_f64(reserves[j]),
-                1.0 - f64::from(*fee_bps) / 1e4,
-            ),
-            PoolState::UniswapV3 { fee, .. } => {
-                cp(amount_in, self.depth(i), self.depth(j), 1.0 - f64::from(*fee) / 1e6)
-            }
-            PoolState::Stableswap { balances, fee, .. } => {
-                if i >= balances.len() || j >= balances.len() {
-                    return 0.0;
-                }
-                let r = self.spot_rate(i, j).unwrap_or(0.0);
-                (amount_in * r * (1.0 - u256_to_f64(*fee) / 1e10)).min(u256_to_f64(balances[j]))
-            }
-            PoolState::Weighted { .. } => 0.0,
-            PoolState::LiquidStaking { rebasing: true, .. } if i == 1 => 0.0,
-            _ => amount_in * self.spot_rate(i, j).unwrap_or(0.0),
-        };
-        if out.is_finite() { out.max(0.0) } else { 0.0 }
     }
 }
