@@ -7,7 +7,12 @@
 //! the split/single output ratio and the snapshot's memory per pool; then
 //! criterion measures the 10k-pool cases.
 
-use std::{hint::black_box, time::Instant};
+use std::{
+    alloc::{GlobalAlloc, Layout, System},
+    hint::black_box,
+    sync::atomic::{AtomicUsize, Ordering},
+    time::Instant,
+};
 
 use criterion::Criterion;
 use switchyard_benches::{CHAIN, Synthetic, amount_of, synthetic_market, to_f64, token};
@@ -18,16 +23,45 @@ const QUERIES: [(&str, usize, usize); 3] =
     [("hub→hub", 0, 1), ("tail→hub", 7, 1), ("tail→tail", 17, 23)];
 const TRADES_USD: [f64; 3] = [1e4, 1e6, 1e7];
 
-fn rss_bytes() -> usize {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<usize>().ok()))
-        .map_or(0, |pages| pages * 4096)
+/// The system allocator, counting live heap bytes: the snapshot's memory is
+/// what its build leaves allocated (RSS would also count freed scratch).
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call forwards to `System` with the caller's layout and
+// pointer unchanged; the counter is only bookkeeping.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded as is.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded as is.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded as is.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn live_bytes() -> usize {
+    LIVE.load(Ordering::Relaxed)
 }
 
 fn request(s: &Synthetic, from: usize, to: usize, usd: f64) -> RouteRequest {
     RouteRequest {
         chain: CHAIN,
+        destination_chain: None,
         inputs: vec![(token(from), amount_of(s, from, usd))],
         outputs: vec![token(to)],
     }
@@ -49,9 +83,9 @@ fn table() {
     let pool1 = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
     for n in [1_000usize, 10_000, 100_000] {
         let s = synthetic_market(n, 42);
-        let before = rss_bytes();
+        let before = live_bytes();
         let snap = MarketSnapshot::build(&s.market, &s.catalog).expect("snapshot");
-        let per_pool = (rss_bytes().saturating_sub(before)) as f64 / n as f64;
+        let per_pool = (live_bytes().saturating_sub(before)) as f64 / n as f64;
         let runs = if n >= 100_000 { 15 } else { 40 };
         for (qname, from, to) in QUERIES {
             for usd in TRADES_USD {
@@ -80,7 +114,7 @@ fn table() {
             }
         }
         println!(
-            "| {n} | snapshot memory | | {per_pool:.0} B/pool (RSS delta of the build) | | | | | |"
+            "| {n} | snapshot memory | | {per_pool:.0} B/pool (live heap the build leaves) | | | | | |"
         );
     }
 }

@@ -16,8 +16,10 @@ use crate::{ACTOR_TIMEOUT, EngineError, MarketState};
 /// A quote request, already validated by the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuoteRequest {
-    /// Chain.
+    /// Chain of the inputs.
     pub chain: ChainId,
+    /// Chain of the outputs, when the route crosses chains.
+    pub destination_chain: Option<ChainId>,
     /// Inputs and the amounts routed (after any fee).
     pub inputs: Vec<(Address, U256)>,
     /// Outputs: one, or one per input.
@@ -26,6 +28,8 @@ pub struct QuoteRequest {
     pub ignore_aggregators: Vec<String>,
     /// Standards (protocol slugs, with their forks) to leave out.
     pub ignore_standards: Vec<String>,
+    /// Bridges to leave out.
+    pub ignore_bridges: Vec<String>,
 }
 
 /// A priced plan.
@@ -35,20 +39,19 @@ pub struct Quote {
     pub plan: Plan,
     /// USD value lost between inputs and outputs, bps; `None` without prices.
     pub price_impact_bps: Option<f64>,
-    /// Block of the chain state the quote was computed on.
+    /// Block of the source chain's state the quote was computed on.
     pub block_number: u64,
 }
 
-/// Protocol slugs the filters exclude on `chain`.
-pub fn excluded_protocols(
-    catalog: &Catalog,
-    chain: ChainId,
-    req: &QuoteRequest,
-) -> BTreeSet<String> {
+/// Protocol slugs the filters exclude on the request's chains.
+pub fn excluded_protocols(catalog: &Catalog, req: &QuoteRequest) -> BTreeSet<String> {
+    let chains = [req.chain, req.destination_chain.unwrap_or(req.chain)];
     let mut out = BTreeSet::new();
     for name in &req.ignore_aggregators {
-        for a in
-            catalog.aggregators().iter().filter(|a| &a.name == name && a.chains.contains(&chain))
+        for a in catalog
+            .aggregators()
+            .iter()
+            .filter(|a| &a.name == name && chains.iter().any(|c| a.chains.contains(c)))
         {
             out.extend(a.protocols.iter().cloned());
         }
@@ -90,13 +93,19 @@ pub(crate) async fn quote(
     state: Arc<MarketState>,
     req: QuoteRequest,
 ) -> Result<Quote, EngineError> {
+    let out_chain = req.destination_chain.unwrap_or(req.chain);
     let params = SearchParams {
-        excluded_protocols: excluded_protocols(&state.catalog, req.chain, &req),
-        gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(&state, req.chain, *t)).collect(),
+        excluded_protocols: excluded_protocols(&state.catalog, &req),
+        excluded_bridges: req.ignore_bridges.iter().cloned().collect(),
+        gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(&state, out_chain, *t)).collect(),
         ..SearchParams::default()
     };
-    let route_req =
-        RouteRequest { chain: req.chain, inputs: req.inputs.clone(), outputs: req.outputs.clone() };
+    let route_req = RouteRequest {
+        chain: req.chain,
+        destination_chain: req.destination_chain,
+        inputs: req.inputs.clone(),
+        outputs: req.outputs.clone(),
+    };
     let snapshot: Arc<MarketSnapshot> = Arc::clone(&state.snapshot);
     let (tx, rx) = tokio::sync::oneshot::channel();
     rayon::spawn(move || {
@@ -120,7 +129,7 @@ pub(crate) async fn quote(
         .outputs
         .iter()
         .zip(&plan.amounts_out)
-        .map(|(t, a)| usd(&state.prices, &state.catalog, chain, *t, *a))
+        .map(|(t, a)| usd(&state.prices, &state.catalog, out_chain, *t, *a))
         .sum();
     let price_impact_bps = match (usd_in, usd_out) {
         (Some(i), Some(o)) if i > 0.0 => Some(((i - o) / i * 10_000.0 * 100.0).round() / 100.0),

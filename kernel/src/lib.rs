@@ -21,14 +21,20 @@
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 pub mod amm;
+pub mod bridge;
 mod error;
+pub mod graph;
 pub mod pool;
 pub mod price;
 pub mod search;
 pub mod snapshot;
 
+pub use bridge::BridgeRoute;
 pub use error::KernelError;
+pub use graph::{Edge, TokenGraph, TokenIx, TokenNode};
 pub use pool::{Pool, PoolState};
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
-pub use search::{Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, find_routes};
+pub use search::{
+    BridgeEstimate, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, find_routes,
+};
 pub use snapshot::{ChainHead, MarketSnapshot};

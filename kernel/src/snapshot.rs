@@ -1,13 +1,18 @@
-//! The immutable market snapshot the engine publishes once per block.
+//! The immutable market snapshot the engine publishes once per block: every
+//! pool's state, the bridge routes between the chains it covers, and the
+//! token graph over both.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, Catalog, ChainId, Market, NATIVE_TOKEN, PoolRecord};
 
 use crate::{
     KernelError,
+    bridge::BridgeRoute,
+    graph::{Edge, PendingEdge, TokenGraph, TokenNode},
     pool::{Pool, PoolState},
+    price::PriceTable,
 };
 
 /// The head a chain's state belongs to.
@@ -27,7 +32,8 @@ pub struct ChainHead {
 pub struct MarketSnapshot {
     heads: BTreeMap<ChainId, ChainHead>,
     pools: Vec<Pool>,
-    by_token: HashMap<(ChainId, Address), Vec<usize>>,
+    graph: TokenGraph,
+    bridges: Vec<BridgeRoute>,
 }
 
 impl MarketSnapshot {
@@ -121,19 +127,13 @@ impl MarketSnapshot {
                 });
             }
         }
-        let mut by_token: HashMap<(ChainId, Address), Vec<usize>> = HashMap::new();
-        for (i, p) in pools.iter().enumerate() {
-            for t in &p.tokens {
-                by_token.entry((p.chain, *t)).or_default().push(i);
-            }
-        }
-        // Most liquid first (depth of that very token, so comparable), ties
-        // by pool order: the search's liquidity pruning takes a prefix.
-        for ((_, token), list) in by_token.iter_mut() {
-            let depth = |i: usize| pools[i].index_of(*token).map_or(0.0, |k| pools[i].depth(k));
-            list.sort_by(|a, b| depth(*b).total_cmp(&depth(*a)).then(a.cmp(b)));
-        }
-        Ok(Self { heads, pools, by_token })
+        let mut snapshot = Self { heads, pools, graph: TokenGraph::default(), bridges: Vec::new() };
+        // Prices of this very state size the bridges' fixed fees.
+        let prices = crate::price::derive_prices(&snapshot, &crate::price::usd_anchors(catalog));
+        snapshot.bridges = bridge_routes(catalog, &snapshot.heads, &prices);
+        snapshot.graph =
+            TokenGraph::build(pool_edges(&snapshot.pools), bridge_edges(&snapshot.bridges));
+        Ok(snapshot)
     }
 
     /// Heads by chain.
@@ -151,9 +151,128 @@ impl MarketSnapshot {
         &self.pools
     }
 
-    /// Indexes of the pools that trade `token` on `chain`, deepest in
-    /// `token` first.
-    pub fn pools_of(&self, chain: ChainId, token: Address) -> &[usize] {
-        self.by_token.get(&(chain, token)).map_or(&[], Vec::as_slice)
+    /// The token graph over every chain.
+    pub const fn graph(&self) -> &TokenGraph {
+        &self.graph
     }
+
+    /// Every bridge route, in the order the graph's bridge edges index.
+    pub fn bridges(&self) -> &[BridgeRoute] {
+        &self.bridges
+    }
+}
+
+/// The directions a pool can trade, as `(i, j)` token index pairs.
+fn directions(pool: &Pool) -> Vec<(usize, usize)> {
+    let n = match &pool.state {
+        // The LP token (last, when listed) is not exchangeable.
+        PoolState::Stableswap { balances, .. } => balances.len(),
+        _ => pool.tokens.len(),
+    };
+    let mut out = Vec::with_capacity(n * (n - 1).max(1));
+    for i in 0..n {
+        for j in 0..n {
+            let leaves_rebasing_stake =
+                matches!(pool.state, PoolState::LiquidStaking { rebasing: true, .. }) && i == 1;
+            if i != j && !leaves_rebasing_stake {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+fn pool_edges(pools: &[Pool]) -> Vec<PendingEdge> {
+    let mut out = Vec::with_capacity(pools.len() * 2);
+    for (k, pool) in pools.iter().enumerate() {
+        let (Ok(idx), true) = (u32::try_from(k), pool.tokens.len() <= usize::from(u8::MAX)) else {
+            continue;
+        };
+        for (i, j) in directions(pool) {
+            out.push(PendingEdge {
+                from: TokenNode { chain: pool.chain, address: pool.tokens[i] },
+                to: TokenNode { chain: pool.chain, address: pool.tokens[j] },
+                edge: Edge::Pool { pool: idx, i: i as u8, j: j as u8 },
+                depth: pool.depth(i),
+            });
+        }
+    }
+    out
+}
+
+fn bridge_edges(routes: &[BridgeRoute]) -> Vec<PendingEdge> {
+    routes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| {
+            Some(PendingEdge {
+                from: TokenNode { chain: r.from_chain, address: r.token_in },
+                to: TokenNode { chain: r.to_chain, address: r.token_out },
+                edge: Edge::Bridge { bridge: u32::try_from(k).ok()? },
+                depth: f64::INFINITY,
+            })
+        })
+        .collect()
+}
+
+/// Every bridge route between two chains with market state: each carried
+/// token to the carried token of the same symbol on the other chain. A route
+/// whose fixed USD fee cannot be priced in its token is left out.
+fn bridge_routes(
+    catalog: &Catalog,
+    heads: &BTreeMap<ChainId, ChainHead>,
+    prices: &PriceTable,
+) -> Vec<BridgeRoute> {
+    fn carried<'a>(
+        catalog: &'a Catalog,
+        b: &'a switchyard_catalog::Bridge,
+        chain: ChainId,
+    ) -> impl Iterator<Item = &'a switchyard_catalog::Token> + 'a {
+        b.tokens
+            .get(&chain.0.to_string())
+            .into_iter()
+            .flatten()
+            .filter_map(move |a| catalog.token(chain, *a))
+    }
+    let mut out = Vec::new();
+    for b in catalog.bridges() {
+        for &from in heads.keys() {
+            let Some(contract) = b.contracts.get(&from.0.to_string()) else { continue };
+            for &to in heads.keys().filter(|c| **c != from) {
+                for tin in carried(catalog, b, from) {
+                    let fixed_fee = if b.fixed_fee_usd > 0.0 {
+                        let Some(p) = prices.get(from, tin.address).map(|p| p.usd) else {
+                            continue;
+                        };
+                        let raw =
+                            (b.fixed_fee_usd / p * 10f64.powi(i32::from(tin.decimals))).ceil();
+                        if !(0.0..1e30).contains(&raw) {
+                            continue;
+                        }
+                        U256::from(raw as u128)
+                    } else {
+                        U256::ZERO
+                    };
+                    for tout in carried(catalog, b, to)
+                        .filter(|t| t.symbol.eq_ignore_ascii_case(&tin.symbol))
+                    {
+                        out.push(BridgeRoute {
+                            name: b.name.clone(),
+                            from_chain: from,
+                            token_in: tin.address,
+                            decimals_in: tin.decimals,
+                            to_chain: to,
+                            token_out: tout.address,
+                            decimals_out: tout.decimals,
+                            contract: *contract,
+                            fee_bps: b.fee_bps,
+                            fixed_fee,
+                            estimated_seconds: b.estimated_seconds,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, ChainId, NATIVE_TOKEN, loaders};
 use switchyard_kernel::{
-    KernelError, MarketSnapshot, Plan, RouteRequest, SearchParams, find_routes,
+    KernelError, MarketSnapshot, Plan, RouteRequest, SearchParams, StepAction, find_routes,
 };
 
 const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
@@ -37,7 +37,12 @@ fn quote(
 ) -> Result<Plan, KernelError> {
     find_routes(
         s,
-        &RouteRequest { chain: ChainId(1), inputs: vec![(a(from), amount)], outputs: vec![a(to)] },
+        &RouteRequest {
+            chain: ChainId(1),
+            destination_chain: None,
+            inputs: vec![(a(from), amount)],
+            outputs: vec![a(to)],
+        },
         params,
     )
 }
@@ -53,6 +58,13 @@ fn replay(s: &MarketSnapshot, plan: &Plan) {
             let mut x = r.amount_in;
             for st in &r.steps {
                 assert_eq!(st.amount_in, x);
+                if st.action == StepAction::Bridge {
+                    let b = &s.bridges()[st.pool];
+                    assert_eq!((b.from_chain, b.to_chain), (st.chain, st.to_chain));
+                    x = b.amount_out(x).expect("bridge");
+                    assert_eq!(x, st.amount_out);
+                    continue;
+                }
                 let pool = &s.pools()[st.pool];
                 let i = pool.index_of(st.token_in).expect("token in");
                 let j = pool.index_of(st.token_out).expect("token out");
@@ -128,6 +140,7 @@ fn multi_input_into_one_output_chains_state() {
     let s = snapshot();
     let req = RouteRequest {
         chain: ChainId(1),
+        destination_chain: None,
         inputs: vec![(a(USDC), e(1_000_000, 6)), (a(WBTC), e(10, 8))],
         outputs: vec![a(WETH)],
     };
@@ -182,4 +195,103 @@ fn filters_and_no_route() {
         Err(KernelError::SameToken)
     ));
     let _ = NATIVE_TOKEN;
+}
+
+const BASE: ChainId = ChainId(8453);
+const BASE_WETH: &str = "0x4200000000000000000000000000000000000006";
+
+fn cross_chain(
+    s: &MarketSnapshot,
+    from: &str,
+    amount: U256,
+    to: &str,
+    params: &SearchParams,
+) -> Result<Plan, KernelError> {
+    find_routes(
+        s,
+        &RouteRequest {
+            chain: ChainId(1),
+            destination_chain: Some(BASE),
+            inputs: vec![(a(from), amount)],
+            outputs: vec![a(to)],
+        },
+        params,
+    )
+}
+
+#[test]
+fn cross_chain_route_swaps_bridges_once_and_swaps_on_arrival() {
+    let s = snapshot();
+    // WBTC on Ethereum into WETH on Base: no bridge carries WBTC, so the
+    // route must swap first, bridge, and (for USDC) swap again on Base.
+    let plan = cross_chain(&s, WBTC, e(1, 8), BASE_WETH, &SearchParams::default())
+        .expect("cross-chain route");
+    replay(&s, &plan);
+    assert_eq!((plan.chain, plan.destination_chain), (ChainId(1), BASE));
+    for r in &plan.legs[0].routes {
+        let bridges: Vec<_> = r.steps.iter().filter(|st| st.action == StepAction::Bridge).collect();
+        assert_eq!(bridges.len(), 1, "one bridge per path");
+        let at = r.steps.iter().position(|st| st.action == StepAction::Bridge).expect("bridge");
+        assert!(r.steps[..at].iter().all(|st| st.chain == ChainId(1) && st.to_chain == ChainId(1)));
+        assert!(r.steps[at + 1..].iter().all(|st| st.chain == BASE && st.to_chain == BASE));
+        assert_eq!(r.steps.last().map(|st| st.token_out), Some(a(BASE_WETH)));
+    }
+    assert!(!plan.bridging.is_empty());
+    assert!(plan.bridging.iter().all(|b| b.from_chain == ChainId(1) && b.to_chain == BASE));
+    // 1 WBTC ≈ $95k ≈ 30 WETH, less fees and slippage.
+    let out = plan.amounts_out[0];
+    assert!(out > e(25, 18) && out < e(35, 18), "{out}");
+}
+
+#[test]
+fn ignored_bridges_are_not_used() {
+    let s = snapshot();
+    let first =
+        cross_chain(&s, USDC, e(10_000, 6), BASE_WETH, &SearchParams::default()).expect("route");
+    let used: BTreeSet<String> = first.bridging.iter().map(|b| b.bridge.clone()).collect();
+    let params = SearchParams { excluded_bridges: used.clone(), ..SearchParams::default() };
+    match cross_chain(&s, USDC, e(10_000, 6), BASE_WETH, &params) {
+        Ok(plan) => {
+            replay(&s, &plan);
+            assert!(plan.bridging.iter().all(|b| !used.contains(&b.bridge)), "{used:?}");
+        }
+        Err(err) => assert!(matches!(err, KernelError::NoRoute { .. })),
+    }
+    let none = SearchParams {
+        excluded_bridges: ["cctp", "stargate", "ccip", "relay"].map(str::to_owned).into(),
+        ..SearchParams::default()
+    };
+    assert!(matches!(
+        cross_chain(&s, USDC, e(10_000, 6), BASE_WETH, &none),
+        Err(KernelError::NoRoute { .. })
+    ));
+}
+
+#[test]
+fn same_chain_routes_never_bridge() {
+    let s = snapshot();
+    let plan = quote(&s, WBTC, e(1, 8), USDC, &SearchParams::default()).expect("route");
+    assert!(plan.bridging.is_empty());
+    assert!(plan.legs[0].routes.iter().flat_map(|r| &r.steps).all(|st| st.chain == ChainId(1)));
+}
+
+#[test]
+fn a_broken_pool_is_quarantined_and_the_search_goes_on() {
+    let c = loaders::embedded_catalog().expect("catalog");
+    let mut m = loaders::embedded_market(&c).expect("market");
+    // Break Curve's 3pool: A_PRECISION 0 makes its exact math report an
+    // inconsistent state (the shadow still ranks it).
+    let three_pool: Address = a("0xbebc44782c7db0a1a60cb6fe97d0b483032ff1c7");
+    for p in &mut m.pools {
+        if let switchyard_catalog::PoolRecord::Stableswap(r) = p
+            && r.address == three_pool
+        {
+            r.a_precision = Some(0);
+        }
+    }
+    let s = MarketSnapshot::build(&m, &c).expect("snapshot");
+    const USDT: &str = "0xdac17f958d2ee523a2206206994597c13d831ec7";
+    let plan = quote(&s, USDC, e(100_000, 6), USDT, &SearchParams::default()).expect("route");
+    replay(&s, &plan);
+    assert!(plan.legs[0].routes.iter().flat_map(|r| &r.steps).all(|st| st.address != three_pool));
 }

@@ -513,12 +513,18 @@ pub struct Hop {
     pub token_out: Vec<String>,
     /// Protocol slug (`enso` for a split).
     pub protocol: String,
-    /// `swap`, `deposit`, `redeem`, or `split`.
+    /// `swap`, `deposit`, `redeem`, `bridge`, or `split`.
     pub action: &'static str,
     /// Pool or contract called (for a split, its first pool).
     pub primary: String,
     /// Chain.
     pub chain_id: u64,
+    /// For a bridge hop: the chain it leaves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_chain_id: Option<u64>,
+    /// For a bridge hop: the chain it arrives on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_chain_id: Option<u64>,
     /// Pools the hop uses.
     pub pool_addresses: Vec<String>,
     /// For a split: one list of segments per path; empty otherwise.
@@ -554,4 +560,21 @@ pub struct QuoteResponse {
     pub gas: String,
     /// Block of the chain state the quote was computed on.
     pub block_number: u64,
+    /// Bridge crossings of a cross-chain route, with their latency.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bridging_estimates: Vec<BridgeLatencyEstimate>,
+}
+
+/// `BridgeLatencyEstimate`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BridgeLatencyEstimate {
+    /// Chain the bridge leaves.
+    pub from_chain_id: u64,
+    /// Chain it arrives on.
+    pub to_chain_id: u64,
+    /// Token received on the destination chain.
+    pub token: String,
+    /// Typical end-to-end latency, seconds (the bridge's catalog estimate).
+    pub estimated_seconds: u64,
 }

@@ -115,7 +115,7 @@ Endpoints answering 501 validate their whole request first and answer 400 for ba
     ),
     components(schemas(ErrorBody, dto::PositionModel, dto::TokenModel, dto::PaginationMeta,
         dto::RouteShortcutVariableInputs, dto::BundleAction, dto::IporShortcutInput, dto::AddressText,
-        dto::WeiText, dto::QuoteResponse, dto::Hop, dto::RouteSegment)),
+        dto::WeiText, dto::QuoteResponse, dto::Hop, dto::RouteSegment, dto::BridgeLatencyEstimate)),
     modifiers(&Security, &CommonResponses),
     security(("bearer" = []), ("apikey" = [])),
 )]

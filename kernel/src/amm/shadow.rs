@@ -146,7 +146,7 @@ fn stableswap_out(
     amount_in: f64,
 ) -> f64 {
     let n = balances.len();
-    if n < 2 || n > MAX_COINS || i >= n || j >= n || decimals.len() < n {
+    if !(2..=MAX_COINS).contains(&n) || i >= n || j >= n || decimals.len() < n {
         return 0.0;
     }
     let mut x = [0.0f64; MAX_COINS];

@@ -16,6 +16,9 @@ fn u(x: u64) -> U256 {
 
 /// `get_D(xp, amp)`; `amp` already multiplied by `a_precision`.
 pub fn get_d(xp: &[U256], amp: U256, a_precision: U256) -> Result<U256, AmmError> {
+    if a_precision.is_zero() {
+        return Err(AmmError::InvalidState);
+    }
     let n = u(xp.len() as u64);
     let s =
         xp.iter().try_fold(U256::ZERO, |a, x| a.checked_add(*x)).ok_or(AmmError::InvalidState)?;
@@ -85,7 +88,10 @@ pub fn get_y(
     }
     c = c.checked_mul(d).and_then(|v| v.checked_mul(a_precision)).ok_or(AmmError::InvalidState)?
         / ann.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
-    let b = s + d.checked_mul(a_precision).ok_or(AmmError::InvalidState)? / ann;
+    let b = d
+        .checked_mul(a_precision)
+        .and_then(|v| s.checked_add(v / ann))
+        .ok_or(AmmError::InvalidState)?;
     let mut y = d;
     for _ in 0..255 {
         let prev = y;

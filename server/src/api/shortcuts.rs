@@ -48,8 +48,9 @@ fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError
 
 /// `GET /api/v1/shortcuts/quote`: the best route by exact pool math
 /// (multi-hop, split, several inputs), net of gas. `fee` bps is taken off each
-/// input first and reported in `feeAmount`. No route: 422 `NO_ROUTE`.
-/// Cross-chain quotes answer 501 until bridging lands.
+/// input first and reported in `feeAmount`. With `destinationChainId`, the
+/// route is source-chain steps, one bridge, destination-chain steps, and
+/// `bridgingEstimates` gives the bridge's latency. No route: 422 `NO_ROUTE`.
 #[utoipa::path(get, path = "/api/v1/shortcuts/quote", tag = "shortcuts",
     params(
         ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1, maximum = 9223372036854775807i64),
@@ -81,11 +82,12 @@ pub async fn quote(
     let q = query(&raw)?;
     let catalog = s.engine.catalog();
     let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
-    if req.destination_chain_id.is_some_and(|d| d != req.chain_id) {
-        return Err(ApiError::not_implemented("a cross-chain GET /shortcuts/quote"));
-    }
     let chain = req.chain_id;
-    for (field, list) in [("tokenIn", &req.token_in), ("tokenOut", &req.token_out)] {
+    let destination_chain = req.destination_chain_id.filter(|d| *d != chain);
+    let out_chain = destination_chain.unwrap_or(chain);
+    for (field, list, chain) in
+        [("tokenIn", &req.token_in, chain), ("tokenOut", &req.token_out, out_chain)]
+    {
         for (k, t) in list.iter().enumerate() {
             if catalog.token(chain, *t).is_none() {
                 return Err(ApiError::not_found(
@@ -125,10 +127,12 @@ pub async fn quote(
         .engine
         .quote(QuoteRequest {
             chain,
+            destination_chain,
             inputs,
             outputs: req.token_out.clone(),
             ignore_aggregators: req.ignore_aggregators.clone(),
             ignore_standards: req.ignore_standards.clone(),
+            ignore_bridges: req.ignore_bridges.clone(),
         })
         .await?;
     let amounts: Vec<String> = quote.plan.amounts_out.iter().map(ToString::to_string).collect();
@@ -143,7 +147,21 @@ pub async fn quote(
         fee_amount,
         gas: quote.plan.gas.to_string(),
         block_number: quote.block_number,
+        bridging_estimates: bridging_estimates(&quote.plan),
     }))
+}
+
+/// The wire form of a plan's bridge crossings.
+pub fn bridging_estimates(plan: &Plan) -> Vec<dto::BridgeLatencyEstimate> {
+    plan.bridging
+        .iter()
+        .map(|b| dto::BridgeLatencyEstimate {
+            from_chain_id: b.from_chain.0,
+            to_chain_id: b.to_chain.0,
+            token: addr(b.token),
+            estimated_seconds: b.estimated_seconds,
+        })
+        .collect()
 }
 
 /// The wire route of a plan: one hop per step, and a `split` hop with
@@ -165,7 +183,9 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
                     protocol: st.protocol.clone(),
                     action: st.action.as_str(),
                     primary: addr(st.address),
-                    chain_id: plan.chain.0,
+                    chain_id: st.chain.0,
+                    source_chain_id: (st.chain != st.to_chain).then_some(st.chain.0),
+                    destination_chain_id: (st.chain != st.to_chain).then_some(st.to_chain.0),
                     pool_addresses: vec![addr(st.address)],
                     internal_routes: Vec::new(),
                     args: amounts(st.amount_in, st.amount_out),
@@ -187,6 +207,9 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
             action: "split",
             primary: pools.first().cloned().unwrap_or_default(),
             chain_id: plan.chain.0,
+            source_chain_id: (plan.chain != plan.destination_chain).then_some(plan.chain.0),
+            destination_chain_id: (plan.chain != plan.destination_chain)
+                .then_some(plan.destination_chain.0),
             pool_addresses: pools,
             internal_routes: leg
                 .routes

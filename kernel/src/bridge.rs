@@ -1,0 +1,122 @@
+//! Bridge routes: one carried token from one chain to its counterpart on
+//! another, with the bridge's fee and latency.
+//!
+//! The exact amount delivered is integer arithmetic on the route's
+//! parameters: the proportional fee rounds in the bridge's favour, the fixed
+//! fee is taken in the token's raw units, and a change of decimals between
+//! the two chains truncates to the coarser unit first (as shared-decimal
+//! bridges do), so no dust is promised that the destination cannot pay.
+
+use alloy_primitives::U256;
+use switchyard_catalog::{Address, ChainId};
+
+use crate::{amm::AmmError, pool::u256_to_f64};
+
+/// Gas of the source-chain bridge call.
+pub const BRIDGE_GAS: u64 = 200_000;
+
+/// One directed bridge route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BridgeRoute {
+    /// Bridge name (`cctp`, `stargate`, `ccip`, `relay`).
+    pub name: String,
+    /// Source chain.
+    pub from_chain: ChainId,
+    /// Token sent.
+    pub token_in: Address,
+    /// Its decimals.
+    pub decimals_in: u8,
+    /// Destination chain.
+    pub to_chain: ChainId,
+    /// Token received.
+    pub token_out: Address,
+    /// Its decimals.
+    pub decimals_out: u8,
+    /// The bridge's entry contract on the source chain.
+    pub contract: Address,
+    /// Proportional fee, bps.
+    pub fee_bps: u32,
+    /// Fixed fee, raw units of `token_in` (from the catalog's USD fee and the
+    /// snapshot's price of the token, rounded up, when the snapshot is built).
+    pub fixed_fee: U256,
+    /// Typical end-to-end latency.
+    pub estimated_seconds: u64,
+}
+
+impl BridgeRoute {
+    /// Exact amount delivered on the destination chain.
+    pub fn amount_out(&self, amount_in: U256) -> Result<U256, AmmError> {
+        if self.fee_bps > 10_000 {
+            return Err(AmmError::InvalidState);
+        }
+        let bps = U256::from(self.fee_bps);
+        let fee = amount_in
+            .checked_mul(bps)
+            .map(|v| v.div_ceil(U256::from(10_000u32)))
+            .ok_or(AmmError::InvalidState)?;
+        let net = amount_in
+            .checked_sub(fee)
+            .and_then(|v| v.checked_sub(self.fixed_fee))
+            .filter(|v| !v.is_zero())
+            .ok_or(AmmError::InsufficientLiquidity)?;
+        let out = match self.decimals_in.cmp(&self.decimals_out) {
+            std::cmp::Ordering::Equal => net,
+            std::cmp::Ordering::Greater => {
+                net / U256::from(10u8).pow(U256::from(self.decimals_in - self.decimals_out))
+            }
+            std::cmp::Ordering::Less => net
+                .checked_mul(U256::from(10u8).pow(U256::from(self.decimals_out - self.decimals_in)))
+                .ok_or(AmmError::InvalidState)?,
+        };
+        if out.is_zero() { Err(AmmError::InsufficientLiquidity) } else { Ok(out) }
+    }
+
+    /// `f64` estimate of [`Self::amount_out`], for the search.
+    pub fn shadow_out(&self, amount_in: f64) -> f64 {
+        let net = amount_in * (1.0 - f64::from(self.fee_bps) / 1e4) - u256_to_f64(self.fixed_fee);
+        let out = net * 10f64.powi(i32::from(self.decimals_out) - i32::from(self.decimals_in));
+        if out.is_finite() && out > 0.0 { out } else { 0.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(fee_bps: u32, fixed: u64, d_in: u8, d_out: u8) -> BridgeRoute {
+        BridgeRoute {
+            name: "stargate".into(),
+            from_chain: ChainId(1),
+            token_in: Address::with_last_byte(1),
+            decimals_in: d_in,
+            to_chain: ChainId(56),
+            token_out: Address::with_last_byte(2),
+            decimals_out: d_out,
+            contract: Address::with_last_byte(3),
+            fee_bps,
+            fixed_fee: U256::from(fixed),
+            estimated_seconds: 180,
+        }
+    }
+
+    #[test]
+    fn fees_round_for_the_bridge() {
+        // 1,000.000001 USDC at 6 bps: fee 0.600001 (rounded up), fixed 0.5.
+        let r = route(6, 500_000, 6, 6);
+        assert_eq!(r.amount_out(U256::from(1_000_000_001u64)), Ok(U256::from(998_900_000u64)));
+        assert_eq!(r.amount_out(U256::from(500_000u64)), Err(AmmError::InsufficientLiquidity));
+        assert!((r.shadow_out(1_000_000_001.0) - 998_900_000.4).abs() < 1.0);
+    }
+
+    #[test]
+    fn decimals_change_truncates_to_the_coarser_unit() {
+        let up = route(0, 0, 6, 18);
+        assert_eq!(up.amount_out(U256::from(7u8)), Ok(U256::from(7_000_000_000_000u64)));
+        let down = route(0, 0, 18, 6);
+        assert_eq!(down.amount_out(U256::from(1_999_999_999_999u64)), Ok(U256::from(1u8)));
+        assert_eq!(
+            down.amount_out(U256::from(999_999_999_999u64)),
+            Err(AmmError::InsufficientLiquidity)
+        );
+    }
+}

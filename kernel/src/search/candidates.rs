@@ -1,0 +1,231 @@
+//! Candidate paths by amount relaxation over the token graph, in `f64`.
+//!
+//! From the source, each layer extends the best few labels of every token
+//! reached (a label is a path prefix and the shadow amount it delivers)
+//! through that token's deepest pools, never revisiting a token or a pool;
+//! bridges are taken only by a cross-chain request, once. Every label, at
+//! every layer, is then closed into the target through the pools that trade
+//! its token against the target (looked up from the target's side, so a tail
+//! target's thin pools are found whatever the hubs' degrees). The result is
+//! every closed path with its shadow output, best first.
+//!
+//! Work per request is bounded by `max_hops × labels × max_pools_per_token`
+//! expansions per token reached, whatever the size of the market.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::{
+    graph::{Edge, TokenIx},
+    snapshot::MarketSnapshot,
+};
+
+/// Closing pools listed from the target's side, per pool a token expands.
+const CLOSING_POOLS_PER_EXPANDED: usize = 64;
+
+/// What a search may use.
+pub(super) struct Scope<'a> {
+    pub(super) snapshot: &'a MarketSnapshot,
+    pub(super) max_hops: usize,
+    pub(super) max_pools_per_token: usize,
+    pub(super) labels_per_token: usize,
+    /// Whether the request crosses chains (exactly one bridge per path).
+    pub(super) cross_chain: bool,
+    /// Whether an edge may be used at all (filters and quarantine).
+    pub(super) allowed: &'a dyn Fn(Edge) -> bool,
+}
+
+/// A path and its shadow output.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Candidate {
+    pub(super) path: Vec<Edge>,
+    pub(super) shadow: f64,
+}
+
+#[derive(Clone, Copy)]
+struct Label {
+    token: TokenIx,
+    amount: f64,
+    prev: Option<u32>,
+    edge: Option<Edge>,
+    bridged: bool,
+}
+
+/// Shadow output of one edge.
+pub(super) fn shadow(snapshot: &MarketSnapshot, edge: Edge, amount: f64) -> f64 {
+    match edge {
+        Edge::Pool { pool, i, j } => snapshot
+            .pools()
+            .get(pool as usize)
+            .map_or(0.0, |p| p.shadow_out(usize::from(i), usize::from(j), amount)),
+        Edge::Bridge { bridge } => {
+            snapshot.bridges().get(bridge as usize).map_or(0.0, |b| b.shadow_out(amount))
+        }
+    }
+}
+
+fn visits(labels: &[Label], mut at: Option<u32>, token: TokenIx, edge: Edge) -> bool {
+    while let Some(k) = at {
+        let l = &labels[k as usize];
+        if l.token == token || l.edge.and_then(Edge::pool).is_some_and(|p| Some(p) == edge.pool()) {
+            return true;
+        }
+        at = l.prev;
+    }
+    false
+}
+
+fn path_of(labels: &[Label], mut at: Option<u32>, last: Edge) -> Vec<Edge> {
+    let mut path = vec![last];
+    while let Some(k) = at {
+        let l = &labels[k as usize];
+        if let Some(e) = l.edge {
+            path.push(e);
+        }
+        at = l.prev;
+    }
+    path.reverse();
+    path
+}
+
+/// Every closed path from `from` to `to` for `amount`, best shadow first
+/// (ties in discovery order), at most `limit`.
+pub(super) fn candidates(
+    scope: &Scope<'_>,
+    from: TokenIx,
+    to: TokenIx,
+    amount: f64,
+    limit: usize,
+) -> Vec<Candidate> {
+    let graph = scope.snapshot.graph();
+    // Closing edges by the token they leave: bridges into the target, then
+    // the target's deepest pools (depth in the target token, so comparable)
+    // taken in reverse. A thinner pool into the target is still found when
+    // the expansion meets it.
+    let mut into: HashMap<TokenIx, Vec<Edge>> = HashMap::new();
+    for (src, e) in graph.edges_into(to).take_while(|(_, e)| matches!(e, Edge::Bridge { .. })) {
+        if (scope.allowed)(e) {
+            into.entry(src).or_default().push(e);
+        }
+    }
+    for (t, e) in graph
+        .edges_from(to)
+        .filter(|(_, e)| matches!(e, Edge::Pool { .. }))
+        .take(scope.max_pools_per_token * CLOSING_POOLS_PER_EXPANDED)
+    {
+        if let Edge::Pool { pool, i, j } = e {
+            let back = Edge::Pool { pool, i: j, j: i };
+            if (scope.allowed)(back) {
+                into.entry(t).or_default().push(back);
+            }
+        }
+    }
+    let mut labels = vec![Label { token: from, amount, prev: None, edge: None, bridged: false }];
+    let mut layer: Vec<u32> = vec![0];
+    let mut closed: Vec<(f64, u32, Edge)> = Vec::new();
+    for hop in 0..scope.max_hops {
+        for &k in &layer {
+            let l = labels[k as usize];
+            for &e in into.get(&l.token).into_iter().flatten() {
+                let is_bridge = matches!(e, Edge::Bridge { .. });
+                if is_bridge && (l.bridged || !scope.cross_chain)
+                    || !is_bridge && scope.cross_chain && !l.bridged
+                    || visits(&labels, Some(k), to, e)
+                {
+                    continue;
+                }
+                let out = shadow(scope.snapshot, e, l.amount);
+                if out > 0.0 {
+                    closed.push((out, k, e));
+                }
+            }
+        }
+        if hop + 1 == scope.max_hops {
+            break;
+        }
+        // Best labels per token reached in this layer; a BTreeMap keeps the
+        // next layer in a fixed order.
+        let mut next: BTreeMap<TokenIx, Vec<u32>> = BTreeMap::new();
+        for &k in &layer {
+            let l = labels[k as usize];
+            // The deepest `max_pools_per_token` usable pools, looking at no
+            // more than a few times that many.
+            let (mut taken, mut scanned) = (0, 0);
+            for (t, e) in graph.edges_from(l.token) {
+                let is_bridge = matches!(e, Edge::Bridge { .. });
+                if is_bridge {
+                    if !scope.cross_chain || l.bridged {
+                        continue;
+                    }
+                } else {
+                    if taken == scope.max_pools_per_token
+                        || scanned == scope.max_pools_per_token * 4
+                    {
+                        break;
+                    }
+                    scanned += 1;
+                }
+                if t == to {
+                    // Closing through a pool the target side did not list.
+                    let closes = !is_bridge && (!scope.cross_chain || l.bridged)
+                        || is_bridge && scope.cross_chain;
+                    if closes && (scope.allowed)(e) && !visits(&labels, Some(k), t, e) {
+                        let out = shadow(scope.snapshot, e, l.amount);
+                        if out > 0.0 {
+                            closed.push((out, k, e));
+                        }
+                    }
+                    continue;
+                }
+                if t == from
+                    || !(scope.allowed)(e)
+                    || (graph.degree(t) <= 1 && !into.contains_key(&t))
+                    || visits(&labels, Some(k), t, e)
+                {
+                    continue;
+                }
+                if !is_bridge {
+                    taken += 1;
+                }
+                let out = shadow(scope.snapshot, e, l.amount);
+                if out <= 0.0 {
+                    continue;
+                }
+                let Ok(id) = u32::try_from(labels.len()) else { break };
+                let slot = next.entry(t).or_default();
+                if slot.len() == scope.labels_per_token {
+                    // Replace the worst, if this one is better.
+                    let (w, worst) = slot
+                        .iter()
+                        .enumerate()
+                        .map(|(w, id)| (w, labels[*id as usize].amount))
+                        .min_by(|a, b| a.1.total_cmp(&b.1))
+                        .unwrap_or((0, f64::INFINITY));
+                    if out <= worst {
+                        continue;
+                    }
+                    slot.remove(w);
+                }
+                slot.push(id);
+                labels.push(Label {
+                    token: t,
+                    amount: out,
+                    prev: Some(k),
+                    edge: Some(e),
+                    bridged: l.bridged || is_bridge,
+                });
+            }
+        }
+        layer = next.into_values().flatten().collect();
+        if layer.is_empty() {
+            break;
+        }
+    }
+    // Best first; the same closing found from both sides counts once.
+    closed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    closed.dedup_by(|a, b| a.1 == b.1 && a.2 == b.2);
+    closed.truncate(limit);
+    closed
+        .into_iter()
+        .map(|(shadow, k, e)| Candidate { path: path_of(&labels, Some(k), e), shadow })
+        .collect()
+}

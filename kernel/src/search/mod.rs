@@ -1,0 +1,552 @@
+//! Route search: exact-input routes through the snapshot's pools and
+//! bridges, multi-hop and split, for one or several inputs, on one chain or
+//! across two.
+//!
+//! ```text
+//! candidates (f64): amount relaxation over the token graph, ≤ max_hops,
+//!   no token or pool revisited, filters and quarantine applied
+//!   ─▶ exact quote of the best candidates by shadow output (rayon when many)
+//!   ─▶ best single path, net of gas
+//!   ─▶ split: water-fill + pairwise exchange over the best pool-disjoint
+//!      paths in f64, then the allocation simulated exactly, path after path
+//!      on one working state ─▶ kept only if it beats the single path net of gas
+//! ```
+//!
+//! Every amount in a [`Plan`] comes from the exact pool math; `f64` only
+//! orders candidates and sizes allocations. A pool whose exact math reports
+//! an inconsistent state is quarantined for the rest of the request and the
+//! search goes on without it. Candidates and allocations are visited in a
+//! fixed order, so the same snapshot and request give the same plan whatever
+//! the thread count.
+
+mod candidates;
+mod split;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use alloy_primitives::U256;
+use rayon::prelude::*;
+use switchyard_catalog::{Address, ChainId};
+
+use crate::{
+    KernelError,
+    amm::AmmError,
+    bridge::BRIDGE_GAS,
+    graph::Edge,
+    pool::{Pool, PoolState, u256_to_f64},
+    snapshot::MarketSnapshot,
+};
+
+/// Gas every routed transaction pays before its steps (intrinsic cost and
+/// the router/executor overhead), an estimate until execution measures it.
+pub const BASE_GAS: u64 = 21_000 + 60_000;
+
+/// Search limits and costs for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchParams {
+    /// Most pools in one path.
+    pub max_hops: usize,
+    /// Pools expanded per token, deepest first: the liquidity-pruned
+    /// candidate subgraph that keeps a search away from thin pools.
+    pub max_pools_per_token: usize,
+    /// Path prefixes kept per token and hop count during relaxation.
+    pub labels_per_token: usize,
+    /// Most exact candidates evaluated per pair.
+    pub max_candidates: usize,
+    /// Most paths one input is split over.
+    pub max_splits: usize,
+    /// Chunks the input is divided into for split refinement.
+    pub split_chunks: u32,
+    /// Protocol slugs not to route through.
+    pub excluded_protocols: BTreeSet<String>,
+    /// Bridge names not to route through.
+    pub excluded_bridges: BTreeSet<String>,
+    /// Cost of one gas unit in raw units of each output token (from the gas
+    /// price and USD prices); `None` ranks by gross output.
+    pub gas_cost_in_out: Vec<Option<f64>>,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        Self {
+            max_hops: 4,
+            max_pools_per_token: 8,
+            labels_per_token: 2,
+            max_candidates: 8,
+            max_splits: 4,
+            split_chunks: 32,
+            excluded_protocols: BTreeSet::new(),
+            excluded_bridges: BTreeSet::new(),
+            gas_cost_in_out: Vec::new(),
+        }
+    }
+}
+
+/// What to route: amounts of inputs on one chain into outputs on the same
+/// chain or, through one bridge, on `destination_chain`. With one output
+/// every input goes to it; with as many outputs as inputs, input `k` goes to
+/// output `k`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteRequest {
+    /// Chain of the inputs.
+    pub chain: ChainId,
+    /// Chain of the outputs, when not `chain`.
+    pub destination_chain: Option<ChainId>,
+    /// Inputs and amounts (after any fee was taken off).
+    pub inputs: Vec<(Address, U256)>,
+    /// Outputs.
+    pub outputs: Vec<Address>,
+}
+
+/// What one step does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepAction {
+    /// Exchange through an AMM.
+    Swap,
+    /// Into a vault, lending market, staking contract or wrapper.
+    Deposit,
+    /// Out of one.
+    Redeem,
+    /// Across chains.
+    Bridge,
+}
+
+impl StepAction {
+    /// The action name of the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Swap => "swap",
+            Self::Deposit => "deposit",
+            Self::Redeem => "redeem",
+            Self::Bridge => "bridge",
+        }
+    }
+}
+
+/// One step of a route, with exact amounts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Index of the pool in the snapshot (of the bridge route, for a bridge).
+    pub pool: usize,
+    /// Chain the step executes on.
+    pub chain: ChainId,
+    /// Chain its output arrives on (`chain`, except for a bridge).
+    pub to_chain: ChainId,
+    /// Pool, vault or market address.
+    pub address: Address,
+    /// Protocol slug.
+    pub protocol: String,
+    /// Action.
+    pub action: StepAction,
+    /// Token in.
+    pub token_in: Address,
+    /// Token out.
+    pub token_out: Address,
+    /// Exact amount in.
+    pub amount_in: U256,
+    /// Exact amount out.
+    pub amount_out: U256,
+    /// Gas estimate.
+    pub gas: u64,
+}
+
+/// One path carrying part (or all) of an input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// Amount sent down this path.
+    pub amount_in: U256,
+    /// Amount it delivers.
+    pub amount_out: U256,
+    /// Steps in order.
+    pub steps: Vec<Step>,
+}
+
+/// How one input reaches its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leg {
+    /// Input token.
+    pub token_in: Address,
+    /// Output token.
+    pub token_out: Address,
+    /// Input amount.
+    pub amount_in: U256,
+    /// Output delivered (sum over routes).
+    pub amount_out: U256,
+    /// One route, or several for a split.
+    pub routes: Vec<Route>,
+}
+
+/// A bridge crossing of the plan, with its latency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BridgeEstimate {
+    /// Bridge name.
+    pub bridge: String,
+    /// Source chain.
+    pub from_chain: ChainId,
+    /// Destination chain.
+    pub to_chain: ChainId,
+    /// Token received on the destination chain.
+    pub token: Address,
+    /// Typical end-to-end latency.
+    pub estimated_seconds: u64,
+}
+
+/// The search result: what the execution layer encodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// Chain of the inputs (where the transaction is sent).
+    pub chain: ChainId,
+    /// Chain of the outputs.
+    pub destination_chain: ChainId,
+    /// Bridge crossings, in plan order.
+    pub bridging: Vec<BridgeEstimate>,
+    /// Legs, in request order, executed in this order.
+    pub legs: Vec<Leg>,
+    /// Output per requested output token.
+    pub amounts_out: Vec<U256>,
+    /// Gas estimate of the whole transaction.
+    pub gas: u64,
+}
+
+fn action_of(pool: &Pool, i: usize, j: usize) -> StepAction {
+    match pool.state {
+        PoolState::Erc4626 { .. }
+        | PoolState::Lending { .. }
+        | PoolState::LiquidStaking { .. }
+        | PoolState::Wrap => {
+            if i < j {
+                StepAction::Deposit
+            } else {
+                StepAction::Redeem
+            }
+        }
+        _ => StepAction::Swap,
+    }
+}
+
+/// Pool states changed by earlier legs or chunks, by pool index. A
+/// `BTreeMap` keeps every walk over it in a fixed order.
+type Working = BTreeMap<usize, PoolState>;
+
+/// States a simulated path leaves, by pool, in path order.
+type NextStates = Vec<(usize, PoolState)>;
+
+/// Exact simulation of `path` for `amount` on the working state; returns the
+/// steps and the states after them (not yet written back), or the error and
+/// the edge that raised it.
+fn simulate(
+    snapshot: &MarketSnapshot,
+    working: &Working,
+    path: &[Edge],
+    amount: U256,
+) -> Result<(Vec<Step>, NextStates), (AmmError, Edge)> {
+    let mut steps = Vec::with_capacity(path.len());
+    let mut next_states = Vec::with_capacity(path.len());
+    let mut x = amount;
+    for &e in path {
+        match e {
+            Edge::Pool { pool: idx, i, j } => {
+                let idx = idx as usize;
+                let (i, j) = (usize::from(i), usize::from(j));
+                let pool = snapshot.pools().get(idx).ok_or((AmmError::InvalidState, e))?;
+                let s = pool
+                    .swap_exact_in_from(working.get(&idx).unwrap_or(&pool.state), i, j, x)
+                    .map_err(|err| (err, e))?;
+                steps.push(Step {
+                    pool: idx,
+                    chain: pool.chain,
+                    to_chain: pool.chain,
+                    address: pool.address,
+                    protocol: pool.protocol.clone(),
+                    action: action_of(pool, i, j),
+                    token_in: pool.tokens[i],
+                    token_out: pool.tokens[j],
+                    amount_in: x,
+                    amount_out: s.amount_out,
+                    gas: s.gas,
+                });
+                next_states.push((idx, s.next));
+                x = s.amount_out;
+            }
+            Edge::Bridge { bridge } => {
+                let b =
+                    snapshot.bridges().get(bridge as usize).ok_or((AmmError::InvalidState, e))?;
+                let out = b.amount_out(x).map_err(|err| (err, e))?;
+                steps.push(Step {
+                    pool: bridge as usize,
+                    chain: b.from_chain,
+                    to_chain: b.to_chain,
+                    address: b.contract,
+                    protocol: b.name.clone(),
+                    action: StepAction::Bridge,
+                    token_in: b.token_in,
+                    token_out: b.token_out,
+                    amount_in: x,
+                    amount_out: out,
+                    gas: BRIDGE_GAS,
+                });
+                x = out;
+            }
+        }
+    }
+    Ok((steps, next_states))
+}
+
+fn path_gas(steps: &[Step]) -> u64 {
+    steps.iter().map(|s| s.gas).sum()
+}
+
+fn net(out: U256, gas: u64, gas_cost: Option<f64>) -> f64 {
+    u256_to_f64(out) - gas_cost.map_or(0.0, |c| c * gas as f64)
+}
+
+fn out_of(steps: &[Step]) -> U256 {
+    steps.last().map_or(U256::ZERO, |s| s.amount_out)
+}
+
+/// Where a leg starts and ends.
+struct Ends {
+    chain: ChainId,
+    token_in: Address,
+    amount: U256,
+    to_chain: ChainId,
+    token_out: Address,
+    gas_cost: Option<f64>,
+}
+
+/// Routes one input into one output on the working state, returning the leg
+/// and writing the states it leaves into `working`.
+fn route_leg(
+    snapshot: &MarketSnapshot,
+    working: &mut Working,
+    ends: &Ends,
+    params: &SearchParams,
+) -> Result<Leg, KernelError> {
+    let (token_in, token_out, amount) = (ends.token_in, ends.token_out, ends.amount);
+    let cross_chain = ends.chain != ends.to_chain;
+    if token_in == token_out && !cross_chain {
+        return Err(KernelError::SameToken);
+    }
+    let no_route = || KernelError::NoRoute { token_in, token_out };
+    let graph = snapshot.graph();
+    let (Some(from), Some(to)) =
+        (graph.node(ends.chain, token_in), graph.node(ends.to_chain, token_out))
+    else {
+        return Err(no_route());
+    };
+    let mut quarantine: BTreeSet<u32> = BTreeSet::new();
+    let mut evaluated: Vec<(Vec<Edge>, Vec<Step>)> = Vec::new();
+    // A round that quarantines a pool and finds nothing searches again
+    // without it.
+    for _round in 0..3 {
+        let allowed = |e: Edge| match e {
+            Edge::Pool { pool, .. } => {
+                !quarantine.contains(&pool)
+                    && snapshot
+                        .pools()
+                        .get(pool as usize)
+                        .is_some_and(|p| !params.excluded_protocols.contains(&p.protocol))
+            }
+            Edge::Bridge { bridge } => snapshot
+                .bridges()
+                .get(bridge as usize)
+                .is_some_and(|b| !params.excluded_bridges.contains(&b.name)),
+        };
+        let scope = candidates::Scope {
+            snapshot,
+            max_hops: params.max_hops,
+            max_pools_per_token: params.max_pools_per_token.max(1),
+            labels_per_token: params.labels_per_token.max(1),
+            cross_chain,
+            allowed: &allowed,
+        };
+        let found = candidates::candidates(
+            &scope,
+            from,
+            to,
+            u256_to_f64(amount),
+            params.max_candidates.max(1) * 4,
+        );
+        let shared: &Working = working;
+        let eval = |c: &'_ candidates::Candidate| simulate(snapshot, shared, &c.path, amount);
+        let mut fatal = false;
+        for batch in found.chunks(params.max_candidates.max(1)) {
+            let results: Vec<_> = if batch.len() > 8 {
+                batch.par_iter().map(eval).collect()
+            } else {
+                batch.iter().map(eval).collect()
+            };
+            for (c, r) in batch.iter().zip(results) {
+                match r {
+                    Ok((steps, _)) => evaluated.push((c.path.clone(), steps)),
+                    Err((err, Edge::Pool { pool, .. })) if err.is_fatal() => {
+                        fatal |= quarantine.insert(pool);
+                    }
+                    Err(_) => {}
+                }
+            }
+            if !evaluated.is_empty() {
+                break;
+            }
+        }
+        evaluated.retain(|(path, _)| {
+            path.iter().all(|e| e.pool().is_none_or(|p| !quarantine.contains(&p)))
+        });
+        if !evaluated.is_empty() || !fatal {
+            break;
+        }
+    }
+    if evaluated.is_empty() {
+        return Err(no_route());
+    }
+    let mut ranked: Vec<(f64, usize)> = evaluated
+        .iter()
+        .enumerate()
+        .map(|(k, (_, steps))| (net(out_of(steps), path_gas(steps), ends.gas_cost), k))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let (best_net, best_k) = ranked[0];
+    let single = &evaluated[best_k];
+
+    // Split over the best paths that share no pool with a better one (a
+    // shared pool caps what splitting can gain), then, if fewer, the next best.
+    let mut chosen: Vec<&[Edge]> = Vec::with_capacity(params.max_splits);
+    let shares_pool = |a: &[Edge], b: &[Edge]| {
+        a.iter().filter_map(|e| e.pool()).any(|p| b.iter().any(|f| f.pool() == Some(p)))
+    };
+    for (_, k) in &ranked {
+        let path = evaluated[*k].0.as_slice();
+        if chosen.len() < params.max_splits && chosen.iter().all(|q| !shares_pool(q, path)) {
+            chosen.push(path);
+        }
+    }
+    for (_, k) in &ranked {
+        let path = evaluated[*k].0.as_slice();
+        if chosen.len() < params.max_splits && !chosen.iter().any(|q| std::ptr::eq(*q, path)) {
+            chosen.push(path);
+        }
+    }
+    let split = if chosen.len() > 1 && params.split_chunks > 1 {
+        split_exact(snapshot, working, &chosen, amount, params.split_chunks)
+    } else {
+        None
+    };
+    let split_better = split.as_ref().is_some_and(|(routes, _)| {
+        let out = routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out));
+        let gas: u64 = routes.iter().map(|r| path_gas(&r.steps)).sum();
+        routes.len() > 1 && net(out, gas, ends.gas_cost) > best_net
+    });
+    let routes = if let Some((routes, states)) = split.filter(|_| split_better) {
+        working.extend(states);
+        routes
+    } else {
+        let (steps, states) =
+            simulate(snapshot, working, &single.0, amount).map_err(|_| no_route())?;
+        working.extend(states);
+        vec![Route { amount_in: amount, amount_out: out_of(&steps), steps }]
+    };
+    let amount_out = routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out));
+    Ok(Leg { token_in, token_out, amount_in: amount, amount_out, routes })
+}
+
+/// Smallest share of a split worth its own path.
+const MIN_SPLIT_SHARE: f64 = 0.01;
+
+/// The `f64` allocation over `paths`, simulated exactly path after path on
+/// one working state: the routes and the states they leave.
+fn split_exact(
+    snapshot: &MarketSnapshot,
+    working: &Working,
+    paths: &[&[Edge]],
+    amount: U256,
+    chunks: u32,
+) -> Option<(Vec<Route>, Working)> {
+    let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), chunks)?;
+    let kept: Vec<(usize, f64)> =
+        fractions.iter().copied().enumerate().filter(|(_, f)| *f >= MIN_SPLIT_SHARE).collect();
+    let sum: f64 = kept.iter().map(|(_, f)| f).sum();
+    if kept.len() < 2 || sum.is_nan() || sum <= 0.0 {
+        return None;
+    }
+    // Integer shares out of 2^40; the last path takes the remainder.
+    const SCALE: f64 = 1_099_511_627_776.0;
+    let mut amounts = Vec::with_capacity(kept.len());
+    let mut left = amount;
+    for (n, (k, f)) in kept.iter().enumerate() {
+        let a = if n + 1 == kept.len() {
+            left
+        } else {
+            let share = U256::from((f / sum * SCALE).floor() as u64);
+            let a = amount.checked_mul(share)? >> 40;
+            left = left.checked_sub(a)?;
+            a
+        };
+        amounts.push((*k, a));
+    }
+    let mut state = working.clone();
+    let mut routes = Vec::with_capacity(amounts.len());
+    for (k, a) in amounts {
+        if a.is_zero() {
+            continue;
+        }
+        let (steps, next) = simulate(snapshot, &state, paths[k], a).ok()?;
+        state.extend(next);
+        routes.push(Route { amount_in: a, amount_out: out_of(&steps), steps });
+    }
+    Some((routes, state))
+}
+
+/// Finds the plan for a request.
+pub fn find_routes(
+    snapshot: &MarketSnapshot,
+    request: &RouteRequest,
+    params: &SearchParams,
+) -> Result<Plan, KernelError> {
+    let to_chain = request.destination_chain.unwrap_or(request.chain);
+    for chain in [request.chain, to_chain] {
+        if snapshot.head(chain).is_none() {
+            return Err(KernelError::UnknownChain(chain));
+        }
+    }
+    if request.inputs.is_empty() || request.outputs.is_empty() {
+        return Err(KernelError::EmptyRequest);
+    }
+    let pairwise = request.outputs.len() == request.inputs.len() && request.outputs.len() > 1;
+    if !pairwise && request.outputs.len() != 1 {
+        return Err(KernelError::OutputShape);
+    }
+    let mut working = Working::new();
+    let mut legs = Vec::with_capacity(request.inputs.len());
+    let mut amounts_out = vec![U256::ZERO; request.outputs.len()];
+    for (k, &(token_in, amount)) in request.inputs.iter().enumerate() {
+        let o = if pairwise { k } else { 0 };
+        let ends = Ends {
+            chain: request.chain,
+            token_in,
+            amount,
+            to_chain,
+            token_out: request.outputs[o],
+            gas_cost: params.gas_cost_in_out.get(o).copied().flatten(),
+        };
+        let leg = route_leg(snapshot, &mut working, &ends, params)?;
+        amounts_out[o] = amounts_out[o].saturating_add(leg.amount_out);
+        legs.push(leg);
+    }
+    let steps = || legs.iter().flat_map(|l| &l.routes).flat_map(|r| &r.steps);
+    let gas = BASE_GAS + steps().map(|s| s.gas).sum::<u64>();
+    let mut bridging: Vec<BridgeEstimate> = Vec::new();
+    for st in steps().filter(|s| s.action == StepAction::Bridge) {
+        let Some(b) = snapshot.bridges().get(st.pool) else { continue };
+        let est = BridgeEstimate {
+            bridge: b.name.clone(),
+            from_chain: b.from_chain,
+            to_chain: b.to_chain,
+            token: b.token_out,
+            estimated_seconds: b.estimated_seconds,
+        };
+        if !bridging.contains(&est) {
+            bridging.push(est);
+        }
+    }
+    Ok(Plan { chain: request.chain, destination_chain: to_chain, bridging, legs, amounts_out, gas })
+}
