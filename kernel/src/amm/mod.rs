@@ -17,6 +17,7 @@ pub mod stableswap;
 pub mod uniswap_v2;
 pub mod uniswap_v3;
 pub mod vault;
+pub mod weighted;
 
 use alloy_primitives::U256;
 pub use error::AmmError;
