@@ -161,7 +161,8 @@ const MILD_EXPONENT_BOUND: U256 =
 
 /// `x0 = 2^7` (18 decimals) and `a0 = e^x0` (no decimals).
 const X0: I256 = s(uint!(128_000_000_000_000_000_000_U256));
-const A0: I256 = s(uint!(38_877_084_059_945_950_922_200_000_000_000_000_000_000_000_000_U256));
+const A0: I256 =
+    s(uint!(38_877_084_059_945_950_922_200_000_000_000_000_000_000_000_000_000_000_000_U256));
 /// `x1 = 2^6` (18 decimals) and `a1 = e^x1` (no decimals).
 const X1: I256 = s(uint!(64_000_000_000_000_000_000_U256));
 const A1: I256 = s(uint!(6_235_149_080_811_616_882_910_000_000_U256));
@@ -485,6 +486,15 @@ mod tests {
         let e = exp(ONE_18).map(I256::into_raw).unwrap_or_default();
         let want = uint!(2_718_281_828_459_045_235_U256);
         assert!(e.abs_diff(want) < U256::from(10u8), "{e}");
+    }
+
+    #[test]
+    fn exp_of_the_decomposition_points_is_their_constant() {
+        // e^x0 and e^x1 are a0 and a1 exactly (the Taylor series of 0 is 1),
+        // which pins the digit count of the two largest constants.
+        assert_eq!(exp(X0), mul(A0, ONE_18));
+        assert_eq!(exp(X1), mul(A1, ONE_18));
+        assert_eq!(ln(mul(A0, ONE_18).unwrap_or_default()), Ok(X0));
     }
 
     #[test]
