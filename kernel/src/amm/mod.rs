@@ -7,9 +7,9 @@
 //! twice, or the legs of a split, can see the earlier leg's effect. Quoting
 //! never mutates a pool.
 //!
-//! Balancer weighted pools quote only through the shadow for now: their
-//! exact `pow` (`LogExpMath`) is not implemented yet, so the exact path
-//! answers `Unsupported` and the search never routes through them.
+//! Balancer V2 weighted pools quote with the current (solidity-utils 4.0.0)
+//! `powUp`; pools of the first 2021 deployments round their 50/50 and 80/20
+//! powers differently, see [`weighted`].
 
 mod error;
 pub mod full_math;
@@ -42,6 +42,8 @@ pub mod gas {
     pub const STAKING: u64 = 90_000;
     /// WETH deposit or withdraw.
     pub const WRAP: u64 = 40_000;
+    /// Balancer V2 weighted pool swap through the Vault.
+    pub const WEIGHTED: u64 = 120_000;
 }
 
 /// An exact trade through one pool.
@@ -155,7 +157,36 @@ impl Pool {
                     },
                 })
             }
-            PoolState::Weighted { .. } => Err(AmmError::Unsupported),
+            PoolState::Weighted { balances, weights, swap_fee } => {
+                let at = |v: &Vec<U256>, k: usize| v.get(k).copied().ok_or(AmmError::InvalidState);
+                let dec = |k: usize| self.decimals.get(k).copied().ok_or(AmmError::InvalidState);
+                let out = weighted::out_given_in(
+                    at(balances, i)?,
+                    dec(i)?,
+                    at(weights, i)?,
+                    at(balances, j)?,
+                    dec(j)?,
+                    at(weights, j)?,
+                    *swap_fee,
+                    amount_in,
+                )?;
+                if out.is_zero() {
+                    return Err(AmmError::InsufficientLiquidity);
+                }
+                // The Vault books the whole amount in, fee included.
+                let mut b = balances.clone();
+                b[i] = add(b[i], amount_in)?;
+                b[j] = sub(b[j], out)?;
+                Ok(Swap {
+                    amount_out: out,
+                    gas: gas::WEIGHTED,
+                    next: PoolState::Weighted {
+                        balances: b,
+                        weights: weights.clone(),
+                        swap_fee: *swap_fee,
+                    },
+                })
+            }
             PoolState::Erc4626 { total_assets, total_supply } => {
                 let (out, ta, ts) = if i == 0 {
                     let s = vault::vault_deposit(amount_in, *total_assets, *total_supply)?;
@@ -263,7 +294,20 @@ impl Pool {
                 let r = self.spot_rate(i, j).unwrap_or(0.0);
                 (amount_in * r * (1.0 - u256_to_f64(*fee) / 1e10)).min(u256_to_f64(balances[j]))
             }
-            PoolState::Weighted { .. } => 0.0,
+            PoolState::Weighted { balances, weights, swap_fee } => {
+                let f = |v: &Vec<U256>, k: usize| v.get(k).map_or(0.0, |x| u256_to_f64(*x));
+                let (bi, bo, wi, wo) =
+                    (f(balances, i), f(balances, j), f(weights, i), f(weights, j));
+                let ai = amount_in * (1.0 - u256_to_f64(*swap_fee) / 1e18);
+                // bo * (1 - (bi / (bi + ai))^(wi / wo)), written with ln_1p and
+                // exp_m1 so small trades keep their precision; nothing beyond
+                // the contract's MAX_IN_RATIO.
+                if bi > 0.0 && bo > 0.0 && wi > 0.0 && wo > 0.0 && ai <= 0.3 * bi {
+                    -bo * (-(wi / wo) * (ai / bi).ln_1p()).exp_m1()
+                } else {
+                    0.0
+                }
+            }
             PoolState::LiquidStaking { rebasing: true, .. } if i == 1 => 0.0,
             _ => amount_in * self.spot_rate(i, j).unwrap_or(0.0),
         };
