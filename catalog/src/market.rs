@@ -244,6 +244,10 @@ pub struct WeightedRecord {
     /// Swap fee, 1e18 fixed point.
     #[serde(deserialize_with = "de_u256")]
     pub swap_fee: U256,
+    /// Balancer's pool type version: 1 for the 2021 pools, whose `powUp`
+    /// has no shortcut for exponents 1, 2 and 4; later versions when omitted.
+    #[serde(default)]
+    pub pool_version: Option<u8>,
 }
 
 /// ERC-4626 vault.

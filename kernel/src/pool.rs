@@ -67,6 +67,8 @@ pub enum PoolState {
         weights: Vec<U256>,
         /// Swap fee, 1e18 fixed point.
         swap_fee: U256,
+        /// A 2021 pool (pool type version 1): `powUp` without shortcuts.
+        legacy_pow: bool,
     },
     /// ERC-4626 vault; tokens are `[asset, share]`.
     Erc4626 {

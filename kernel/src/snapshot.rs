@@ -80,6 +80,7 @@ impl MarketSnapshot {
                     balances: p.balances.clone(),
                     weights: p.weights.clone(),
                     swap_fee: p.swap_fee,
+                    legacy_pow: p.pool_version == Some(1),
                 },
                 PoolRecord::Erc4626(p) => PoolState::Erc4626 {
                     total_assets: p.total_assets,

@@ -356,7 +356,9 @@ POOLS.append({"kind": "weighted", "chainId": 1, "protocol": "balancer-v2", "addr
               "poolId": E["bal5050WbtcWeth"] + "00020000000000000000000e",
               "tokens": [tok(1, "WBTC"), tok(1, "WETH")],
               "balances": [raw(Decimal(2_400_000) / 95000, 8), raw(800, 18)],
-              "weights": ["500000000000000000", "500000000000000000"], "swapFee": "2500000000000000"})
+              "weights": ["500000000000000000", "500000000000000000"], "swapFee": "2500000000000000",
+              # WeightedPool2Tokens of 2021: the first powUp rule.
+              "poolVersion": 1})
 
 
 def vault(chain, protocol, address, asset_sym, total_assets_h, rate):

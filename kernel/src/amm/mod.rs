@@ -7,9 +7,9 @@
 //! twice, or the legs of a split, can see the earlier leg's effect. Quoting
 //! never mutates a pool.
 //!
-//! Balancer weighted pools quote only through the shadow for now: their
-//! exact `pow` (`LogExpMath`) is not implemented yet, so the exact path
-//! answers `Unsupported` and the search never routes through them.
+//! Balancer V2 weighted pools quote with the current (solidity-utils 4.0.0)
+//! `powUp`; pools of the first 2021 deployments round their 50/50 and 80/20
+//! powers differently, see [`weighted`].
 
 mod error;
 pub mod full_math;
@@ -18,6 +18,7 @@ pub mod stableswap;
 pub mod uniswap_v2;
 pub mod uniswap_v3;
 pub mod vault;
+pub mod weighted;
 
 use alloy_primitives::U256;
 pub use error::AmmError;
@@ -42,6 +43,8 @@ pub mod gas {
     pub const STAKING: u64 = 90_000;
     /// WETH deposit or withdraw.
     pub const WRAP: u64 = 40_000;
+    /// Balancer V2 weighted pool swap through the Vault.
+    pub const WEIGHTED: u64 = 120_000;
 }
 
 /// An exact trade through one pool.
@@ -155,7 +158,39 @@ impl Pool {
                     },
                 })
             }
-            PoolState::Weighted { .. } => Err(AmmError::Unsupported),
+            PoolState::Weighted { balances, weights, swap_fee, legacy_pow } => {
+                let at = |v: &Vec<U256>, k: usize| v.get(k).copied().ok_or(AmmError::InvalidState);
+                let dec = |k: usize| self.decimals.get(k).copied().ok_or(AmmError::InvalidState);
+                let quote =
+                    if *legacy_pow { weighted::out_given_in_v1 } else { weighted::out_given_in };
+                let out = quote(
+                    at(balances, i)?,
+                    dec(i)?,
+                    at(weights, i)?,
+                    at(balances, j)?,
+                    dec(j)?,
+                    at(weights, j)?,
+                    *swap_fee,
+                    amount_in,
+                )?;
+                if out.is_zero() {
+                    return Err(AmmError::InsufficientLiquidity);
+                }
+                // The Vault books the whole amount in, fee included.
+                let mut b = balances.clone();
+                b[i] = add(b[i], amount_in)?;
+                b[j] = sub(b[j], out)?;
+                Ok(Swap {
+                    amount_out: out,
+                    gas: gas::WEIGHTED,
+                    next: PoolState::Weighted {
+                        balances: b,
+                        weights: weights.clone(),
+                        swap_fee: *swap_fee,
+                        legacy_pow: *legacy_pow,
+                    },
+                })
+            }
             PoolState::Erc4626 { total_assets, total_supply } => {
                 let (out, ta, ts) = if i == 0 {
                     let s = vault::vault_deposit(amount_in, *total_assets, *total_supply)?;

@@ -198,7 +198,20 @@ impl Pool {
                 j,
                 amount_in,
             ),
-            PoolState::Weighted { .. } => 0.0,
+            PoolState::Weighted { balances, weights, swap_fee, .. } => {
+                let f = |v: &[U256], k: usize| v.get(k).map_or(0.0, |x| u256_to_f64(*x));
+                let (bi, bo, wi, wo) =
+                    (f(balances, i), f(balances, j), f(weights, i), f(weights, j));
+                let ai = amount_in * (1.0 - u256_to_f64(*swap_fee) / 1e18);
+                // bo * (1 - (bi / (bi + ai))^(wi / wo)), written with ln_1p and
+                // exp_m1 so small trades keep their precision; nothing beyond
+                // the contract's MAX_IN_RATIO.
+                if bi > 0.0 && bo > 0.0 && wi > 0.0 && wo > 0.0 && ai <= 0.3 * bi {
+                    -bo * (-(wi / wo) * (ai / bi).ln_1p()).exp_m1()
+                } else {
+                    0.0
+                }
+            }
             PoolState::LiquidStaking { rebasing: true, .. } if i == 1 => 0.0,
             PoolState::Lending { .. } if i == 1 => {
                 let out = amount_in * self.spot_rate(i, j).unwrap_or(0.0);
