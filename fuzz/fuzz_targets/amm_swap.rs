@@ -1,14 +1,27 @@
-//! Random pool states and amounts through the exact pool math: it never
-//! panics, output stays below the reserve, and for constant-product pools
-//! the f64 shadow quote agrees with the exact one within 1e-9 relative plus
-//! one unit.
+//! Random pool states and amounts through the exact pool math of every kind
+//! with free parameters (constant product, concentrated liquidity,
+//! StableSwap, Balancer weighted, ERC-4626): it never panics, the output
+//! stays below what the pool holds, and the f64 shadow quote agrees with the
+//! exact one within a stated bound:
+//!
+//! - constant product: 1e-9 relative plus one unit;
+//! - concentrated liquidity (the shadow walks the same ticks): 1e-6
+//!   relative plus 16 units, plus what `2·steps + 2` units of input buy at
+//!   the rate the trade executed: the fee is taken off the input in whole
+//!   units, and each step of the exact loop (one per bitmap word crossed)
+//!   rounds its input and its fee up, which matters with dust liquidity at
+//!   extreme prices;
+//! - weighted: 1e-6 relative plus 1e-13 of the output balance plus 16
+//!   units (`powUp` widens the power by 1e-14, which moves the output by up
+//!   to 1e-14 of the balance whatever the trade size), plus what two units of
+//!   input buy (the fee is rounded up in whole units).
 
 #![no_main]
 
 use alloy_primitives::{Address, U256};
 use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::ChainId;
-use switchyard_kernel::{Pool, PoolState, pool::u256_to_f64};
+use switchyard_kernel::{Pool, PoolState, amm::uniswap_v3::tick_at_sqrt_ratio, pool::u256_to_f64};
 
 fn u(bytes: &[u8]) -> U256 {
     let mut b = [0u8; 32];
@@ -17,26 +30,68 @@ fn u(bytes: &[u8]) -> U256 {
     U256::from_be_bytes(b)
 }
 
+fn close(shadow: f64, exact: U256, rel: f64, abs: f64) {
+    let exact = u256_to_f64(exact);
+    assert!((shadow - exact).abs() <= exact * rel + abs, "shadow {shadow} exact {exact}");
+}
+
 fuzz_target!(|data: &[u8]| {
-    if data.len() < 40 {
+    if data.len() < 48 {
         return;
     }
-    let kind = data[0] % 3;
+    let kind = data[0] % 5;
     let amount = u(&data[1..13]);
+    let e18 = U256::from(1_000_000_000_000_000_000u64);
     let state = match kind {
-        0 => PoolState::UniswapV2 { reserves: [u(&data[13..26]), u(&data[26..39])], fee_bps: u32::from(data[39]) },
-        1 => PoolState::UniswapV3 {
-            sqrt_price_x96: u(&data[13..33]),
-            liquidity: u128::from_be_bytes({
-                let mut b = [0u8; 16];
-                b[10..].copy_from_slice(&data[33..39]);
-                b
-            }),
-            tick: i32::from(i16::from_be_bytes([data[39], data[0]])) * 10,
-            fee: 3000,
-            tick_spacing: 60,
-            ticks: std::sync::Arc::from(vec![(-887_220, 1i128 << 40), (887_220, -(1i128 << 40))]),
+        0 => PoolState::UniswapV2 {
+            reserves: [u(&data[13..26]), u(&data[26..39])],
+            fee_bps: u32::from(data[39]),
         },
+        1 => {
+            // Liquidity in three ranges around the price, from the input; the
+            // current tick is the price's, as in a real pool.
+            let l = |k: usize| i128::from(u16::from_be_bytes([data[40 + k], data[41 + k]])) << 50;
+            let sqrt_price_x96 = u(&data[13..33]);
+            let Ok(tick) = tick_at_sqrt_ratio(sqrt_price_x96) else { return };
+            PoolState::UniswapV3 {
+                sqrt_price_x96,
+                liquidity: u128::from_be_bytes({
+                    let mut b = [0u8; 16];
+                    b[10..].copy_from_slice(&data[33..39]);
+                    b
+                }),
+                tick,
+                fee: [100, 500, 3000, 10_000][usize::from(data[47] % 4)],
+                tick_spacing: 60,
+                ticks: std::sync::Arc::from(vec![
+                    (-887_220, 1i128 << 40),
+                    (-6_000, l(0)),
+                    (6_000, -l(0)),
+                    (60_000, l(2)),
+                    (120_000, -l(2)),
+                    (887_220, -(1i128 << 40)),
+                ]),
+            }
+        }
+        2 => PoolState::Stableswap {
+            balances: vec![u(&data[13..26]), u(&data[26..39])],
+            amp: U256::from(u16::from_be_bytes([data[39], data[40]])),
+            fee: U256::from(u32::from_be_bytes([0, data[41], data[42], data[43]])),
+            admin_fee: U256::from(5_000_000_000u64),
+            a_precision: U256::from([1u8, 100][usize::from(data[44] % 2)]),
+            lp_supply: None,
+        },
+        3 => {
+            // Weights from 1% to 99%, summing to 1e18.
+            let w0 = e18 / U256::from(100u8) * U256::from(1 + data[39] % 99);
+            PoolState::Weighted {
+                balances: vec![u(&data[13..26]), u(&data[26..39])],
+                weights: vec![w0, e18 - w0],
+                swap_fee: e18 / U256::from(1_000_000u32)
+                    * U256::from(1 + u32::from(data[40]) * 100),
+                legacy_pow: data[41] % 2 == 0,
+            }
+        }
         _ => PoolState::Erc4626 { total_assets: u(&data[13..26]), total_supply: u(&data[26..39]) },
     };
     let pool = Pool {
@@ -47,13 +102,40 @@ fuzz_target!(|data: &[u8]| {
         decimals: vec![18, 18],
         state,
     };
+    // What `n` units of input buy at the rate the trade executed (the
+    // better of the two quotes' rates: on a 2-unit trade the exact one may
+    // have spent a single unit).
+    let units =
+        |n: f64, out: U256, shadow: f64| n * u256_to_f64(out).max(shadow) / u256_to_f64(amount);
     for (i, j) in [(0, 1), (1, 0)] {
+        let shadow = pool.shadow_out(i, j, u256_to_f64(amount));
         let Ok(s) = pool.swap_exact_in(i, j, amount) else { continue };
-        if let PoolState::UniswapV2 { reserves, .. } = &pool.state {
-            assert!(s.amount_out < reserves[j]);
-            let shadow = pool.shadow_out(i, j, u256_to_f64(amount));
-            let exact = u256_to_f64(s.amount_out);
-            assert!((shadow - exact).abs() <= exact * 1e-9 + 1.0, "shadow {shadow} exact {exact}");
+        match &pool.state {
+            PoolState::UniswapV2 { reserves, .. } => {
+                assert!(s.amount_out < reserves[j]);
+                close(shadow, s.amount_out, 1e-9, 1.0);
+            }
+            PoolState::UniswapV3 { tick, tick_spacing, .. } => {
+                // The exact loop stops at every bitmap word (256 spacings) and
+                // rounds the input of each step, and its fee, up by a unit.
+                let PoolState::UniswapV3 { tick: after, .. } = s.next else { continue };
+                let steps =
+                    f64::from((after - tick).unsigned_abs() / (*tick_spacing as u32 * 256) + 2);
+                close(
+                    shadow,
+                    s.amount_out,
+                    1e-6,
+                    16.0 + units(2.0 * steps + 2.0, s.amount_out, shadow),
+                );
+            }
+            PoolState::Stableswap { balances, .. } => assert!(s.amount_out < balances[j]),
+            PoolState::Weighted { balances, .. } => {
+                assert!(s.amount_out < balances[j]);
+                let abs =
+                    u256_to_f64(balances[j]) * 1e-13 + 16.0 + units(2.0, s.amount_out, shadow);
+                close(shadow, s.amount_out, 1e-6, abs);
+            }
+            _ => {}
         }
     }
 });

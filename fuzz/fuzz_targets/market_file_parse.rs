@@ -8,7 +8,8 @@ use std::sync::LazyLock;
 use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::{Catalog, Market, loaders};
 
-static CATALOG: LazyLock<Catalog> = LazyLock::new(|| loaders::embedded_catalog().expect("embedded catalog"));
+static CATALOG: LazyLock<Catalog> =
+    LazyLock::new(|| loaders::embedded_catalog().expect("embedded catalog"));
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(doc) = loaders::parse_market_document("fuzz.json", data) {

@@ -27,14 +27,17 @@ fn sqrt_price_at(tick: i32) -> f64 {
 /// `zero_for_one`. `s` is `sqrtPriceX96 / 2^96`.
 fn v3_out(
     s: f64,
-    liquidity: f64,
+    liquidity: u128,
     tick: i32,
     ticks: &[(i32, i128)],
     keep: f64,
     zero_for_one: bool,
     amount_in: f64,
 ) -> f64 {
-    let (mut s, mut l) = (s, liquidity);
+    // Liquidity stays an integer: crossing ticks in f64 would cancel large
+    // nets into noise.
+    let Ok(mut li) = i128::try_from(liquidity) else { return 0.0 };
+    let mut s = s;
     let mut x = amount_in * keep;
     let mut out = 0.0;
     if zero_for_one {
@@ -42,14 +45,17 @@ fn v3_out(
         let mut k = ticks.partition_point(|(t, _)| *t <= tick);
         loop {
             let (bound, net) = match k.checked_sub(1) {
-                Some(p) => (sqrt_price_at(ticks[p].0), ticks[p].1 as f64),
-                None => (0.0, 0.0),
+                Some(p) => (sqrt_price_at(ticks[p].0), ticks[p].1),
+                None => (0.0, 0),
             };
-            if l > 0.0 {
+            let l = li as f64;
+            if li > 0 {
                 let need = l * (1.0 / bound - 1.0 / s);
                 if x <= need || bound <= 0.0 {
-                    let s_next = 1.0 / (1.0 / s + x / l);
-                    return out + l * (s - s_next);
+                    // l·(s − s'), with 1/s' = 1/s + x/l, in a form that keeps
+                    // its precision when x is tiny next to l.
+                    let r = s * x / l;
+                    return out + s * s * x / (1.0 + r);
                 }
                 out += l * (s - bound);
                 x -= need;
@@ -58,7 +64,8 @@ fn v3_out(
                 return 0.0;
             }
             s = bound;
-            l -= net;
+            let Some(next) = li.checked_sub(net) else { return 0.0 };
+            li = next;
             k -= 1;
         }
     } else {
@@ -66,14 +73,15 @@ fn v3_out(
         let mut k = ticks.partition_point(|(t, _)| *t <= tick);
         loop {
             let (bound, net) = match ticks.get(k) {
-                Some((t, n)) => (sqrt_price_at(*t), *n as f64),
-                None => (f64::INFINITY, 0.0),
+                Some((t, n)) => (sqrt_price_at(*t), *n),
+                None => (f64::INFINITY, 0),
             };
-            if l > 0.0 {
+            let l = li as f64;
+            if li > 0 {
                 let need = l * (bound - s);
                 if x <= need {
-                    let s_next = s + x / l;
-                    return out + l * (1.0 / s - 1.0 / s_next);
+                    // l·(1/s − 1/s'), with s' = s + x/l, likewise.
+                    return out + x / (s * (s + x / l));
                 }
                 out += l * (1.0 / s - 1.0 / bound);
                 x -= need;
@@ -82,7 +90,8 @@ fn v3_out(
                 return 0.0;
             }
             s = bound;
-            l += net;
+            let Some(next) = li.checked_add(net) else { return 0.0 };
+            li = next;
             k += 1;
         }
     }
@@ -182,7 +191,7 @@ impl Pool {
             }
             PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, ticks, .. } => v3_out(
                 u256_to_f64(*sqrt_price_x96) / Q96,
-                *liquidity as f64,
+                *liquidity,
                 *tick,
                 ticks,
                 1.0 - f64::from(*fee) / 1e6,
@@ -304,6 +313,39 @@ mod tests {
             );
             let shadow = p.shadow_out(0, 1, amount);
             assert!(rel(shadow, exact) < 1e-6, "${usd}: {shadow} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn v3_shadow_keeps_thin_liquidity_after_crossing_a_large_range() {
+        // Found by the amm_swap fuzz target: 39 units of liquidity, then a
+        // 7.4e19 range crossed in and out. In f64, 39 + 7.4e19 - 7.4e19 is 0
+        // and the shadow said the pool could not absorb the trade.
+        let (l0, l2) = (73_580_936_611_886_006_272i128, 21_123_008_152_274_468_864i128);
+        let p = pool(
+            PoolState::UniswapV3 {
+                sqrt_price_x96: U256::from(158_685_180_721_956_385_408_300_154_880u128),
+                liquidity: 39,
+                tick: 13_892,
+                fee: 500,
+                tick_spacing: 60,
+                ticks: Arc::from(vec![
+                    (-887_220, 1i128 << 40),
+                    (-6000, l0),
+                    (6000, -l0),
+                    (60_000, l2),
+                    (120_000, -l2),
+                    (887_220, -(1i128 << 40)),
+                ]),
+            },
+            vec![18, 18],
+        );
+        let amount = 313_605_626_777_154_103_357u128;
+        for (i, j) in [(0, 1), (1, 0)] {
+            let exact =
+                u256_to_f64(p.swap_exact_in(i, j, U256::from(amount)).expect("swap").amount_out);
+            let shadow = p.shadow_out(i, j, amount as f64);
+            assert!(rel(shadow, exact) < 1e-9, "{i}->{j}: {shadow} vs {exact}");
         }
     }
 
