@@ -4,8 +4,8 @@
 //! `n_pools / 10` tokens (at least 50): five hubs (USDC at $1, WETH at
 //! $3,000, WBTC at $95,000, and two more dollar stablecoins) and tails with
 //! log-uniform prices. The mix is 50% Uniswap V2, 35% Uniswap V3 (30
-//! initialized ticks each), 10% StableSwap between dollar tokens and 5%
-//! ERC-4626 vaults. Every number comes from a fixed xorshift seed, so a
+//! initialized ticks each), 5% StableSwap between dollar tokens, 5% 80/20
+//! Balancer weighted pools and 5% ERC-4626 vaults. Every number comes from a fixed xorshift seed, so a
 //! benchmark sees the same market every run.
 //!
 //! Criterion benchmarks live in `benches/benches/*.rs`.
@@ -15,7 +15,7 @@ use switchyard_catalog::{
     Catalog, CatalogDocument, ChainId, NATIVE_TOKEN, NativeCurrency, Network, Token, TokenKind,
     market::{
         ChainState, Erc4626Record, Market, PoolRecord, StableswapRecord, TickRecord,
-        UniswapV2Record, UniswapV3Record,
+        UniswapV2Record, UniswapV3Record, WeightedRecord,
     },
 };
 
@@ -133,7 +133,7 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
     };
     let mut n_vault_tokens = 0usize;
     for k in 0..n_pools {
-        let kind = k % 20; // 0..9 V2, 10..16 V3, 17..18 stable, 19 vault
+        let kind = k % 20; // 0..9 V2, 10..16 V3, 17 stable, 18 weighted, 19 vault
         let addr = {
             let mut b = [0u8; 20];
             b[0] = 0x20;
@@ -141,7 +141,32 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
             Address::from(b)
         };
         let usd = rng.log_uniform(10_000.0, 20_000_000.0);
-        if (17..19).contains(&kind) {
+        if kind == 18 {
+            // An 80/20 Balancer pool between two tokens.
+            let a = pick(&mut rng);
+            let mut b = pick(&mut rng);
+            if a == b {
+                b = (a + 1) % n_tokens;
+            }
+            let e18 = U256::from(1_000_000_000_000_000_000u64);
+            let w = e18 / U256::from(5u8);
+            pools.push(PoolRecord::Weighted(WeightedRecord {
+                chain_id: CHAIN,
+                address: addr,
+                protocol: "balancer-v2".into(),
+                pool_id: None,
+                tokens: vec![token(a), token(b)],
+                balances: vec![
+                    raw(usd * 0.8, prices[a], decimals[a]),
+                    raw(usd * 0.2, prices[b], decimals[b]),
+                ],
+                weights: vec![e18 - w, w],
+                swap_fee: U256::from(3_000_000_000_000_000u64),
+                pool_version: None,
+            }));
+            continue;
+        }
+        if kind == 17 {
             let a = stable[(rng.next_u64() as usize) % stable.len()];
             let mut b = stable[(rng.next_u64() as usize) % stable.len()];
             if a == b {

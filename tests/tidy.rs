@@ -42,6 +42,24 @@ fn every_module_starts_with_a_doc_comment() {
     assert!(missing.is_empty(), "modules without a leading //! doc: {missing:#?}");
 }
 
+/// `unsafe_code` is `deny` workspace-wide; the one place allowed to lift it
+/// is the benches' counting allocator.
+#[test]
+fn unsafe_code_is_allowed_only_in_the_counting_allocator() {
+    let mut files = Vec::new();
+    for krate in ["catalog", "kernel", "engine", "server", "tests", "benches"] {
+        rust_files(&root().join(krate), &mut files);
+    }
+    let needle = ["allow(", "unsafe_code)"].concat();
+    let allowed = root().join("benches/benches/search.rs");
+    let offenders: Vec<_> = files
+        .iter()
+        .filter(|f| **f != allowed)
+        .filter(|f| std::fs::read_to_string(f).unwrap_or_default().contains(&needle))
+        .collect();
+    assert!(offenders.is_empty(), "unsafe_code allowed in: {offenders:#?}");
+}
+
 fn tree(package: &str) -> String {
     let out = Command::new(env!("CARGO"))
         .args(["tree", "-p", package, "-e", "normal", "--prefix", "none", "--offline"])

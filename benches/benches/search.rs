@@ -4,8 +4,10 @@
 //! Run with `cargo bench -p switchyard-benches --bench search`. It first
 //! prints a table of p50/p99 latency per market size, query and trade size
 //! for single-path and split search (single thread, 40 runs each, 15 at 100k),
-//! the split/single output ratio and the snapshot's memory per pool; then
-//! criterion measures the 10k-pool cases.
+//! the split/single output ratio and the snapshot's memory per pool (live
+//! heap bytes the build leaves, counted by a wrapping global allocator);
+//! then a table of the parallelism policy (rayon inside a request against
+//! concurrent requests); then criterion measures the 10k-pool cases.
 
 use std::{
     alloc::{GlobalAlloc, Layout, System},
@@ -16,6 +18,7 @@ use std::{
 
 use criterion::Criterion;
 use switchyard_benches::{CHAIN, Synthetic, amount_of, synthetic_market, to_f64, token};
+use switchyard_catalog::{Market, PoolRecord};
 use switchyard_kernel::{MarketSnapshot, RouteRequest, SearchParams, find_routes};
 
 /// (name, token in, token out): hub→hub, tail→hub, tail→tail.
@@ -116,6 +119,77 @@ fn table() {
         println!(
             "| {n} | snapshot memory | | {per_pool:.0} B/pool (live heap the build leaves) | | | | | |"
         );
+        // The same market's Uniswap V2 pools alone: the per-kind figure the
+        // memory target is stated in.
+        let v2 = Market {
+            pools: s
+                .market
+                .pools
+                .iter()
+                .filter(|p| matches!(p, PoolRecord::UniswapV2(_)))
+                .cloned()
+                .collect(),
+            ..s.market.clone()
+        };
+        let before = live_bytes();
+        let v2_snap = MarketSnapshot::build(&v2, &s.catalog).expect("snapshot");
+        let per_v2 = (live_bytes().saturating_sub(before)) as f64 / v2.pools.len() as f64;
+        drop(v2_snap);
+        println!("| {n} | memory, V2 pools only | | {per_v2:.0} B/pool | | | | | |");
+    }
+}
+
+/// Intra-request parallelism against request-level concurrency: 10k pools,
+/// the nine queries, with the exact stage on rayon (32 candidates, batches
+/// above 8 go parallel) or not (the default 8), on a rayon pool of 1 or 2
+/// threads, measured one request at a time (latency) and with two callers
+/// submitting back to back for 2 s (throughput under load).
+fn parallel_policy() {
+    let s = synthetic_market(10_000, 42);
+    let snap = MarketSnapshot::build(&s.market, &s.catalog).expect("snapshot");
+    let reqs: Vec<RouteRequest> = QUERIES
+        .iter()
+        .flat_map(|(_, from, to)| TRADES_USD.iter().map(|usd| request(&s, *from, *to, *usd)))
+        .collect();
+    println!();
+    println!(
+        "| exact stage | rayon threads | latency p50 µs (one at a time) | quotes/s, 2 concurrent callers |"
+    );
+    println!("|---|---:|---:|---:|");
+    for (name, params) in [
+        ("sequential (8 candidates)", SearchParams::default()),
+        ("rayon (32 candidates)", SearchParams { max_candidates: 32, ..SearchParams::default() }),
+    ] {
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let mut lat = Vec::new();
+            for _ in 0..10 {
+                for r in &reqs {
+                    let t = Instant::now();
+                    let _ = black_box(pool.install(|| find_routes(&snap, r, &params)));
+                    lat.push(t.elapsed().as_secs_f64() * 1e6);
+                }
+            }
+            let (p50, _) = percentiles(lat);
+            let done = AtomicUsize::new(0);
+            let start = Instant::now();
+            std::thread::scope(|sc| {
+                for caller in 0..2 {
+                    let (pool, snap, reqs, params, done) = (&pool, &snap, &reqs, &params, &done);
+                    sc.spawn(move || {
+                        let mut k = caller;
+                        while start.elapsed().as_secs_f64() < 2.0 {
+                            let r = &reqs[k % reqs.len()];
+                            let _ = black_box(pool.install(|| find_routes(snap, r, params)));
+                            done.fetch_add(1, Ordering::Relaxed);
+                            k += 1;
+                        }
+                    });
+                }
+            });
+            let qps = done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64();
+            println!("| {name} | {threads} | {p50:.0} | {qps:.0} |");
+        }
     }
 }
 
@@ -133,6 +207,7 @@ fn criterion_cases(c: &mut Criterion) {
 
 fn main() {
     table();
+    parallel_policy();
     let mut c = Criterion::default()
         .configure_from_args()
         .measurement_time(std::time::Duration::from_secs(3));

@@ -1,9 +1,9 @@
 //! Shortcut and wallet endpoints. Every request is parsed and validated in
-//! full (`requests.rs`), so bad input is a 400 naming the field today.
-//! Quoting, routing, bundles, approvals and balances arrive with the routing
-//! kernel and the execution layer; until then a valid request answers 501
-//! with the standard error body. None of them returns an amount it has not
-//! computed.
+//! full (`requests.rs`), so bad input is a 400 naming the field. Quotes
+//! (same-chain and cross-chain) come from the routing kernel; routing,
+//! bundles, approvals and balances arrive with the execution layer, and until
+//! then a valid request answers 501 with the standard error body. None of
+//! them returns an amount it has not computed.
 
 use alloy_primitives::U256;
 use axum::{
@@ -74,7 +74,7 @@ fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError
         ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1, maximum = 9223372036854775807i64),
     ),
-    responses((status = 200, body = dto::QuoteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = dto::QuoteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn quote(
     State(s): State<AppState>,
     raw: RawQuery,
