@@ -8,7 +8,12 @@
 //! Balancer weighted pools and 5% ERC-4626 vaults. Every number comes from a fixed xorshift seed, so a
 //! benchmark sees the same market every run.
 //!
+//! [`optimum`] computes the convex optimum of a trade over constant-product
+//! pools (Clarabel), the reference of the route-quality benchmark.
+//!
 //! Criterion benchmarks live in `benches/benches/*.rs`.
+
+pub mod optimum;
 
 use alloy_primitives::{Address, U256};
 use switchyard_catalog::{
