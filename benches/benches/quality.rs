@@ -75,7 +75,12 @@ fn route(
     amount: U256,
     mode: Mode,
 ) -> Option<U256> {
-    let request = RouteRequest { chain: CHAIN, inputs: vec![(from, amount)], outputs: vec![to] };
+    let request = RouteRequest {
+        chain: CHAIN,
+        destination_chain: None,
+        inputs: vec![(from, amount)],
+        outputs: vec![to],
+    };
     // Gross output: `gas_cost_in_out` stays empty.
     let params = match mode {
         Mode::Split => SearchParams::default(),
