@@ -7,7 +7,8 @@
 //!   no token or pool revisited, filters and quarantine applied
 //!   ─▶ exact quote of the best candidates by shadow output (rayon when many)
 //!   ─▶ best single path, net of gas
-//!   ─▶ split: water-fill + pairwise exchange over the best pool-disjoint
+//!   ─▶ split (when the paths' marginal rates leave ≥ 1 bp to gain): water-fill
+//!      + marginal exchange over the best pool-disjoint
 //!      paths in f64, then the allocation simulated exactly, path after path
 //!      on one working state ─▶ kept only if it beats the single path net of gas
 //! ```
@@ -73,8 +74,8 @@ impl Default for SearchParams {
             max_pools_per_token: 8,
             labels_per_token: 2,
             max_candidates: 8,
-            max_splits: 4,
-            split_chunks: 32,
+            max_splits: 16,
+            split_chunks: 64,
             excluded_protocols: BTreeSet::new(),
             excluded_bridges: BTreeSet::new(),
             gas_cost_in_out: Vec::new(),
@@ -334,32 +335,37 @@ fn route_leg(
     else {
         return Err(no_route());
     };
-    let mut quarantine: BTreeSet<u32> = BTreeSet::new();
+    let quarantine: std::cell::RefCell<BTreeSet<u32>> = std::cell::RefCell::default();
+    let allowed = |e: Edge| match e {
+        Edge::Pool { pool, .. } => {
+            !quarantine.borrow().contains(&pool)
+                && snapshot
+                    .pools()
+                    .get(pool as usize)
+                    .is_some_and(|p| !params.excluded_protocols.contains(&p.protocol))
+        }
+        Edge::Bridge { bridge } => snapshot
+            .bridges()
+            .get(bridge as usize)
+            .is_some_and(|b| !params.excluded_bridges.contains(&b.name)),
+    };
+    let scope = candidates::Scope {
+        snapshot,
+        max_hops: params.max_hops,
+        max_pools_per_token: params.max_pools_per_token.max(1),
+        labels_per_token: params.labels_per_token.max(1),
+        cross_chain,
+        allowed: &allowed,
+    };
+    let clean = |path: &[Edge]| {
+        path.iter().all(|e| e.pool().is_none_or(|p| !quarantine.borrow().contains(&p)))
+    };
     let mut evaluated: Vec<(Vec<Edge>, Vec<Step>)> = Vec::new();
+    // Shadow-ranked paths beyond the exact-quoted ones, for the split stage.
+    let mut shadow_ranked: Vec<Vec<Edge>> = Vec::new();
     // A round that quarantines a pool and finds nothing searches again
     // without it.
     for _round in 0..3 {
-        let allowed = |e: Edge| match e {
-            Edge::Pool { pool, .. } => {
-                !quarantine.contains(&pool)
-                    && snapshot
-                        .pools()
-                        .get(pool as usize)
-                        .is_some_and(|p| !params.excluded_protocols.contains(&p.protocol))
-            }
-            Edge::Bridge { bridge } => snapshot
-                .bridges()
-                .get(bridge as usize)
-                .is_some_and(|b| !params.excluded_bridges.contains(&b.name)),
-        };
-        let scope = candidates::Scope {
-            snapshot,
-            max_hops: params.max_hops,
-            max_pools_per_token: params.max_pools_per_token.max(1),
-            labels_per_token: params.labels_per_token.max(1),
-            cross_chain,
-            allowed: &allowed,
-        };
         let found = candidates::candidates(
             &scope,
             from,
@@ -380,7 +386,7 @@ fn route_leg(
                 match r {
                     Ok((steps, _)) => evaluated.push((c.path.clone(), steps)),
                     Err((err, Edge::Pool { pool, .. })) if err.is_fatal() => {
-                        fatal |= quarantine.insert(pool);
+                        fatal |= quarantine.borrow_mut().insert(pool);
                     }
                     Err(_) => {}
                 }
@@ -389,10 +395,9 @@ fn route_leg(
                 break;
             }
         }
-        evaluated.retain(|(path, _)| {
-            path.iter().all(|e| e.pool().is_none_or(|p| !quarantine.contains(&p)))
-        });
+        evaluated.retain(|(path, _)| clean(path));
         if !evaluated.is_empty() || !fatal {
+            shadow_ranked = found.into_iter().map(|c| c.path).filter(|p| clean(p)).collect();
             break;
         }
     }
@@ -408,25 +413,50 @@ fn route_leg(
     let (best_net, best_k) = ranked[0];
     let single = &evaluated[best_k];
 
+    // Splitting can gain at most what the best marginal rate of the paths
+    // found gives over the single path; below a basis point it is not tried.
+    let amount_f = u256_to_f64(amount);
+    let found_paths: Vec<&[Edge]> = shadow_ranked.iter().map(Vec::as_slice).collect();
+    let worth_splitting = params.max_splits > 1
+        && params.split_chunks > 1
+        && split::upper_bound(snapshot, &found_paths, amount_f)
+            > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_SPLIT_GAIN);
+    if worth_splitting {
+        // Paths good for a share of the amount, which the search at the full
+        // amount ranks below deeper ones, through twice as many pools per
+        // token.
+        let wide =
+            candidates::Scope { max_pools_per_token: scope.max_pools_per_token * 2, ..scope };
+        let share = amount_f / params.max_splits as f64;
+        shadow_ranked.extend(
+            candidates::candidates(&wide, from, to, share, params.max_candidates.max(1) * 4)
+                .into_iter()
+                .map(|c| c.path)
+                .filter(|p| clean(p)),
+        );
+    }
     // Split over the best paths that share no pool with a better one (a
     // shared pool caps what splitting can gain), then, if fewer, the next best.
     let mut chosen: Vec<&[Edge]> = Vec::with_capacity(params.max_splits);
     let shares_pool = |a: &[Edge], b: &[Edge]| {
         a.iter().filter_map(|e| e.pool()).any(|p| b.iter().any(|f| f.pool() == Some(p)))
     };
-    for (_, k) in &ranked {
-        let path = evaluated[*k].0.as_slice();
+    let in_order: Vec<&[Edge]> = ranked
+        .iter()
+        .map(|(_, k)| evaluated[*k].0.as_slice())
+        .chain(shadow_ranked.iter().map(Vec::as_slice))
+        .collect();
+    for path in &in_order {
         if chosen.len() < params.max_splits && chosen.iter().all(|q| !shares_pool(q, path)) {
             chosen.push(path);
         }
     }
-    for (_, k) in &ranked {
-        let path = evaluated[*k].0.as_slice();
-        if chosen.len() < params.max_splits && !chosen.iter().any(|q| std::ptr::eq(*q, path)) {
+    for path in &in_order {
+        if chosen.len() < params.max_splits && !chosen.contains(path) {
             chosen.push(path);
         }
     }
-    let split = if chosen.len() > 1 && params.split_chunks > 1 {
+    let split = if worth_splitting && chosen.len() > 1 {
         split_exact(snapshot, working, &chosen, amount, params.split_chunks)
     } else {
         None
@@ -448,6 +478,9 @@ fn route_leg(
     let amount_out = routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out));
     Ok(Leg { token_in, token_out, amount_in: amount, amount_out, routes })
 }
+
+/// Smallest gain (relative) a split must be able to reach to be tried.
+const MIN_SPLIT_GAIN: f64 = 1e-4;
 
 /// Smallest share of a split worth its own path.
 const MIN_SPLIT_SHARE: f64 = 0.01;

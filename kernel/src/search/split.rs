@@ -2,10 +2,10 @@
 //!
 //! Greedy water-filling sends the input in equal chunks, each to the path
 //! whose shadow marginal output is best on the flow already placed, then a
-//! pairwise exchange refines the allocation (move a share from one path to
-//! another while the total improves, halving the share) until the marginal
-//! outputs of the paths in use are about equal, which is where the optimum
-//! of concave paths lies. Paths that share a pool see each other's flow: the
+//! marginal exchange refines the allocation (move a share from the path whose
+//! last unit earns least to the one whose next unit earns most, while the
+//! total improves, halving the share) until the marginal outputs of the paths
+//! in use are about equal, which is where the optimum of concave paths lies. Paths that share a pool see each other's flow: the
 //! output of a hop is `f(c + x) − f(c)` for the flow `c` already through the
 //! pool in that direction (path-independent for the curves we price; a
 //! bridge's fixed fee is paid once per path).
@@ -67,15 +67,29 @@ fn push(
     amt
 }
 
-fn total(snapshot: &MarketSnapshot, paths: &[&[Edge]], alloc: &[f64]) -> f64 {
+/// The flow of an allocation and its total output.
+fn flow_of(snapshot: &MarketSnapshot, paths: &[&[Edge]], alloc: &[f64]) -> (Flow, f64) {
     let mut flow = Flow::default();
-    paths
+    let out = paths
         .iter()
         .zip(alloc)
         .enumerate()
         .filter(|(_, (_, a))| **a > 0.0)
         .map(|(k, (p, a))| push(snapshot, &mut flow, k, p, *a, true))
-        .sum()
+        .sum();
+    (flow, out)
+}
+
+/// An upper bound on what any allocation of `amount` over `paths` can
+/// deliver: concave paths never beat their marginal rate at zero.
+pub(super) fn upper_bound(snapshot: &MarketSnapshot, paths: &[&[Edge]], amount: f64) -> f64 {
+    let tiny = amount * 1e-6;
+    let mut flow = Flow::default();
+    paths
+        .iter()
+        .enumerate()
+        .map(|(k, p)| push(snapshot, &mut flow, k, p, tiny, false) / tiny * amount)
+        .fold(0.0, f64::max)
 }
 
 /// Fractions of `amount` per path (summing to 1), or `None` when no path
@@ -89,49 +103,78 @@ pub(super) fn allocate(
     if paths.is_empty() || amount.is_nan() || amount <= 0.0 || chunks == 0 {
         return None;
     }
+    let n = paths.len();
     let chunk = amount / f64::from(chunks);
-    let mut alloc = vec![0.0; paths.len()];
+    let mut alloc = vec![0.0; n];
     let mut flow = Flow::default();
+    // A chunk placed on one path changes the gains only of the paths that
+    // share a pool with it: those are the only ones quoted again.
+    let shares = |a: usize, b: usize| {
+        a == b
+            || paths[a]
+                .iter()
+                .filter_map(|e| e.pool())
+                .any(|p| paths[b].iter().any(|f| f.pool() == Some(p)))
+    };
+    let mut gains: Vec<f64> =
+        (0..n).map(|k| push(snapshot, &mut flow, k, paths[k], chunk, false)).collect();
     for _ in 0..chunks {
-        let mut best: Option<(f64, usize)> = None;
-        for (k, p) in paths.iter().enumerate() {
-            let gain = push(snapshot, &mut flow, k, p, chunk, false);
-            if gain > 0.0 && best.is_none_or(|(g, _)| gain > g) {
-                best = Some((gain, k));
-            }
+        let Some((k, g)) =
+            gains.iter().copied().enumerate().fold(None, |best: Option<(usize, f64)>, (k, g)| {
+                match best {
+                    Some((_, b)) if b >= g => best,
+                    _ => Some((k, g)),
+                }
+            })
+        else {
+            break;
+        };
+        if g.is_nan() || g <= 0.0 {
+            break;
         }
-        let (_, k) = best?;
         push(snapshot, &mut flow, k, paths[k], chunk, true);
         alloc[k] += chunk;
-    }
-    // Pairwise exchange, halving the share moved.
-    let mut value = total(snapshot, paths, &alloc);
-    let mut step = chunk / 2.0;
-    for _ in 0..6 {
-        for _pass in 0..8 {
-            let mut improved = false;
-            for a in 0..paths.len() {
-                for b in 0..paths.len() {
-                    if a == b || alloc[a] < step {
-                        continue;
-                    }
-                    alloc[a] -= step;
-                    alloc[b] += step;
-                    let v = total(snapshot, paths, &alloc);
-                    if v > value * (1.0 + 1e-12) {
-                        value = v;
-                        improved = true;
-                    } else {
-                        alloc[a] += step;
-                        alloc[b] -= step;
-                    }
-                }
-            }
-            if !improved {
-                break;
+        for j in 0..n {
+            if shares(k, j) {
+                gains[j] = push(snapshot, &mut flow, j, paths[j], chunk, false);
             }
         }
-        step /= 2.0;
+    }
+    // Marginal exchange: move a share from the path whose last unit earns
+    // least to the one whose next unit earns most, while the total improves,
+    // halving the share when it does not.
+    let (_, mut value) = flow_of(snapshot, paths, &alloc);
+    let mut step = chunk / 2.0;
+    let delta = chunk / 64.0;
+    for _ in 0..48 {
+        if step < chunk / 256.0 {
+            break;
+        }
+        let (mut flow, _) = flow_of(snapshot, paths, &alloc);
+        let marginal: Vec<f64> =
+            (0..n).map(|k| push(snapshot, &mut flow, k, paths[k], delta, false)).collect();
+        let hi = (0..n).fold(0, |b, k| if marginal[k] > marginal[b] { k } else { b });
+        let lo =
+            (0..n).filter(|k| alloc[*k] >= step && *k != hi).fold(None, |b: Option<usize>, k| {
+                match b {
+                    Some(b) if marginal[b] <= marginal[k] => Some(b),
+                    _ => Some(k),
+                }
+            });
+        let Some(lo) = lo.filter(|lo| marginal[hi] > marginal[*lo]) else {
+            step /= 2.0;
+            continue;
+        };
+        alloc[lo] -= step;
+        alloc[hi] += step;
+        let (_, v) = flow_of(snapshot, paths, &alloc);
+        if v > value * (1.0 + 1e-12) {
+            value = v;
+        } else {
+            alloc[lo] += step;
+            alloc[hi] -= step;
+            step /= 2.0;
+        }
     }
     let sum: f64 = alloc.iter().sum();
     (sum > 0.0).then(|| alloc.iter().map(|a| a / sum).collect())
