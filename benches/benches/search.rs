@@ -7,7 +7,8 @@
 //! the split/single output ratio and the snapshot's memory per pool (live
 //! heap bytes the build leaves, counted by a wrapping global allocator);
 //! then a table of the parallelism policy (rayon inside a request against
-//! concurrent requests); then criterion measures the 10k-pool cases.
+//! concurrent requests); then criterion measures applying a block of 1k pool
+//! updates to a 100k-pool snapshot, and the 10k-pool search cases.
 
 use std::{
     alloc::{GlobalAlloc, Layout, System},
@@ -16,10 +17,13 @@ use std::{
     time::Instant,
 };
 
+use alloy_primitives::U256;
 use criterion::Criterion;
 use switchyard_benches::{CHAIN, Synthetic, amount_of, synthetic_market, to_f64, token};
 use switchyard_catalog::{Market, PoolRecord};
-use switchyard_kernel::{MarketSnapshot, RouteRequest, SearchParams, find_routes};
+use switchyard_kernel::{
+    MarketSnapshot, PoolState, RouteRequest, SearchParams, SnapshotDelta, find_routes,
+};
 
 /// (name, token in, token out): hub→hub, tail→hub, tail→tail.
 const QUERIES: [(&str, usize, usize); 3] =
@@ -193,7 +197,35 @@ fn parallel_policy() {
     }
 }
 
+/// A block's worth of updates: new reserves for the first `n` V2 pools.
+fn v2_delta(snap: &MarketSnapshot, n: usize) -> SnapshotDelta {
+    let pools = snap
+        .pools()
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| match &p.state {
+            PoolState::UniswapV2 { reserves, fee_bps } => Some((
+                k,
+                PoolState::UniswapV2 {
+                    reserves: [reserves[0] + U256::from(1u8), reserves[1] - U256::from(1u8)],
+                    fee_bps: *fee_bps,
+                },
+            )),
+            _ => None,
+        })
+        .take(n)
+        .collect();
+    SnapshotDelta { pools, ..SnapshotDelta::default() }
+}
+
 fn criterion_cases(c: &mut Criterion) {
+    let big = synthetic_market(100_000, 42);
+    let big_snap = MarketSnapshot::build(&big.market, &big.catalog).expect("snapshot");
+    let delta = v2_delta(&big_snap, 1_000);
+    c.bench_function("snapshot/apply/1k_updates_100k_pools", |b| {
+        b.iter(|| big_snap.apply(black_box(&delta)).expect("applies"))
+    });
+    drop(big_snap);
     let s = synthetic_market(10_000, 42);
     let snap = MarketSnapshot::build(&s.market, &s.catalog).expect("snapshot");
     let params = SearchParams::default();

@@ -25,6 +25,13 @@ pub enum KernelError {
     /// An input is also its own output.
     #[error("tokenIn and tokenOut are the same token")]
     SameToken,
+    /// A snapshot delta names a pool that does not exist, or gives it a
+    /// state of another kind or shape.
+    #[error("delta for pool {pool} does not fit the snapshot")]
+    BadDelta {
+        /// Pool index.
+        pool: usize,
+    },
     /// No path connects the tokens with enough liquidity.
     #[error("no route from {token_in} to {token_out}")]
     NoRoute {
@@ -40,6 +47,7 @@ impl KernelError {
     pub const fn code(&self) -> ErrorCode {
         match self {
             Self::UnknownToken { .. }
+            | Self::BadDelta { .. }
             | Self::EmptyRequest
             | Self::OutputShape
             | Self::SameToken => ErrorCode::BadRequest,

@@ -37,4 +37,4 @@ pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_a
 pub use search::{
     BridgeEstimate, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, find_routes,
 };
-pub use snapshot::{ChainHead, MarketSnapshot};
+pub use snapshot::{ChainHead, MarketSnapshot, SnapshotDelta};

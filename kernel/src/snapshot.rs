@@ -2,7 +2,7 @@
 //! pool's state, the bridge routes between the chains it covers, and the
 //! token graph over both.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, sync::Arc};
 
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, Catalog, ChainId, Market, NATIVE_TOKEN, PoolRecord};
@@ -31,9 +31,18 @@ pub struct ChainHead {
 #[derive(Debug, Clone, Default)]
 pub struct MarketSnapshot {
     heads: BTreeMap<ChainId, ChainHead>,
-    pools: Vec<Pool>,
-    graph: TokenGraph,
-    bridges: Vec<BridgeRoute>,
+    pools: Vec<Arc<Pool>>,
+    graph: Arc<TokenGraph>,
+    bridges: Arc<[BridgeRoute]>,
+}
+
+/// State changes to apply to a snapshot: what one block (or several) moved.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SnapshotDelta {
+    /// New heads, by chain.
+    pub heads: Vec<(ChainId, ChainHead)>,
+    /// New pool states, by pool index ([`MarketSnapshot::pools`] order).
+    pub pools: Vec<(usize, PoolState)>,
 }
 
 impl MarketSnapshot {
@@ -128,13 +137,53 @@ impl MarketSnapshot {
                 });
             }
         }
-        let mut snapshot = Self { heads, pools, graph: TokenGraph::default(), bridges: Vec::new() };
+        let mut snapshot = Self {
+            heads,
+            pools: pools.into_iter().map(Arc::new).collect(),
+            graph: Arc::default(),
+            bridges: Arc::from(Vec::new()),
+        };
         // Prices of this very state size the bridges' fixed fees.
         let prices = crate::price::derive_prices(&snapshot, &crate::price::usd_anchors(catalog));
-        snapshot.bridges = bridge_routes(catalog, &snapshot.heads, &prices);
+        let bridges = bridge_routes(catalog, &snapshot.heads, &prices);
         snapshot.graph =
-            TokenGraph::build(pool_edges(&snapshot.pools), bridge_edges(&snapshot.bridges));
+            Arc::new(TokenGraph::build(pool_edges(&snapshot.pools), bridge_edges(&bridges)));
+        snapshot.bridges = bridges.into();
         Ok(snapshot)
+    }
+
+    /// A new snapshot with `delta` applied; `self` is unchanged (readers of
+    /// it keep a consistent view). Pools not named are shared with `self`,
+    /// and so are the bridge routes and the token graph: the graph's
+    /// deepest-first edge order stays the one of the last full build (it
+    /// only guides the search's pruning; a rebuild refreshes it). A state of
+    /// another kind or shape than the pool's is refused, and nothing is
+    /// applied.
+    pub fn apply(&self, delta: &SnapshotDelta) -> Result<Self, KernelError> {
+        let mut next = self.clone();
+        for (idx, state) in &delta.pools {
+            let old = self.pools.get(*idx).ok_or(KernelError::BadDelta { pool: *idx })?;
+            let same_shape = std::mem::discriminant(&old.state) == std::mem::discriminant(state)
+                && match (&old.state, state) {
+                    (
+                        PoolState::Stableswap { balances: a, .. },
+                        PoolState::Stableswap { balances: b, .. },
+                    )
+                    | (
+                        PoolState::Weighted { balances: a, .. },
+                        PoolState::Weighted { balances: b, .. },
+                    ) => a.len() == b.len(),
+                    _ => true,
+                };
+            if !same_shape {
+                return Err(KernelError::BadDelta { pool: *idx });
+            }
+            next.pools[*idx] = Arc::new(Pool { state: state.clone(), ..Pool::clone(old) });
+        }
+        for (chain, head) in &delta.heads {
+            next.heads.insert(*chain, *head);
+        }
+        Ok(next)
     }
 
     /// Heads by chain.
@@ -148,12 +197,12 @@ impl MarketSnapshot {
     }
 
     /// Every pool.
-    pub fn pools(&self) -> &[Pool] {
+    pub fn pools(&self) -> &[Arc<Pool>] {
         &self.pools
     }
 
     /// The token graph over every chain.
-    pub const fn graph(&self) -> &TokenGraph {
+    pub fn graph(&self) -> &TokenGraph {
         &self.graph
     }
 
@@ -183,7 +232,7 @@ fn directions(pool: &Pool) -> Vec<(usize, usize)> {
     out
 }
 
-fn pool_edges(pools: &[Pool]) -> Vec<PendingEdge> {
+fn pool_edges(pools: &[Arc<Pool>]) -> Vec<PendingEdge> {
     let mut out = Vec::with_capacity(pools.len() * 2);
     for (k, pool) in pools.iter().enumerate() {
         let (Ok(idx), true) = (u32::try_from(k), pool.tokens.len() <= usize::from(u8::MAX)) else {

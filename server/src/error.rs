@@ -193,6 +193,8 @@ impl From<EngineError> for ApiError {
                     K::UnknownToken { token, .. } => {
                         Self::not_found("tokenIn", format!("token {token:#x} is not known"))
                     }
+                    // Feed-side; no request produces it.
+                    K::BadDelta { .. } => Self::internal(),
                 }
             }
             EngineError::Unavailable(what) => Self {
