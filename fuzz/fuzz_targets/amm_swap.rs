@@ -21,7 +21,11 @@
 use alloy_primitives::{Address, U256};
 use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::ChainId;
-use switchyard_kernel::{Pool, PoolState, amm::uniswap_v3::tick_at_sqrt_ratio, pool::u256_to_f64};
+use switchyard_kernel::{
+    Pool, PoolState,
+    amm::{uniswap_v3::tick_at_sqrt_ratio, weighted::PowRule},
+    pool::u256_to_f64,
+};
 
 fn u(bytes: &[u8]) -> U256 {
     let mut b = [0u8; 32];
@@ -89,7 +93,7 @@ fuzz_target!(|data: &[u8]| {
                 weights: vec![w0, e18 - w0],
                 swap_fee: e18 / U256::from(1_000_000u32)
                     * U256::from(1 + u32::from(data[40]) * 100),
-                legacy_pow: data[41] % 2 == 0,
+                pow_rule: if data[41] % 2 == 0 { PowRule::First } else { PowRule::Current },
             }
         }
         _ => PoolState::Erc4626 { total_assets: u(&data[13..26]), total_supply: u(&data[26..39]) },

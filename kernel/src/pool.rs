@@ -67,8 +67,8 @@ pub enum PoolState {
         weights: Vec<U256>,
         /// Swap fee, 1e18 fixed point.
         swap_fee: U256,
-        /// A 2021 pool (pool type version 1): `powUp` without shortcuts.
-        legacy_pow: bool,
+        /// The pool code's `powUp`.
+        pow_rule: crate::amm::weighted::PowRule,
     },
     /// ERC-4626 vault; tokens are `[asset, share]`.
     Erc4626 {
@@ -224,21 +224,24 @@ impl Pool {
     }
 }
 
+/// A pool of tokens `0x…01`, `0x…02`, … with the given decimals, for unit
+/// tests.
+#[cfg(test)]
+pub(crate) fn test_pool(state: PoolState, decimals: Vec<u8>) -> Pool {
+    let tokens = (0..decimals.len()).map(|i| Address::with_last_byte(i as u8 + 1)).collect();
+    Pool {
+        chain: ChainId(1),
+        address: Address::ZERO,
+        protocol: "t".into(),
+        tokens,
+        decimals,
+        state,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn pool(state: PoolState, decimals: Vec<u8>) -> Pool {
-        let tokens = (0..decimals.len()).map(|i| Address::with_last_byte(i as u8 + 1)).collect();
-        Pool {
-            chain: ChainId(1),
-            address: Address::ZERO,
-            protocol: "t".into(),
-            tokens,
-            decimals,
-            state,
-        }
-    }
+    use super::{test_pool as pool, *};
 
     #[test]
     fn u256_to_f64_is_close() {

@@ -89,7 +89,11 @@ impl MarketSnapshot {
                     balances: p.balances.clone(),
                     weights: p.weights.clone(),
                     swap_fee: p.swap_fee,
-                    legacy_pow: p.pool_version == Some(1),
+                    pow_rule: if p.pool_version == Some(1) {
+                        crate::amm::weighted::PowRule::First
+                    } else {
+                        crate::amm::weighted::PowRule::Current
+                    },
                 },
                 PoolRecord::Erc4626(p) => PoolState::Erc4626 {
                     total_assets: p.total_assets,

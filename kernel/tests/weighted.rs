@@ -11,7 +11,10 @@ use serde_json::Value;
 use switchyard_catalog::ChainId;
 use switchyard_kernel::{
     Pool, PoolState,
-    amm::{AmmError, gas, weighted},
+    amm::{
+        AmmError, gas,
+        weighted::{self, PowRule},
+    },
     pool::u256_to_f64,
 };
 
@@ -45,26 +48,20 @@ fn run(f: &str, a: &[&str]) -> Result<String, AmmError> {
         "calc_out_given_in" => {
             s(weighted::calc_out_given_in(u(a[0]), u(a[1]), u(a[2]), u(a[3]), u(a[4]))?)
         }
-        "out_given_in" => s(weighted::out_given_in(
-            u(a[0]),
-            d(a[1]),
-            u(a[2]),
-            u(a[3]),
-            d(a[4]),
-            u(a[5]),
-            u(a[6]),
-            u(a[7]),
-        )?),
-        "out_given_in_v1" => s(weighted::out_given_in_v1(
-            u(a[0]),
-            d(a[1]),
-            u(a[2]),
-            u(a[3]),
-            d(a[4]),
-            u(a[5]),
-            u(a[6]),
-            u(a[7]),
-        )?),
+        f @ ("out_given_in" | "out_given_in_v1") => {
+            let rule = if f == "out_given_in" { PowRule::Current } else { PowRule::First };
+            s(weighted::out_given_in(
+                rule,
+                u(a[0]),
+                d(a[1]),
+                u(a[2]),
+                u(a[3]),
+                d(a[4]),
+                u(a[5]),
+                u(a[6]),
+                u(a[7]),
+            )?)
+        }
         other => panic!("vector for unknown function {other}"),
     })
 }
@@ -138,7 +135,7 @@ fn pool(balances: [U256; 2], decimals: [u8; 2], weights: [U256; 2], swap_fee: U2
             balances: balances.to_vec(),
             weights: weights.to_vec(),
             swap_fee,
-            legacy_pow: false,
+            pow_rule: PowRule::Current,
         },
     }
 }
@@ -154,6 +151,7 @@ fn pool_swap_uses_the_exact_math_and_books_the_whole_amount_in() {
     let amount = U256::from(100_000_000u64);
     let s = p.swap_exact_in(0, 1, amount).expect("quotes");
     let want = weighted::out_given_in(
+        PowRule::Current,
         U256::from(2_526_315_789u64),
         8,
         e18(0.5),
@@ -192,16 +190,17 @@ fn a_2021_pool_quotes_with_the_first_pow_rule() {
     );
     let amount = U256::from(100_000_000u64);
     let args = (U256::from(2_526_315_789u64), e18(800.0), e18(0.5), e18(0.0025));
-    let current = weighted::out_given_in(args.0, 8, args.2, args.1, 18, args.2, args.3, amount);
-    let first = weighted::out_given_in_v1(args.0, 8, args.2, args.1, 18, args.2, args.3, amount);
+    let quote =
+        |rule| weighted::out_given_in(rule, args.0, 8, args.2, args.1, 18, args.2, args.3, amount);
+    let (current, first) = (quote(PowRule::Current), quote(PowRule::First));
     assert_ne!(current, first, "the two rules differ on a 50/50 pool");
     assert_eq!(p.swap_exact_in(0, 1, amount).map(|s| s.amount_out), current);
-    if let PoolState::Weighted { legacy_pow, .. } = &mut p.state {
-        *legacy_pow = true;
+    if let PoolState::Weighted { pow_rule, .. } = &mut p.state {
+        *pow_rule = PowRule::First;
     }
     let s = p.swap_exact_in(0, 1, amount).expect("quotes");
     assert_eq!(Ok(s.amount_out), first);
-    assert!(matches!(s.next, PoolState::Weighted { legacy_pow: true, .. }));
+    assert!(matches!(s.next, PoolState::Weighted { pow_rule: PowRule::First, .. }));
 }
 
 #[test]
@@ -266,7 +265,7 @@ fn realistic() -> impl Strategy<Value = ([U256; 2], [u8; 2], [U256; 2], U256)> {
 }
 
 fn quote(b: [U256; 2], dec: [u8; 2], w: [U256; 2], fee: U256, x: U256) -> Result<U256, AmmError> {
-    weighted::out_given_in(b[0], dec[0], w[0], b[1], dec[1], w[1], fee, x)
+    weighted::out_given_in(PowRule::Current, b[0], dec[0], w[0], b[1], dec[1], w[1], fee, x)
 }
 
 proptest! {
@@ -305,8 +304,9 @@ proptest! {
         bi in any_u256(), bo in any_u256(), wi in any_u256(), wo in any_u256(),
         fee in any_u256(), x in any_u256(), di in any::<u8>(), dout in any::<u8>(),
     ) {
-        let _ = weighted::out_given_in(bi, di, wi, bo, dout, wo, fee, x);
-        let _ = weighted::out_given_in_v1(bi, di, wi, bo, dout, wo, fee, x);
+        for rule in [PowRule::Current, PowRule::First] {
+            let _ = weighted::out_given_in(rule, bi, di, wi, bo, dout, wo, fee, x);
+        }
         let _ = weighted::calc_out_given_in(bi, wi, bo, wo, x);
         let _ = weighted::pow(bi, wi);
         let _ = weighted::pow_up(bi, wi);

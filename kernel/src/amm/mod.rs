@@ -158,12 +158,11 @@ impl Pool {
                     },
                 })
             }
-            PoolState::Weighted { balances, weights, swap_fee, legacy_pow } => {
+            PoolState::Weighted { balances, weights, swap_fee, pow_rule } => {
                 let at = |v: &Vec<U256>, k: usize| v.get(k).copied().ok_or(AmmError::InvalidState);
                 let dec = |k: usize| self.decimals.get(k).copied().ok_or(AmmError::InvalidState);
-                let quote =
-                    if *legacy_pow { weighted::out_given_in_v1 } else { weighted::out_given_in };
-                let out = quote(
+                let out = weighted::out_given_in(
+                    *pow_rule,
                     at(balances, i)?,
                     dec(i)?,
                     at(weights, i)?,
@@ -187,7 +186,7 @@ impl Pool {
                         balances: b,
                         weights: weights.clone(),
                         swap_fee: *swap_fee,
-                        legacy_pow: *legacy_pow,
+                        pow_rule: *pow_rule,
                     },
                 })
             }

@@ -395,13 +395,33 @@ fn calc_out_given_in_with(
     mul_down(balance_out, complement(power))
 }
 
+/// Which `FixedPoint.powUp` a pool's code computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PowRule {
+    /// The pools of the first 2021 deployments (pool type version 1): no
+    /// shortcuts ([`pow_up_v1`]).
+    First,
+    /// Later versions: exponents 1, 2 and 4 by multiplication ([`pow_up`]).
+    Current,
+}
+
+impl PowRule {
+    fn pow_up(self) -> fn(U256, U256) -> Result<U256> {
+        match self {
+            Self::First => pow_up_v1,
+            Self::Current => pow_up,
+        }
+    }
+}
+
 /// Exact output, raw units of the output token, of swapping `amount_in` raw
 /// units of the input token into a weighted pool, as the pool's `onSwap`
-/// (`GIVEN_IN`) computes it with the current [`pow_up`]. Weights and
+/// (`GIVEN_IN`) computes it with the `powUp` of `rule`. Weights and
 /// `swap_fee` are 18-decimal fixed point. Zero output is `Ok(0)`, as on
 /// chain.
 #[allow(clippy::too_many_arguments, reason = "the contract's own parameter list")]
 pub fn out_given_in(
+    rule: PowRule,
     balance_in: U256,
     decimals_in: u8,
     weight_in: U256,
@@ -412,29 +432,7 @@ pub fn out_given_in(
     amount_in: U256,
 ) -> Result<U256> {
     on_swap_given_in(
-        pow_up,
-        [balance_in, weight_in, balance_out, weight_out],
-        [decimals_in, decimals_out],
-        swap_fee,
-        amount_in,
-    )
-}
-
-/// [`out_given_in`] for pools of the first 2021 deployments, whose
-/// `powUp` has no shortcuts ([`pow_up_v1`]).
-#[allow(clippy::too_many_arguments, reason = "the contract's own parameter list")]
-pub fn out_given_in_v1(
-    balance_in: U256,
-    decimals_in: u8,
-    weight_in: U256,
-    balance_out: U256,
-    decimals_out: u8,
-    weight_out: U256,
-    swap_fee: U256,
-    amount_in: U256,
-) -> Result<U256> {
-    on_swap_given_in(
-        pow_up_v1,
+        rule.pow_up(),
         [balance_in, weight_in, balance_out, weight_out],
         [decimals_in, decimals_out],
         swap_fee,
@@ -522,6 +520,7 @@ mod tests {
     fn balanced_pool_pays_about_the_spot_less_fee() {
         // 100 WETH / 300k USDC, 50/50, 0.3%: 1 WETH buys a bit under 2991.
         let out = out_given_in(
+            PowRule::Current,
             e18(100),
             18,
             ONE / U256::from(2u8),
@@ -538,7 +537,17 @@ mod tests {
     #[test]
     fn max_in_ratio_is_a_liquidity_error() {
         let half = ONE / U256::from(2u8);
-        let r = out_given_in(e18(100), 18, half, e18(100), 18, half, U256::ZERO, e18(31));
+        let r = out_given_in(
+            PowRule::Current,
+            e18(100),
+            18,
+            half,
+            e18(100),
+            18,
+            half,
+            U256::ZERO,
+            e18(31),
+        );
         assert_eq!(r, Err(AmmError::InsufficientLiquidity));
     }
 }
