@@ -4,14 +4,11 @@
 
 use alloy_primitives::U256;
 use proptest::prelude::*;
-use switchyard_catalog::loaders;
-use switchyard_kernel::{MarketSnapshot, PoolState, amm::AmmError, pool::u256_to_f64};
+use switchyard_kernel::{PoolState, amm::AmmError, pool::u256_to_f64};
 
-fn snapshot() -> MarketSnapshot {
-    let c = loaders::embedded_catalog().expect("catalog");
-    let m = loaders::embedded_market(&c).expect("market");
-    MarketSnapshot::build(&m, &c).expect("snapshot")
-}
+mod common;
+
+use common::snapshot;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]

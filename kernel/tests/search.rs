@@ -14,19 +14,9 @@ const WBTC: &str = "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599";
 const SDAI: &str = "0x83f20f44975d03b1b09e64809b757c47f942beea";
 const WSTETH: &str = "0x7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0";
 
-fn a(s: &str) -> Address {
-    s.parse().expect("address")
-}
+mod common;
 
-fn snapshot() -> MarketSnapshot {
-    let c = loaders::embedded_catalog().expect("catalog");
-    let m = loaders::embedded_market(&c).expect("market");
-    MarketSnapshot::build(&m, &c).expect("snapshot")
-}
-
-fn e(n: u64, dec: u32) -> U256 {
-    U256::from(n) * U256::from(10u8).pow(U256::from(dec))
-}
+use common::{a, e, snapshot};
 
 fn quote(
     s: &MarketSnapshot,
@@ -35,16 +25,7 @@ fn quote(
     to: &str,
     params: &SearchParams,
 ) -> Result<Plan, KernelError> {
-    find_routes(
-        s,
-        &RouteRequest {
-            chain: ChainId(1),
-            destination_chain: None,
-            inputs: vec![(a(from), amount)],
-            outputs: vec![a(to)],
-        },
-        params,
-    )
+    common::route(s, from, amount, to, None, params)
 }
 
 /// Re-executes a plan's steps from the snapshot, in order, and checks that
@@ -207,16 +188,7 @@ fn cross_chain(
     to: &str,
     params: &SearchParams,
 ) -> Result<Plan, KernelError> {
-    find_routes(
-        s,
-        &RouteRequest {
-            chain: ChainId(1),
-            destination_chain: Some(BASE),
-            inputs: vec![(a(from), amount)],
-            outputs: vec![a(to)],
-        },
-        params,
-    )
+    common::route(s, from, amount, to, Some(BASE), params)
 }
 
 #[test]

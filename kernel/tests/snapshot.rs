@@ -4,34 +4,23 @@
 use std::sync::Arc;
 
 use alloy_primitives::U256;
-use switchyard_catalog::{Address, ChainId, loaders};
+use switchyard_catalog::ChainId;
 use switchyard_kernel::{
-    ChainHead, KernelError, MarketSnapshot, PoolState, RouteRequest, SearchParams, SnapshotDelta,
-    find_routes,
+    ChainHead, KernelError, MarketSnapshot, PoolState, SearchParams, SnapshotDelta,
 };
 
 const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
 const WETH: &str = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 
-fn a(s: &str) -> Address {
-    s.parse().expect("address")
-}
+mod common;
 
-fn snapshot() -> MarketSnapshot {
-    let c = loaders::embedded_catalog().expect("catalog");
-    let m = loaders::embedded_market(&c).expect("market");
-    MarketSnapshot::build(&m, &c).expect("snapshot")
-}
+use common::{a, snapshot};
 
 fn usdc_to_weth(s: &MarketSnapshot) -> U256 {
-    let req = RouteRequest {
-        chain: ChainId(1),
-        destination_chain: None,
-        inputs: vec![(a(USDC), U256::from(3_000_000_000u64))],
-        outputs: vec![a(WETH)],
-    };
     let params = SearchParams { max_splits: 1, ..SearchParams::default() };
-    find_routes(s, &req, &params).expect("route").amounts_out[0]
+    common::route(s, USDC, U256::from(3_000_000_000u64), WETH, None, &params)
+        .expect("route")
+        .amounts_out[0]
 }
 
 /// Every pool on chain 1 that trades USDC against WETH, with its index.

@@ -236,21 +236,8 @@ impl Pool {
 mod tests {
     use std::sync::Arc;
 
-    use switchyard_catalog::{Address, ChainId};
-
     use super::*;
-
-    fn pool(state: PoolState, decimals: Vec<u8>) -> Pool {
-        let tokens = (0..decimals.len()).map(|i| Address::with_last_byte(i as u8 + 1)).collect();
-        Pool {
-            chain: ChainId(1),
-            address: Address::ZERO,
-            protocol: "t".into(),
-            tokens,
-            decimals,
-            state,
-        }
-    }
+    use crate::pool::test_pool as pool;
 
     fn rel(a: f64, b: f64) -> f64 {
         (a - b).abs() / b.abs().max(1.0)
