@@ -121,6 +121,8 @@ pub(super) fn candidates(
     }
     let mut labels = vec![Label { token: from, amount, prev: None, edge: None, bridged: false }];
     let mut layer: Vec<u32> = vec![0];
+    // The best amounts at each token over the layers so far.
+    let mut seen: HashMap<TokenIx, Vec<f64>> = HashMap::new();
     let mut closed: Vec<(f64, u32, Edge)> = Vec::new();
     for hop in 0..scope.max_hops {
         for &k in &layer {
@@ -176,7 +178,11 @@ pub(super) fn candidates(
                     }
                     continue;
                 }
+                // Labels of the last layer can only close into the target:
+                // a token without a pool into it is not worth quoting there.
+                let last_layer = hop + 2 == scope.max_hops;
                 if t == from
+                    || (last_layer && !into.contains_key(&t))
                     || !(scope.allowed)(e)
                     || (graph.degree(t) <= 1 && !into.contains_key(&t))
                     || visits(&labels, Some(k), t, e)
@@ -187,7 +193,13 @@ pub(super) fn candidates(
                     taken += 1;
                 }
                 let out = shadow(scope.snapshot, e, l.amount);
-                if out <= 0.0 {
+                // Dominated: earlier layers already reached `t` with more,
+                // `labels_per_token` times, in fewer hops.
+                if out <= 0.0
+                    || seen.get(&t).is_some_and(|s| {
+                        s.len() == scope.labels_per_token && s.iter().all(|v| *v >= out)
+                    })
+                {
                     continue;
                 }
                 let Ok(id) = u32::try_from(labels.len()) else { break };
@@ -214,6 +226,12 @@ pub(super) fn candidates(
                     bridged: l.bridged || is_bridge,
                 });
             }
+        }
+        for (t, ids) in &next {
+            let best = seen.entry(*t).or_default();
+            best.extend(ids.iter().map(|id| labels[*id as usize].amount));
+            best.sort_by(|a, b| b.total_cmp(a));
+            best.truncate(scope.labels_per_token);
         }
         layer = next.into_values().flatten().collect();
         if layer.is_empty() {
