@@ -22,7 +22,7 @@ use alloy_primitives::{Address, U256};
 use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::ChainId;
 use switchyard_kernel::{
-    Pool, PoolState,
+    Pool, PoolState, TickList,
     amm::{uniswap_v3::tick_at_sqrt_ratio, weighted::PowRule},
     pool::u256_to_f64,
 };
@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
                 tick,
                 fee: [100, 500, 3000, 10_000][usize::from(data[47] % 4)],
                 tick_spacing: 60,
-                ticks: std::sync::Arc::from(vec![
+                ticks: TickList::from(vec![
                     (-887_220, 1i128 << 40),
                     (-6_000, l(0)),
                     (6_000, -l(0)),

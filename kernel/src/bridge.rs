@@ -19,7 +19,7 @@ pub const BRIDGE_GAS: u64 = 200_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BridgeRoute {
     /// Bridge name (`cctp`, `stargate`, `ccip`, `relay`).
-    pub name: String,
+    pub name: std::sync::Arc<str>,
     /// Source chain.
     pub from_chain: ChainId,
     /// Token sent.

@@ -17,6 +17,51 @@ pub fn u256_to_f64(x: U256) -> f64 {
 
 const Q96: f64 = 79_228_162_514_264_337_593_543_950_336.0;
 
+/// The initialized ticks of a concentrated-liquidity pool, sorted by index,
+/// each with its `liquidityNet`, and each tick's `sqrt(1.0001^tick)` in
+/// `f64` for the shadow quote (computed once, not per quote). Cheap to clone
+/// (shared): swaps never change the ticks.
+#[derive(Debug, Clone)]
+pub struct TickList(std::sync::Arc<Ticks>);
+
+/// The data behind a [`TickList`].
+#[derive(Debug)]
+struct Ticks {
+    /// `(index, liquidityNet)`, sorted by index.
+    ticks: Vec<(i32, i128)>,
+    /// `sqrt(1.0001^index)` of each.
+    sqrt: Vec<f64>,
+}
+
+impl From<Vec<(i32, i128)>> for TickList {
+    fn from(ticks: Vec<(i32, i128)>) -> Self {
+        let sqrt =
+            ticks.iter().map(|(t, _)| (f64::from(*t) * 0.5 * 1.0001f64.ln()).exp()).collect();
+        Self(std::sync::Arc::new(Ticks { ticks, sqrt }))
+    }
+}
+
+impl std::ops::Deref for TickList {
+    type Target = [(i32, i128)];
+
+    fn deref(&self) -> &Self::Target {
+        &self.0.ticks
+    }
+}
+
+impl PartialEq for TickList {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.ticks == other.0.ticks
+    }
+}
+
+impl TickList {
+    /// `sqrt(1.0001^tick)` of each tick, in order.
+    pub fn sqrt_prices(&self) -> &[f64] {
+        &self.0.sqrt
+    }
+}
+
 /// The state of one pool, by kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PoolState {
@@ -41,7 +86,7 @@ pub enum PoolState {
         tick_spacing: i32,
         /// Initialized ticks (index, liquidityNet), sorted; shared, since
         /// swaps never change them.
-        ticks: std::sync::Arc<[(i32, i128)]>,
+        ticks: TickList,
     },
     /// Curve StableSwap over `coins`; the LP token, if any, is the last token
     /// of the pool and is not swappable through this state.
@@ -106,8 +151,8 @@ pub struct Pool {
     pub chain: ChainId,
     /// Pool, vault or market address (the wrapped token for `Wrap`).
     pub address: Address,
-    /// Protocol slug.
-    pub protocol: String,
+    /// Protocol slug (shared by every pool of the protocol).
+    pub protocol: std::sync::Arc<str>,
     /// Tokens, pool order.
     pub tokens: Vec<Address>,
     /// Decimals of `tokens`.
@@ -274,7 +319,7 @@ mod tests {
                 tick: 13_863,
                 fee: 3000,
                 tick_spacing: 60,
-                ticks: std::sync::Arc::from(Vec::new()),
+                ticks: TickList::from(Vec::new()),
             },
             vec![18, 18],
         );

@@ -55,6 +55,12 @@ impl MarketSnapshot {
                 .map(|t| t.decimals)
                 .ok_or(KernelError::UnknownToken { chain, token })
         };
+        // One shared slug per protocol.
+        let mut slugs: std::collections::HashMap<String, Arc<str>> =
+            std::collections::HashMap::new();
+        let mut intern = |slug: &str| -> Arc<str> {
+            Arc::clone(slugs.entry(slug.to_owned()).or_insert_with(|| Arc::from(slug)))
+        };
         let mut pools = Vec::with_capacity(market.pools.len() + market.chains.len());
         for rec in &market.pools {
             let c = rec.common();
@@ -113,7 +119,7 @@ impl MarketSnapshot {
             pools.push(Pool {
                 chain: c.chain_id,
                 address: c.address,
-                protocol: c.protocol.to_owned(),
+                protocol: intern(c.protocol),
                 tokens,
                 decimals: decs,
                 state,
@@ -134,7 +140,7 @@ impl MarketSnapshot {
                 pools.push(Pool {
                     chain: ch.chain_id,
                     address: net.wrapped_native,
-                    protocol: "wrapped-native".to_owned(),
+                    protocol: intern("wrapped-native"),
                     tokens: vec![NATIVE_TOKEN, net.wrapped_native],
                     decimals: vec![d, decimals(ch.chain_id, net.wrapped_native)?],
                     state: PoolState::Wrap,
@@ -290,6 +296,7 @@ fn bridge_routes(
     }
     let mut out = Vec::new();
     for b in catalog.bridges() {
+        let name: Arc<str> = Arc::from(b.name.as_str());
         for &from in heads.keys() {
             let Some(contract) = b.contracts.get(&from.0.to_string()) else { continue };
             for &to in heads.keys().filter(|c| **c != from) {
@@ -311,7 +318,7 @@ fn bridge_routes(
                         .filter(|t| t.symbol.eq_ignore_ascii_case(&tin.symbol))
                     {
                         out.push(BridgeRoute {
-                            name: b.name.clone(),
+                            name: std::sync::Arc::clone(&name),
                             from_chain: from,
                             token_in: tin.address,
                             decimals_in: tin.decimals,

@@ -159,7 +159,7 @@ fn filters_and_no_route() {
                 .routes
                 .iter()
                 .flat_map(|r| &r.steps)
-                .all(|st| !params.excluded_protocols.contains(&st.protocol))
+                .all(|st| !params.excluded_protocols.contains(&*st.protocol))
         ),
         Err(e) => assert!(matches!(e, KernelError::NoRoute { .. })),
     }

@@ -11,16 +11,18 @@
 
 use alloy_primitives::U256;
 
-use crate::pool::{Pool, PoolState, u256_to_f64};
+use crate::pool::{Pool, PoolState, TickList, u256_to_f64};
 
 const Q96: f64 = 79_228_162_514_264_337_593_543_950_336.0;
 
 /// Most coins a StableSwap shadow solves for.
 const MAX_COINS: usize = 8;
 
-/// `sqrt(1.0001^tick)`.
-fn sqrt_price_at(tick: i32) -> f64 {
-    (f64::from(tick) * 0.5 * 1.0001f64.ln()).exp()
+/// `x` as `f64` from its two 64-bit halves: two hardware conversions instead
+/// of the software 128-bit one (the last bit may round differently; this is
+/// a shadow).
+fn i128_to_f64(x: i128) -> f64 {
+    ((x >> 64) as i64 as f64) * 18_446_744_073_709_551_616.0 + (x as u64 as f64)
 }
 
 /// Exact-in through concentrated liquidity in `f64`: token0 in when
@@ -29,7 +31,7 @@ fn v3_out(
     s: f64,
     liquidity: u128,
     tick: i32,
-    ticks: &[(i32, i128)],
+    ticks: &TickList,
     keep: f64,
     zero_for_one: bool,
     amount_in: f64,
@@ -39,16 +41,17 @@ fn v3_out(
     let Ok(mut li) = i128::try_from(liquidity) else { return 0.0 };
     let mut s = s;
     let mut x = amount_in * keep;
+    let sqrt = ticks.sqrt_prices();
     let mut out = 0.0;
     if zero_for_one {
         // Initialized ticks at or below the current one, nearest first.
         let mut k = ticks.partition_point(|(t, _)| *t <= tick);
         loop {
             let (bound, net) = match k.checked_sub(1) {
-                Some(p) => (sqrt_price_at(ticks[p].0), ticks[p].1),
+                Some(p) => (sqrt[p], ticks[p].1),
                 None => (0.0, 0),
             };
-            let l = li as f64;
+            let l = i128_to_f64(li);
             if li > 0 {
                 let need = l * (1.0 / bound - 1.0 / s);
                 if x <= need || bound <= 0.0 {
@@ -73,10 +76,10 @@ fn v3_out(
         let mut k = ticks.partition_point(|(t, _)| *t <= tick);
         loop {
             let (bound, net) = match ticks.get(k) {
-                Some((t, n)) => (sqrt_price_at(*t), *n),
+                Some((_, n)) => (sqrt[k], *n),
                 None => (f64::INFINITY, 0),
             };
-            let l = li as f64;
+            let l = i128_to_f64(li);
             if li > 0 {
                 let need = l * (bound - s);
                 if x <= need {
@@ -234,8 +237,6 @@ impl Pool {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::pool::test_pool as pool;
 
@@ -247,7 +248,7 @@ mod tests {
     fn v3_shadow_tracks_the_exact_swap_across_ticks() {
         // Liquidity 1e21 between ticks -600 and 600, 4e21 between 600 and
         // 1200 (and -1200..-600): trades big enough to cross both ways.
-        let ticks: Arc<[(i32, i128)]> = Arc::from(vec![
+        let ticks = TickList::from(vec![
             (-1200, 3_000_000_000_000_000_000_000i128),
             (-600, 1_000_000_000_000_000_000_000),
             (600, -1_000_000_000_000_000_000_000),
@@ -316,7 +317,7 @@ mod tests {
                 tick: 13_892,
                 fee: 500,
                 tick_spacing: 60,
-                ticks: Arc::from(vec![
+                ticks: TickList::from(vec![
                     (-887_220, 1i128 << 40),
                     (-6000, l0),
                     (6000, -l0),
@@ -345,7 +346,7 @@ mod tests {
                 tick: 0,
                 fee: 500,
                 tick_spacing: 10,
-                ticks: Arc::from(vec![(-10, 1_000_000i128), (10, -1_000_000)]),
+                ticks: TickList::from(vec![(-10, 1_000_000i128), (10, -1_000_000)]),
             },
             vec![18, 18],
         );

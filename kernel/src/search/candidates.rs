@@ -12,12 +12,40 @@
 //! Work per request is bounded by `max_hops × labels × max_pools_per_token`
 //! expansions per token reached, whatever the size of the market.
 
-use std::collections::{BTreeMap, HashMap};
+use std::{
+    collections::{BTreeMap, HashMap},
+    hash::{BuildHasherDefault, Hasher},
+};
 
 use crate::{
     graph::{Edge, TokenIx},
     snapshot::MarketSnapshot,
 };
+
+/// A hasher for token indices: one multiply, where the default SipHash
+/// would cost more than the lookups it serves. Keys are dense `u32`s the
+/// kernel assigns, not client input.
+#[derive(Default)]
+struct TokenHasher(u64);
+
+impl Hasher for TokenHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.0 = u64::from(x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// Maps keyed by token index.
+type TokenMap<V> = HashMap<TokenIx, V, BuildHasherDefault<TokenHasher>>;
 
 /// Closing pools listed from the target's side, per pool a token expands.
 const CLOSING_POOLS_PER_EXPANDED: usize = 64;
@@ -101,7 +129,7 @@ pub(super) fn candidates(
     // the target's deepest pools (depth in the target token, so comparable)
     // taken in reverse. A thinner pool into the target is still found when
     // the expansion meets it.
-    let mut into: HashMap<TokenIx, Vec<Edge>> = HashMap::new();
+    let mut into: TokenMap<Vec<Edge>> = TokenMap::default();
     for (src, e) in graph.edges_into(to).take_while(|(_, e)| matches!(e, Edge::Bridge { .. })) {
         if (scope.allowed)(e) {
             into.entry(src).or_default().push(e);
@@ -122,7 +150,7 @@ pub(super) fn candidates(
     let mut labels = vec![Label { token: from, amount, prev: None, edge: None, bridged: false }];
     let mut layer: Vec<u32> = vec![0];
     // The best amounts at each token over the layers so far.
-    let mut seen: HashMap<TokenIx, Vec<f64>> = HashMap::new();
+    let mut seen: TokenMap<Vec<f64>> = TokenMap::default();
     let mut closed: Vec<(f64, u32, Edge)> = Vec::new();
     for hop in 0..scope.max_hops {
         for &k in &layer {

@@ -135,8 +135,8 @@ pub struct Step {
     pub to_chain: ChainId,
     /// Pool, vault or market address.
     pub address: Address,
-    /// Protocol slug.
-    pub protocol: String,
+    /// Protocol slug (the bridge's name, for a bridge).
+    pub protocol: std::sync::Arc<str>,
     /// Action.
     pub action: StepAction,
     /// Token in.
@@ -258,7 +258,7 @@ fn simulate(
                     chain: pool.chain,
                     to_chain: pool.chain,
                     address: pool.address,
-                    protocol: pool.protocol.clone(),
+                    protocol: std::sync::Arc::clone(&pool.protocol),
                     action: action_of(pool, i, j),
                     token_in: pool.tokens[i],
                     token_out: pool.tokens[j],
@@ -278,7 +278,7 @@ fn simulate(
                     chain: b.from_chain,
                     to_chain: b.to_chain,
                     address: b.contract,
-                    protocol: b.name.clone(),
+                    protocol: std::sync::Arc::clone(&b.name),
                     action: StepAction::Bridge,
                     token_in: b.token_in,
                     token_out: b.token_out,
@@ -342,12 +342,12 @@ fn route_leg(
                 && snapshot
                     .pools()
                     .get(pool as usize)
-                    .is_some_and(|p| !params.excluded_protocols.contains(&p.protocol))
+                    .is_some_and(|p| !params.excluded_protocols.contains(&*p.protocol))
         }
         Edge::Bridge { bridge } => snapshot
             .bridges()
             .get(bridge as usize)
-            .is_some_and(|b| !params.excluded_bridges.contains(&b.name)),
+            .is_some_and(|b| !params.excluded_bridges.contains(&*b.name)),
     };
     let scope = candidates::Scope {
         snapshot,
@@ -571,7 +571,7 @@ pub fn find_routes(
     for st in steps().filter(|s| s.action == StepAction::Bridge) {
         let Some(b) = snapshot.bridges().get(st.pool) else { continue };
         let est = BridgeEstimate {
-            bridge: b.name.clone(),
+            bridge: b.name.to_string(),
             from_chain: b.from_chain,
             to_chain: b.to_chain,
             token: b.token_out,

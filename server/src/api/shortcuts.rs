@@ -180,7 +180,7 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
                 out.push(dto::Hop {
                     token_in: vec![addr(st.token_in)],
                     token_out: vec![addr(st.token_out)],
-                    protocol: st.protocol.clone(),
+                    protocol: st.protocol.to_string(),
                     action: st.action.as_str(),
                     primary: addr(st.address),
                     chain_id: st.chain.0,
@@ -219,7 +219,7 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
                         .iter()
                         .map(|st| dto::RouteSegment {
                             action: st.action.as_str(),
-                            protocol: st.protocol.clone(),
+                            protocol: st.protocol.to_string(),
                             primary: addr(st.address),
                             token_in: vec![addr(st.token_in)],
                             token_out: vec![addr(st.token_out)],
