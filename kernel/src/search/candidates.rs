@@ -266,8 +266,18 @@ pub(super) fn candidates(
             break;
         }
     }
-    // Best first; the same closing found from both sides counts once.
-    closed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    // Best first; the same closing found from both sides counts once. The
+    // order is total, so selecting the best few before sorting them is
+    // deterministic; duplicates are equal, so twice the limit keeps enough.
+    let order = |a: &(f64, u32, Edge), b: &(f64, u32, Edge)| {
+        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+    };
+    let keep = limit.saturating_mul(2);
+    if closed.len() > keep {
+        closed.select_nth_unstable_by(keep, order);
+        closed.truncate(keep);
+    }
+    closed.sort_by(order);
     closed.dedup_by(|a, b| a.1 == b.1 && a.2 == b.2);
     closed.truncate(limit);
     closed
