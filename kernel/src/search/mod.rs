@@ -374,9 +374,9 @@ fn route_leg(
             params.max_candidates.max(1) * 4,
         );
         let shared: &Working = working;
-        let eval = |c: &'_ candidates::Candidate| simulate(snapshot, shared, &c.path, amount);
+        let eval = |c: &&candidates::Candidate| simulate(snapshot, shared, &c.path, amount);
         let mut fatal = false;
-        for batch in found.chunks(params.max_candidates.max(1)) {
+        for batch in exact_batches(snapshot, &found, ends.gas_cost, params.max_candidates.max(1)) {
             let results: Vec<_> = if batch.len() > 8 {
                 batch.par_iter().map(eval).collect()
             } else {
@@ -477,6 +477,60 @@ fn route_leg(
     };
     let amount_out = routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out));
     Ok(Leg { token_in, token_out, amount_in: amount, amount_out, routes })
+}
+
+/// How far below the best candidate's shadow output, net of estimated gas,
+/// a candidate may be and still be quoted exactly in the first batch. The
+/// shadows are within about 1e-6 of the exact quotes, so 20 bps only skips
+/// candidates that cannot win.
+const EXACT_MARGIN: f64 = 2e-3;
+
+/// Gas a path's steps are estimated to cost before they are simulated.
+fn estimated_gas(snapshot: &MarketSnapshot, path: &[Edge]) -> u64 {
+    use crate::amm::gas;
+    path.iter()
+        .map(|e| match e {
+            Edge::Bridge { .. } => BRIDGE_GAS,
+            Edge::Pool { pool, .. } => match snapshot.pools().get(*pool as usize).map(|p| &p.state)
+            {
+                Some(PoolState::UniswapV2 { .. }) => gas::UNISWAP_V2,
+                Some(PoolState::UniswapV3 { .. }) => gas::UNISWAP_V3,
+                Some(PoolState::Stableswap { .. }) => gas::STABLESWAP,
+                Some(PoolState::Weighted { .. }) => gas::WEIGHTED,
+                Some(PoolState::Erc4626 { .. }) => gas::VAULT,
+                Some(PoolState::Lending { .. }) => gas::LENDING,
+                Some(PoolState::LiquidStaking { .. }) => gas::STAKING,
+                Some(PoolState::Wrap) | None => gas::WRAP,
+            },
+        })
+        .sum()
+}
+
+/// The candidates in the order they are quoted exactly, in batches of at
+/// most `batch`: first those whose shadow output net of estimated gas is
+/// within [`EXACT_MARGIN`] of the best, then the rest (quoted only if no
+/// candidate of an earlier batch quotes).
+fn exact_batches<'c>(
+    snapshot: &MarketSnapshot,
+    found: &'c [candidates::Candidate],
+    gas_cost: Option<f64>,
+    batch: usize,
+) -> Vec<Vec<&'c candidates::Candidate>> {
+    let mut order: Vec<(f64, usize)> = found
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            (c.shadow - gas_cost.unwrap_or(0.0) * estimated_gas(snapshot, &c.path) as f64, k)
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let Some(&(best, best_k)) = order.first() else { return Vec::new() };
+    let cut = best - EXACT_MARGIN * found[best_k].shadow.abs();
+    let near = order.iter().take(batch).take_while(|(net, _)| *net >= cut).count().max(1);
+    let mut batches = vec![order[..near].iter().map(|(_, k)| &found[*k]).collect::<Vec<_>>()];
+    batches
+        .extend(order[near..].chunks(batch).map(|c| c.iter().map(|(_, k)| &found[*k]).collect()));
+    batches
 }
 
 /// Smallest gain (relative) a split must be able to reach to be tried.
