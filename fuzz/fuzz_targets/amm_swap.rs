@@ -22,7 +22,7 @@ use alloy_primitives::{Address, U256};
 use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::ChainId;
 use switchyard_kernel::{
-    Pool, PoolState, TickList,
+    Pool, PoolState, StableswapState, TickList, WeightedState,
     amm::{uniswap_v3::tick_at_sqrt_ratio, weighted::PowRule},
     pool::u256_to_f64,
 };
@@ -77,24 +77,24 @@ fuzz_target!(|data: &[u8]| {
                 ]),
             }
         }
-        2 => PoolState::Stableswap {
+        2 => PoolState::Stableswap(Box::new(StableswapState {
             balances: vec![u(&data[13..26]), u(&data[26..39])],
             amp: U256::from(u16::from_be_bytes([data[39], data[40]])),
             fee: U256::from(u32::from_be_bytes([0, data[41], data[42], data[43]])),
             admin_fee: U256::from(5_000_000_000u64),
             a_precision: U256::from([1u8, 100][usize::from(data[44] % 2)]),
             lp_supply: None,
-        },
+        })),
         3 => {
             // Weights from 1% to 99%, summing to 1e18.
             let w0 = e18 / U256::from(100u8) * U256::from(1 + data[39] % 99);
-            PoolState::Weighted {
+            PoolState::Weighted(Box::new(WeightedState {
                 balances: vec![u(&data[13..26]), u(&data[26..39])],
                 weights: vec![w0, e18 - w0],
                 swap_fee: e18 / U256::from(1_000_000u32)
                     * U256::from(1 + u32::from(data[40]) * 100),
                 pow_rule: if data[41] % 2 == 0 { PowRule::First } else { PowRule::Current },
-            }
+            }))
         }
         _ => PoolState::Erc4626 { total_assets: u(&data[13..26]), total_supply: u(&data[26..39]) },
     };
@@ -102,8 +102,8 @@ fuzz_target!(|data: &[u8]| {
         chain: ChainId(1),
         address: Address::ZERO,
         protocol: "fuzz".into(),
-        tokens: vec![Address::with_last_byte(1), Address::with_last_byte(2)],
-        decimals: vec![18, 18],
+        tokens: Box::new([Address::with_last_byte(1), Address::with_last_byte(2)]),
+        decimals: Box::new([18, 18]),
         state,
     };
     // What `n` units of input buy at the rate the trade executed (the
@@ -132,8 +132,9 @@ fuzz_target!(|data: &[u8]| {
                     16.0 + units(2.0 * steps + 2.0, s.amount_out, shadow),
                 );
             }
-            PoolState::Stableswap { balances, .. } => assert!(s.amount_out < balances[j]),
-            PoolState::Weighted { balances, .. } => {
+            PoolState::Stableswap(st) => assert!(s.amount_out < st.balances[j]),
+            PoolState::Weighted(w) => {
+                let balances = &w.balances;
                 assert!(s.amount_out < balances[j]);
                 let abs =
                     u256_to_f64(balances[j]) * 1e-13 + 16.0 + units(2.0, s.amount_out, shadow);

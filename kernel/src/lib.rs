@@ -32,7 +32,7 @@ pub mod snapshot;
 pub use bridge::BridgeRoute;
 pub use error::KernelError;
 pub use graph::{Edge, TokenGraph, TokenIx, TokenNode};
-pub use pool::{Pool, PoolState, TickList};
+pub use pool::{Pool, PoolState, StableswapState, TickList, WeightedState};
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
 pub use search::{
     BridgeEstimate, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, find_routes,

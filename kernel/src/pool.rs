@@ -62,6 +62,36 @@ impl TickList {
     }
 }
 
+/// The state of a Curve StableSwap pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StableswapState {
+    /// Balances, pool order.
+    pub balances: Vec<U256>,
+    /// `A`.
+    pub amp: U256,
+    /// Fee, 1e-10 units.
+    pub fee: U256,
+    /// Admin share of the fee, 1e-10 units.
+    pub admin_fee: U256,
+    /// `A_PRECISION` of the pool's code.
+    pub a_precision: U256,
+    /// LP supply, when tokenized.
+    pub lp_supply: Option<U256>,
+}
+
+/// The state of a Balancer weighted pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WeightedState {
+    /// Balances, pool order.
+    pub balances: Vec<U256>,
+    /// Weights, 1e18 fixed point.
+    pub weights: Vec<U256>,
+    /// Swap fee, 1e18 fixed point.
+    pub swap_fee: U256,
+    /// The pool code's `powUp`.
+    pub pow_rule: crate::amm::weighted::PowRule,
+}
+
 /// The state of one pool, by kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PoolState {
@@ -89,32 +119,11 @@ pub enum PoolState {
         ticks: TickList,
     },
     /// Curve StableSwap over `coins`; the LP token, if any, is the last token
-    /// of the pool and is not swappable through this state.
-    Stableswap {
-        /// Balances, pool order.
-        balances: Vec<U256>,
-        /// `A`.
-        amp: U256,
-        /// Fee, 1e-10 units.
-        fee: U256,
-        /// Admin share of the fee, 1e-10 units.
-        admin_fee: U256,
-        /// `A_PRECISION` of the pool's code.
-        a_precision: U256,
-        /// LP supply, when tokenized.
-        lp_supply: Option<U256>,
-    },
+    /// of the pool and is not swappable through this state. Boxed, like
+    /// `Weighted`, so the common kinds keep `PoolState` small.
+    Stableswap(Box<StableswapState>),
     /// Balancer weighted.
-    Weighted {
-        /// Balances, pool order.
-        balances: Vec<U256>,
-        /// Weights, 1e18 fixed point.
-        weights: Vec<U256>,
-        /// Swap fee, 1e18 fixed point.
-        swap_fee: U256,
-        /// The pool code's `powUp`.
-        pow_rule: crate::amm::weighted::PowRule,
-    },
+    Weighted(Box<WeightedState>),
     /// ERC-4626 vault; tokens are `[asset, share]`.
     Erc4626 {
         /// `totalAssets()`.
@@ -154,9 +163,9 @@ pub struct Pool {
     /// Protocol slug (shared by every pool of the protocol).
     pub protocol: std::sync::Arc<str>,
     /// Tokens, pool order.
-    pub tokens: Vec<Address>,
+    pub tokens: Box<[Address]>,
     /// Decimals of `tokens`.
-    pub decimals: Vec<u8>,
+    pub decimals: Box<[u8]>,
     /// State.
     pub state: PoolState,
 }
@@ -186,7 +195,8 @@ impl Pool {
                 let p01 = s * s;
                 if i == 0 { p01 } else { 1.0 / p01 }
             }
-            PoolState::Stableswap { balances, amp, .. } => {
+            PoolState::Stableswap(st) => {
+                let StableswapState { balances, amp, .. } = &**st;
                 let n = balances.len();
                 if i >= n || j >= n {
                     return None;
@@ -205,7 +215,8 @@ impl Pool {
                 // Normalized units of j per normalized unit of i, back to raw.
                 di / dj * 10f64.powi(i32::from(self.decimals[j]) - i32::from(self.decimals[i]))
             }
-            PoolState::Weighted { balances, weights, .. } => {
+            PoolState::Weighted(w) => {
+                let WeightedState { balances, weights, .. } = &**w;
                 let bi = u256_to_f64(balances[i]) / u256_to_f64(weights[i]);
                 let bj = u256_to_f64(balances[j]) / u256_to_f64(weights[j]);
                 bj / bi
@@ -247,9 +258,8 @@ impl Pool {
                 let l = *liquidity as f64;
                 if i == 0 { l / s } else { l * s }
             }
-            PoolState::Stableswap { balances, .. } | PoolState::Weighted { balances, .. } => {
-                balances.get(i).map_or(0.0, |b| u256_to_f64(*b))
-            }
+            PoolState::Stableswap(st) => st.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
+            PoolState::Weighted(w) => w.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
             PoolState::Erc4626 { total_assets, total_supply } => {
                 u256_to_f64(if i == 0 { *total_assets } else { *total_supply })
             }
@@ -279,7 +289,7 @@ pub(crate) fn test_pool(state: PoolState, decimals: Vec<u8>) -> Pool {
         address: Address::ZERO,
         protocol: "t".into(),
         tokens,
-        decimals,
+        decimals: decimals.into(),
         state,
     }
 }
@@ -330,7 +340,7 @@ mod tests {
     #[test]
     fn balanced_stableswap_is_at_par_across_decimals() {
         let p = pool(
-            PoolState::Stableswap {
+            PoolState::Stableswap(Box::new(StableswapState {
                 balances: vec![
                     U256::from(10u64).pow(U256::from(24u64)),
                     U256::from(10u64).pow(U256::from(12u64)),
@@ -340,7 +350,7 @@ mod tests {
                 admin_fee: U256::ZERO,
                 a_precision: U256::from(1u8),
                 lp_supply: None,
-            },
+            })),
             vec![18, 6],
         );
         // 1 raw unit of an 18-dec coin buys 1e-12 raw units of a 6-dec coin.
@@ -352,14 +362,14 @@ mod tests {
     fn imbalanced_stableswap_prices_the_scarce_coin_higher() {
         let e = U256::from(10u64).pow(U256::from(18u64));
         let p = pool(
-            PoolState::Stableswap {
+            PoolState::Stableswap(Box::new(StableswapState {
                 balances: vec![e * U256::from(900u64), e * U256::from(100u64)],
                 amp: U256::from(100u64),
                 fee: U256::ZERO,
                 admin_fee: U256::ZERO,
                 a_precision: U256::from(1u8),
                 lp_supply: None,
-            },
+            })),
             vec![18, 18],
         );
         let r = p.spot_rate(0, 1).unwrap_or_default();

@@ -11,7 +11,7 @@ use crate::{
     KernelError,
     bridge::BridgeRoute,
     graph::{Edge, PendingEdge, TokenGraph, TokenNode},
-    pool::{Pool, PoolState},
+    pool::{Pool, PoolState, StableswapState, WeightedState},
     price::PriceTable,
 };
 
@@ -83,15 +83,15 @@ impl MarketSnapshot {
                         .collect::<Vec<_>>()
                         .into(),
                 },
-                PoolRecord::Stableswap(p) => PoolState::Stableswap {
+                PoolRecord::Stableswap(p) => PoolState::Stableswap(Box::new(StableswapState {
                     balances: p.balances.clone(),
                     amp: p.amp,
                     fee: p.fee,
                     admin_fee: p.admin_fee.unwrap_or_default(),
                     a_precision: U256::from(p.a_precision.unwrap_or(1)),
                     lp_supply: p.lp_supply,
-                },
-                PoolRecord::Weighted(p) => PoolState::Weighted {
+                })),
+                PoolRecord::Weighted(p) => PoolState::Weighted(Box::new(WeightedState {
                     balances: p.balances.clone(),
                     weights: p.weights.clone(),
                     swap_fee: p.swap_fee,
@@ -100,7 +100,7 @@ impl MarketSnapshot {
                     } else {
                         crate::amm::weighted::PowRule::Current
                     },
-                },
+                })),
                 PoolRecord::Erc4626(p) => PoolState::Erc4626 {
                     total_assets: p.total_assets,
                     total_supply: p.total_supply,
@@ -120,7 +120,7 @@ impl MarketSnapshot {
                 chain: c.chain_id,
                 address: c.address,
                 protocol: intern(c.protocol),
-                tokens,
+                tokens: tokens.into(),
                 decimals: decs,
                 state,
             });
@@ -141,8 +141,8 @@ impl MarketSnapshot {
                     chain: ch.chain_id,
                     address: net.wrapped_native,
                     protocol: intern("wrapped-native"),
-                    tokens: vec![NATIVE_TOKEN, net.wrapped_native],
-                    decimals: vec![d, decimals(ch.chain_id, net.wrapped_native)?],
+                    tokens: Box::new([NATIVE_TOKEN, net.wrapped_native]),
+                    decimals: Box::new([d, decimals(ch.chain_id, net.wrapped_native)?]),
                     state: PoolState::Wrap,
                 });
             }
@@ -175,14 +175,12 @@ impl MarketSnapshot {
             let old = self.pools.get(*idx).ok_or(KernelError::BadDelta { pool: *idx })?;
             let same_shape = std::mem::discriminant(&old.state) == std::mem::discriminant(state)
                 && match (&old.state, state) {
-                    (
-                        PoolState::Stableswap { balances: a, .. },
-                        PoolState::Stableswap { balances: b, .. },
-                    )
-                    | (
-                        PoolState::Weighted { balances: a, .. },
-                        PoolState::Weighted { balances: b, .. },
-                    ) => a.len() == b.len(),
+                    (PoolState::Stableswap(a), PoolState::Stableswap(b)) => {
+                        a.balances.len() == b.balances.len()
+                    }
+                    (PoolState::Weighted(a), PoolState::Weighted(b)) => {
+                        a.balances.len() == b.balances.len()
+                    }
                     _ => true,
                 };
             if !same_shape {
@@ -226,7 +224,7 @@ impl MarketSnapshot {
 fn directions(pool: &Pool) -> Vec<(usize, usize)> {
     let n = match &pool.state {
         // The LP token (last, when listed) is not exchangeable.
-        PoolState::Stableswap { balances, .. } => balances.len(),
+        PoolState::Stableswap(st) => st.balances.len(),
         _ => pool.tokens.len(),
     };
     let mut out = Vec::with_capacity(n * (n - 1).max(1));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use alloy_primitives::U256;
 use switchyard_catalog::ChainId;
 use switchyard_kernel::{
-    ChainHead, KernelError, MarketSnapshot, PoolState, SearchParams, SnapshotDelta,
+    ChainHead, KernelError, MarketSnapshot, PoolState, SearchParams, SnapshotDelta, StableswapState,
 };
 
 const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
@@ -87,23 +87,10 @@ fn a_delta_that_does_not_fit_is_refused_whole() {
     };
     assert_eq!(s.apply(&wrong_kind).err(), Some(KernelError::BadDelta { pool: stable }));
     // The same kind with another number of coins.
-    let PoolState::Stableswap { amp, fee, admin_fee, a_precision, lp_supply, .. } =
-        s.pools()[stable].state.clone()
-    else {
-        unreachable!()
-    };
+    let PoolState::Stableswap(three) = s.pools()[stable].state.clone() else { unreachable!() };
+    let one_coin = StableswapState { balances: vec![U256::from(1u8)], ..*three };
     let wrong_shape = SnapshotDelta {
-        pools: vec![(
-            stable,
-            PoolState::Stableswap {
-                balances: vec![U256::from(1u8)],
-                amp,
-                fee,
-                admin_fee,
-                a_precision,
-                lp_supply,
-            },
-        )],
+        pools: vec![(stable, PoolState::Stableswap(Box::new(one_coin)))],
         ..SnapshotDelta::default()
     };
     assert_eq!(s.apply(&wrong_shape).err(), Some(KernelError::BadDelta { pool: stable }));

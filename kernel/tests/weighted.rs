@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use switchyard_catalog::ChainId;
 use switchyard_kernel::{
-    Pool, PoolState,
+    Pool, PoolState, WeightedState,
     amm::{
         AmmError, gas,
         weighted::{self, PowRule},
@@ -129,14 +129,14 @@ fn pool(balances: [U256; 2], decimals: [u8; 2], weights: [U256; 2], swap_fee: U2
         chain: ChainId(1),
         address: Address::ZERO,
         protocol: "balancer-v2".into(),
-        tokens: vec![Address::with_last_byte(1), Address::with_last_byte(2)],
-        decimals: decimals.to_vec(),
-        state: PoolState::Weighted {
+        tokens: Box::new([Address::with_last_byte(1), Address::with_last_byte(2)]),
+        decimals: decimals.into(),
+        state: PoolState::Weighted(Box::new(WeightedState {
             balances: balances.to_vec(),
             weights: weights.to_vec(),
             swap_fee,
             pow_rule: PowRule::Current,
-        },
+        })),
     }
 }
 
@@ -163,9 +163,9 @@ fn pool_swap_uses_the_exact_math_and_books_the_whole_amount_in() {
     );
     assert_eq!(Ok(s.amount_out), want);
     assert_eq!(s.gas, gas::WEIGHTED);
-    let PoolState::Weighted { balances, .. } = &s.next else { panic!("kind changed") };
-    assert_eq!(balances[0], U256::from(2_626_315_789u64));
-    assert_eq!(balances[1], e18(800.0) - s.amount_out);
+    let PoolState::Weighted(next) = &s.next else { panic!("kind changed") };
+    assert_eq!(next.balances[0], U256::from(2_626_315_789u64));
+    assert_eq!(next.balances[1], e18(800.0) - s.amount_out);
     // A second leg from the new state sees the moved price.
     let again = p.swap_exact_in_from(&s.next, 0, 1, amount).expect("quotes");
     assert!(again.amount_out < s.amount_out);
@@ -195,12 +195,12 @@ fn a_2021_pool_quotes_with_the_first_pow_rule() {
     let (current, first) = (quote(PowRule::Current), quote(PowRule::First));
     assert_ne!(current, first, "the two rules differ on a 50/50 pool");
     assert_eq!(p.swap_exact_in(0, 1, amount).map(|s| s.amount_out), current);
-    if let PoolState::Weighted { pow_rule, .. } = &mut p.state {
-        *pow_rule = PowRule::First;
+    if let PoolState::Weighted(w) = &mut p.state {
+        w.pow_rule = PowRule::First;
     }
     let s = p.swap_exact_in(0, 1, amount).expect("quotes");
     assert_eq!(Ok(s.amount_out), first);
-    assert!(matches!(s.next, PoolState::Weighted { pow_rule: PowRule::First, .. }));
+    assert!(matches!(&s.next, PoolState::Weighted(w) if w.pow_rule == PowRule::First));
 }
 
 #[test]

@@ -23,7 +23,7 @@ pub mod weighted;
 use alloy_primitives::U256;
 pub use error::AmmError;
 
-use crate::pool::{Pool, PoolState};
+use crate::pool::{Pool, PoolState, StableswapState, WeightedState};
 
 /// Gas estimates per step kind (until execution measures them).
 pub mod gas {
@@ -124,7 +124,9 @@ impl Pool {
                     },
                 })
             }
-            PoolState::Stableswap { balances, amp, fee, admin_fee, a_precision, lp_supply } => {
+            PoolState::Stableswap(st) => {
+                let StableswapState { balances, amp, fee, admin_fee, a_precision, lp_supply } =
+                    &**st;
                 // Coins only; the LP token (last, when present) is not
                 // exchangeable here.
                 if i >= balances.len() || j >= balances.len() {
@@ -148,17 +150,18 @@ impl Pool {
                 Ok(Swap {
                     amount_out: out,
                     gas: gas::STABLESWAP,
-                    next: PoolState::Stableswap {
+                    next: PoolState::Stableswap(Box::new(StableswapState {
                         balances: b,
                         amp: *amp,
                         fee: *fee,
                         admin_fee: *admin_fee,
                         a_precision: *a_precision,
                         lp_supply: *lp_supply,
-                    },
+                    })),
                 })
             }
-            PoolState::Weighted { balances, weights, swap_fee, pow_rule } => {
+            PoolState::Weighted(w) => {
+                let WeightedState { balances, weights, swap_fee, pow_rule } = &**w;
                 let at = |v: &Vec<U256>, k: usize| v.get(k).copied().ok_or(AmmError::InvalidState);
                 let dec = |k: usize| self.decimals.get(k).copied().ok_or(AmmError::InvalidState);
                 let out = weighted::out_given_in(
@@ -182,12 +185,12 @@ impl Pool {
                 Ok(Swap {
                     amount_out: out,
                     gas: gas::WEIGHTED,
-                    next: PoolState::Weighted {
+                    next: PoolState::Weighted(Box::new(WeightedState {
                         balances: b,
                         weights: weights.clone(),
                         swap_fee: *swap_fee,
                         pow_rule: *pow_rule,
-                    },
+                    })),
                 })
             }
             PoolState::Erc4626 { total_assets, total_supply } => {
