@@ -24,6 +24,7 @@
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 mod error;
+pub mod evm;
 pub mod keys;
 mod market;
 pub mod quote;
