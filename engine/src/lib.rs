@@ -17,6 +17,11 @@
 //! addresses never leave this crate. Reads on the request hot path
 //! (market state, key cache, rate limiter) never cross a thread.
 //!
+//! [`evm`] is an in-process EVM (revm) over the committed contract artifacts
+//! in `contracts/`. Today it holds the kernel's exact pool math to the real
+//! contracts' bytecode (`tests/differential.rs`); it is where simulating the
+//! transactions the engine builds will live.
+//!
 //! ## Feature flags
 //!
 //! None.
@@ -24,6 +29,7 @@
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 mod error;
+pub mod evm;
 pub mod keys;
 mod market;
 pub mod quote;

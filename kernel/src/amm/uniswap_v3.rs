@@ -314,8 +314,10 @@ pub fn swap_exact_in(
     let mut remaining = amount_in;
     let mut out = U256::ZERO;
     let mut crossed = 0;
-    // Bounded: each iteration advances at least one bitmap word or ends.
-    let max_steps = 2 * (MAX_TICK as usize) / (spacing as usize * 256) + 8;
+    // Bounded: each iteration ends the swap, reaches the next bitmap word or
+    // crosses an initialized tick, so a walk over the whole range takes at
+    // most one step per word plus one per initialized tick.
+    let max_steps = 2 * (MAX_TICK as usize) / (spacing as usize * 256) + ticks.len() + 8;
     for _ in 0..max_steps {
         if remaining.is_zero() || s.sqrt_price_x96 == limit {
             break;
@@ -412,6 +414,35 @@ mod tests {
         assert_eq!(fee, uint!(5988667735148_U256));
         assert_eq!(amount_out, uint!(9925619580021728_U256));
         assert_eq!(next, target);
+    }
+
+    /// A swap from near the top of the range to near the bottom at spacing
+    /// 10 stops at ~693 word boundaries and crosses 35 initialized ticks:
+    /// more steps than there are words. Golden values from the `@uniswap/v3-core` pool
+    /// in revm (`engine/tests/differential.rs`,
+    /// `uniswap_v3_swap_across_the_whole_tick_range`).
+    #[test]
+    fn a_swap_across_the_whole_range_is_not_cut_short() {
+        let mut ticks: Vec<(i32, i128)> = Vec::new();
+        for k in -6..=6 {
+            ticks.extend([(120_000 * k, 1_000_000), (120_000 * k + 10, -1_000_000)]);
+        }
+        for k in 0..6 {
+            let lower = -886_000 + 100 * k;
+            ticks.extend([(lower, 1_000_000), (lower + 1000 + 10 * k, -1_000_000)]);
+        }
+        ticks.sort_unstable();
+        let slot = V3Slot {
+            sqrt_price_x96: uint!(1441706552580435738372324372445843561633831752204_U256),
+            tick: 887_000,
+            liquidity: 0,
+        };
+        let s = swap_exact_in(slot, &ticks, 10, 500, true, uint!(4613286479500496125034496_U256));
+        assert_eq!(s.map(|s| s.amount_out), Ok(uint!(2157519364619087358_U256)));
+        let end = s.map(|s| s.slot).unwrap_or(slot);
+        assert_eq!(end.sqrt_price_x96, uint!(4646130526_U256));
+        assert_eq!((end.tick, end.liquidity), (-885_701, 3_000_000));
+        assert_eq!(s.map(|s| s.ticks_crossed), Ok(35));
     }
 
     #[test]
