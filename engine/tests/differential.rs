@@ -20,7 +20,7 @@
 //! reaching the paths that matter (tick crossings, bitmap words, partial
 //! fills, rounding to zero).
 
-use std::{cell::Cell, sync::Arc};
+use std::cell::Cell;
 
 use alloy_primitives::{
     Address, Bytes, I256, U256,
@@ -40,7 +40,7 @@ use switchyard_engine::evm::{
     },
 };
 use switchyard_kernel::{
-    Pool, PoolState,
+    Pool, PoolState, TickList,
     amm::{AmmError, uniswap_v3},
 };
 
@@ -85,8 +85,8 @@ fn pool(address: Address, tokens: [Address; 2], decimals: [u8; 2], state: PoolSt
         chain: ChainId(1),
         address,
         protocol: "differential".into(),
-        tokens: tokens.to_vec(),
-        decimals: decimals.to_vec(),
+        tokens: tokens.into(),
+        decimals: decimals.into(),
         state,
     }
 }
@@ -348,7 +348,7 @@ fn v3_state(evm: &mut Evm, p: &V3Pool) -> Result<PoolState, TestCaseError> {
         tick: i32::try_from(slot0.tick).expect("int24 fits i32"),
         fee: p.fee,
         tick_spacing: p.spacing,
-        ticks: Arc::from(ticks),
+        ticks: TickList::from(ticks),
     })
 }
 
@@ -657,7 +657,8 @@ fn uniswap_v3_ticks_with_zero_net_still_stop_the_swap() -> CaseResult {
     // Without the zero-net tick, the kernel's walk rounds differently.
     let mut without = state.clone();
     if let PoolState::UniswapV3 { ticks, .. } = &mut without {
-        *ticks = ticks.iter().copied().filter(|(_, net)| *net != 0).collect();
+        *ticks =
+            TickList::from(ticks.iter().copied().filter(|(_, net)| *net != 0).collect::<Vec<_>>());
     }
     let out = |s: PoolState| pool(p.address, p.tokens, p.decimals, s).swap_exact_in(0, 1, amount);
     let (with, without) = (out(state).map(|s| s.amount_out), out(without).map(|s| s.amount_out));
