@@ -438,16 +438,13 @@ fn route_leg(
     // Split over the best paths that share no pool with a better one (a
     // shared pool caps what splitting can gain), then, if fewer, the next best.
     let mut chosen: Vec<&[Edge]> = Vec::with_capacity(params.max_splits);
-    let shares_pool = |a: &[Edge], b: &[Edge]| {
-        a.iter().filter_map(|e| e.pool()).any(|p| b.iter().any(|f| f.pool() == Some(p)))
-    };
     let in_order: Vec<&[Edge]> = ranked
         .iter()
         .map(|(_, k)| evaluated[*k].0.as_slice())
         .chain(shadow_ranked.iter().map(Vec::as_slice))
         .collect();
     for path in &in_order {
-        if chosen.len() < params.max_splits && chosen.iter().all(|q| !shares_pool(q, path)) {
+        if chosen.len() < params.max_splits && chosen.iter().all(|q| !split::shares_pool(q, path)) {
             chosen.push(path);
         }
     }

@@ -92,6 +92,11 @@ pub(super) fn upper_bound(snapshot: &MarketSnapshot, paths: &[&[Edge]], amount: 
         .fold(0.0, f64::max)
 }
 
+/// Whether two paths go through a common pool.
+pub(super) fn shares_pool(a: &[Edge], b: &[Edge]) -> bool {
+    a.iter().filter_map(|e| e.pool()).any(|p| b.iter().any(|f| f.pool() == Some(p)))
+}
+
 /// Fractions of `amount` per path (summing to 1), or `None` when no path
 /// takes any of it.
 pub(super) fn allocate(
@@ -109,13 +114,9 @@ pub(super) fn allocate(
     let mut flow = Flow::default();
     // A chunk placed on one path changes the gains only of the paths that
     // share a pool with it: those are the only ones quoted again.
-    let shares = |a: usize, b: usize| {
-        a == b
-            || paths[a]
-                .iter()
-                .filter_map(|e| e.pool())
-                .any(|p| paths[b].iter().any(|f| f.pool() == Some(p)))
-    };
+    let shares: Vec<Vec<bool>> = (0..n)
+        .map(|a| (0..n).map(|b| a == b || shares_pool(paths[a], paths[b])).collect())
+        .collect();
     let mut gains: Vec<f64> =
         (0..n).map(|k| push(snapshot, &mut flow, k, paths[k], chunk, false)).collect();
     for _ in 0..chunks {
@@ -135,7 +136,7 @@ pub(super) fn allocate(
         push(snapshot, &mut flow, k, paths[k], chunk, true);
         alloc[k] += chunk;
         for j in 0..n {
-            if shares(k, j) {
+            if shares[k][j] {
                 gains[j] = push(snapshot, &mut flow, j, paths[j], chunk, false);
             }
         }
