@@ -47,6 +47,24 @@ pub mod gas {
     pub const WEIGHTED: u64 = 120_000;
 }
 
+impl PoolState {
+    /// Gas of one step through a pool of this kind, before anything that
+    /// depends on the trade (V3 tick crossings): what an exact swap reports
+    /// and what the search estimates a path at before simulating it.
+    pub const fn base_gas(&self) -> u64 {
+        match self {
+            Self::UniswapV2 { .. } => gas::UNISWAP_V2,
+            Self::UniswapV3 { .. } => gas::UNISWAP_V3,
+            Self::Stableswap(_) => gas::STABLESWAP,
+            Self::Weighted(_) => gas::WEIGHTED,
+            Self::Erc4626 { .. } => gas::VAULT,
+            Self::Lending { .. } => gas::LENDING,
+            Self::LiquidStaking { .. } => gas::STAKING,
+            Self::Wrap => gas::WRAP,
+        }
+    }
+}
+
 /// An exact trade through one pool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Swap {
@@ -88,6 +106,7 @@ impl Pool {
         if amount_in.is_zero() {
             return Err(AmmError::InsufficientLiquidity);
         }
+        let base = state.base_gas();
         match state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
                 let out = uniswap_v2::amount_out(amount_in, reserves[i], reserves[j], *fee_bps)?;
@@ -96,7 +115,7 @@ impl Pool {
                 r[j] = sub(r[j], out)?;
                 Ok(Swap {
                     amount_out: out,
-                    gas: gas::UNISWAP_V2,
+                    gas: base,
                     next: PoolState::UniswapV2 { reserves: r, fee_bps: *fee_bps },
                 })
             }
@@ -113,7 +132,7 @@ impl Pool {
                 }
                 Ok(Swap {
                     amount_out: s.amount_out,
-                    gas: gas::UNISWAP_V3 + gas::UNISWAP_V3_PER_TICK * u64::from(s.ticks_crossed),
+                    gas: base + gas::UNISWAP_V3_PER_TICK * u64::from(s.ticks_crossed),
                     next: PoolState::UniswapV3 {
                         sqrt_price_x96: s.slot.sqrt_price_x96,
                         liquidity: s.slot.liquidity,
@@ -149,7 +168,7 @@ impl Pool {
                 b[j] = sub(sub(b[j], out)?, admin)?;
                 Ok(Swap {
                     amount_out: out,
-                    gas: gas::STABLESWAP,
+                    gas: base,
                     next: PoolState::Stableswap(Box::new(StableswapState {
                         balances: b,
                         amp: *amp,
@@ -184,7 +203,7 @@ impl Pool {
                 b[j] = sub(b[j], out)?;
                 Ok(Swap {
                     amount_out: out,
-                    gas: gas::WEIGHTED,
+                    gas: base,
                     next: PoolState::Weighted(Box::new(WeightedState {
                         balances: b,
                         weights: weights.clone(),
@@ -203,7 +222,7 @@ impl Pool {
                 };
                 Ok(Swap {
                     amount_out: out,
-                    gas: gas::VAULT,
+                    gas: base,
                     next: PoolState::Erc4626 { total_assets: ta, total_supply: ts },
                 })
             }
@@ -224,7 +243,7 @@ impl Pool {
                 };
                 Ok(Swap {
                     amount_out: out,
-                    gas: gas::LENDING,
+                    gas: base,
                     next: PoolState::Lending {
                         model: *model,
                         exchange_rate: *exchange_rate,
@@ -247,7 +266,7 @@ impl Pool {
                     };
                     Ok(Swap {
                         amount_out: out,
-                        gas: gas::STAKING,
+                        gas: base,
                         next: PoolState::LiquidStaking {
                             total_pooled_asset: pooled,
                             total_shares: shares,
@@ -257,15 +276,13 @@ impl Pool {
                 } else if !*rebasing {
                     let out =
                         vault::unstake_wrapped(amount_in, *total_pooled_asset, *total_shares)?;
-                    Ok(Swap { amount_out: out, gas: gas::STAKING, next: state.clone() })
+                    Ok(Swap { amount_out: out, gas: base, next: state.clone() })
                 } else {
                     // Leaving a rebasing stake goes through a withdrawal queue.
                     Err(AmmError::Unsupported)
                 }
             }
-            PoolState::Wrap => {
-                Ok(Swap { amount_out: amount_in, gas: gas::WRAP, next: PoolState::Wrap })
-            }
+            PoolState::Wrap => Ok(Swap { amount_out: amount_in, gas: base, next: PoolState::Wrap }),
         }
     }
 }

@@ -484,21 +484,12 @@ const EXACT_MARGIN: f64 = 2e-3;
 
 /// Gas a path's steps are estimated to cost before they are simulated.
 fn estimated_gas(snapshot: &MarketSnapshot, path: &[Edge]) -> u64 {
-    use crate::amm::gas;
     path.iter()
         .map(|e| match e {
             Edge::Bridge { .. } => BRIDGE_GAS,
-            Edge::Pool { pool, .. } => match snapshot.pools().get(*pool as usize).map(|p| &p.state)
-            {
-                Some(PoolState::UniswapV2 { .. }) => gas::UNISWAP_V2,
-                Some(PoolState::UniswapV3 { .. }) => gas::UNISWAP_V3,
-                Some(PoolState::Stableswap { .. }) => gas::STABLESWAP,
-                Some(PoolState::Weighted { .. }) => gas::WEIGHTED,
-                Some(PoolState::Erc4626 { .. }) => gas::VAULT,
-                Some(PoolState::Lending { .. }) => gas::LENDING,
-                Some(PoolState::LiquidStaking { .. }) => gas::STAKING,
-                Some(PoolState::Wrap) | None => gas::WRAP,
-            },
+            Edge::Pool { pool, .. } => {
+                snapshot.pools().get(*pool as usize).map_or(0, |p| p.state.base_gas())
+            }
         })
         .sum()
 }
