@@ -1,11 +1,14 @@
-// Compiles every contracts/src/*.sol in one standard-JSON call and copies the
-// Uniswap V2/V3 factory and pool bytecode from their npm packages, writing
-// artifacts/<Name>.json = { "abi": [...], "bytecode": "0x..." } for each.
+// Compiles every contracts/src/*.sol in one standard-JSON call, writing
+// artifacts/<Name>.json = { "abi": [...], "bytecode": "0x..." } for each
+// contract with bytecode.
 //
 //   cd contracts && npm ci && node build.mjs
 //
-// The artifacts are committed: `cargo test` reads them with include_str! and
-// needs neither npm nor a compiler.
+// The artifacts are committed: `cargo build` reads them with include_str! and
+// needs no compiler. The Uniswap V2/V3 bytecode is not ours and is not
+// committed: `npm ci` here installs @uniswap/v2-core and @uniswap/v3-core,
+// and the engine reads their build files from node_modules at run time
+// (scripts/setup.sh does this for the test suite and the server).
 
 import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,17 +27,13 @@ const outDir = join(here, 'artifacts');
 const SOLC_VERSION = '0.8.37';
 const EVM_VERSION = 'cancun';
 
-const UNISWAP = [
-  ['UniswapV2Factory', '@uniswap/v2-core/build/UniswapV2Factory.json'],
-  ['UniswapV2Pair', '@uniswap/v2-core/build/UniswapV2Pair.json'],
-  ['UniswapV3Factory', '@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json'],
-  ['UniswapV3Pool', '@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json'],
-];
-
-function write(name, abi, bytecode) {
+// `storage` maps each state variable to its slot (solc's storage layout),
+// so the engine can set balances of its fixture tokens directly.
+function write(name, abi, bytecode, layout) {
   const hex = bytecode.startsWith('0x') ? bytecode : `0x${bytecode}`;
   if (!/^0x([0-9a-f]{2})+$/i.test(hex)) throw new Error(`${name}: bytecode is not hex`);
-  writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ abi, bytecode: hex }, null, 1)}\n`);
+  const storage = Object.fromEntries((layout?.storage ?? []).map((v) => [v.label, Number(v.slot)]));
+  writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ abi, bytecode: hex, storage }, null, 1)}\n`);
   console.log(`${name}: ${(hex.length - 2) / 2} bytes of initcode`);
 }
 
@@ -56,7 +55,7 @@ const input = {
     // No metadata hash: the bytecode then depends only on the source and
     // the settings, so a rebuild gives byte-identical artifacts.
     metadata: { bytecodeHash: 'none', appendCBOR: false },
-    outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'storageLayout'] } },
   },
 };
 
@@ -70,12 +69,8 @@ for (const file of Object.keys(sources)) {
   for (const [name, c] of Object.entries(output.contracts[file] ?? {})) {
     // Interfaces declared beside a contract compile to no bytecode.
     if (c.evm.bytecode.object.length === 0) continue;
-    write(name, c.abi, c.evm.bytecode.object);
+    write(name, c.abi, c.evm.bytecode.object, c.storageLayout);
   }
 }
 
-for (const [name, path] of UNISWAP) {
-  const artifact = JSON.parse(readFileSync(require.resolve(path), 'utf8'));
-  write(name, artifact.abi, artifact.bytecode);
-}
 console.log(`compiled with solc ${solc.version()}, evmVersion ${EVM_VERSION}`);
