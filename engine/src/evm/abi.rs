@@ -81,6 +81,143 @@ sol! {
             external returns (uint256 assets);
     }
 
+    /// `contracts/src/ReferenceWETH.sol`: the WETH9 interface.
+    #[sol(all_derives)]
+    contract ReferenceWETH {
+        event Deposit(address indexed dst, uint256 wad);
+        event Withdrawal(address indexed src, uint256 wad);
+
+        constructor(string name_, string symbol_);
+
+        function deposit() external payable;
+        function withdraw(uint256 wad) external;
+        function balanceOf(address who) external view returns (uint256);
+    }
+
+    /// `contracts/src/ShortcutsRouter.sol`, ABI-compatible with the public
+    /// router.
+    #[sol(all_derives)]
+    contract ShortcutsRouter {
+        /// The router's token kinds.
+        enum TokenType { Native, ERC20, ERC721, ERC1155 }
+
+        /// A token and its amount, as the router takes them: Native
+        /// `abi.encode(amount)`, ERC20 `abi.encode(token, amount)`; for
+        /// outputs the amount is the minimum.
+        struct Token {
+            TokenType tokenType;
+            bytes data;
+        }
+
+        error WrongMsgValue(uint256 value, uint256 expected);
+        error UnsupportedTokenType(uint8 tokenType);
+        error AmountTooLow(address token, uint256 received, uint256 minAmountOut);
+        error TransferFailed(address token);
+
+        constructor(address executor_);
+
+        function executor() external view returns (address);
+        function routeSingle(Token tokenIn, bytes data) external payable returns (bytes);
+        function routeMulti(Token[] tokensIn, bytes data) external payable returns (bytes);
+        function safeRouteSingle(Token tokenIn, Token tokenOut, address receiver, bytes data)
+            external payable returns (bytes);
+        function safeRouteMulti(Token[] tokensIn, Token[] tokensOut, address receiver, bytes data)
+            external payable returns (bytes);
+    }
+
+    /// `contracts/src/LegacyShortcutsRouter.sol`: the legacy router ABI.
+    #[sol(all_derives)]
+    contract LegacyShortcutsRouter {
+        struct TokenAmount {
+            address token;
+            uint256 amount;
+        }
+
+        error WrongValue(uint256 value, uint256 amount);
+        error AmountTooLow(address token);
+        error TransferFailed(address token);
+
+        constructor(address executor_);
+
+        function routeSingle(address tokenIn, uint256 amountIn, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+        function routeMulti(TokenAmount[] tokensIn, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+        function safeRouteSingle(
+            address tokenIn,
+            address tokenOut,
+            uint256 amountIn,
+            uint256 minAmountOut,
+            address receiver,
+            bytes32[] commands,
+            bytes[] state
+        ) external payable returns (bytes[]);
+    }
+
+    /// The shortcuts executor, the delegate, and the wallet: the VM, its
+    /// helpers (called by programs on the executing address) and the
+    /// entry point.
+    #[sol(all_derives)]
+    contract ShortcutsExecutor {
+        event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
+
+        error ExecutionFailed(uint256 command_index, address target, string message);
+        error DelegateCallRefused(uint256 command_index);
+        error MissingIndices(uint256 command_index);
+        error BadEncoding(uint256 command_index);
+        error UnexpectedCallback(address caller);
+        error AmountBelowMinimum(uint256 amount, uint256 minimum);
+        error CheckFailed();
+        error BadBps(uint256 bps);
+        error NotAccount(address caller);
+        error NotOwner(address caller);
+
+        function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+
+        function tokenBalance(address token, address account) external view returns (uint256);
+        function add(uint256 a, uint256 b) external pure returns (uint256);
+        function sub(uint256 a, uint256 b) external pure returns (uint256);
+        function mul(uint256 a, uint256 b) external pure returns (uint256);
+        function div(uint256 a, uint256 b) external pure returns (uint256);
+        function min(uint256 a, uint256 b) external pure returns (uint256);
+        function max(uint256 a, uint256 b) external pure returns (uint256);
+        function isEqual(uint256 a, uint256 b) external pure returns (bool);
+        function isLessThan(uint256 a, uint256 b) external pure returns (bool);
+        function isEqualOrLessThan(uint256 a, uint256 b) external pure returns (bool);
+        function isGreaterThan(uint256 a, uint256 b) external pure returns (bool);
+        function isEqualOrGreaterThan(uint256 a, uint256 b) external pure returns (bool);
+        function not(bool c) external pure returns (bool);
+        function check(bool c) external pure returns (bool);
+        function toggle(bool c, uint256 a, uint256 b) external pure returns (uint256);
+        function bpsOf(uint256 amount, uint256 bps) external pure returns (uint256);
+        function lessBps(uint256 amount, uint256 bps) external pure returns (uint256);
+        function requireAtLeast(uint256 amount, uint256 minimum) external pure returns (uint256);
+        function v2AmountOut(address pair, address tokenIn, uint256 amountIn, uint256 feeBps)
+            external view returns (uint256);
+        function v3AmountOut(bytes ret, bool zeroForOne) external pure returns (uint256);
+    }
+
+    /// `contracts/src/LegacyShortcutsDelegate.sol`: the legacy delegate ABI.
+    #[sol(all_derives)]
+    contract LegacyShortcutsDelegate {
+        function executeShortcut(bytes32 shortcutId, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+    }
+
+    /// `contracts/src/WalletFactory.sol` (`ensowallet-v2`).
+    #[sol(all_derives)]
+    contract WalletFactory {
+        event WalletDeployed(address indexed owner, address wallet);
+
+        constructor(address implementation_);
+
+        function implementation() external view returns (address);
+        function walletOf(address owner) external view returns (address);
+        function deploy(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
+            external payable returns (address wallet);
+    }
+
     /// `@uniswap/v2-core` `UniswapV2Factory`.
     #[sol(all_derives)]
     contract UniswapV2Factory {
@@ -129,6 +266,7 @@ sol! {
         );
 
         function feeAmountTickSpacing(uint24 fee) external view returns (int24);
+        function enableFeeAmount(uint24 fee, int24 tickSpacing) external;
         function getPool(address tokenA, address tokenB, uint24 fee) external view returns (address pool);
         function createPool(address tokenA, address tokenB, uint24 fee) external returns (address pool);
     }

@@ -1,68 +1,111 @@
-//! The contract bytecode the EVM runs, compiled once by
-//! `contracts/build.mjs` and committed under `contracts/artifacts/`, so that
-//! building and testing need neither npm nor a compiler.
+//! The contract bytecode the EVM runs.
 //!
-//! Our own fixtures (`TestERC20`, `V3Swapper`, `ReferenceVault`) come from
-//! solc 0.8.37 at `evmVersion: cancun`; the Uniswap factories and pools are
-//! the npm packages' bytecode, unchanged (their init code hashes are
-//! mainnet's).
+//! Our own contracts (`contracts/src/*.sol`) are compiled once by
+//! `contracts/build.mjs` (solc 0.8.37, `evmVersion: cancun`) and committed
+//! under `contracts/artifacts/`; they are compiled into this crate with
+//! `include_str!`, so building needs neither npm nor a compiler.
+//!
+//! The Uniswap V2/V3 factories and pools are not ours and not committed:
+//! they are the official npm packages' bytecode (`@uniswap/v2-core@1.0.1`,
+//! `@uniswap/v3-core@1.0.1`, whose init code hashes are mainnet's), which
+//! `scripts/setup.sh` installs under `contracts/node_modules` and
+//! [`NpmArtifacts::load`] reads at run time. Without them the engine still
+//! quotes, but cannot build the EVM world that proves its transactions.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::OnceLock,
+};
 
 use alloy_primitives::Bytes;
 use serde::Deserialize;
 
 use super::EvmError;
 
-/// A committed contract artifact.
+/// A contract the EVM can deploy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Artifact {
-    /// `contracts/src/TestERC20.sol`: ERC-20 with public mint and burn;
-    /// constructor `(string name, string symbol, uint8 decimals)`.
+    /// `TestERC20.sol`: ERC-20 with public mint and burn; constructor
+    /// `(string name, string symbol, uint8 decimals)`.
     TestErc20,
-    /// `contracts/src/V3Swapper.sol`: mints and swaps through Uniswap V3
-    /// pools from its own balance; no constructor arguments.
+    /// `V3Swapper.sol`: mints and swaps through Uniswap V3 pools from its own
+    /// balance; no constructor arguments.
     V3Swapper,
-    /// `contracts/src/ReferenceVault.sol`: ERC-4626 with solmate rounding;
-    /// constructor `(address asset, string name, string symbol, uint8 decimals)`.
+    /// `ReferenceVault.sol`: ERC-4626 with solmate rounding; constructor
+    /// `(address asset, string name, string symbol, uint8 decimals)`.
     ReferenceVault,
-    /// `@uniswap/v2-core@1.0.1` factory; constructor `(address feeToSetter)`.
+    /// `ReferenceWETH.sol`: WETH9 interface; constructor `(string, string)`.
+    ReferenceWeth,
+    /// `ShortcutsExecutor.sol`: the router's executor; no arguments.
+    ShortcutsExecutor,
+    /// `ShortcutsDelegate.sol`: the `delegate` strategy's account code.
+    ShortcutsDelegate,
+    /// `LegacyShortcutsDelegate.sol`: the `delegate-legacy` account code.
+    LegacyShortcutsDelegate,
+    /// `ShortcutsRouter.sol`: constructor `(address executor)`.
+    ShortcutsRouter,
+    /// `LegacyShortcutsRouter.sol`: constructor `(address executor)`.
+    LegacyShortcutsRouter,
+    /// `SmartWallet.sol`: the `ensowallet-v2` wallet implementation.
+    SmartWallet,
+    /// `WalletFactory.sol`: constructor `(address implementation)`.
+    WalletFactory,
+    /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
     UniswapV2Factory,
-    /// `@uniswap/v2-core@1.0.1` pair (the factory embeds it; kept for its
-    /// init code hash).
+    /// `@uniswap/v2-core@1.0.1` pair (npm; the factory embeds it).
     UniswapV2Pair,
-    /// `@uniswap/v3-core@1.0.1` factory; no constructor arguments. Fee tiers
-    /// 500, 3000 and 10000 are enabled at deployment.
+    /// `@uniswap/v3-core@1.0.1` factory (npm); no constructor arguments. Fee
+    /// tiers 500, 3000 and 10000 are enabled at deployment.
     UniswapV3Factory,
-    /// `@uniswap/v3-core@1.0.1` pool (the factory embeds it; kept for its
-    /// init code hash).
+    /// `@uniswap/v3-core@1.0.1` pool (npm; the factory embeds it).
     UniswapV3Pool,
 }
 
 /// The part of an artifact file the EVM needs.
 #[derive(Deserialize)]
 struct ArtifactFile {
-    /// Initcode, `0x`-prefixed hex.
-    bytecode: Bytes,
+    /// Initcode, hex, with or without `0x`.
+    bytecode: String,
+    /// State variable → storage slot (our own contracts only).
+    #[serde(default)]
+    storage: std::collections::BTreeMap<String, u64>,
 }
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 15] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
+        Self::ReferenceWeth,
+        Self::ShortcutsExecutor,
+        Self::ShortcutsDelegate,
+        Self::LegacyShortcutsDelegate,
+        Self::ShortcutsRouter,
+        Self::LegacyShortcutsRouter,
+        Self::SmartWallet,
+        Self::WalletFactory,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
         Self::UniswapV3Pool,
     ];
 
-    /// The contract's name, which is also its file name under
-    /// `contracts/artifacts/`.
+    /// The contract's name (its file name under `contracts/artifacts/`, or
+    /// in its npm package).
     pub const fn name(self) -> &'static str {
         match self {
             Self::TestErc20 => "TestERC20",
             Self::V3Swapper => "V3Swapper",
             Self::ReferenceVault => "ReferenceVault",
+            Self::ReferenceWeth => "ReferenceWETH",
+            Self::ShortcutsExecutor => "ShortcutsExecutor",
+            Self::ShortcutsDelegate => "ShortcutsDelegate",
+            Self::LegacyShortcutsDelegate => "LegacyShortcutsDelegate",
+            Self::ShortcutsRouter => "ShortcutsRouter",
+            Self::LegacyShortcutsRouter => "LegacyShortcutsRouter",
+            Self::SmartWallet => "SmartWallet",
+            Self::WalletFactory => "WalletFactory",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
@@ -70,30 +113,56 @@ impl Artifact {
         }
     }
 
-    /// The artifact file, `{ "abi": [...], "bytecode": "0x..." }`.
-    pub const fn json(self) -> &'static str {
-        match self {
+    /// The committed artifact file of our own contracts; `None` for the npm
+    /// ones.
+    const fn committed(self) -> Option<&'static str> {
+        Some(match self {
             Self::TestErc20 => include_str!("../../../contracts/artifacts/TestERC20.json"),
             Self::V3Swapper => include_str!("../../../contracts/artifacts/V3Swapper.json"),
             Self::ReferenceVault => {
                 include_str!("../../../contracts/artifacts/ReferenceVault.json")
             }
-            Self::UniswapV2Factory => {
-                include_str!("../../../contracts/artifacts/UniswapV2Factory.json")
+            Self::ReferenceWeth => include_str!("../../../contracts/artifacts/ReferenceWETH.json"),
+            Self::ShortcutsExecutor => {
+                include_str!("../../../contracts/artifacts/ShortcutsExecutor.json")
             }
-            Self::UniswapV2Pair => include_str!("../../../contracts/artifacts/UniswapV2Pair.json"),
-            Self::UniswapV3Factory => {
-                include_str!("../../../contracts/artifacts/UniswapV3Factory.json")
+            Self::ShortcutsDelegate => {
+                include_str!("../../../contracts/artifacts/ShortcutsDelegate.json")
             }
-            Self::UniswapV3Pool => include_str!("../../../contracts/artifacts/UniswapV3Pool.json"),
-        }
+            Self::LegacyShortcutsDelegate => {
+                include_str!("../../../contracts/artifacts/LegacyShortcutsDelegate.json")
+            }
+            Self::ShortcutsRouter => {
+                include_str!("../../../contracts/artifacts/ShortcutsRouter.json")
+            }
+            Self::LegacyShortcutsRouter => {
+                include_str!("../../../contracts/artifacts/LegacyShortcutsRouter.json")
+            }
+            Self::SmartWallet => include_str!("../../../contracts/artifacts/SmartWallet.json"),
+            Self::WalletFactory => include_str!("../../../contracts/artifacts/WalletFactory.json"),
+            Self::UniswapV2Factory
+            | Self::UniswapV2Pair
+            | Self::UniswapV3Factory
+            | Self::UniswapV3Pool => return None,
+        })
     }
 
     /// The initcode (creation bytecode), without constructor arguments.
+    /// The Uniswap contracts come from the default npm directory
+    /// ([`NpmArtifacts::default_dir`]).
     pub fn initcode(self) -> Result<Bytes, EvmError> {
-        serde_json::from_str::<ArtifactFile>(self.json())
-            .map(|f| f.bytecode)
-            .map_err(|source| EvmError::Artifact { name: self.name(), source })
+        match self.committed() {
+            Some(json) => parse(self.name(), json),
+            None => NpmArtifacts::shared()?.initcode(self),
+        }
+    }
+
+    /// The storage slot of one of our own contracts' state variables (from
+    /// solc's storage layout in the artifact), e.g. the `balanceOf` mapping
+    /// whose entries the world writes to fund an account.
+    pub fn storage_slot(self, variable: &str) -> Option<u64> {
+        let file: ArtifactFile = serde_json::from_str(self.committed()?).ok()?;
+        file.storage.get(variable).copied()
     }
 
     /// The initcode followed by ABI-encoded constructor arguments (from
@@ -103,6 +172,100 @@ impl Artifact {
         code.extend_from_slice(constructor_args);
         Ok(code.into())
     }
+}
+
+fn parse(name: &'static str, json: &str) -> Result<Bytes, EvmError> {
+    let file: ArtifactFile = serde_json::from_str(json)
+        .map_err(|source| EvmError::Artifact { name, source: source.into() })?;
+    let hex = file.bytecode.trim_start_matches("0x");
+    alloy_primitives::hex::decode(hex)
+        .map(Bytes::from)
+        .map_err(|e| EvmError::Artifact { name, source: e.into() })
+}
+
+/// The Uniswap bytecode of the npm packages, read from a `node_modules`
+/// directory.
+#[derive(Debug, Clone)]
+pub struct NpmArtifacts {
+    v2_factory: Bytes,
+    v2_pair: Bytes,
+    v3_factory: Bytes,
+    v3_pool: Bytes,
+}
+
+/// Where each npm artifact lives under `node_modules`.
+const NPM_FILES: [(Artifact, &str); 4] = [
+    (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
+    (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
+    (
+        Artifact::UniswapV3Factory,
+        "@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
+    ),
+    (
+        Artifact::UniswapV3Pool,
+        "@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
+    ),
+];
+
+impl NpmArtifacts {
+    /// `contracts/node_modules` of the source tree this crate was built
+    /// from, unless `SWITCHYARD_NODE_MODULES` names another directory.
+    pub fn default_dir() -> PathBuf {
+        std::env::var_os("SWITCHYARD_NODE_MODULES").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../contracts/node_modules"),
+            PathBuf::from,
+        )
+    }
+
+    /// Reads the four Uniswap artifacts under `dir`.
+    pub fn load(dir: &Path) -> Result<Self, EvmError> {
+        let read = |a: Artifact| -> Result<Bytes, EvmError> {
+            let rel = NPM_FILES.iter().find(|(x, _)| *x == a).map_or("", |(_, p)| p);
+            let path = dir.join(rel);
+            let json = std::fs::read_to_string(&path)
+                .map_err(|source| EvmError::NpmArtifact { path: path.clone(), source })?;
+            parse(a.name(), &json)
+        };
+        Ok(Self {
+            v2_factory: read(Artifact::UniswapV2Factory)?,
+            v2_pair: read(Artifact::UniswapV2Pair)?,
+            v3_factory: read(Artifact::UniswapV3Factory)?,
+            v3_pool: read(Artifact::UniswapV3Pool)?,
+        })
+    }
+
+    /// The artifacts of [`Self::default_dir`], read once per process.
+    pub fn shared() -> Result<&'static Self, EvmError> {
+        static SHARED: OnceLock<Result<NpmArtifacts, String>> = OnceLock::new();
+        let dir = Self::default_dir();
+        match SHARED.get_or_init(|| Self::load(&dir).map_err(|e| error_chain(&e))) {
+            Ok(a) => Ok(a),
+            Err(message) => Err(EvmError::NpmUnavailable(message.clone())),
+        }
+    }
+
+    /// One artifact's initcode; our own contracts are not here.
+    pub fn initcode(&self, artifact: Artifact) -> Result<Bytes, EvmError> {
+        match artifact {
+            Artifact::UniswapV2Factory => Ok(self.v2_factory.clone()),
+            Artifact::UniswapV2Pair => Ok(self.v2_pair.clone()),
+            Artifact::UniswapV3Factory => Ok(self.v3_factory.clone()),
+            Artifact::UniswapV3Pool => Ok(self.v3_pool.clone()),
+            other => other.initcode(),
+        }
+    }
+}
+
+/// An error and its causes on one line.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
 }
 
 #[cfg(test)]
@@ -119,8 +282,8 @@ mod tests {
         }
     }
 
-    /// The committed Uniswap bytecode is mainnet's: the init code hashes
-    /// the catalog uses for CREATE2 pool addresses.
+    /// The npm Uniswap bytecode is mainnet's: the init code hashes the
+    /// catalog uses for CREATE2 pool addresses.
     #[test]
     fn uniswap_init_code_hashes_are_mainnet() {
         let hash = |a: Artifact| a.initcode().map(keccak256).ok();
@@ -132,5 +295,19 @@ mod tests {
             hash(Artifact::UniswapV3Pool),
             Some(b256!("e34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54"))
         );
+    }
+
+    #[test]
+    fn storage_slots_come_from_the_layout() {
+        assert_eq!(Artifact::TestErc20.storage_slot("balanceOf"), Some(3));
+        assert_eq!(Artifact::ReferenceWeth.storage_slot("balanceOf"), Some(2));
+        assert_eq!(Artifact::TestErc20.storage_slot("nothing"), None);
+        assert_eq!(Artifact::UniswapV2Pair.storage_slot("reserve0"), None);
+    }
+
+    #[test]
+    fn a_missing_npm_directory_is_a_typed_error() {
+        let e = NpmArtifacts::load(Path::new("/nonexistent/node_modules"));
+        assert!(matches!(e, Err(EvmError::NpmArtifact { .. })), "{e:?}");
     }
 }

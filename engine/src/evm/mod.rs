@@ -1,56 +1,71 @@
-//! An in-process EVM (revm at the Cancun spec) over an in-memory state, with
-//! a small typed API: deploy initcode, call, read, fund.
+//! An in-process EVM (revm at the Prague spec) over an in-memory state, with
+//! a small typed API: deploy initcode, call, read, fund, and place code and
+//! storage at chosen addresses.
 //!
-//! It runs real contract bytecode without a node: the committed artifacts of
-//! [`artifacts`] and their `sol!` interfaces in [`abi`]. Today it holds the
-//! kernel's exact pool math to the contracts' (`tests/differential.rs`);
-//! later it simulates the transactions the engine builds before they are
-//! returned.
+//! It runs real contract bytecode without a node: the artifacts of
+//! [`artifacts`] and their `sol!` interfaces in [`abi`]. It holds the
+//! kernel's exact pool math to the contracts' (`tests/differential*.rs`),
+//! and [`world`] builds one EVM state per chain of the market snapshot in
+//! which every transaction the engine returns is executed first.
 //!
 //! ```text
 //! Evm::new() ──deploy(from, initcode)──▶ Address
 //!            ──call(from, to, calldata, value)──▶ CallOutcome {output, gas_used, logs}   (committed)
 //!            ──static_call(from, to, calldata)──▶ CallOutcome                            (discarded)
 //!            ──call_sol / view (a sol! call struct)──▶ its decoded return
+//!            ──relocate(from, to)──▶ a deployed contract moved to its real address
+//! Evm::freeze() ──▶ Arc<BaseDb> ──Evm::over(base)──▶ a cheap fork per request
 //! ```
 //!
 //! Every transaction runs with gas price 0 and a 30M gas limit; nonces are
 //! not checked (CREATE addresses still follow each sender's nonce), so any
-//! address can send without funding. A revert is [`EvmError::Reverted`] with
-//! the raw output and, when it is an `Error(string)` or `Panic(uint256)`,
-//! its decoded reason; custom errors decode with [`EvmError::revert_as`].
+//! address can send without funding. Prague, not Cancun: the `delegate`
+//! strategy runs a shortcut as the sender's own EIP-7702-delegated code. A
+//! revert is [`EvmError::Reverted`] with the raw output and, when it is an
+//! `Error(string)` or `Panic(uint256)`, its decoded reason; custom errors
+//! decode with [`EvmError::revert_as`].
 
 pub mod abi;
 pub mod artifacts;
+pub mod world;
 
-use std::convert::Infallible;
+use std::{convert::Infallible, sync::Arc};
 
-use alloy_primitives::{Address, Bytes, Log, U256};
+use alloy_primitives::{Address, B256, Bytes, Log, U256, keccak256};
 use alloy_sol_types::{GenericRevertReason, RevertReason, SolCall, SolInterface};
 use revm::{
     Context, ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext,
+    bytecode::Bytecode,
     context::{
         ContextTr, TxEnv,
         result::{EVMError, ExecutionResult, HaltReason, Output},
         tx::TxEnvBuildError,
     },
     database::{CacheDB, EmptyDB},
+    database_interface::DatabaseRef,
     handler::MainnetContext,
     primitives::{TxKind, hardfork::SpecId},
+    state::AccountInfo,
 };
 
-pub use self::artifacts::Artifact;
+pub use self::artifacts::{Artifact, NpmArtifacts};
 
 /// Gas limit of every transaction (and of the block).
 pub const GAS_LIMIT: u64 = 30_000_000;
 
-/// Chain id the EVM reports (`block.chainid`).
+/// Chain id a bare [`Evm::new`] reports (`block.chainid`).
 pub const CHAIN_ID: u64 = 1;
 
-/// Block timestamp the EVM reports, 2023-11-14.
+/// Block timestamp a bare [`Evm::new`] reports, 2023-11-14.
 pub const TIMESTAMP: u64 = 1_700_000_000;
 
-type Inner = revm::MainnetEvm<MainnetContext<CacheDB<EmptyDB>>>;
+/// The state of a built world, shared read-only by the forks over it.
+pub type BaseDb = CacheDB<EmptyDB>;
+
+/// An EVM over a fork of a frozen world.
+pub type ForkEvm = Evm<Arc<BaseDb>>;
+
+type Inner<Ext> = revm::MainnetEvm<MainnetContext<CacheDB<Ext>>>;
 
 /// Why a deployment or call did not succeed.
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +87,7 @@ pub enum EvmError {
         reason: Option<GenericRevertReason>,
     },
     /// Execution halted (out of gas, invalid opcode, stack overflow…).
-    #[error("halted: {reason}")]
+    #[error("halted: {reason:?}")]
     Halted {
         /// What stopped it.
         reason: HaltReason,
@@ -85,15 +100,31 @@ pub enum EvmError {
     /// The return data does not decode as the call's declared returns.
     #[error("return data does not decode")]
     Decode(#[from] alloy_sol_types::Error),
-    /// A committed artifact file does not parse.
+    /// A contract artifact does not parse.
     #[error("artifact {name} does not parse")]
     Artifact {
         /// The artifact's name.
         name: &'static str,
         /// The parse error.
         #[source]
-        source: serde_json::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// An npm artifact file could not be read.
+    #[error("cannot read {} (run scripts/setup.sh, which installs the Uniswap packages)", path.display())]
+    NpmArtifact {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The npm artifacts of the default directory are missing (the message
+    /// of the first failure).
+    #[error("uniswap bytecode unavailable: {0}")]
+    NpmUnavailable(String),
+    /// A contract to relocate has no code.
+    #[error("no contract at {0}")]
+    NotAContract(Address),
 }
 
 impl EvmError {
@@ -123,11 +154,34 @@ pub struct CallOutcome {
     pub logs: Vec<Log>,
 }
 
-/// An EVM with its own in-memory state. Cloning it copies the state, so a
-/// deployed fixture can be set up once and cloned per test case.
+/// The chain and block an EVM reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockEnv {
+    /// `block.chainid`.
+    pub chain_id: u64,
+    /// `block.number`.
+    pub number: u64,
+    /// `block.timestamp`.
+    pub timestamp: u64,
+}
+
+impl Default for BlockEnv {
+    fn default() -> Self {
+        Self { chain_id: CHAIN_ID, number: 1, timestamp: TIMESTAMP }
+    }
+}
+
+/// An EVM with its own in-memory state over a read-only base (`EmptyDB` for
+/// a fresh chain, a frozen world for a fork). Cloning an `Evm<EmptyDB>`
+/// copies its state, so a deployed fixture can be set up once and cloned per
+/// test case.
 #[derive(Debug)]
-pub struct Evm {
-    inner: Inner,
+pub struct Evm<Ext = EmptyDB>
+where
+    Ext: DatabaseRef<Error = Infallible> + std::fmt::Debug,
+{
+    inner: Inner<Ext>,
+    block: BlockEnv,
 }
 
 impl Default for Evm {
@@ -140,68 +194,183 @@ impl Clone for Evm {
     fn clone(&self) -> Self {
         // Between transactions the journal is empty and every change is in
         // the database, so a new EVM over a copy of it is an exact copy.
-        Self::with_db(self.inner.ctx.db_ref().clone())
+        Self::with_db(self.inner.ctx.db_ref().clone(), self.block)
     }
 }
 
 impl Evm {
-    /// An empty chain at the Cancun spec: no accounts, block 1 at
-    /// [`TIMESTAMP`], base fee 0.
+    /// An empty chain at the Prague spec: no accounts, block 1 at
+    /// [`TIMESTAMP`], chain [`CHAIN_ID`], base fee 0.
     pub fn new() -> Self {
-        Self::with_db(CacheDB::new(EmptyDB::default()))
+        Self::at(BlockEnv::default())
     }
 
-    fn with_db(db: CacheDB<EmptyDB>) -> Self {
+    /// An empty chain reporting `block`.
+    pub fn at(block: BlockEnv) -> Self {
+        Self::with_db(CacheDB::new(EmptyDB::default()), block)
+    }
+
+    /// Freezes the state for forks ([`Evm::over`]).
+    pub fn freeze(self) -> (Arc<BaseDb>, BlockEnv) {
+        (Arc::new(self.inner.ctx.db_ref().clone()), self.block)
+    }
+}
+
+impl ForkEvm {
+    /// A fork of a frozen world: reads fall through to `base`, writes stay
+    /// in the fork.
+    pub fn over(base: Arc<BaseDb>, block: BlockEnv) -> Self {
+        Self::with_db(CacheDB::new(base), block)
+    }
+}
+
+impl<Ext> Evm<Ext>
+where
+    Ext: DatabaseRef<Error = Infallible> + std::fmt::Debug,
+{
+    fn with_db(db: CacheDB<Ext>, block: BlockEnv) -> Self {
         let inner = Context::mainnet()
             .with_db(db)
             .modify_cfg_chained(|cfg| {
                 // Not `set_spec`: that keeps the previous spec's gas
-                // parameters. Cancun matches the artifacts' evmVersion.
-                cfg.set_spec_and_mainnet_gas_params(SpecId::CANCUN);
-                cfg.chain_id = CHAIN_ID;
+                // parameters.
+                cfg.set_spec_and_mainnet_gas_params(SpecId::PRAGUE);
+                cfg.chain_id = block.chain_id;
                 cfg.disable_nonce_check = true;
             })
-            .modify_block_chained(|block| {
-                block.number = U256::from(1u8);
-                block.timestamp = U256::from(TIMESTAMP);
-                block.basefee = 0;
-                block.gas_limit = GAS_LIMIT;
+            .modify_block_chained(|b| {
+                b.number = U256::from(block.number);
+                b.timestamp = U256::from(block.timestamp);
+                b.basefee = 0;
+                b.gas_limit = GAS_LIMIT;
             })
             .build_mainnet();
-        Self { inner }
+        Self { inner, block }
+    }
+
+    /// The chain and block this EVM reports.
+    pub const fn block(&self) -> BlockEnv {
+        self.block
+    }
+
+    fn account(&mut self, who: Address) -> &mut revm::database::DbAccount {
+        match self.inner.ctx.db_mut().load_account(who) {
+            Ok(account) => account,
+            Err(never) => match never {},
+        }
     }
 
     /// Sets the native balance of `who`, keeping its code and nonce.
     pub fn set_balance(&mut self, who: Address, wei: U256) {
-        match self.inner.ctx.db_mut().load_account(who) {
-            Ok(account) => account.info.balance = wei,
-            Err(never) => match never {},
+        let account = self.account(who);
+        // An account the database has never seen is marked as not
+        // existing, and would read back as empty: it exists now.
+        if account.account_state == revm::database::AccountState::NotExisting {
+            account.account_state = revm::database::AccountState::None;
         }
+        account.info.balance = wei;
     }
 
     /// The native balance of `who`.
     pub fn balance(&mut self, who: Address) -> U256 {
-        match self.inner.ctx.db_mut().load_account(who) {
-            Ok(account) => account.info.balance,
+        self.account(who).info.balance
+    }
+
+    /// The code at `who` (empty for an account without code).
+    pub fn code(&mut self, who: Address) -> Bytes {
+        let info = self.account(who).info.clone();
+        match info.code {
+            Some(c) => c.original_bytes(),
+            None => match self.inner.ctx.db_ref().code_by_hash_ref(info.code_hash) {
+                Ok(c) => c.original_bytes(),
+                Err(never) => match never {},
+            },
+        }
+    }
+
+    /// Places `code` (runtime bytecode) at `who`, keeping its balance.
+    pub fn set_code(&mut self, who: Address, code: Bytecode) {
+        let mut info = self.account(who).info.clone();
+        info.code_hash = code.hash_slow();
+        info.code = Some(code);
+        self.inner.ctx.db_mut().insert_account_info(who, info);
+    }
+
+    /// Delegates `account` to `delegate` the way EIP-7702 does: its code
+    /// becomes the designator `0xef0100 ‖ delegate`, calls to it run the
+    /// delegate's code in its context, and it may still send transactions.
+    pub fn delegate_account(&mut self, account: Address, delegate: Address) {
+        self.set_code(account, Bytecode::new_eip7702(delegate));
+    }
+
+    /// A storage slot of `who`.
+    pub fn storage(&mut self, who: Address, slot: U256) -> U256 {
+        match self.inner.ctx.db_mut().storage_ref(who, slot) {
+            Ok(v) => v,
             Err(never) => match never {},
         }
+    }
+
+    /// Writes a storage slot of `who`.
+    pub fn set_storage(&mut self, who: Address, slot: U256, value: U256) {
+        match self.inner.ctx.db_mut().insert_account_storage(who, slot, value) {
+            Ok(()) => {}
+            Err(never) => match never {},
+        }
+    }
+
+    /// Moves the contract at `from` (code, storage, balance) to `to`, as if
+    /// it had been deployed there, and empties `from`. Occurrences of `from`
+    /// in the runtime code (immutables that hold the contract's own address,
+    /// such as Uniswap's no-delegatecall guard) become `to`, so checks of
+    /// `address(this)` against them still pass.
+    pub fn relocate(&mut self, from: Address, to: Address) -> Result<(), EvmError> {
+        let code = self.code(from);
+        if code.is_empty() {
+            return Err(EvmError::NotAContract(from));
+        }
+        let patched = replace_address(&code, from, to);
+        let source = self.account(from).clone();
+        let balance = source.info.balance;
+        let code = Bytecode::new_raw(patched.into());
+        let info = AccountInfo {
+            balance,
+            nonce: source.info.nonce,
+            code_hash: code.hash_slow(),
+            code: Some(code),
+            ..Default::default()
+        };
+        let db = self.inner.ctx.db_mut();
+        db.insert_account_info(to, info);
+        for (slot, value) in &source.storage {
+            match db.insert_account_storage(to, *slot, *value) {
+                Ok(()) => {}
+                Err(never) => match never {},
+            }
+        }
+        db.insert_account_info(from, AccountInfo::default());
+        match db.replace_account_storage(from, Default::default()) {
+            Ok(()) => {}
+            Err(never) => match never {},
+        }
+        Ok(())
     }
 
     /// Deploys `initcode` (creation bytecode followed by the ABI-encoded
     /// constructor arguments) from `from`; the address follows `from`'s
     /// nonce, as `CREATE` does.
     pub fn deploy(&mut self, from: Address, initcode: Bytes) -> Result<Address, EvmError> {
-        let tx = Self::tx(from, TxKind::Create, initcode, U256::ZERO)?;
+        let tx = Self::tx(self.block, from, TxKind::Create, initcode, U256::ZERO)?;
         match self.inner.transact_commit(tx).map_err(EvmError::Rejected)? {
             ExecutionResult::Success { output: Output::Create(_, Some(address)), .. } => {
                 Ok(address)
             }
             ExecutionResult::Success { .. } => Err(EvmError::NoContract),
-            other => Err(Self::failure(other)),
+            other => Err(failure(other)),
         }
     }
 
-    /// Deploys a committed artifact with ABI-encoded constructor arguments
+    /// Deploys an artifact with ABI-encoded constructor arguments
     /// (`SolConstructor::abi_encode`; empty when it takes none).
     pub fn deploy_artifact(
         &mut self,
@@ -222,8 +391,8 @@ impl Evm {
         calldata: Bytes,
         value: U256,
     ) -> Result<CallOutcome, EvmError> {
-        let tx = Self::tx(from, TxKind::Call(to), calldata, value)?;
-        Self::outcome(self.inner.transact_commit(tx).map_err(EvmError::Rejected)?)
+        let tx = Self::tx(self.block, from, TxKind::Call(to), calldata, value)?;
+        outcome(self.inner.transact_commit(tx).map_err(EvmError::Rejected)?)
     }
 
     /// Calls `to` from `from` and discards whatever the call changed, as
@@ -234,8 +403,8 @@ impl Evm {
         to: Address,
         calldata: Bytes,
     ) -> Result<CallOutcome, EvmError> {
-        let tx = Self::tx(from, TxKind::Call(to), calldata, U256::ZERO)?;
-        Self::outcome(self.inner.transact(tx).map_err(EvmError::Rejected)?.result)
+        let tx = Self::tx(self.block, from, TxKind::Call(to), calldata, U256::ZERO)?;
+        outcome(self.inner.transact(tx).map_err(EvmError::Rejected)?.result)
     }
 
     /// [`Self::call`] with a `sol!` call, decoding its return.
@@ -256,7 +425,13 @@ impl Evm {
         Ok(C::abi_decode_returns(&out.output)?)
     }
 
-    fn tx(from: Address, kind: TxKind, data: Bytes, value: U256) -> Result<TxEnv, EvmError> {
+    fn tx(
+        block: BlockEnv,
+        from: Address,
+        kind: TxKind,
+        data: Bytes,
+        value: U256,
+    ) -> Result<TxEnv, EvmError> {
         TxEnv::builder()
             .caller(from)
             .kind(kind)
@@ -264,32 +439,54 @@ impl Evm {
             .value(value)
             .gas_limit(GAS_LIMIT)
             .gas_price(0)
-            .chain_id(Some(CHAIN_ID))
+            .chain_id(Some(block.chain_id))
             .build()
             .map_err(EvmError::Malformed)
     }
+}
 
-    fn outcome(result: ExecutionResult) -> Result<CallOutcome, EvmError> {
-        match result {
-            ExecutionResult::Success { gas, logs, output, .. } => {
-                Ok(CallOutcome { output: output.into_data(), gas_used: gas.tx_gas_used(), logs })
-            }
-            other => Err(Self::failure(other)),
+fn outcome(result: ExecutionResult) -> Result<CallOutcome, EvmError> {
+    match result {
+        ExecutionResult::Success { gas, logs, output, .. } => {
+            Ok(CallOutcome { output: output.into_data(), gas_used: gas.tx_gas_used(), logs })
+        }
+        other => Err(failure(other)),
+    }
+}
+
+fn failure(result: ExecutionResult) -> EvmError {
+    match result {
+        ExecutionResult::Revert { output, .. } => {
+            let reason = RevertReason::decode(&output);
+            EvmError::Reverted { output, reason }
+        }
+        ExecutionResult::Halt { reason, gas, .. } => {
+            EvmError::Halted { reason, gas_used: gas.tx_gas_used() }
+        }
+        ExecutionResult::Success { .. } => EvmError::NoContract,
+    }
+}
+
+/// `code` with every occurrence of the 20 bytes of `from` replaced by `to`.
+fn replace_address(code: &[u8], from: Address, to: Address) -> Vec<u8> {
+    let mut out = code.to_vec();
+    let (f, t) = (from.as_slice(), to.as_slice());
+    let mut k = 0;
+    while k + 20 <= out.len() {
+        if &out[k..k + 20] == f {
+            out[k..k + 20].copy_from_slice(t);
+            k += 20;
+        } else {
+            k += 1;
         }
     }
+    out
+}
 
-    fn failure(result: ExecutionResult) -> EvmError {
-        match result {
-            ExecutionResult::Revert { output, .. } => {
-                let reason = RevertReason::decode(&output);
-                EvmError::Reverted { output, reason }
-            }
-            ExecutionResult::Halt { reason, gas, .. } => {
-                EvmError::Halted { reason, gas_used: gas.tx_gas_used() }
-            }
-            ExecutionResult::Success { .. } => EvmError::NoContract,
-        }
-    }
+/// The address CREATE2 gives: `keccak256(0xff ‖ deployer ‖ salt ‖
+/// keccak256(initcode))[12..]`.
+pub fn create2_address(deployer: Address, salt: B256, initcode: &[u8]) -> Address {
+    deployer.create2(salt, keccak256(initcode))
 }
 
 #[cfg(test)]

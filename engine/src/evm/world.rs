@@ -1,0 +1,754 @@
+//! The EVM world of a market snapshot: per chain, one in-memory state with
+//! every token and pool of the snapshot at its real address, with the
+//! snapshot's reserves, ticks and totals, and the shortcut contracts (router,
+//! executor, delegate, legacy router, wallet factory) at the catalog's
+//! addresses.
+//!
+//! ```text
+//! catalog + market + snapshot ──World::build──▶ per chain: deploy at a scratch address,
+//!                                               relocate to the real one, seed the state
+//!                                             ──freeze──▶ Arc<BaseDb>
+//! request ──ChainWorld::fork──▶ ForkEvm (copy-on-write over the frozen base)
+//! ```
+//!
+//! Contracts are deployed from [`DEPLOYER`] and then moved to their address
+//! ([`Evm::relocate`]); Uniswap V2 pairs of a factory whose init code hash is
+//! the npm bytecode's are created by that factory at its catalog address,
+//! so their CREATE2 address is the real one by construction. Uniswap V3
+//! pools get positions minted so that every initialized tick carries the
+//! snapshot's `liquidityNet` and the active liquidity is the snapshot's.
+//!
+//! Balances that the fixtures need (pool reserves, a simulated sender's
+//! inputs) are given with [`ChainWorld::fund`]: a mint for test tokens, a
+//! direct write of the balance mapping for the others, which leaves every
+//! pool's totals (the state the kernel quoted) untouched.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Arc,
+};
+
+use alloy_primitives::{
+    Address, B256, U256, address,
+    aliases::{I24, U24, U160},
+    keccak256,
+};
+use alloy_sol_types::{SolConstructor, SolValue};
+use switchyard_catalog::{
+    Catalog, ChainId, FactoryKind, NATIVE_TOKEN, RoutingStrategy,
+    market::{Market, PoolRecord},
+};
+use switchyard_kernel::{MarketSnapshot, Pool, PoolState};
+
+use super::{
+    Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts,
+    abi::{
+        LegacyShortcutsRouter, ReferenceVault, ReferenceWETH, ShortcutsRouter, TestERC20,
+        UniswapV2Factory, UniswapV2Pair, UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
+    },
+};
+
+/// Deploys every fixture contract (to a scratch address first).
+pub const DEPLOYER: Address = address!("5eed00000000000000000000000000000000de91");
+
+/// Holds the shares or LP supply a snapshot says exist, so totals match.
+pub const SEED_HOLDER: Address = address!("5eed0000000000000000000000000000000005ee");
+
+/// Why a world could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldError {
+    /// A deployment or call of the build failed.
+    #[error("{what}")]
+    Evm {
+        /// What was being done.
+        what: String,
+        /// The EVM's error.
+        #[source]
+        source: EvmError,
+    },
+    /// The snapshot describes a pool the contracts cannot reproduce.
+    #[error("pool {pool} on chain {chain}: {reason}")]
+    Inconsistent {
+        /// Chain.
+        chain: ChainId,
+        /// Pool address.
+        pool: Address,
+        /// What does not fit.
+        reason: String,
+    },
+}
+
+/// Attaches what was being done to an EVM error.
+trait Doing<T> {
+    fn doing(self, what: impl FnOnce() -> String) -> Result<T, WorldError>;
+}
+
+impl<T> Doing<T> for Result<T, EvmError> {
+    fn doing(self, what: impl FnOnce() -> String) -> Result<T, WorldError> {
+        self.map_err(|source| WorldError::Evm { what: what(), source })
+    }
+}
+
+/// How a token keeps its balances, which decides how an account is funded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenImpl {
+    /// `TestERC20`: public `mint`.
+    TestErc20,
+    /// `ReferenceWETH`: the balance mapping, backed by the contract's native
+    /// balance.
+    Weth,
+    /// One of our fixtures with a plain `balanceOf` mapping (vault shares):
+    /// the mapping is written, the totals are not.
+    Mapping(Artifact),
+}
+
+/// The shortcut contracts of one chain, by strategy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Shortcuts {
+    /// `router`: the router and its executor.
+    pub router: Option<(Address, Address)>,
+    /// `router-legacy`: the legacy router and the executor it calls.
+    pub legacy_router: Option<(Address, Address)>,
+    /// `delegate`: the code a smart account delegates to.
+    pub delegate: Option<Address>,
+    /// `delegate-legacy`: the legacy delegate.
+    pub legacy_delegate: Option<Address>,
+    /// `ensowallet-v2`: the wallet factory and the wallet implementation.
+    pub wallet_factory: Option<(Address, Address)>,
+}
+
+/// One chain's frozen world.
+#[derive(Debug)]
+pub struct ChainWorld {
+    /// Chain.
+    pub chain: ChainId,
+    base: Arc<BaseDb>,
+    block: BlockEnv,
+    tokens: HashMap<Address, TokenImpl>,
+    /// The shortcut contracts deployed.
+    pub shortcuts: Shortcuts,
+    /// Pools the world could not reproduce, with the reason: a transaction
+    /// through one cannot be proven, so routes avoid them.
+    pub unbuilt: Vec<(Address, String)>,
+}
+
+/// Every chain's world.
+#[derive(Debug, Default)]
+pub struct World {
+    chains: BTreeMap<ChainId, Arc<ChainWorld>>,
+}
+
+impl World {
+    /// Builds the world of every chain that has a head in `snapshot`.
+    pub fn build(
+        catalog: &Catalog,
+        market: &Market,
+        snapshot: &MarketSnapshot,
+        npm: &NpmArtifacts,
+    ) -> Result<Self, WorldError> {
+        let mut chains = BTreeMap::new();
+        for (chain, head) in snapshot.heads() {
+            let block = BlockEnv {
+                chain_id: chain.0,
+                number: head.block_number,
+                timestamp: head.timestamp,
+            };
+            let world = ChainBuilder::new(*chain, block, catalog, npm).build(market, snapshot)?;
+            chains.insert(*chain, Arc::new(world));
+        }
+        Ok(Self { chains })
+    }
+
+    /// One chain's world.
+    pub fn chain(&self, chain: ChainId) -> Option<&Arc<ChainWorld>> {
+        self.chains.get(&chain)
+    }
+
+    /// Every pool the world could not reproduce: `(chain, pool, reason)`.
+    pub fn unbuilt(&self) -> impl Iterator<Item = (ChainId, Address, &str)> {
+        self.chains
+            .iter()
+            .flat_map(|(c, w)| w.unbuilt.iter().map(move |(a, why)| (*c, *a, why.as_str())))
+    }
+}
+
+impl ChainWorld {
+    /// A fresh fork of the world: anything it does stays in it.
+    pub fn fork(&self) -> ForkEvm {
+        Evm::over(Arc::clone(&self.base), self.block)
+    }
+
+    /// The block the world is at.
+    pub const fn block(&self) -> BlockEnv {
+        self.block
+    }
+
+    /// How `token` keeps balances, when it is one of the world's tokens.
+    pub fn token_impl(&self, token: Address) -> Option<TokenImpl> {
+        self.tokens.get(&token).copied()
+    }
+
+    /// Gives `holder` `amount` more of `token` (the native coin for
+    /// [`NATIVE_TOKEN`]) without touching any pool's state.
+    pub fn fund<E>(
+        &self,
+        evm: &mut Evm<E>,
+        token: Address,
+        holder: Address,
+        amount: U256,
+    ) -> Result<(), EvmError>
+    where
+        E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible>
+            + std::fmt::Debug,
+    {
+        fund(evm, self.tokens.get(&token).copied(), token, holder, amount)
+    }
+
+    /// `holder`'s balance of `token` (the native coin for [`NATIVE_TOKEN`]).
+    pub fn balance_of<E>(
+        evm: &mut Evm<E>,
+        token: Address,
+        holder: Address,
+    ) -> Result<U256, EvmError>
+    where
+        E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible>
+            + std::fmt::Debug,
+    {
+        if token == NATIVE_TOKEN {
+            return Ok(evm.balance(holder));
+        }
+        evm.view(token, &TestERC20::balanceOfCall { who: holder })
+    }
+}
+
+/// The storage slot of `mapping[key]` for a mapping at `slot`.
+pub fn mapping_slot(key: Address, slot: u64) -> U256 {
+    U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
+}
+
+fn fund<E>(
+    evm: &mut Evm<E>,
+    kind: Option<TokenImpl>,
+    token: Address,
+    holder: Address,
+    amount: U256,
+) -> Result<(), EvmError>
+where
+    E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible> + std::fmt::Debug,
+{
+    if token == NATIVE_TOKEN {
+        let b = evm.balance(holder);
+        evm.set_balance(holder, b.saturating_add(amount));
+        return Ok(());
+    }
+    let add_to_mapping = |evm: &mut Evm<E>, artifact: Artifact| -> Result<(), EvmError> {
+        let slot = artifact
+            .storage_slot("balanceOf")
+            .ok_or(EvmError::NotAContract(token))
+            .map(|s| mapping_slot(holder, s))?;
+        let b = evm.storage(token, slot);
+        evm.set_storage(token, slot, b.saturating_add(amount));
+        Ok(())
+    };
+    match kind {
+        Some(TokenImpl::TestErc20) => {
+            evm.call_sol(DEPLOYER, token, &TestERC20::mintCall { to: holder, amount }).map(drop)
+        }
+        Some(TokenImpl::Weth) => {
+            add_to_mapping(evm, Artifact::ReferenceWeth)?;
+            let b = evm.balance(token);
+            evm.set_balance(token, b.saturating_add(amount));
+            Ok(())
+        }
+        Some(TokenImpl::Mapping(artifact)) => add_to_mapping(evm, artifact),
+        None => Err(EvmError::NotAContract(token)),
+    }
+}
+
+/// Builds one chain.
+struct ChainBuilder<'a> {
+    chain: ChainId,
+    evm: Evm,
+    catalog: &'a Catalog,
+    npm: &'a NpmArtifacts,
+    tokens: HashMap<Address, TokenImpl>,
+    /// Scratch Uniswap V2 factory for pairs that are relocated.
+    v2_scratch_factory: Option<Address>,
+    /// Uniswap V2 factories placed at their catalog address.
+    v2_factories: HashMap<Address, Address>,
+    /// Scratch V3 factory and the swapper that mints positions.
+    v3: Option<(Address, Address)>,
+}
+
+impl<'a> ChainBuilder<'a> {
+    fn new(chain: ChainId, block: BlockEnv, catalog: &'a Catalog, npm: &'a NpmArtifacts) -> Self {
+        Self {
+            chain,
+            evm: Evm::at(block),
+            catalog,
+            npm,
+            tokens: HashMap::new(),
+            v2_scratch_factory: None,
+            v2_factories: HashMap::new(),
+            v3: None,
+        }
+    }
+
+    fn build(
+        mut self,
+        market: &Market,
+        snapshot: &MarketSnapshot,
+    ) -> Result<ChainWorld, WorldError> {
+        let chain = self.chain;
+        self.base_tokens()?;
+        let mut unbuilt = Vec::new();
+        for pool in snapshot.pools().iter().filter(|p| p.chain == chain) {
+            let record = market.pools.iter().find(|r| {
+                let c = r.common();
+                c.chain_id == chain && c.address == pool.address && r.tokens() == *pool.tokens
+            });
+            // A pool that fails leaves whatever it deployed behind; nothing
+            // routes through it, so that is harmless.
+            if let Err(e) = self.pool(pool, record) {
+                unbuilt.push((pool.address, super::artifacts::error_chain(&e)));
+            }
+        }
+        self.placeholder_tokens()?;
+        let shortcuts = self.shortcuts()?;
+        let (base, block) = self.evm.freeze();
+        Ok(ChainWorld { chain, base, block, tokens: self.tokens, shortcuts, unbuilt })
+    }
+
+    /// Deploys `artifact` at a scratch address and moves it to `target`.
+    fn deploy_at(
+        &mut self,
+        artifact: Artifact,
+        args: &[u8],
+        target: Address,
+    ) -> Result<(), WorldError> {
+        let initcode = self.npm.initcode(artifact).doing(|| format!("{}", artifact.name()))?;
+        let mut code = initcode.to_vec();
+        code.extend_from_slice(args);
+        let scratch = self
+            .evm
+            .deploy(DEPLOYER, code.into())
+            .doing(|| format!("deploying {} for {target}", artifact.name()))?;
+        self.evm
+            .relocate(scratch, target)
+            .doing(|| format!("moving {} to {target}", artifact.name()))
+    }
+
+    fn fund(&mut self, token: Address, holder: Address, amount: U256) -> Result<(), WorldError> {
+        let kind = self.tokens.get(&token).copied();
+        fund(&mut self.evm, kind, token, holder, amount)
+            .doing(|| format!("funding {holder} with {amount} of {token}"))
+    }
+
+    fn inconsistent(&self, pool: Address, reason: impl Into<String>) -> WorldError {
+        WorldError::Inconsistent { chain: self.chain, pool, reason: reason.into() }
+    }
+
+    /// Every base token of the chain: WETH-style at the wrapped native
+    /// address, a test ERC-20 elsewhere.
+    fn base_tokens(&mut self) -> Result<(), WorldError> {
+        let catalog = self.catalog;
+        let wrapped = catalog.network(self.chain).map(|n| n.wrapped_native);
+        for t in catalog.tokens_on(self.chain) {
+            if t.address == NATIVE_TOKEN || t.kind != switchyard_catalog::TokenKind::Base {
+                continue;
+            }
+            if Some(t.address) == wrapped {
+                let args = ReferenceWETH::constructorCall {
+                    name_: t.name.clone(),
+                    symbol_: t.symbol.clone(),
+                }
+                .abi_encode();
+                self.deploy_at(Artifact::ReferenceWeth, &args, t.address)?;
+                self.tokens.insert(t.address, TokenImpl::Weth);
+            } else {
+                self.test_token(t.address, &t.name, &t.symbol, t.decimals)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn test_token(
+        &mut self,
+        at: Address,
+        name: &str,
+        symbol: &str,
+        decimals: u8,
+    ) -> Result<(), WorldError> {
+        let args = TestERC20::constructorCall {
+            name: name.to_owned(),
+            symbol: symbol.to_owned(),
+            decimals,
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::TestErc20, &args, at)?;
+        self.tokens.insert(at, TokenImpl::TestErc20);
+        Ok(())
+    }
+
+    /// DeFi tokens no pool created (LP tokens of pools the kernel does not
+    /// enter, for instance) become test tokens, so balances of them work.
+    fn placeholder_tokens(&mut self) -> Result<(), WorldError> {
+        let catalog = self.catalog;
+        for t in catalog.tokens_on(self.chain) {
+            if t.address == NATIVE_TOKEN || !self.evm.code(t.address).is_empty() {
+                continue;
+            }
+            self.test_token(t.address, &t.name, &t.symbol, t.decimals)?;
+        }
+        Ok(())
+    }
+
+    fn pool(&mut self, pool: &Pool, record: Option<&PoolRecord>) -> Result<(), WorldError> {
+        match (&pool.state, record) {
+            (PoolState::Wrap, _) => Ok(()),
+            (PoolState::UniswapV2 { reserves, fee_bps }, Some(PoolRecord::UniswapV2(r))) => {
+                self.v2_pair(pool, &r.protocol, *reserves, *fee_bps)
+            }
+            (PoolState::UniswapV3 { .. }, Some(PoolRecord::UniswapV3(_))) => self.v3_pool(pool),
+            (PoolState::Erc4626 { total_assets, total_supply }, Some(PoolRecord::Erc4626(r))) => {
+                self.erc4626(pool, r.asset, *total_assets, *total_supply)
+            }
+            _ => Err(self.inconsistent(
+                pool.address,
+                format!("no fixture contract for a {} pool yet", pool.protocol),
+            )),
+        }
+    }
+
+    /// A constant-product pair with the snapshot's reserves.
+    fn v2_pair(
+        &mut self,
+        pool: &Pool,
+        protocol: &str,
+        reserves: [U256; 2],
+        fee_bps: u32,
+    ) -> Result<(), WorldError> {
+        if fee_bps != 30 {
+            return Err(self.inconsistent(
+                pool.address,
+                format!("a {fee_bps} bps pair needs the configurable-fee pair fixture"),
+            ));
+        }
+        let (t0, t1) = (pool.tokens[0], pool.tokens[1]);
+        let pair_hash =
+            keccak256(self.npm.initcode(Artifact::UniswapV2Pair).doing(|| "v2 pair".into())?);
+        let factory = self
+            .catalog
+            .dex_factory(self.chain, protocol)
+            .filter(|f| f.kind == FactoryKind::UniswapV2 && f.init_code_hash == pair_hash);
+        let created = if let Some(f) = factory {
+            // The npm pair is this factory's pair: create it for real, at
+            // the factory's catalog address.
+            let at = match self.v2_factories.get(&f.factory) {
+                Some(a) => *a,
+                None => {
+                    let args =
+                        UniswapV2Factory::constructorCall { feeToSetter: DEPLOYER }.abi_encode();
+                    self.deploy_at(Artifact::UniswapV2Factory, &args, f.factory)?;
+                    self.v2_factories.insert(f.factory, f.factory);
+                    f.factory
+                }
+            };
+            self.evm
+                .call_sol(
+                    DEPLOYER,
+                    at,
+                    &UniswapV2Factory::createPairCall { tokenA: t0, tokenB: t1 },
+                )
+                .doing(|| format!("createPair for {}", pool.address))?
+        } else {
+            let scratch = match self.v2_scratch_factory {
+                Some(a) => a,
+                None => {
+                    let args =
+                        UniswapV2Factory::constructorCall { feeToSetter: DEPLOYER }.abi_encode();
+                    let a = self
+                        .evm
+                        .deploy_artifact(DEPLOYER, Artifact::UniswapV2Factory, &args)
+                        .doing(|| "v2 factory".into())?;
+                    self.v2_scratch_factory = Some(a);
+                    a
+                }
+            };
+            let p = self
+                .evm
+                .call_sol(
+                    DEPLOYER,
+                    scratch,
+                    &UniswapV2Factory::createPairCall { tokenA: t0, tokenB: t1 },
+                )
+                .doing(|| format!("createPair for {}", pool.address))?;
+            self.evm.relocate(p, pool.address).doing(|| format!("moving pair {}", pool.address))?;
+            pool.address
+        };
+        if created != pool.address {
+            return Err(self
+                .inconsistent(pool.address, format!("the factory created the pair at {created}")));
+        }
+        self.fund(t0, pool.address, reserves[0])?;
+        self.fund(t1, pool.address, reserves[1])?;
+        self.evm
+            .call_sol(DEPLOYER, pool.address, &UniswapV2Pair::syncCall {})
+            .doing(|| format!("sync {}", pool.address))?;
+        Ok(())
+    }
+
+    /// A concentrated-liquidity pool: created, initialized at the
+    /// snapshot's price, positions minted between consecutive initialized
+    /// ticks so that every tick's `liquidityNet` is the snapshot's, then
+    /// moved to its address and funded with what the positions hold.
+    fn v3_pool(&mut self, pool: &Pool) -> Result<(), WorldError> {
+        let PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } =
+            &pool.state
+        else {
+            return Ok(());
+        };
+        let (factory, swapper) = match self.v3 {
+            Some(v) => v,
+            None => {
+                let f = self
+                    .evm
+                    .deploy_artifact(DEPLOYER, Artifact::UniswapV3Factory, &[])
+                    .doing(|| "v3 factory".into())?;
+                let s = self
+                    .evm
+                    .deploy_artifact(DEPLOYER, Artifact::V3Swapper, &[])
+                    .doing(|| "v3 swapper".into())?;
+                self.v3 = Some((f, s));
+                (f, s)
+            }
+        };
+        let fee24 = U24::from(*fee);
+        let spacing = self
+            .evm
+            .view(factory, &UniswapV3Factory::feeAmountTickSpacingCall { fee: fee24 })
+            .doing(|| "fee tier".into())?;
+        if i32::try_from(spacing).ok() != Some(*tick_spacing) {
+            if spacing != I24::ZERO {
+                return Err(self.inconsistent(
+                    pool.address,
+                    format!("fee {fee} has tick spacing {spacing} in the factory"),
+                ));
+            }
+            let s = I24::try_from(*tick_spacing)
+                .map_err(|_| self.inconsistent(pool.address, "tick spacing out of range"))?;
+            self.evm
+                .call_sol(
+                    DEPLOYER,
+                    factory,
+                    &UniswapV3Factory::enableFeeAmountCall { fee: fee24, tickSpacing: s },
+                )
+                .doing(|| format!("enabling fee {fee}"))?;
+        }
+        let (t0, t1) = (pool.tokens[0], pool.tokens[1]);
+        let scratch = self
+            .evm
+            .call_sol(
+                DEPLOYER,
+                factory,
+                &UniswapV3Factory::createPoolCall { tokenA: t0, tokenB: t1, fee: fee24 },
+            )
+            .doing(|| format!("createPool for {}", pool.address))?;
+        let price = U160::from(*sqrt_price_x96);
+        self.evm
+            .call_sol(DEPLOYER, scratch, &UniswapV3Pool::initializeCall { sqrtPriceX96: price })
+            .doing(|| format!("initialize {}", pool.address))?;
+        let slot0 =
+            self.evm.view(scratch, &UniswapV3Pool::slot0Call {}).doing(|| "slot0".into())?;
+        if i32::try_from(slot0.tick).ok() != Some(*tick) {
+            return Err(self.inconsistent(
+                pool.address,
+                format!("sqrtPriceX96 gives tick {}, the snapshot says {tick}", slot0.tick),
+            ));
+        }
+        // The swapper pays the mints; fund it generously, then credit the
+        // real pool with what the positions took.
+        let (mut held0, mut held1) = (U256::ZERO, U256::ZERO);
+        let big = U256::ONE << 200;
+        self.fund(t0, swapper, big)?;
+        self.fund(t1, swapper, big)?;
+        let mut active: i128 = 0;
+        for (k, (lower, net)) in ticks.iter().enumerate() {
+            active = active
+                .checked_add(*net)
+                .ok_or_else(|| self.inconsistent(pool.address, "liquidityNet overflows"))?;
+            if active < 0 {
+                return Err(self.inconsistent(pool.address, "liquidity goes negative"));
+            }
+            let Some((upper, _)) = ticks.get(k + 1) else { break };
+            if active == 0 {
+                continue;
+            }
+            let (lo, hi) = (I24::try_from(*lower), I24::try_from(*upper));
+            let (Ok(lo), Ok(hi)) = (lo, hi) else {
+                return Err(self.inconsistent(pool.address, "tick out of range"));
+            };
+            let minted = self
+                .evm
+                .call_sol(
+                    DEPLOYER,
+                    swapper,
+                    &V3Swapper::mintCall {
+                        pool: scratch,
+                        lower: lo,
+                        upper: hi,
+                        liquidity: active as u128,
+                    },
+                )
+                .doing(|| format!("minting [{lower}, {upper}) in {}", pool.address))?;
+            held0 = held0.saturating_add(minted.amount0);
+            held1 = held1.saturating_add(minted.amount1);
+        }
+        if active != 0 {
+            return Err(self.inconsistent(pool.address, "liquidityNet does not sum to zero"));
+        }
+        let l = self
+            .evm
+            .view(scratch, &UniswapV3Pool::liquidityCall {})
+            .doing(|| "liquidity".into())?;
+        if l != *liquidity {
+            return Err(self.inconsistent(
+                pool.address,
+                format!("the ticks give active liquidity {l}, the snapshot says {liquidity}"),
+            ));
+        }
+        self.evm.relocate(scratch, pool.address).doing(|| format!("moving {}", pool.address))?;
+        self.fund(t0, pool.address, held0)?;
+        self.fund(t1, pool.address, held1)?;
+        Ok(())
+    }
+
+    /// An ERC-4626 vault whose `totalAssets` and `totalSupply` are the
+    /// snapshot's (the supply held by [`SEED_HOLDER`]).
+    fn erc4626(
+        &mut self,
+        pool: &Pool,
+        asset: Address,
+        total_assets: U256,
+        total_supply: U256,
+    ) -> Result<(), WorldError> {
+        let share = pool.address;
+        let (name, symbol, decimals) = match self.catalog.token(self.chain, share) {
+            Some(t) => (t.name.clone(), t.symbol.clone(), t.decimals),
+            None => ("Vault".to_owned(), "VAULT".to_owned(), 18),
+        };
+        let args = ReferenceVault::constructorCall { asset, name, symbol, decimals }.abi_encode();
+        self.deploy_at(Artifact::ReferenceVault, &args, share)?;
+        self.tokens.insert(share, TokenImpl::Mapping(Artifact::ReferenceVault));
+        self.fund(asset, share, total_assets)?;
+        let supply_slot = Artifact::ReferenceVault
+            .storage_slot("totalSupply")
+            .ok_or_else(|| self.inconsistent(share, "vault layout has no totalSupply"))?;
+        self.evm.set_storage(share, U256::from(supply_slot), total_supply);
+        self.fund(share, SEED_HOLDER, total_supply)
+    }
+
+    /// The shortcut contracts of every strategy the catalog configures on
+    /// the chain.
+    fn shortcuts(&mut self) -> Result<Shortcuts, WorldError> {
+        let mut out = Shortcuts::default();
+        let catalog = self.catalog;
+        let chain = self.chain;
+        let set = |s| catalog.contracts(chain, s);
+        if let Some((router, executor)) =
+            set(RoutingStrategy::Router).and_then(|c| c.router.zip(c.executor))
+        {
+            self.deploy_at(Artifact::ShortcutsExecutor, &[], executor)?;
+            let args = ShortcutsRouter::constructorCall { executor_: executor }.abi_encode();
+            self.deploy_at(Artifact::ShortcutsRouter, &args, router)?;
+            out.router = Some((router, executor));
+        }
+        if let Some(router) = set(RoutingStrategy::RouterLegacy).and_then(|c| c.router) {
+            // The legacy router deployed its executor in its constructor:
+            // the executor is the router's first CREATE.
+            let executor = legacy_executor(router);
+            self.deploy_at(Artifact::ShortcutsExecutor, &[], executor)?;
+            let args = LegacyShortcutsRouter::constructorCall { executor_: executor }.abi_encode();
+            self.deploy_at(Artifact::LegacyShortcutsRouter, &args, router)?;
+            out.legacy_router = Some((router, executor));
+        }
+        if let Some(d) = set(RoutingStrategy::Delegate).and_then(|c| c.delegate) {
+            self.deploy_at(Artifact::ShortcutsDelegate, &[], d)?;
+            out.delegate = Some(d);
+        }
+        if let Some(d) = set(RoutingStrategy::DelegateLegacy).and_then(|c| c.delegate) {
+            self.deploy_at(Artifact::LegacyShortcutsDelegate, &[], d)?;
+            out.legacy_delegate = Some(d);
+        }
+        if let Some(factory) = set(RoutingStrategy::EnsoWalletV2).and_then(|c| c.factory) {
+            let implementation = wallet_implementation(factory);
+            self.deploy_at(Artifact::SmartWallet, &[], implementation)?;
+            let args =
+                WalletFactory::constructorCall { implementation_: implementation }.abi_encode();
+            self.deploy_at(Artifact::WalletFactory, &args, factory)?;
+            out.wallet_factory = Some((factory, implementation));
+        }
+        Ok(out)
+    }
+}
+
+/// The executor of a legacy router: the contract its constructor created.
+pub fn legacy_executor(router: Address) -> Address {
+    router.create(1)
+}
+
+/// The wallet implementation of a wallet factory: its first CREATE.
+pub fn wallet_implementation(factory: Address) -> Address {
+    factory.create(1)
+}
+
+/// The `ensowallet-v2` wallet of `owner`: the CREATE2 address of the
+/// factory's EIP-1167 proxy to `implementation`, salt `bytes32(owner)`.
+pub fn wallet_address(factory: Address, implementation: Address, owner: Address) -> Address {
+    let mut initcode = Vec::with_capacity(55);
+    initcode.extend_from_slice(&alloy_primitives::hex!("3d602d80600a3d3981f3363d3d373d3d3d363d73"));
+    initcode.extend_from_slice(implementation.as_slice());
+    initcode.extend_from_slice(&alloy_primitives::hex!("5af43d82803e903d91602b57fd5bf3"));
+    let salt = B256::left_padding_from(owner.as_slice());
+    factory.create2(salt, keccak256(&initcode))
+}
+
+#[cfg(test)]
+mod tests {
+    use switchyard_catalog::loaders;
+
+    use super::*;
+
+    #[test]
+    fn the_embedded_market_builds() -> Result<(), Box<dyn std::error::Error>> {
+        let catalog = loaders::load_catalog(&[] as &[&str])?;
+        let market = loaders::load_market(None, &catalog)?;
+        let snapshot = MarketSnapshot::build(&market, &catalog)?;
+        let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
+        let t = std::time::Instant::now();
+        let world = World::build(&catalog, &market, &snapshot, &npm)?;
+        eprintln!("built in {:?}", t.elapsed());
+        for (chain, w) in &world.chains {
+            for (pool, why) in &w.unbuilt {
+                eprintln!("chain {chain}: {pool}: {why}");
+            }
+        }
+        let w = world.chain(ChainId(1)).ok_or("no chain 1")?;
+        let mut evm = w.fork();
+        // The USDC/WETH V2 pair holds the snapshot's reserves at its real address.
+        let pair = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
+        let r = evm.view(pair, &UniswapV2Pair::getReservesCall {})?;
+        assert_eq!(U256::from(r.reserve0), U256::from(21_000_000_000_000u64));
+        Ok(())
+    }
+
+    #[test]
+    fn mapping_slots_follow_solidity() {
+        // keccak256(abi.encode(key, slot)), the layout of `mapping(address => …)`.
+        let key = address!("00000000000000000000000000000000000000aa");
+        let mut preimage = [0u8; 64];
+        preimage[12..32].copy_from_slice(key.as_slice());
+        preimage[63] = 3;
+        assert_eq!(mapping_slot(key, 3), U256::from_be_bytes(keccak256(preimage).0));
+    }
+}
