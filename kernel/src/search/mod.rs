@@ -62,6 +62,9 @@ pub struct SearchParams {
     pub excluded_protocols: BTreeSet<String>,
     /// Bridge names not to route through.
     pub excluded_bridges: BTreeSet<String>,
+    /// Pools not to route through, by snapshot index (pools whose
+    /// transactions cannot be executed, for instance).
+    pub excluded_pools: BTreeSet<u32>,
     /// Cost of one gas unit in raw units of each output token (from the gas
     /// price and USD prices); `None` ranks by gross output.
     pub gas_cost_in_out: Vec<Option<f64>>,
@@ -78,6 +81,7 @@ impl Default for SearchParams {
             split_chunks: 64,
             excluded_protocols: BTreeSet::new(),
             excluded_bridges: BTreeSet::new(),
+            excluded_pools: BTreeSet::new(),
             gas_cost_in_out: Vec::new(),
         }
     }
@@ -339,6 +343,7 @@ fn route_leg(
     let allowed = |e: Edge| match e {
         Edge::Pool { pool, .. } => {
             !quarantine.borrow().contains(&pool)
+                && !params.excluded_pools.contains(&pool)
                 && snapshot
                     .pools()
                     .get(pool as usize)
