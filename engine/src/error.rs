@@ -47,9 +47,55 @@ pub enum EngineError {
     /// search threads lives on.
     #[error("route search panicked")]
     SearchPanicked,
-    /// The system could not get randomness for a key.
+    /// The system could not get randomness for a key or a request id.
     #[error("no randomness available")]
     Random,
+    /// An input is all fee.
+    #[error("amountIn[{index}] is zero after the fee")]
+    ZeroAfterFee {
+        /// Input index.
+        index: usize,
+    },
+    /// A requested minimum is above what the route delivers.
+    #[error("minAmountOut[{index}] is {min}, above the {quoted} the best route delivers")]
+    MinAmountOut {
+        /// Output index.
+        index: usize,
+        /// The minimum asked for.
+        min: alloy_primitives::U256,
+        /// The route's output.
+        quoted: alloy_primitives::U256,
+    },
+    /// The routing strategy has no contracts on the chain.
+    #[error("routing strategy {strategy} is not deployed on chain {chain}")]
+    StrategyUnavailable {
+        /// Strategy.
+        strategy: switchyard_catalog::RoutingStrategy,
+        /// Chain.
+        chain: switchyard_catalog::ChainId,
+    },
+    /// A native input cannot be pulled from a spender.
+    #[error("a native-coin input cannot be taken from a spender")]
+    SpenderNative,
+    /// Cross-chain routes are quoted but their transactions are not built.
+    #[error("cross-chain transactions are not built yet")]
+    CrossChainRoute,
+    /// The EVM world is missing (no Uniswap bytecode, or it failed to build).
+    #[error("transaction simulation unavailable: {0}")]
+    SimulatorUnavailable(String),
+    /// A transaction could not be encoded.
+    #[error("encoding")]
+    Encode(#[source] crate::encode::EncodeError),
+    /// A transaction the engine built failed in simulation: a bug, never
+    /// returned.
+    #[error("simulation failed: {0}")]
+    SimulationFailed(String),
+    /// A simulated output differs from the quote: a bug, never returned.
+    #[error("simulated output {index} differs from the quote")]
+    SimulationMismatch {
+        /// Output index.
+        index: usize,
+    },
 }
 
 impl EngineError {
@@ -61,6 +107,15 @@ impl EngineError {
             Self::RateLimited { .. } => ErrorCode::TooManyRequests,
             Self::Unavailable(_) => ErrorCode::Unavailable,
             Self::Route(e) => e.code(),
+            Self::ZeroAfterFee { .. } | Self::SpenderNative | Self::StrategyUnavailable { .. } => {
+                ErrorCode::BadRequest
+            }
+            Self::MinAmountOut { .. } => ErrorCode::Unprocessable,
+            Self::CrossChainRoute => ErrorCode::NotImplemented,
+            Self::SimulatorUnavailable(_) => ErrorCode::Unavailable,
+            Self::Encode(_) | Self::SimulationFailed(_) | Self::SimulationMismatch { .. } => {
+                ErrorCode::Internal
+            }
             Self::Catalog(_)
             | Self::Kernel(_)
             | Self::Store(_)

@@ -28,12 +28,15 @@
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+pub mod encode;
 mod error;
 pub mod evm;
 pub mod keys;
 mod market;
 pub mod quote;
 pub mod rate_limit;
+pub mod route;
+pub mod simulate;
 mod volume;
 
 use std::{path::PathBuf, sync::Arc, thread::JoinHandle, time::Duration};
@@ -42,9 +45,10 @@ use actix::prelude::*;
 use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
-pub use market::{MarketState, build_state};
+pub use market::{MarketState, StateInputs, build_state};
 pub use quote::{Quote, QuoteRequest};
 pub use rate_limit::{RateDecision, RateLimiter};
+pub use route::{RouteRequest, RouteTx};
 use switchyard_catalog::{Catalog, ChainId, ContractSet, loaders};
 use switchyard_kernel::MarketSnapshot;
 pub use volume::VolumeStats;
@@ -63,6 +67,9 @@ pub struct EngineConfig {
     pub market_file: Option<PathBuf>,
     /// Contract address overrides from the operator's config.
     pub contract_overrides: Vec<ContractSet>,
+    /// The `node_modules` directory holding the Uniswap npm packages
+    /// (`None`: [`evm::NpmArtifacts::default_dir`]).
+    pub node_modules: Option<PathBuf>,
 }
 
 /// Status of a market data feed (tycho's states).
@@ -147,8 +154,15 @@ impl Engine {
         }
         let market = loaders::load_market(config.market_file.as_deref(), &catalog)?;
         let snapshot = MarketSnapshot::build(&market, &catalog)?;
-        let state =
-            Arc::new(ArcSwap::from_pointee(build_state(Arc::new(catalog), Arc::new(snapshot))));
+        let npm_dir = config.node_modules.clone().unwrap_or_else(evm::NpmArtifacts::default_dir);
+        let inputs = StateInputs {
+            catalog: Arc::new(catalog),
+            market: Arc::new(market),
+            npm: evm::NpmArtifacts::load(&npm_dir)
+                .map(Arc::new)
+                .map_err(|e| evm::artifacts::error_chain(&e)),
+        };
+        let state = Arc::new(ArcSwap::from_pointee(build_state(&inputs, Arc::new(snapshot))));
         // Open the database here first: a bad data directory fails the start
         // in this thread, and the first request already sees every key.
         let key_cache =
@@ -166,7 +180,10 @@ impl Engine {
                     let keys = Supervisor::start(move |_| keys::KeyStoreActor::new(data_dir, kc));
                     let volume =
                         Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir));
-                    let prices = Supervisor::start(move |_| market::PriceCacheActor { state: st });
+                    let prices = Supervisor::start(move |_| market::PriceCacheActor {
+                        state: st,
+                        inputs: inputs.clone(),
+                    });
                     let _ = tx.send((System::current(), keys, volume, prices));
                 });
                 if let Err(e) = sys.run() {
@@ -279,6 +296,12 @@ impl EngineHandle {
     /// rayon pool, never on the async runtime).
     pub async fn quote(&self, req: QuoteRequest) -> Result<Quote, EngineError> {
         quote::quote(self.state(), req).await
+    }
+
+    /// Builds the transaction of a route and executes it in the EVM world
+    /// of the same state before returning it (on the rayon pool).
+    pub async fn route(&self, req: RouteRequest) -> Result<RouteTx, EngineError> {
+        route::route(self.state(), req).await
     }
 
     /// Status of every feed. The embedded snapshot is one `ready` feed per

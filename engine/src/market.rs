@@ -1,36 +1,90 @@
-//! Market state (catalog, snapshot, prices) and the [`PriceCacheActor`]
-//! that republishes it when a new snapshot arrives.
+//! Market state (catalog, snapshot, prices, and the EVM world that proves
+//! transactions against that snapshot) and the [`PriceCacheActor`] that
+//! republishes it when a new snapshot arrives.
 //!
 //! Readers load the whole [`MarketState`] with one atomic pointer read and
 //! never take a lock; a writer builds a new state and swaps it in.
 
-use std::sync::Arc;
+use std::{collections::BTreeSet, sync::Arc};
 
 use actix::prelude::*;
 use arc_swap::ArcSwap;
-use switchyard_catalog::Catalog;
+use switchyard_catalog::{Catalog, Market};
 use switchyard_kernel::{MarketSnapshot, PriceTable, derive_prices, usd_anchors};
+
+use crate::evm::{NpmArtifacts, artifacts::error_chain, world::World};
 
 /// Everything a request reads, published together.
 #[derive(Debug)]
 pub struct MarketState {
     /// Catalog.
     pub catalog: Arc<Catalog>,
+    /// The market records the snapshot was built from (addresses and
+    /// protocol facts the pool states do not carry).
+    pub market: Arc<Market>,
     /// Pool state.
     pub snapshot: Arc<MarketSnapshot>,
     /// Prices derived from `snapshot`.
     pub prices: Arc<PriceTable>,
+    /// The EVM world of `snapshot`, or why there is none.
+    pub world: Result<Arc<World>, String>,
+    /// Snapshot indexes of pools the world could not reproduce: no route
+    /// goes through them, since no transaction through them can be proven.
+    pub unprovable: BTreeSet<u32>,
 }
 
-/// Builds a state, deriving the prices.
-pub fn build_state(catalog: Arc<Catalog>, snapshot: Arc<MarketSnapshot>) -> MarketState {
-    let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&catalog)));
-    MarketState { catalog, snapshot, prices }
+/// What building a state needs besides the snapshot.
+#[derive(Debug, Clone)]
+pub struct StateInputs {
+    /// Catalog.
+    pub catalog: Arc<Catalog>,
+    /// Market records.
+    pub market: Arc<Market>,
+    /// The Uniswap bytecode, or why it is missing.
+    pub npm: Result<Arc<NpmArtifacts>, String>,
 }
 
-/// Recomputes prices for every published snapshot.
+/// Builds a state: prices, and the world of the snapshot.
+pub fn build_state(inputs: &StateInputs, snapshot: Arc<MarketSnapshot>) -> MarketState {
+    let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&inputs.catalog)));
+    let world = inputs.npm.clone().and_then(|npm| {
+        World::build(&inputs.catalog, &inputs.market, &snapshot, &npm)
+            .map(Arc::new)
+            .map_err(|e| error_chain(&e))
+    });
+    let mut unprovable = BTreeSet::new();
+    match &world {
+        Ok(w) => {
+            for (k, pool) in snapshot.pools().iter().enumerate() {
+                let unbuilt = w
+                    .chain(pool.chain)
+                    .is_none_or(|c| c.unbuilt.iter().any(|(a, _)| *a == pool.address));
+                if unbuilt {
+                    unprovable.insert(k as u32);
+                }
+            }
+            for (chain, pool, why) in w.unbuilt() {
+                tracing::warn!(%chain, %pool, reason = why, "pool left out of routing: no EVM fixture");
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "no EVM world: routes cannot be proven and are refused")
+        }
+    }
+    MarketState {
+        catalog: Arc::clone(&inputs.catalog),
+        market: Arc::clone(&inputs.market),
+        snapshot,
+        prices,
+        world,
+        unprovable,
+    }
+}
+
+/// Recomputes prices (and the world) for every published snapshot.
 pub(crate) struct PriceCacheActor {
     pub(crate) state: Arc<ArcSwap<MarketState>>,
+    pub(crate) inputs: StateInputs,
 }
 
 impl Actor for PriceCacheActor {
@@ -48,7 +102,6 @@ impl Handler<PublishSnapshot> for PriceCacheActor {
     type Result = ();
 
     fn handle(&mut self, msg: PublishSnapshot, _: &mut Self::Context) {
-        let catalog = Arc::clone(&self.state.load().catalog);
-        self.state.store(Arc::new(build_state(catalog, msg.0)));
+        self.state.store(Arc::new(build_state(&self.inputs, msg.0)));
     }
 }

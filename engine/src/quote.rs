@@ -1,7 +1,8 @@
-//! Quoting: the engine's side of a route request. It turns the API's filters
-//! into the kernel's excluded protocols, prices gas in each output token,
-//! runs the kernel search on the rayon pool under `catch_unwind`, and prices
-//! the result's impact in USD.
+//! Quoting: the engine's side of a route request. It takes the fee off each
+//! input, turns the API's filters into the kernel's excluded protocols (and
+//! leaves out pools no transaction can be proven through), prices gas in
+//! each output token, runs the kernel search on the rayon pool under
+//! `catch_unwind`, and prices the result's impact in USD.
 
 use std::{collections::BTreeSet, panic::AssertUnwindSafe, sync::Arc};
 
@@ -20,8 +21,11 @@ pub struct QuoteRequest {
     pub chain: ChainId,
     /// Chain of the outputs, when the route crosses chains.
     pub destination_chain: Option<ChainId>,
-    /// Inputs and the amounts routed (after any fee).
+    /// Inputs and their full amounts (the fee is taken off them).
     pub inputs: Vec<(Address, U256)>,
+    /// Fee per input, bps (one value for all, or one per input; empty for
+    /// none).
+    pub fee_bps: Vec<u32>,
     /// Outputs: one, or one per input.
     pub outputs: Vec<Address>,
     /// Liquidity sources (aggregator names) to leave out.
@@ -35,8 +39,10 @@ pub struct QuoteRequest {
 /// A priced plan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quote {
-    /// The plan, exact amounts.
+    /// The plan, exact amounts (of the inputs after the fee).
     pub plan: Plan,
+    /// Fee taken off each input, wei.
+    pub fee_amounts: Vec<U256>,
     /// USD value lost between inputs and outputs, bps; `None` without prices.
     pub price_impact_bps: Option<f64>,
     /// Block of the source chain's state the quote was computed on.
@@ -89,42 +95,74 @@ fn gas_cost_in(state: &MarketState, chain: ChainId, token: Address) -> Option<f6
     Some(usd_per_gas / out * 10f64.powi(i32::from(dec)))
 }
 
-pub(crate) async fn quote(
-    state: Arc<MarketState>,
-    req: QuoteRequest,
-) -> Result<Quote, EngineError> {
+/// `amount * bps / 10_000`, rounded down: the fee taken off an input.
+pub fn fee_of(amount: U256, bps: u32) -> U256 {
+    // bps ≤ 10,000, so only an amount near 2^256 overflows the product;
+    // dividing first then gives the same floor for the part that matters.
+    amount.checked_mul(U256::from(bps)).map_or_else(
+        || amount / U256::from(10_000u32) * U256::from(bps),
+        |p| p / U256::from(10_000u32),
+    )
+}
+
+/// Runs `f` on the rayon pool under `catch_unwind`, waiting at most
+/// [`ACTOR_TIMEOUT`]: CPU work never runs on the async runtime, and a panic
+/// is an error for this request only.
+pub(crate) async fn on_pool<T: Send + 'static>(
+    what: &'static str,
+    f: impl FnOnce() -> Result<T, EngineError> + Send + 'static,
+) -> Result<T, EngineError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    rayon::spawn(move || {
+        let r = std::panic::catch_unwind(AssertUnwindSafe(f));
+        let _ = tx.send(r);
+    });
+    match tokio::time::timeout(ACTOR_TIMEOUT, rx).await {
+        Ok(Ok(Ok(r))) => r,
+        Ok(Ok(Err(_))) => {
+            tracing::error!(what, "panicked");
+            Err(EngineError::SearchPanicked)
+        }
+        Ok(Err(_)) | Err(_) => Err(EngineError::Unavailable(what)),
+    }
+}
+
+/// Quotes on the current thread (call it on the pool).
+pub(crate) fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, EngineError> {
     let out_chain = req.destination_chain.unwrap_or(req.chain);
+    let mut fee_amounts = Vec::with_capacity(req.inputs.len());
+    let mut routed = Vec::with_capacity(req.inputs.len());
+    for (k, (token, amount)) in req.inputs.iter().enumerate() {
+        let bps = req.fee_bps.get(k).or(req.fee_bps.first()).copied().unwrap_or(0);
+        let fee = fee_of(*amount, bps);
+        let left = amount.saturating_sub(fee);
+        if left.is_zero() {
+            return Err(EngineError::ZeroAfterFee { index: k });
+        }
+        fee_amounts.push(fee);
+        routed.push((*token, left));
+    }
     let params = SearchParams {
-        excluded_protocols: excluded_protocols(&state.catalog, &req),
+        excluded_protocols: excluded_protocols(&state.catalog, req),
         excluded_bridges: req.ignore_bridges.iter().cloned().collect(),
-        gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(&state, out_chain, *t)).collect(),
+        excluded_pools: state.unprovable.clone(),
+        gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(state, out_chain, *t)).collect(),
         ..SearchParams::default()
     };
     let route_req = RouteRequest {
         chain: req.chain,
         destination_chain: req.destination_chain,
-        inputs: req.inputs.clone(),
+        inputs: routed,
         outputs: req.outputs.clone(),
     };
-    let snapshot: Arc<MarketSnapshot> = Arc::clone(&state.snapshot);
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    rayon::spawn(move || {
-        let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            find_routes(&snapshot, &route_req, &params)
-        }));
-        let _ = tx.send(r);
-    });
-    let plan = match tokio::time::timeout(ACTOR_TIMEOUT, rx).await {
-        Ok(Ok(Ok(r))) => r.map_err(EngineError::Route)?,
-        Ok(Ok(Err(_))) => {
-            tracing::error!(chain = %req.chain, "route search panicked");
-            return Err(EngineError::SearchPanicked);
-        }
-        Ok(Err(_)) | Err(_) => return Err(EngineError::Unavailable("route search")),
-    };
+    let snapshot: &MarketSnapshot = &state.snapshot;
+    let plan = find_routes(snapshot, &route_req, &params).map_err(EngineError::Route)?;
     let chain = req.chain;
-    let usd_in: Option<f64> =
-        req.inputs.iter().map(|(t, a)| usd(&state.prices, &state.catalog, chain, *t, *a)).sum();
+    let usd_in: Option<f64> = route_req
+        .inputs
+        .iter()
+        .map(|(t, a)| usd(&state.prices, &state.catalog, chain, *t, *a))
+        .sum();
     let usd_out: Option<f64> = req
         .outputs
         .iter()
@@ -136,5 +174,12 @@ pub(crate) async fn quote(
         _ => None,
     };
     let block_number = state.snapshot.head(chain).map_or(0, |h| h.block_number);
-    Ok(Quote { plan, price_impact_bps, block_number })
+    Ok(Quote { plan, fee_amounts, price_impact_bps, block_number })
+}
+
+pub(crate) async fn quote(
+    state: Arc<MarketState>,
+    req: QuoteRequest,
+) -> Result<Quote, EngineError> {
+    on_pool("route search", move || quote_now(&state, &req)).await
 }

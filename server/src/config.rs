@@ -12,6 +12,7 @@
 //! default_key_rate = 10.0          # SWITCHYARD_DEFAULT_KEY_RATE: req/s of `keys create` without --rate
 //! log_format = "json"              # SWITCHYARD_LOG_FORMAT: json | pretty
 //! log_filter = "info"              # SWITCHYARD_LOG_FILTER (or RUST_LOG)
+//! node_modules = "contracts/node_modules" # SWITCHYARD_NODE_MODULES: the Uniswap npm packages
 //!
 //! # Contract overrides, per chain and routing strategy.
 //! [[contracts]]
@@ -82,6 +83,10 @@ pub struct RawConfig {
     pub log_filter: String,
     /// Contract overrides.
     pub contracts: Vec<ContractOverride>,
+    /// `node_modules` with `@uniswap/v2-core` and `@uniswap/v3-core` (the
+    /// bytecode of the EVM world); `None`: the source tree's
+    /// `contracts/node_modules`.
+    pub node_modules: Option<PathBuf>,
 }
 
 impl Default for RawConfig {
@@ -97,6 +102,7 @@ impl Default for RawConfig {
             log_format: "json".to_owned(),
             log_filter: "info".to_owned(),
             contracts: Vec::new(),
+            node_modules: None,
         }
     }
 }
@@ -122,6 +128,8 @@ pub struct Config {
     pub log_filter: String,
     /// Contract overrides.
     pub contracts: Vec<ContractSet>,
+    /// The Uniswap npm packages' directory.
+    pub node_modules: Option<PathBuf>,
 }
 
 /// A configuration error.
@@ -216,6 +224,7 @@ impl RawConfig {
             pretty_logs,
             log_filter: self.log_filter,
             contracts,
+            node_modules: self.node_modules,
         })
     }
 }

@@ -145,6 +145,7 @@ fn serve(mut cfg: Config) -> Result<()> {
         catalog_files: std::mem::take(&mut cfg.catalog_files),
         market_file: cfg.market.take(),
         contract_overrides: std::mem::take(&mut cfg.contracts),
+        node_modules: cfg.node_modules.take(),
     })
     .context("starting the engine")?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -103,32 +103,13 @@ pub async fn quote(
             "tokenOut must be one token, or one per tokenIn",
         ));
     }
-    let mut inputs = Vec::with_capacity(req.token_in.len());
-    let mut fee_amount = Vec::with_capacity(req.token_in.len());
-    for (k, (token, amount)) in req.token_in.iter().zip(&req.amount_in).enumerate() {
-        let bps = req.fee_bps.get(k).or(req.fee_bps.first()).copied().unwrap_or(0);
-        // bps ≤ 100, so the product cannot overflow past amount * 100.
-        let fee = amount
-            .checked_mul(U256::from(bps))
-            .map_or(*amount / U256::from(10_000u32) * U256::from(bps), |p| {
-                p / U256::from(10_000u32)
-            });
-        let routed = *amount - fee;
-        if routed.is_zero() {
-            return Err(ApiError::invalid(
-                format!("amountIn[{k}]"),
-                format!("amountIn[{k}] is zero after the fee"),
-            ));
-        }
-        fee_amount.push(fee.to_string());
-        inputs.push((*token, routed));
-    }
     let quote = s
         .engine
         .quote(QuoteRequest {
             chain,
             destination_chain,
-            inputs,
+            inputs: req.token_in.iter().copied().zip(req.amount_in.iter().copied()).collect(),
+            fee_bps: req.fee_bps.clone(),
             outputs: req.token_out.clone(),
             ignore_aggregators: req.ignore_aggregators.clone(),
             ignore_standards: req.ignore_standards.clone(),
@@ -144,7 +125,7 @@ pub async fn quote(
         amount_out,
         price_impact: quote.price_impact_bps,
         route: hops(&quote.plan),
-        fee_amount,
+        fee_amount: quote.fee_amounts.iter().map(ToString::to_string).collect(),
         gas: quote.plan.gas.to_string(),
         block_number: quote.block_number,
         bridging_estimates: bridging_estimates(&quote.plan),

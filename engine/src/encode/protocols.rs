@@ -1,0 +1,136 @@
+//! The public interfaces programs call, as `sol!` bindings: each function
+//! `f` gives an `fCall` with its `SELECTOR` and typed arguments. These are
+//! the protocols' own ABIs (the fixtures in `contracts/` follow them), plus
+//! the helper functions every executor carries (`ShortcutsBase.sol`).
+
+// `sol!` generates the call types; the Solidity below is their
+// documentation.
+#![allow(missing_docs)]
+
+use alloy_sol_types::sol;
+
+sol! {
+    /// ERC-20.
+    interface IERC20 {
+        function transfer(address to, uint256 amount) external returns (bool);
+        function transferFrom(address from, address to, uint256 amount) external returns (bool);
+        function approve(address spender, uint256 amount) external returns (bool);
+        function balanceOf(address who) external view returns (uint256);
+    }
+
+    /// WETH9.
+    interface IWETH {
+        function deposit() external payable;
+        function withdraw(uint256 wad) external;
+    }
+
+    /// Uniswap V2 pair (and forks).
+    interface IUniswapV2Pair {
+        function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes data) external;
+    }
+
+    /// Uniswap V3 pool (and forks).
+    interface IUniswapV3Pool {
+        function swap(
+            address recipient,
+            bool zeroForOne,
+            int256 amountSpecified,
+            uint160 sqrtPriceLimitX96,
+            bytes data
+        ) external returns (int256 amount0, int256 amount1);
+    }
+
+    /// ERC-4626.
+    interface IERC4626 {
+        function deposit(uint256 assets, address receiver) external returns (uint256 shares);
+        function redeem(uint256 shares, address receiver, address owner) external returns (uint256 assets);
+    }
+
+    /// Curve StableSwap.
+    interface ICurvePool {
+        function get_dy(int128 i, int128 j, uint256 dx) external view returns (uint256);
+        function exchange(int128 i, int128 j, uint256 dx, uint256 min_dy) external payable returns (uint256);
+    }
+
+    /// Balancer V2 Vault.
+    interface IBalancerVault {
+        struct SingleSwap {
+            bytes32 poolId;
+            uint8 kind;
+            address assetIn;
+            address assetOut;
+            uint256 amount;
+            bytes userData;
+        }
+        struct FundManagement {
+            address sender;
+            bool fromInternalBalance;
+            address recipient;
+            bool toInternalBalance;
+        }
+        function swap(SingleSwap singleSwap, FundManagement funds, uint256 limit, uint256 deadline)
+            external payable returns (uint256 amountCalculated);
+    }
+
+    /// Aave V3 pool.
+    interface IAavePool {
+        function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode) external;
+        function withdraw(address asset, uint256 amount, address to) external returns (uint256);
+    }
+
+    /// Compound V2 cToken.
+    interface ICToken {
+        function mint(uint256 mintAmount) external returns (uint256);
+        function redeem(uint256 redeemTokens) external returns (uint256);
+    }
+
+    /// Lido stETH.
+    interface IStETH {
+        function submit(address referral) external payable returns (uint256);
+        function sharesOf(address account) external view returns (uint256);
+        function transferShares(address recipient, uint256 sharesAmount) external returns (uint256);
+    }
+
+    /// Lido wstETH.
+    interface IWstETH {
+        function wrap(uint256 stETHAmount) external returns (uint256);
+        function unwrap(uint256 wstETHAmount) external returns (uint256);
+    }
+
+    /// What every executor carries for its programs (`ShortcutsBase.sol`).
+    interface IShortcutsHelpers {
+        function tokenBalance(address token, address account) external view returns (uint256);
+        function add(uint256 a, uint256 b) external pure returns (uint256);
+        function sub(uint256 a, uint256 b) external pure returns (uint256);
+        function mul(uint256 a, uint256 b) external pure returns (uint256);
+        function div(uint256 a, uint256 b) external pure returns (uint256);
+        function min(uint256 a, uint256 b) external pure returns (uint256);
+        function max(uint256 a, uint256 b) external pure returns (uint256);
+        function isEqual(uint256 a, uint256 b) external pure returns (bool);
+        function isLessThan(uint256 a, uint256 b) external pure returns (bool);
+        function isEqualOrLessThan(uint256 a, uint256 b) external pure returns (bool);
+        function isGreaterThan(uint256 a, uint256 b) external pure returns (bool);
+        function isEqualOrGreaterThan(uint256 a, uint256 b) external pure returns (bool);
+        function not(bool c) external pure returns (bool);
+        function check(bool c) external pure returns (bool);
+        function toggle(bool c, uint256 a, uint256 b) external pure returns (uint256);
+        function bpsOf(uint256 amount, uint256 bps) external pure returns (uint256);
+        function lessBps(uint256 amount, uint256 bps) external pure returns (uint256);
+        function requireAtLeast(uint256 amount, uint256 minimum) external pure returns (uint256);
+        function v2AmountOut(address pair, address tokenIn, uint256 amountIn, uint256 feeBps)
+            external view returns (uint256);
+        function v3AmountOut(bytes ret, bool zeroForOne) external pure returns (uint256);
+    }
+
+    /// The shortcut entry points.
+    interface IShortcuts {
+        function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+    }
+
+    /// The legacy delegate entry point.
+    interface ILegacyShortcuts {
+        function executeShortcut(bytes32 shortcutId, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+    }
+}

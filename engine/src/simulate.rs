@@ -1,0 +1,136 @@
+//! Executing a transaction before it is returned: a fork of the chain's
+//! world with the sender's balances and approvals in place, the
+//! transaction run, and the balances that matter measured before and
+//! after.
+//!
+//! ```text
+//! ChainWorld::fork ─▶ fund owners ─▶ approve spenders ─▶ (delegate the sender's account)
+//!                  ─▶ read watched balances ─▶ run tx ─▶ read them again ─▶ SimOutcome
+//! ```
+
+use alloy_primitives::{Address, Bytes, Log, U256};
+use alloy_sol_types::{SolCall, SolInterface};
+
+use crate::{
+    encode::{Approval, Tx, protocols::IERC20},
+    evm::{
+        EvmError, ForkEvm,
+        abi::{LegacyShortcutsRouter, ShortcutsExecutor, ShortcutsRouter},
+        world::ChainWorld,
+    },
+};
+
+/// What to put in place before the transaction.
+#[derive(Debug, Clone, Default)]
+pub struct SimSetup {
+    /// Balances to give: `(holder, token, amount)`.
+    pub funds: Vec<(Address, Address, U256)>,
+    /// Allowances to grant (sent by their owners first).
+    pub approvals: Vec<Approval>,
+    /// Accounts whose code becomes an EIP-7702 delegation:
+    /// `(account, delegate)`.
+    pub delegations: Vec<(Address, Address)>,
+    /// Balances to measure: `(holder, token)`.
+    pub watch: Vec<(Address, Address)>,
+}
+
+/// What the transaction did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimOutcome {
+    /// Gas the transaction used (intrinsic gas included).
+    pub gas_used: u64,
+    /// Logs, in order.
+    pub logs: Vec<Log>,
+    /// Gain of each watched balance, in `watch` order (`None` where it went
+    /// down).
+    pub gains: Vec<Option<U256>>,
+}
+
+/// Why a simulation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The transaction reverted or halted.
+    #[error("transaction failed: {reason}")]
+    Failed {
+        /// A decoded reason.
+        reason: String,
+        /// The EVM's error.
+        #[source]
+        source: EvmError,
+    },
+    /// Setting up the fork failed (funding, an approval).
+    #[error("simulation setup: {0}")]
+    Setup(String),
+}
+
+/// Runs `tx` in a fork of `world` after `setup`.
+pub fn simulate(world: &ChainWorld, tx: &Tx, setup: &SimSetup) -> Result<SimOutcome, SimError> {
+    let mut evm = world.fork();
+    prepare(world, &mut evm, setup)?;
+    run_prepared(&mut evm, tx, &setup.watch)
+}
+
+/// Funds, approvals and delegations of `setup`, in a fork.
+pub fn prepare(world: &ChainWorld, evm: &mut ForkEvm, setup: &SimSetup) -> Result<(), SimError> {
+    let setup_err =
+        |what: String, e: EvmError| SimError::Setup(format!("{what}: {}", describe(&e)));
+    for (holder, token, amount) in &setup.funds {
+        world
+            .fund(evm, *token, *holder, *amount)
+            .map_err(|e| setup_err(format!("funding {holder} with {token}"), e))?;
+    }
+    for a in &setup.approvals {
+        let call = IERC20::approveCall { spender: a.spender, amount: a.amount };
+        evm.call(a.owner, a.token, call.abi_encode().into(), U256::ZERO)
+            .map_err(|e| setup_err(format!("approving {} on {}", a.spender, a.token), e))?;
+    }
+    for (account, delegate) in &setup.delegations {
+        evm.delegate_account(*account, *delegate);
+    }
+    Ok(())
+}
+
+/// Runs `tx` in a prepared fork, measuring `watch`.
+pub fn run_prepared(
+    evm: &mut ForkEvm,
+    tx: &Tx,
+    watch: &[(Address, Address)],
+) -> Result<SimOutcome, SimError> {
+    let read = |evm: &mut ForkEvm| -> Result<Vec<U256>, SimError> {
+        watch
+            .iter()
+            .map(|(holder, token)| {
+                ChainWorld::balance_of(evm, *token, *holder)
+                    .map_err(|e| SimError::Setup(format!("balance of {holder}: {}", describe(&e))))
+            })
+            .collect()
+    };
+    let before = read(evm)?;
+    let out = evm
+        .call(tx.from, tx.to, tx.data.clone(), tx.value)
+        .map_err(|source| SimError::Failed { reason: describe(&source), source })?;
+    let after = read(evm)?;
+    let gains = before.iter().zip(&after).map(|(b, a)| a.checked_sub(*b)).collect();
+    Ok(SimOutcome { gas_used: out.gas_used, logs: out.logs, gains })
+}
+
+/// A readable account of an EVM failure, decoding the shortcut contracts'
+/// errors and the executor's wrapped callee reasons.
+pub fn describe(e: &EvmError) -> String {
+    let Some(data) = e.revert_data() else { return crate::evm::artifacts::error_chain(e) };
+    decode_revert(data).unwrap_or_else(|| e.to_string())
+}
+
+/// The shortcut contracts' custom errors, by name and arguments.
+pub fn decode_revert(data: &Bytes) -> Option<String> {
+    if let Ok(err) = ShortcutsExecutor::ShortcutsExecutorErrors::abi_decode(data) {
+        return Some(format!("{err:?}"));
+    }
+    if let Ok(err) = ShortcutsRouter::ShortcutsRouterErrors::abi_decode(data) {
+        return Some(format!("{err:?}"));
+    }
+    if let Ok(err) = LegacyShortcutsRouter::LegacyShortcutsRouterErrors::abi_decode(data) {
+        return Some(format!("{err:?}"));
+    }
+    None
+}

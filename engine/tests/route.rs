@@ -1,0 +1,98 @@
+//! Routes through the engine handle: every transaction returned is executed
+//! again here, in a fresh fork of the engine's world, and must deliver the
+//! quoted amount to the receiver.
+
+use std::path::PathBuf;
+
+use alloy_primitives::{Address, U256, address};
+use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
+use switchyard_engine::{
+    Engine, EngineConfig, QuoteRequest, RouteRequest, RouteTx,
+    evm::world::ChainWorld,
+    simulate::{SimSetup, simulate},
+};
+
+const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
+const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
+const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("switchyard-route-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn request(token_in: Address, amount: u128, token_out: Address) -> RouteRequest {
+    RouteRequest {
+        quote: QuoteRequest {
+            chain: ChainId(1),
+            destination_chain: None,
+            inputs: vec![(token_in, U256::from(amount))],
+            fee_bps: Vec::new(),
+            outputs: vec![token_out],
+            ignore_aggregators: Vec::new(),
+            ignore_standards: Vec::new(),
+            ignore_bridges: Vec::new(),
+        },
+        from: USER,
+        strategy: RoutingStrategy::Router,
+        receiver: None,
+        spender: None,
+        refund_receiver: None,
+        to_eoa: false,
+        fee_receiver: None,
+        min_amount_out: Vec::new(),
+        slippage_bps: 50,
+        slippage_given: false,
+        referral_code: Some("switchyard".into()),
+        account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+    }
+}
+
+/// Executes `r` again in a fresh fork: the receiver gains exactly the quote.
+fn replay(world: &ChainWorld, r: &RouteTx, req: &RouteRequest, receiver: Address) {
+    let setup = SimSetup {
+        funds: req.quote.inputs.iter().map(|(t, a)| (req.from, *t, *a)).collect(),
+        approvals: r.approvals.clone(),
+        delegations: Vec::new(),
+        watch: req.quote.outputs.iter().map(|t| (receiver, *t)).collect(),
+    };
+    let out = simulate(world, &r.tx, &setup).expect("the returned transaction executes");
+    for (k, g) in out.gains.iter().enumerate() {
+        assert_eq!(*g, Some(r.quote.plan.amounts_out[k]), "output {k}");
+        assert!(r.quote.plan.amounts_out[k] >= r.min_amounts_out[k]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn router_routes_execute_and_deliver_the_quote() {
+    let dir = temp_dir("router");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world built");
+    let w1 = world.chain(ChainId(1)).expect("chain 1");
+    for (tin, amount, tout) in [
+        (USDC, 5_000_000_000u128, WETH),
+        (WETH, 2_000_000_000_000_000_000, USDC),
+        (NATIVE_TOKEN, 1_000_000_000_000_000_000, USDC),
+        (USDC, 1_000_000_000, NATIVE_TOKEN),
+    ] {
+        let req = request(tin, amount, tout);
+        let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {tout}: {e:?}"));
+        eprintln!(
+            "{tin} → {tout}: out {} gas {} steps {:?}",
+            r.quote.plan.amounts_out[0],
+            r.gas,
+            r.quote.plan.legs[0]
+                .routes
+                .iter()
+                .map(|r| r.steps.iter().map(|s| s.protocol.to_string()).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        );
+        replay(w1, &r, &req, USER);
+    }
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the service and the test suite need besides Rust, from the
+# registries, into the source tree (idempotent, quick when done already):
+#
+#   contracts/node_modules  @uniswap/v2-core@1.0.1, @uniswap/v3-core@1.0.1 (the
+#                           real Uniswap bytecode the EVM world runs; not
+#                           committed) and solc 0.8.37 (to rebuild our own
+#                           contracts' committed artifacts).
+#
+# Versions are pinned by contracts/package-lock.json. Needs node and npm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() {
+  [ -f "contracts/node_modules/@uniswap/v2-core/build/UniswapV2Pair.json" ] &&
+    [ -f "contracts/node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json" ]
+}
+
+if ! need; then
+  if ! command -v npm >/dev/null; then
+    echo "setup: npm is needed to install the Uniswap bytecode (contracts/package.json)" >&2
+    exit 1
+  fi
+  echo "setup: installing contracts/node_modules (npm ci)" >&2
+  npm ci --prefix contracts --no-audit --no-fund --loglevel=error
+fi
+need
