@@ -1522,3 +1522,32 @@ fn stableswap_refuses_what_curve_refuses() -> CaseResult {
     prop_assert!(matches!(r, Some(StableErrors::LengthMismatch(_))), "{r:?}");
     Ok(())
 }
+
+/// The selectors the contracts answer are mainnet's: a router built against
+/// Curve's and Balancer's ABIs calls these fixtures unchanged.
+#[test]
+fn selectors_are_the_public_abis() {
+    use ReferenceBalancerVault as V;
+    use ReferenceStableSwap as S;
+    let cases: [([u8; 4], [u8; 4], &str); 8] = [
+        (S::exchangeCall::SELECTOR, [0x3d, 0xf0, 0x21, 0x24], "exchange"),
+        (S::get_dyCall::SELECTOR, [0x5e, 0x0d, 0x44, 0x3f], "get_dy"),
+        (S::coinsCall::SELECTOR, [0xc6, 0x61, 0x06, 0x57], "coins"),
+        (S::balancesCall::SELECTOR, [0x49, 0x03, 0xb0, 0xd1], "balances"),
+        (S::ACall::SELECTOR, [0xf4, 0x46, 0xc1, 0xd0], "A"),
+        (V::swapCall::SELECTOR, [0x52, 0xbb, 0xbe, 0x29], "swap"),
+        (V::getPoolTokensCall::SELECTOR, [0xf9, 0x4d, 0x46, 0x68], "getPoolTokens"),
+        (V::getPoolCall::SELECTOR, [0xf6, 0xc0, 0x09, 0x27], "getPool"),
+    ];
+    for (ours, public, name) in cases {
+        assert_eq!(ours, public, "{name}");
+    }
+    assert_eq!(
+        S::TokenExchange::SIGNATURE_HASH,
+        alloy_primitives::b256!("8b3e96f2b889fa771c53c981b40daf005f63f637f1869f707052d15a3dd97140")
+    );
+    assert_eq!(
+        V::Swap::SIGNATURE_HASH,
+        alloy_primitives::b256!("2170c741c41531aec20e7c107c24eecfdd15e69c9bb0a8dd37b1840b9e0b207b")
+    );
+}
