@@ -67,8 +67,10 @@ if (errors.length > 0) process.exit(1);
 mkdirSync(outDir, { recursive: true });
 for (const file of Object.keys(sources)) {
   for (const [name, c] of Object.entries(output.contracts[file] ?? {})) {
-    // Interfaces declared beside a contract compile to no bytecode.
-    if (c.evm.bytecode.object.length === 0) continue;
+    // Interfaces declared beside a contract compile to no bytecode, and a
+    // library of internal functions only (WeightedMath) to a stub with an
+    // empty ABI that nothing deploys.
+    if (c.evm.bytecode.object.length === 0 || c.abi.length === 0) continue;
     write(name, c.abi, c.evm.bytecode.object, c.storageLayout);
   }
 }

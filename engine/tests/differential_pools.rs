@@ -1,0 +1,1553 @@
+//! Differential tests of the kernel's Curve StableSwap and Balancer V2
+//! weighted math (`switchyard_kernel::amm::{stableswap, weighted}`) against
+//! the reference contracts `contracts/src/ReferenceStableSwap.sol` and
+//! `contracts/src/ReferenceBalancerVault.sol` (math in
+//! `contracts/src/WeightedMath.sol`), run in the engine's EVM. No tolerance:
+//! outputs and next states equal to the wei.
+//!
+//! - StableSwap: random 2-, 3- and 4-coin pools (decimals 6 to 18, a native
+//!   coin in some, `A` 1 to 5000, `A_PRECISION` 1 and 100, fees and admin
+//!   fees, balances from 1 raw unit to past what the invariant can hold),
+//!   then a few exchanges each. Where the kernel quotes, `get_dy` and
+//!   `exchange` give exactly its output, `min_dy` one wei above it reverts,
+//!   the trader receives exactly it and `balances(k)` end where the kernel's
+//!   next state says, the admin part staying in the pool outside them.
+//!   Where the kernel refuses, the pool reverts, or (only for
+//!   `InsufficientLiquidity`, a trade that buys nothing) pays 0.
+//! - Weighted: random 2-token pools (weights 2% to 98%, the exact 50/50 and
+//!   80/20 shortcuts included, decimals 6 to 18, fees 0.0001% to 10%, both
+//!   pow rules), swaps from dust to past `MAX_IN_RATIO`, through the
+//!   Vault's `swap`. Same output and next balances; the kernel's
+//!   `InsufficientLiquidity` is the Vault's `MaxInRatio` revert or a swap
+//!   paying 0, its `InvalidState` any other revert.
+//! - The kernel's golden weighted vectors (`kernel/tests/golden/weighted/`)
+//!   replayed through the library's bytecode (`WeightedMathProbe`), every
+//!   one, and the swap vectors whose pools the Vault accepts through the
+//!   Vault itself.
+//!
+//! Coverage counters fail a property if its random cases stop reaching the
+//! paths that matter.
+
+use std::{
+    cell::Cell,
+    collections::{HashMap, hash_map::Entry},
+};
+
+use alloy_primitives::{Address, B256, Bytes, I256, U256};
+use alloy_sol_types::{SolCall, SolConstructor, SolEvent, SolInterface, sol};
+use proptest::{
+    prelude::*,
+    test_runner::{Config, TestCaseError, TestRunner},
+};
+use serde_json::Value;
+use switchyard_catalog::ChainId;
+use switchyard_engine::evm::{Artifact, Evm, EvmError, abi::TestERC20};
+use switchyard_kernel::{
+    Pool, PoolState, StableswapState, WeightedState,
+    amm::{AmmError, weighted::PowRule},
+    pool::u256_to_f64,
+};
+
+sol! {
+    /// `contracts/src/ReferenceStableSwap.sol`.
+    #[sol(all_derives)]
+    contract ReferenceStableSwap {
+        event TokenExchange(
+            address indexed buyer,
+            int128 sold_id,
+            uint256 tokens_sold,
+            int128 bought_id,
+            uint256 tokens_bought
+        );
+
+        error BadCoinCount(uint256 n);
+        error LengthMismatch();
+        error BadCoin(uint256 index);
+        error BadDecimals(uint256 index, uint8 decimals);
+        error BadParameters();
+        error NotDeployer();
+        error BadIndex(int128 index);
+        error SameCoin();
+        error Slippage(uint256 dy, uint256 minDy);
+        error BadValue(uint256 value);
+        error TransferFailed(address coin);
+        error NoConvergence();
+        error Reentrancy();
+
+        constructor(
+            address[] coins,
+            uint8[] decimals,
+            uint256 amplification,
+            uint256 aPrecision,
+            uint256 fee,
+            uint256 adminFee
+        );
+
+        function coins(uint256 i) external view returns (address);
+        function balances(uint256 i) external view returns (uint256);
+        function A() external view returns (uint256);
+        function A_precise() external view returns (uint256);
+        function A_PRECISION() external view returns (uint256);
+        function N_COINS() external view returns (uint256);
+        function fee() external view returns (uint256);
+        function admin_fee() external view returns (uint256);
+        function admin_balances(uint256 i) external view returns (uint256);
+        function get_dy(int128 i, int128 j, uint256 dx) external view returns (uint256);
+        function exchange(int128 i, int128 j, uint256 dx, uint256 min_dy)
+            external payable returns (uint256);
+        function seed(uint256[] balances) external;
+    }
+
+    /// `contracts/src/ReferenceBalancerVault.sol`.
+    #[sol(all_derives)]
+    contract ReferenceBalancerVault {
+        struct SingleSwap {
+            bytes32 poolId;
+            uint8 kind;
+            address assetIn;
+            address assetOut;
+            uint256 amount;
+            bytes userData;
+        }
+
+        struct FundManagement {
+            address sender;
+            bool fromInternalBalance;
+            address recipient;
+            bool toInternalBalance;
+        }
+
+        event PoolRegistered(bytes32 indexed poolId, address indexed poolAddress, uint8 specialization);
+        event Swap(
+            bytes32 indexed poolId,
+            address indexed tokenIn,
+            address indexed tokenOut,
+            uint256 amountIn,
+            uint256 amountOut
+        );
+
+        error MaxInRatio();
+        error ZeroDivision();
+        error XOutOfBounds();
+        error YOutOfBounds();
+        error ProductOutOfBounds();
+        error InvalidExponent();
+        error DecimalsTooLarge();
+        error NotDeployer();
+        error PoolAlreadyRegistered(bytes32 poolId);
+        error PoolNotRegistered(bytes32 poolId);
+        error BadPoolId(bytes32 poolId);
+        error BadTokenCount(uint256 n);
+        error LengthMismatch();
+        error BadToken(uint256 index);
+        error BadWeights();
+        error BadSwapFee(uint256 swapFee);
+        error BadPowRule(uint8 powRule);
+        error SwapDeadline(uint256 deadline);
+        error UnsupportedSwapKind(uint8 kind);
+        error InternalBalanceNotSupported();
+        error NativeNotSupported();
+        error SenderNotCaller(address sender);
+        error ZeroAmount();
+        error SameToken();
+        error TokenNotRegistered(address token);
+        error SwapLimit(uint256 amountOut, uint256 limit);
+        error TransferFailed(address token);
+        error Reentrancy();
+
+        function registerPool(
+            bytes32 poolId,
+            address[] tokens,
+            uint8[] decimals,
+            uint256[] balances,
+            uint256[] normalizedWeights,
+            uint256 swapFeePercentage,
+            uint8 powRule
+        ) external;
+        function getPoolTokens(bytes32 poolId)
+            external view returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
+        function getPool(bytes32 poolId) external view returns (address, uint8);
+        function getPoolParameters(bytes32 poolId)
+            external view
+            returns (uint256[] normalizedWeights, uint256 swapFeePercentage, uint8 powRule, uint8[] decimals);
+        function quoteGivenIn(bytes32 poolId, address assetIn, address assetOut, uint256 amount)
+            external view returns (uint256);
+        function swap(SingleSwap singleSwap, FundManagement funds, uint256 limit, uint256 deadline)
+            external payable returns (uint256 amountCalculated);
+    }
+
+    /// `contracts/src/WeightedMath.sol`: the library's functions, callable.
+    #[sol(all_derives)]
+    contract WeightedMathProbe {
+        error MaxInRatio();
+
+        function mulDown(uint256 a, uint256 b) external pure returns (uint256);
+        function mulUp(uint256 a, uint256 b) external pure returns (uint256);
+        function divDown(uint256 a, uint256 b) external pure returns (uint256);
+        function divUp(uint256 a, uint256 b) external pure returns (uint256);
+        function complement(uint256 x) external pure returns (uint256);
+        function pow(uint256 x, uint256 y) external pure returns (uint256);
+        function powUp(uint8 rule, uint256 x, uint256 y) external pure returns (uint256);
+        function exp(int256 x) external pure returns (int256);
+        function ln(int256 a) external pure returns (int256);
+        function calcOutGivenIn(
+            uint8 rule,
+            uint256 balanceIn,
+            uint256 weightIn,
+            uint256 balanceOut,
+            uint256 weightOut,
+            uint256 amountIn
+        ) external pure returns (uint256);
+        function outGivenIn(
+            uint8 rule,
+            uint256 balanceIn,
+            uint8 decimalsIn,
+            uint256 weightIn,
+            uint256 balanceOut,
+            uint8 decimalsOut,
+            uint256 weightOut,
+            uint256 swapFee,
+            uint256 amountIn
+        ) external pure returns (uint256);
+    }
+}
+
+use ReferenceBalancerVault::{
+    FundManagement, ReferenceBalancerVaultErrors as VaultErrors, SingleSwap,
+};
+use ReferenceStableSwap::ReferenceStableSwapErrors as StableErrors;
+
+const STABLESWAP_JSON: &str = include_str!("../../contracts/artifacts/ReferenceStableSwap.json");
+const VAULT_JSON: &str = include_str!("../../contracts/artifacts/ReferenceBalancerVault.json");
+const PROBE_JSON: &str = include_str!("../../contracts/artifacts/WeightedMathProbe.json");
+const VECTORS: &str = include_str!("../../kernel/tests/golden/weighted/vectors.json");
+
+const DEPLOYER: Address = Address::repeat_byte(0xde);
+const TRADER: Address = Address::repeat_byte(0x7a);
+const RECIPIENT: Address = Address::repeat_byte(0x5e);
+
+type CaseResult = Result<(), TestCaseError>;
+
+// ---------------------------------------------------------------- helpers
+
+/// `cases` cases, or `PROPTEST_CASES` when set (a longer soak).
+fn runner(cases: u32) -> TestRunner {
+    let defaults = Config::default();
+    let cases = if std::env::var_os("PROPTEST_CASES").is_some() { defaults.cases } else { cases };
+    TestRunner::new(Config { cases, max_shrink_iters: 256, failure_persistence: None, ..defaults })
+}
+
+/// Runs `test` over `strategy`, failing with proptest's minimal case.
+fn check<S: Strategy>(cases: u32, strategy: S, test: impl Fn(S::Value) -> CaseResult)
+where
+    S::Value: std::fmt::Debug,
+{
+    if let Err(e) = runner(cases).run(&strategy, test) {
+        panic!("{e}");
+    }
+}
+
+/// A number of `lo..=hi` significant bits with random bits below the top
+/// one: log-uniform over `[2^(lo-1), 2^hi)`.
+fn bits(lo: u32, hi: u32) -> impl Strategy<Value = U256> {
+    (lo..=hi, any::<[u64; 4]>()).prop_map(|(n, limbs)| {
+        let low = U256::from_limbs(limbs) & ((U256::ONE << (n - 1)) - U256::ONE);
+        low | (U256::ONE << (n - 1))
+    })
+}
+
+/// The nearest integer at or below `x`, at least 1.
+fn f64_to_u256(x: f64) -> U256 {
+    if x.is_nan() || x < 1.0 {
+        return U256::ONE;
+    }
+    if x < 2f64.powi(127) {
+        return U256::from(x as u128);
+    }
+    let exp = x.log2().floor() as usize;
+    let mantissa = (x / 2f64.powi(exp as i32 - 100)) as u128;
+    U256::from(mantissa) << (exp - 100).min(150)
+}
+
+/// An artifact's initcode followed by ABI-encoded constructor arguments.
+fn initcode(json: &str, args: &[u8]) -> Result<Bytes, TestCaseError> {
+    let doc: Value = serde_json::from_str(json).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let hex = doc["bytecode"].as_str().ok_or_else(|| TestCaseError::fail("no bytecode"))?;
+    let mut code =
+        alloy_primitives::hex::decode(hex).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    code.extend_from_slice(args);
+    Ok(code.into())
+}
+
+fn deploy_token(evm: &mut Evm, decimals: u8) -> Result<Address, EvmError> {
+    let args = TestERC20::constructorCall { name: "Token".into(), symbol: "TKN".into(), decimals }
+        .abi_encode();
+    evm.deploy_artifact(DEPLOYER, Artifact::TestErc20, &args)
+}
+
+fn mint(evm: &mut Evm, token: Address, to: Address, amount: U256) -> Result<(), EvmError> {
+    evm.call_sol(DEPLOYER, token, &TestERC20::mintCall { to, amount }).map(drop)
+}
+
+fn approve(evm: &mut Evm, token: Address, spender: Address) -> Result<(), EvmError> {
+    evm.call_sol(TRADER, token, &TestERC20::approveCall { spender, amount: U256::MAX }).map(drop)
+}
+
+fn balance(evm: &mut Evm, token: Address, who: Address) -> Result<U256, EvmError> {
+    evm.view(token, &TestERC20::balanceOfCall { who })
+}
+
+fn pool(address: Address, tokens: Vec<Address>, decimals: Vec<u8>, state: PoolState) -> Pool {
+    Pool {
+        chain: ChainId(1),
+        address,
+        protocol: "differential".into(),
+        tokens: tokens.into(),
+        decimals: decimals.into(),
+        state,
+    }
+}
+
+fn is_revert<T>(r: &Result<T, EvmError>) -> bool {
+    matches!(r, Err(EvmError::Reverted { .. }))
+}
+
+/// A revert decoded as one of a contract's custom errors.
+fn revert_as<E: SolInterface, T>(r: &Result<T, EvmError>) -> Option<E> {
+    r.as_ref().err().and_then(EvmError::revert_as::<E>)
+}
+
+// ------------------------------------------------------------- StableSwap
+
+/// How a pool's balance of one coin is drawn.
+#[derive(Debug, Clone)]
+enum Holding {
+    /// This many whole coins (times the case's size, for a StableSwap pool).
+    Tokens(f64),
+    /// Raw units, 1 to 2^100, whatever the decimals.
+    Raw(U256),
+    /// Past what the invariant's products can hold.
+    Huge(U256),
+    /// Nothing: the invariant divides by it.
+    Empty,
+}
+
+#[derive(Debug, Clone)]
+enum Dx {
+    /// This power of two times the pool's balance of the input coin.
+    Relative(f64),
+    /// Raw units.
+    Raw(U256),
+}
+
+#[derive(Debug, Clone)]
+struct StableCase {
+    decimals: Vec<u8>,
+    /// The native coin's position, if the pool has one (18 decimals).
+    native: Option<usize>,
+    amp: u64,
+    a_precision: u64,
+    fee: u64,
+    admin_fee: u64,
+    /// Whole coins of a balanced pool (1 to 1e10), which `holdings` scale.
+    size: f64,
+    holdings: Vec<Holding>,
+    /// `(i, j offset, dx)`.
+    swaps: Vec<(usize, usize, Dx)>,
+}
+
+/// A coin's balance in a StableSwap pool: mostly within 1000x of the
+/// pool's size either way.
+fn holding() -> impl Strategy<Value = Holding> {
+    prop_oneof![
+        14 => (-3.0f64..3.0).prop_map(|l| Holding::Tokens(10f64.powf(l))),
+        2 => bits(1, 100).prop_map(Holding::Raw),
+        1 => bits(128, 200).prop_map(Holding::Huge),
+        1 => Just(Holding::Empty),
+    ]
+}
+
+fn dx() -> impl Strategy<Value = Dx> {
+    prop_oneof![
+        6 => (-50.0f64..3.0).prop_map(Dx::Relative),
+        1 => bits(1, 110).prop_map(Dx::Raw),
+    ]
+}
+
+fn stable_case() -> impl Strategy<Value = StableCase> {
+    prop_oneof![5 => Just(2usize), 4 => Just(3usize), 1 => Just(4usize)].prop_flat_map(|n| {
+        (
+            prop::collection::vec(6u8..=18, n),
+            prop_oneof![2 => Just(None), 1 => (0..n).prop_map(Some)],
+            prop_oneof![1 => 1u64..=10, 3 => 10u64..=5000],
+            prop_oneof![Just(1u64), Just(100u64)],
+            prop_oneof![1 => Just(0u64), 4 => 0u64..=50_000_000, 1 => 50_000_000u64..=5_000_000_000],
+            prop_oneof![Just(0u64), Just(5_000_000_000u64), Just(10_000_000_000u64), 0u64..=10_000_000_000],
+            (0.0f64..10.0).prop_map(|l| 10f64.powf(l)),
+            prop::collection::vec(holding(), n),
+            prop::collection::vec((0..n, 0..n, dx()), 1..=3),
+        )
+            .prop_map(
+                move |(decimals, native, amp, a_precision, fee, admin_fee, size, holdings, swaps)| {
+                    let mut decimals = decimals;
+                    if let Some(k) = native {
+                        decimals[k] = 18;
+                    }
+                    StableCase {
+                        decimals,
+                        native,
+                        amp,
+                        a_precision,
+                        fee,
+                        admin_fee,
+                        size,
+                        holdings,
+                        swaps,
+                    }
+                },
+            )
+    })
+}
+
+fn raw_balance(h: &Holding, decimals: u8) -> U256 {
+    match h {
+        Holding::Tokens(t) => f64_to_u256(t * 10f64.powi(i32::from(decimals))),
+        Holding::Raw(x) | Holding::Huge(x) => *x,
+        Holding::Empty => U256::ZERO,
+    }
+}
+
+/// A StableSwap pool on chain.
+struct StablePool {
+    address: Address,
+    coins: Vec<Address>,
+    decimals: Vec<u8>,
+    case: StableCase,
+}
+
+impl StablePool {
+    /// The kernel's view of the pool, from its on-chain balances.
+    fn kernel(&self, evm: &mut Evm) -> Result<Pool, TestCaseError> {
+        let mut balances = Vec::new();
+        for k in 0..self.coins.len() {
+            balances.push(
+                evm.view(self.address, &ReferenceStableSwap::balancesCall { i: U256::from(k) })?,
+            );
+        }
+        Ok(pool(
+            self.address,
+            self.coins.clone(),
+            self.decimals.clone(),
+            PoolState::Stableswap(Box::new(StableswapState {
+                balances,
+                amp: U256::from(self.case.amp),
+                fee: U256::from(self.case.fee),
+                admin_fee: U256::from(self.case.admin_fee),
+                a_precision: U256::from(self.case.a_precision),
+                lp_supply: None,
+            })),
+        ))
+    }
+
+    /// What the trader holds of coin `k`.
+    fn held(&self, evm: &mut Evm, k: usize) -> Result<U256, EvmError> {
+        if self.coins[k] == NATIVE_COIN {
+            Ok(evm.balance(TRADER))
+        } else {
+            balance(evm, self.coins[k], TRADER)
+        }
+    }
+
+    /// The pool's holdings of coin `k` beyond its internal balance.
+    fn admin(&self, evm: &mut Evm, k: usize) -> Result<U256, EvmError> {
+        evm.view(self.address, &ReferenceStableSwap::admin_balancesCall { i: U256::from(k) })
+    }
+}
+
+/// The address Curve pools use for the native coin.
+const NATIVE_COIN: Address = alloy_primitives::address!("EeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE");
+
+fn stable_deploy(c: &StableCase) -> Result<(Evm, StablePool), TestCaseError> {
+    let mut evm = Evm::new();
+    let n = c.decimals.len();
+    let mut coins = Vec::with_capacity(n);
+    for k in 0..n {
+        coins.push(if c.native == Some(k) {
+            NATIVE_COIN
+        } else {
+            deploy_token(&mut evm, c.decimals[k])?
+        });
+    }
+    let args = ReferenceStableSwap::constructorCall {
+        coins: coins.clone(),
+        decimals: c.decimals.clone(),
+        amplification: U256::from(c.amp),
+        aPrecision: U256::from(c.a_precision),
+        fee: U256::from(c.fee),
+        adminFee: U256::from(c.admin_fee),
+    }
+    .abi_encode();
+    let address = evm.deploy(DEPLOYER, initcode(STABLESWAP_JSON, &args)?)?;
+    let balances: Vec<U256> = c
+        .holdings
+        .iter()
+        .zip(&c.decimals)
+        .map(|(h, d)| match h {
+            Holding::Tokens(t) => raw_balance(&Holding::Tokens(t * c.size), *d),
+            other => raw_balance(other, *d),
+        })
+        .collect();
+    evm.call_sol(DEPLOYER, address, &ReferenceStableSwap::seedCall { balances: balances.clone() })?;
+    for (coin, b) in coins.iter().zip(&balances) {
+        if *coin == NATIVE_COIN {
+            evm.set_balance(address, *b);
+        } else {
+            mint(&mut evm, *coin, address, *b)?;
+            approve(&mut evm, *coin, address)?;
+        }
+    }
+    Ok((evm, StablePool { address, coins, decimals: c.decimals.clone(), case: c.clone() }))
+}
+
+fn stable_differential(c: StableCase, stats: &StableStats) -> CaseResult {
+    let (mut evm, p) = stable_deploy(&c)?;
+    let n = p.coins.len();
+    match n {
+        3 => stats.hit(&stats.three_coins),
+        4 => stats.hit(&stats.four_coins),
+        _ => {}
+    }
+    for (i, j_offset, dx) in &c.swaps {
+        let (i, j) = (*i, (*i + 1 + j_offset % (n - 1)) % n);
+        let kernel_pool = p.kernel(&mut evm)?;
+        let PoolState::Stableswap(before) = &kernel_pool.state else { unreachable!() };
+        let before = before.balances.clone();
+        let dx = match dx {
+            Dx::Relative(scale) => f64_to_u256(u256_to_f64(before[i]) * scale.exp2()),
+            Dx::Raw(x) => *x,
+        };
+        let kernel = kernel_pool.swap_exact_in(i, j, dx);
+
+        // Fund the trader: the native coin as the call's value, a token
+        // minted (the pool is approved).
+        let value = if p.coins[i] == NATIVE_COIN {
+            evm.set_balance(TRADER, dx);
+            dx
+        } else {
+            mint(&mut evm, p.coins[i], TRADER, dx)?;
+            U256::ZERO
+        };
+        let (ii, jj) = (i as i128, j as i128);
+        let quote = evm.view(p.address, &ReferenceStableSwap::get_dyCall { i: ii, j: jj, dx });
+        let exchange = |evm: &mut Evm, min_dy: U256| {
+            let call = ReferenceStableSwap::exchangeCall { i: ii, j: jj, dx, min_dy };
+            evm.call(TRADER, p.address, call.abi_encode().into(), value)
+        };
+        match kernel {
+            Ok(swap) => {
+                let out = swap.amount_out;
+                prop_assert_eq!(quote?, out);
+                let more = exchange(&mut evm, out + U256::ONE);
+                prop_assert!(
+                    matches!(revert_as::<StableErrors, _>(&more), Some(StableErrors::Slippage(_))),
+                    "min_dy one above the kernel's was not refused: {more:?}"
+                );
+                let (held_in, held_out) = (p.held(&mut evm, i)?, p.held(&mut evm, j)?);
+                let admin_before = p.admin(&mut evm, j)?;
+                let outcome = exchange(&mut evm, out)?;
+                let paid = ReferenceStableSwap::exchangeCall::abi_decode_returns(&outcome.output)
+                    .map_err(EvmError::from)?;
+                prop_assert_eq!(paid, out);
+                prop_assert_eq!(held_out + out, p.held(&mut evm, j)?);
+                prop_assert_eq!(held_in - dx, p.held(&mut evm, i)?);
+                let event = outcome
+                    .logs
+                    .iter()
+                    .find_map(|l| ReferenceStableSwap::TokenExchange::decode_log(l).ok())
+                    .ok_or_else(|| TestCaseError::fail("no TokenExchange"))?;
+                prop_assert_eq!(
+                    (event.buyer, event.sold_id, event.tokens_sold, event.bought_id),
+                    (TRADER, ii, dx, jj)
+                );
+                prop_assert_eq!(event.tokens_bought, out);
+                let onchain = p.kernel(&mut evm)?.state;
+                prop_assert_eq!(&onchain, &swap.next);
+                // What left the balance beyond the output is the admin
+                // part, and it stays in the pool.
+                let PoolState::Stableswap(next) = &swap.next else { unreachable!() };
+                let admin_part = before[j] - out - next.balances[j];
+                prop_assert_eq!(p.admin(&mut evm, j)?, admin_before + admin_part);
+                stats.hit(&stats.filled);
+                if admin_part > U256::ZERO {
+                    stats.hit(&stats.admin_part);
+                }
+                if p.coins[i] == NATIVE_COIN || p.coins[j] == NATIVE_COIN {
+                    stats.hit(&stats.native);
+                }
+                if c.a_precision == 100 {
+                    stats.hit(&stats.precise);
+                }
+                if dx >= before[i] {
+                    stats.hit(&stats.big_dx);
+                }
+            }
+            Err(e) => {
+                let onchain = exchange(&mut evm, U256::ZERO);
+                match (&quote, &onchain) {
+                    (Err(EvmError::Reverted { .. }), Err(EvmError::Reverted { .. })) => {
+                        stats.hit(&stats.reverted);
+                        if e == AmmError::InvalidState {
+                            stats.hit(&stats.invalid);
+                        }
+                        if matches!(
+                            revert_as::<StableErrors, _>(&onchain),
+                            Some(StableErrors::NoConvergence(_))
+                        ) {
+                            stats.hit(&stats.no_convergence);
+                        }
+                    }
+                    (Ok(q), Ok(o)) if e == AmmError::InsufficientLiquidity && q.is_zero() => {
+                        let paid = ReferenceStableSwap::exchangeCall::abi_decode_returns(&o.output)
+                            .map_err(EvmError::from)?;
+                        prop_assert!(paid.is_zero(), "kernel {e} but the pool paid {paid}");
+                        stats.hit(&stats.paid_zero);
+                    }
+                    _ => {
+                        prop_assert!(false, "kernel {e} but get_dy {quote:?}, exchange {onchain:?}")
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct StableStats {
+    filled: Cell<u32>,
+    reverted: Cell<u32>,
+    invalid: Cell<u32>,
+    paid_zero: Cell<u32>,
+    native: Cell<u32>,
+    admin_part: Cell<u32>,
+    precise: Cell<u32>,
+    big_dx: Cell<u32>,
+    no_convergence: Cell<u32>,
+    three_coins: Cell<u32>,
+    four_coins: Cell<u32>,
+}
+
+impl StableStats {
+    fn hit(&self, counter: &Cell<u32>) {
+        counter.set(counter.get() + 1);
+    }
+}
+
+fn expect_at_least(counter: &Cell<u32>, n: u32, what: &str) {
+    assert!(counter.get() >= n, "only {} {what} (expected at least {n})", counter.get());
+}
+
+#[test]
+fn stableswap_exchanges_exactly_as_the_kernel() {
+    let stats = StableStats::default();
+    check(160, stable_case(), |c| stable_differential(c, &stats));
+    eprintln!(
+        "stableswap: filled {} (native coin {}, admin part {}, A_PRECISION 100 {}, dx past \
+         the balance {}), reverted {} (kernel InvalidState {}, no convergence {}), paid 0 {}; \
+         3-coin pools {}, 4-coin pools {}",
+        stats.filled.get(),
+        stats.native.get(),
+        stats.admin_part.get(),
+        stats.precise.get(),
+        stats.big_dx.get(),
+        stats.reverted.get(),
+        stats.invalid.get(),
+        stats.no_convergence.get(),
+        stats.paid_zero.get(),
+        stats.three_coins.get(),
+        stats.four_coins.get(),
+    );
+    // About half of the least of five runs.
+    expect_at_least(&stats.filled, 90, "filled exchanges");
+    expect_at_least(&stats.native, 20, "exchanges in or out of the native coin");
+    expect_at_least(&stats.admin_part, 50, "exchanges leaving an admin part");
+    expect_at_least(&stats.precise, 45, "exchanges with A_PRECISION 100");
+    expect_at_least(&stats.big_dx, 8, "exchanges of more than the pool's balance");
+    expect_at_least(&stats.reverted, 50, "exchanges both refuse");
+    expect_at_least(&stats.invalid, 30, "kernel InvalidState reverts");
+    expect_at_least(&stats.no_convergence, 5, "Newton iterations that do not converge");
+    expect_at_least(&stats.paid_zero, 4, "exchanges buying nothing");
+    expect_at_least(&stats.three_coins, 30, "3-coin pools");
+}
+
+// ---------------------------------------------------------------- weighted
+
+/// The pool address every weighted case registers (the first 20 bytes of
+/// its id).
+const WEIGHTED_POOL: Address = Address::repeat_byte(0xb7);
+
+/// A Balancer pool id: address, specialization `spec`, nonce.
+fn pool_id(address: Address, spec: u16, nonce: u64) -> B256 {
+    let mut id = [0u8; 32];
+    id[..20].copy_from_slice(address.as_slice());
+    id[20..22].copy_from_slice(&spec.to_be_bytes());
+    id[24..].copy_from_slice(&nonce.to_be_bytes());
+    B256::from(id)
+}
+
+const fn rule_code(rule: PowRule) -> u8 {
+    match rule {
+        PowRule::First => 0,
+        PowRule::Current => 1,
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Amount {
+    /// This power of two times the pool's balance of the input token.
+    Relative(f64),
+    /// Around `MAX_IN_RATIO`: this fraction of the input balance.
+    Fraction(f64),
+    /// Raw units.
+    Raw(U256),
+}
+
+#[derive(Debug, Clone)]
+struct WeightedCase {
+    decimals: [u8; 2],
+    /// Weight of token 0, 1e18 fixed point (token 1 has the rest).
+    weight0: U256,
+    fee: U256,
+    holdings: [Holding; 2],
+    rule: PowRule,
+    /// `(token 0 in, amount)`.
+    swaps: Vec<(bool, Amount)>,
+}
+
+fn weight() -> impl Strategy<Value = U256> {
+    let e16 = 10_000_000_000_000_000u64;
+    prop_oneof![
+        // 50/50 (exponent 1), 80/20 and 20/80 (exponents 4 and 1/4): the
+        // current rule's shortcuts.
+        1 => Just(U256::from(50 * e16)),
+        1 => Just(U256::from(80 * e16)),
+        1 => Just(U256::from(20 * e16)),
+        3 => (2 * e16..=98 * e16).prop_map(U256::from),
+    ]
+}
+
+fn amount() -> impl Strategy<Value = Amount> {
+    prop_oneof![
+        6 => (-45.0f64..-1.0).prop_map(Amount::Relative),
+        2 => (0.25f64..0.45).prop_map(Amount::Fraction),
+        1 => bits(1, 40).prop_map(Amount::Raw),
+    ]
+}
+
+fn weighted_holding() -> impl Strategy<Value = Holding> {
+    prop_oneof![
+        16 => (-3.0f64..12.0).prop_map(|l| Holding::Tokens(10f64.powf(l))),
+        3 => bits(1, 100).prop_map(Holding::Raw),
+        1 => bits(190, 250).prop_map(Holding::Huge),
+    ]
+}
+
+fn weighted_case() -> impl Strategy<Value = WeightedCase> {
+    (
+        (6u8..=18, 6u8..=18),
+        weight(),
+        prop_oneof![
+            1 => Just(1_000_000_000_000u64),
+            1 => Just(100_000_000_000_000_000u64),
+            4 => 1_000_000_000_000u64..=100_000_000_000_000_000,
+        ],
+        (weighted_holding(), weighted_holding()),
+        prop_oneof![Just(PowRule::First), Just(PowRule::Current)],
+        prop::collection::vec((any::<bool>(), amount()), 1..=3),
+    )
+        .prop_map(|((d0, d1), weight0, fee, (h0, h1), rule, swaps)| WeightedCase {
+            decimals: [d0, d1],
+            weight0,
+            fee: U256::from(fee),
+            holdings: [h0, h1],
+            rule,
+            swaps,
+        })
+}
+
+struct VaultBase {
+    evm: Evm,
+    vault: Address,
+}
+
+fn vault_base() -> Result<VaultBase, TestCaseError> {
+    let mut evm = Evm::new();
+    let vault = evm.deploy(DEPLOYER, initcode(VAULT_JSON, &[])?)?;
+    Ok(VaultBase { evm, vault })
+}
+
+/// A weighted pool registered in the Vault.
+struct WeightedPool {
+    id: B256,
+    tokens: Vec<Address>,
+    decimals: Vec<u8>,
+    weights: Vec<U256>,
+    fee: U256,
+    rule: PowRule,
+}
+
+impl WeightedPool {
+    /// The kernel's view of the pool, from the Vault's balances.
+    fn kernel(&self, evm: &mut Evm, vault: Address) -> Result<Pool, TestCaseError> {
+        let onchain =
+            evm.view(vault, &ReferenceBalancerVault::getPoolTokensCall { poolId: self.id })?;
+        prop_assert_eq!(&onchain.tokens, &self.tokens);
+        Ok(pool(
+            WEIGHTED_POOL,
+            self.tokens.clone(),
+            self.decimals.clone(),
+            PoolState::Weighted(Box::new(WeightedState {
+                balances: onchain.balances,
+                weights: self.weights.clone(),
+                swap_fee: self.fee,
+                pow_rule: self.rule,
+            })),
+        ))
+    }
+}
+
+#[allow(clippy::too_many_arguments, reason = "registerPool's own parameter list")]
+fn register(
+    evm: &mut Evm,
+    vault: Address,
+    id: B256,
+    tokens: Vec<Address>,
+    decimals: Vec<u8>,
+    balances: Vec<U256>,
+    weights: Vec<U256>,
+    fee: U256,
+    rule: PowRule,
+) -> Result<WeightedPool, TestCaseError> {
+    evm.call_sol(
+        DEPLOYER,
+        vault,
+        &ReferenceBalancerVault::registerPoolCall {
+            poolId: id,
+            tokens: tokens.clone(),
+            decimals: decimals.clone(),
+            balances: balances.clone(),
+            normalizedWeights: weights.clone(),
+            swapFeePercentage: fee,
+            powRule: rule_code(rule),
+        },
+    )?;
+    // The Vault holds what it books.
+    for (t, b) in tokens.iter().zip(&balances) {
+        mint(evm, *t, vault, *b)?;
+    }
+    Ok(WeightedPool { id, tokens, decimals, weights, fee, rule })
+}
+
+fn vault_swap(
+    evm: &mut Evm,
+    vault: Address,
+    id: B256,
+    token_in: Address,
+    token_out: Address,
+    amount: U256,
+    limit: U256,
+) -> Result<switchyard_engine::evm::CallOutcome, EvmError> {
+    let call = ReferenceBalancerVault::swapCall {
+        singleSwap: SingleSwap {
+            poolId: id,
+            kind: 0,
+            assetIn: token_in,
+            assetOut: token_out,
+            amount,
+            userData: Bytes::new(),
+        },
+        funds: FundManagement {
+            sender: TRADER,
+            fromInternalBalance: false,
+            recipient: RECIPIENT,
+            toInternalBalance: false,
+        },
+        limit,
+        deadline: U256::MAX,
+    };
+    evm.call(TRADER, vault, call.abi_encode().into(), U256::ZERO)
+}
+
+#[derive(Default)]
+struct WeightedStats {
+    filled: Cell<u32>,
+    max_in_ratio: Cell<u32>,
+    paid_zero: Cell<u32>,
+    invalid: Cell<u32>,
+    first_rule: Cell<u32>,
+    shortcut: Cell<u32>,
+}
+
+impl WeightedStats {
+    fn hit(&self, counter: &Cell<u32>) {
+        counter.set(counter.get() + 1);
+    }
+}
+
+/// One exact-in swap, kernel against Vault, from the Vault's current
+/// balances.
+fn weighted_compare(
+    evm: &mut Evm,
+    vault: Address,
+    p: &WeightedPool,
+    (i, j): (usize, usize),
+    amount: U256,
+    stats: &WeightedStats,
+) -> CaseResult {
+    let kernel_pool = p.kernel(evm, vault)?;
+    let kernel = kernel_pool.swap_exact_in(i, j, amount);
+    let (t_in, t_out) = (p.tokens[i], p.tokens[j]);
+    mint(evm, t_in, TRADER, amount)?;
+    let quote = evm.view(
+        vault,
+        &ReferenceBalancerVault::quoteGivenInCall {
+            poolId: p.id,
+            assetIn: t_in,
+            assetOut: t_out,
+            amount,
+        },
+    );
+    match kernel {
+        Ok(swap) => {
+            let out = swap.amount_out;
+            prop_assert_eq!(quote?, out);
+            let more = vault_swap(evm, vault, p.id, t_in, t_out, amount, out + U256::ONE);
+            prop_assert!(
+                matches!(revert_as::<VaultErrors, _>(&more), Some(VaultErrors::SwapLimit(_))),
+                "a limit one above the kernel's was not refused: {more:?}"
+            );
+            let got_before = balance(evm, t_out, RECIPIENT)?;
+            let outcome = vault_swap(evm, vault, p.id, t_in, t_out, amount, out)?;
+            let paid = ReferenceBalancerVault::swapCall::abi_decode_returns(&outcome.output)
+                .map_err(EvmError::from)?;
+            prop_assert_eq!(paid, out);
+            prop_assert_eq!(balance(evm, t_out, RECIPIENT)? - got_before, out);
+            let event = outcome
+                .logs
+                .iter()
+                .find_map(|l| ReferenceBalancerVault::Swap::decode_log(l).ok())
+                .ok_or_else(|| TestCaseError::fail("no Swap event"))?;
+            prop_assert_eq!(
+                (event.poolId, event.tokenIn, event.tokenOut, event.amountIn, event.amountOut),
+                (p.id, t_in, t_out, amount, out)
+            );
+            prop_assert_eq!(p.kernel(evm, vault)?.state, swap.next);
+            stats.hit(&stats.filled);
+            if p.rule == PowRule::First {
+                stats.hit(&stats.first_rule);
+            } else if [1u64, 4].iter().any(|k| p.weights[i] == p.weights[j] * U256::from(*k)) {
+                stats.hit(&stats.shortcut);
+            }
+        }
+        Err(e) => {
+            let onchain = vault_swap(evm, vault, p.id, t_in, t_out, amount, U256::ZERO);
+            let max_in = |r: Option<VaultErrors>| matches!(r, Some(VaultErrors::MaxInRatio(_)));
+            match e {
+                AmmError::InsufficientLiquidity if max_in(revert_as(&onchain)) => {
+                    prop_assert!(max_in(revert_as(&quote)), "quote {quote:?}");
+                    stats.hit(&stats.max_in_ratio);
+                }
+                AmmError::InsufficientLiquidity => {
+                    // The only other refusal: a swap that buys nothing,
+                    // which the Vault carries out, paying 0.
+                    let o = onchain
+                        .map_err(|e| TestCaseError::fail(format!("kernel dust, vault {e}")))?;
+                    let paid = ReferenceBalancerVault::swapCall::abi_decode_returns(&o.output)
+                        .map_err(EvmError::from)?;
+                    prop_assert!(paid.is_zero() && quote?.is_zero(), "paid {paid}");
+                    stats.hit(&stats.paid_zero);
+                }
+                _ => {
+                    prop_assert!(
+                        is_revert(&onchain) && !max_in(revert_as(&onchain)) && is_revert(&quote),
+                        "kernel {e} but vault {onchain:?}"
+                    );
+                    stats.hit(&stats.invalid);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn weighted_differential(base: &VaultBase, c: WeightedCase, stats: &WeightedStats) -> CaseResult {
+    let mut evm = base.evm.clone();
+    let vault = base.vault;
+    let tokens =
+        vec![deploy_token(&mut evm, c.decimals[0])?, deploy_token(&mut evm, c.decimals[1])?];
+    for t in &tokens {
+        approve(&mut evm, *t, vault)?;
+    }
+    let balances: Vec<U256> =
+        c.holdings.iter().zip(c.decimals).map(|(h, d)| raw_balance(h, d)).collect();
+    let one = U256::from(10u64.pow(18));
+    let p = register(
+        &mut evm,
+        vault,
+        pool_id(WEIGHTED_POOL, 2, 0),
+        tokens,
+        c.decimals.to_vec(),
+        balances,
+        vec![c.weight0, one - c.weight0],
+        c.fee,
+        c.rule,
+    )?;
+    for (zero_in, a) in &c.swaps {
+        let i = usize::from(!*zero_in);
+        let PoolState::Weighted(w) = p.kernel(&mut evm, vault)?.state else { unreachable!() };
+        let held = u256_to_f64(w.balances[i]);
+        let amount = match a {
+            Amount::Relative(scale) => f64_to_u256(held * scale.exp2()),
+            Amount::Fraction(f) => f64_to_u256(held * f),
+            Amount::Raw(x) => *x,
+        };
+        weighted_compare(&mut evm, vault, &p, (i, 1 - i), amount, stats)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn balancer_weighted_swaps_exactly_as_the_kernel() {
+    let base = vault_base().expect("vault deploys");
+    let stats = WeightedStats::default();
+    check(192, weighted_case(), |c| weighted_differential(&base, c, &stats));
+    eprintln!(
+        "weighted: filled {} (first rule {}, current-rule shortcut {}), max in ratio {}, \
+         paid 0 {}, overflow {}",
+        stats.filled.get(),
+        stats.first_rule.get(),
+        stats.shortcut.get(),
+        stats.max_in_ratio.get(),
+        stats.paid_zero.get(),
+        stats.invalid.get(),
+    );
+    // About half of the least of five runs.
+    expect_at_least(&stats.filled, 100, "filled swaps");
+    expect_at_least(&stats.first_rule, 45, "filled swaps with the first pow rule");
+    expect_at_least(&stats.shortcut, 10, "filled swaps through a current-rule shortcut");
+    expect_at_least(&stats.max_in_ratio, 25, "swaps past MAX_IN_RATIO");
+    expect_at_least(&stats.paid_zero, 25, "swaps buying nothing");
+    expect_at_least(&stats.invalid, 8, "swaps overflowing");
+}
+
+// ------------------------------------------------------- golden vectors
+
+/// One golden vector: the function, its arguments and what the kernel (and
+/// Balancer's own BigInt port) give: a decimal result or an error name.
+struct Vector {
+    f: String,
+    args: Vec<String>,
+    want: Result<String, String>,
+}
+
+fn vectors() -> Vec<Vector> {
+    let doc: Value = serde_json::from_str(VECTORS).expect("vectors.json parses");
+    let text = |v: &Value| v.as_str().expect("a string").to_owned();
+    doc["vectors"]
+        .as_array()
+        .expect("a vectors array")
+        .iter()
+        .map(|v| Vector {
+            f: text(&v["fn"]),
+            args: v["args"].as_array().expect("args").iter().map(text).collect(),
+            want: match (v.get("expected"), v.get("error")) {
+                (Some(e), None) => Ok(text(e)),
+                (None, Some(e)) => Err(text(e)),
+                _ => panic!("vector needs one of expected / error: {v}"),
+            },
+        })
+        .collect()
+}
+
+fn u(s: &str) -> U256 {
+    s.parse().unwrap_or_else(|e| panic!("bad U256 {s}: {e}"))
+}
+
+fn i256(s: &str) -> I256 {
+    I256::from_dec_str(s).unwrap_or_else(|e| panic!("bad I256 {s}: {e}"))
+}
+
+fn u8_of(s: &str) -> u8 {
+    s.parse().unwrap_or_else(|e| panic!("bad decimals {s}: {e}"))
+}
+
+/// The probe's answer to a vector: its result in decimal, or the kernel's
+/// name for the revert (`MaxInRatio` is `InsufficientLiquidity`, anything
+/// else `InvalidState`).
+fn probe_run(evm: &mut Evm, probe: Address, f: &str, a: &[String]) -> Result<String, String> {
+    use WeightedMathProbe as P;
+    let data: Vec<u8> = match f {
+        "mul_down" => P::mulDownCall { a: u(&a[0]), b: u(&a[1]) }.abi_encode(),
+        "mul_up" => P::mulUpCall { a: u(&a[0]), b: u(&a[1]) }.abi_encode(),
+        "div_down" => P::divDownCall { a: u(&a[0]), b: u(&a[1]) }.abi_encode(),
+        "div_up" => P::divUpCall { a: u(&a[0]), b: u(&a[1]) }.abi_encode(),
+        "complement" => P::complementCall { x: u(&a[0]) }.abi_encode(),
+        "pow" => P::powCall { x: u(&a[0]), y: u(&a[1]) }.abi_encode(),
+        "pow_up" => P::powUpCall { rule: 1, x: u(&a[0]), y: u(&a[1]) }.abi_encode(),
+        "pow_up_v1" => P::powUpCall { rule: 0, x: u(&a[0]), y: u(&a[1]) }.abi_encode(),
+        "exp" => P::expCall { x: i256(&a[0]) }.abi_encode(),
+        "ln" => P::lnCall { a: i256(&a[0]) }.abi_encode(),
+        "calc_out_given_in" => P::calcOutGivenInCall {
+            rule: 1,
+            balanceIn: u(&a[0]),
+            weightIn: u(&a[1]),
+            balanceOut: u(&a[2]),
+            weightOut: u(&a[3]),
+            amountIn: u(&a[4]),
+        }
+        .abi_encode(),
+        "out_given_in" | "out_given_in_v1" => P::outGivenInCall {
+            rule: u8::from(f == "out_given_in"),
+            balanceIn: u(&a[0]),
+            decimalsIn: u8_of(&a[1]),
+            weightIn: u(&a[2]),
+            balanceOut: u(&a[3]),
+            decimalsOut: u8_of(&a[4]),
+            weightOut: u(&a[5]),
+            swapFee: u(&a[6]),
+            amountIn: u(&a[7]),
+        }
+        .abi_encode(),
+        other => panic!("vector for unknown function {other}"),
+    };
+    let r = evm.static_call(Address::ZERO, probe, data.into());
+    match r {
+        Ok(o) => {
+            // Every return is one 32-byte word; exp and ln are signed.
+            let word = U256::from_be_slice(&o.output);
+            Ok(if matches!(f, "exp" | "ln") {
+                I256::from_raw(word).to_string()
+            } else {
+                word.to_string()
+            })
+        }
+        Err(e) => match e.revert_as::<WeightedMathProbe::WeightedMathProbeErrors>() {
+            Some(_) => Err("InsufficientLiquidity".to_owned()),
+            None if matches!(e, EvmError::Reverted { .. }) => Err("InvalidState".to_owned()),
+            None => panic!("{f}({a:?}) did not revert cleanly: {e}"),
+        },
+    }
+}
+
+#[test]
+fn golden_weighted_vectors_replay_through_the_library_bytecode() -> CaseResult {
+    let mut evm = Evm::new();
+    let probe = evm.deploy(DEPLOYER, initcode(PROBE_JSON, &[])?)?;
+    let vectors = vectors();
+    let mut failures = Vec::new();
+    let mut errors = 0;
+    for v in &vectors {
+        let got = probe_run(&mut evm, probe, &v.f, &v.args);
+        errors += usize::from(got.is_err());
+        if got != v.want {
+            failures.push(format!(
+                "{}({}): got {got:?}, want {:?}",
+                v.f,
+                v.args.join(", "),
+                v.want
+            ));
+        }
+    }
+    eprintln!("golden vectors through WeightedMathProbe: {} ({} reverts)", vectors.len(), errors);
+    prop_assert!(
+        failures.is_empty(),
+        "{} vectors differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    prop_assert!(
+        vectors.len() >= 800 && errors >= 60,
+        "{} vectors, {errors} errors",
+        vectors.len()
+    );
+    Ok(())
+}
+
+/// The swap vectors whose pools the Vault accepts (weights of at least 1%
+/// summing to 1, fees within Balancer's bounds), each registered as a pool
+/// of its own and swapped through `swap`.
+#[test]
+fn golden_weighted_swaps_replay_through_the_vault() -> CaseResult {
+    let VaultBase { mut evm, vault } = vault_base()?;
+    let one = u("1000000000000000000");
+    let e16 = u("10000000000000000");
+    let fees = u("1000000000000")..=u("100000000000000000");
+    // Two tokens of each decimals, deployed once.
+    let mut tokens: HashMap<u8, [Address; 2]> = HashMap::new();
+    let stats = WeightedStats::default();
+    let mut replayed = 0u32;
+    for (nonce, v) in vectors().iter().enumerate() {
+        let rule = match v.f.as_str() {
+            "out_given_in" => PowRule::Current,
+            "out_given_in_v1" => PowRule::First,
+            _ => continue,
+        };
+        let a = &v.args;
+        let (dec, weights, fee) = ([u8_of(&a[1]), u8_of(&a[4])], [u(&a[2]), u(&a[5])], u(&a[6]));
+        let accepted = dec.iter().all(|d| *d <= 18)
+            && weights.iter().all(|w| *w >= e16)
+            && weights[0] + weights[1] == one
+            && fees.contains(&fee);
+        if !accepted {
+            continue;
+        }
+        let mut pick = |d: u8, k: usize| -> Result<Address, EvmError> {
+            if let Entry::Vacant(slot) = tokens.entry(d) {
+                let pair = [deploy_token(&mut evm, d)?, deploy_token(&mut evm, d)?];
+                approve(&mut evm, pair[0], vault)?;
+                approve(&mut evm, pair[1], vault)?;
+                slot.insert(pair);
+            }
+            Ok(tokens[&d][k])
+        };
+        let pair = vec![pick(dec[0], 0)?, pick(dec[1], 1)?];
+        let id = pool_id(WEIGHTED_POOL, 2, nonce as u64);
+        let p = register(
+            &mut evm,
+            vault,
+            id,
+            pair,
+            dec.to_vec(),
+            vec![u(&a[0]), u(&a[3])],
+            weights.to_vec(),
+            fee,
+            rule,
+        )?;
+        // The kernel agrees with the vector (kernel/tests/weighted.rs) and
+        // the Vault with the kernel.
+        let want = p.kernel(&mut evm, vault)?.swap_exact_in(0, 1, u(&a[7]));
+        match (&want, &v.want) {
+            (Ok(s), Ok(x)) => prop_assert_eq!(s.amount_out.to_string(), x.clone()),
+            (Err(AmmError::InsufficientLiquidity), Ok(x)) => prop_assert_eq!(x.as_str(), "0"),
+            (Err(e), Err(x)) => prop_assert_eq!(format!("{e:?}"), x.clone()),
+            _ => prop_assert!(false, "kernel {want:?}, vector {:?}", v.want),
+        }
+        weighted_compare(&mut evm, vault, &p, (0, 1), u(&a[7]), &stats)?;
+        replayed += 1;
+    }
+    eprintln!(
+        "golden swaps through the Vault: {replayed} (filled {}, max in ratio {}, paid 0 {}, \
+         other reverts {})",
+        stats.filled.get(),
+        stats.max_in_ratio.get(),
+        stats.paid_zero.get(),
+        stats.invalid.get()
+    );
+    prop_assert!(replayed >= 200 && stats.max_in_ratio.get() >= 10, "{replayed} replayed");
+    Ok(())
+}
+
+// ------------------------------------------------------------ named cases
+
+/// Which custom error a refusal must be.
+type IsVaultError = fn(&VaultErrors) -> bool;
+type IsStableError = fn(&StableErrors) -> bool;
+
+/// A 3-token pool (`MINIMAL_SWAP_INFO`), which the kernel quotes as any
+/// other: swaps between every pair, chained.
+#[test]
+fn balancer_three_token_pool_swaps_exactly_as_the_kernel() -> CaseResult {
+    let VaultBase { mut evm, vault } = vault_base()?;
+    let decimals = vec![18u8, 6, 8];
+    let mut tokens = Vec::new();
+    for d in &decimals {
+        let t = deploy_token(&mut evm, *d)?;
+        approve(&mut evm, t, vault)?;
+        tokens.push(t);
+    }
+    let weights = vec![u("500000000000000000"), u("300000000000000000"), u("200000000000000000")];
+    let balances = vec![u("1000000000000000000000"), u("3000000000000"), u("5000000000")];
+    let p = register(
+        &mut evm,
+        vault,
+        pool_id(WEIGHTED_POOL, 1, 7),
+        tokens,
+        decimals,
+        balances,
+        weights,
+        u("2500000000000000"),
+        PowRule::Current,
+    )?;
+    prop_assert_eq!(
+        evm.view(vault, &ReferenceBalancerVault::getPoolCall { poolId: p.id })?,
+        ReferenceBalancerVault::getPoolReturn { _0: WEIGHTED_POOL, _1: 1 }
+    );
+    let stats = WeightedStats::default();
+    for (pair, amount) in [
+        ((0, 2), u("12345678901234567890")),
+        ((2, 1), u("70000000")),
+        ((1, 0), u("600000000000")),
+        ((1, 2), u("1")),
+        ((0, 1), u("400000000000000000000")),
+    ] {
+        weighted_compare(&mut evm, vault, &p, pair, amount, &stats)?;
+    }
+    prop_assert_eq!(
+        (stats.filled.get(), stats.paid_zero.get(), stats.max_in_ratio.get()),
+        (3, 1, 1)
+    );
+    Ok(())
+}
+
+fn swap_with(
+    evm: &mut Evm,
+    vault: Address,
+    single: SingleSwap,
+    funds: FundManagement,
+    deadline: U256,
+    value: U256,
+) -> Result<switchyard_engine::evm::CallOutcome, EvmError> {
+    let call =
+        ReferenceBalancerVault::swapCall { singleSwap: single, funds, limit: U256::ZERO, deadline };
+    evm.call(TRADER, vault, call.abi_encode().into(), value)
+}
+
+#[test]
+fn balancer_vault_refuses_what_it_does_not_support() -> CaseResult {
+    use ReferenceBalancerVault::registerPoolCall;
+    let VaultBase { mut evm, vault } = vault_base()?;
+    let tokens = vec![deploy_token(&mut evm, 18)?, deploy_token(&mut evm, 6)?];
+    for t in &tokens {
+        approve(&mut evm, *t, vault)?;
+    }
+    let half = u("500000000000000000");
+    let id = pool_id(WEIGHTED_POOL, 2, 0);
+    let good = registerPoolCall {
+        poolId: id,
+        tokens: tokens.clone(),
+        decimals: vec![18, 6],
+        balances: vec![u("1000000000000000000000"), u("2000000000000")],
+        normalizedWeights: vec![half, half],
+        swapFeePercentage: u("3000000000000000"),
+        powRule: 1,
+    };
+    let refused = |evm: &mut Evm, from: Address, call: registerPoolCall| {
+        revert_as::<VaultErrors, _>(&evm.call_sol(from, vault, &call))
+    };
+    let e = |f: fn(&mut registerPoolCall)| {
+        let mut c = good.clone();
+        f(&mut c);
+        c
+    };
+    prop_assert!(matches!(
+        refused(&mut evm, TRADER, good.clone()),
+        Some(VaultErrors::NotDeployer(_))
+    ));
+    let bad: [(registerPoolCall, IsVaultError); 7] = [
+        (e(|c| c.poolId = pool_id(WEIGHTED_POOL, 0, 0)), |r| {
+            matches!(r, VaultErrors::BadPoolId(_))
+        }),
+        (e(|c| c.poolId = pool_id(Address::ZERO, 2, 0)), |r| {
+            matches!(r, VaultErrors::BadPoolId(_))
+        }),
+        (e(|c| c.normalizedWeights[1] = u("500000000000000001")), |r| {
+            matches!(r, VaultErrors::BadWeights(_))
+        }),
+        (e(|c| c.decimals[0] = 19), |r| matches!(r, VaultErrors::BadToken(_))),
+        (e(|c| c.tokens[1] = c.tokens[0]), |r| matches!(r, VaultErrors::BadToken(_))),
+        (e(|c| c.swapFeePercentage = U256::ZERO), |r| matches!(r, VaultErrors::BadSwapFee(_))),
+        (e(|c| c.powRule = 2), |r| matches!(r, VaultErrors::BadPowRule(_))),
+    ];
+    for (call, is) in bad {
+        let r = refused(&mut evm, DEPLOYER, call.clone());
+        prop_assert!(r.as_ref().is_some_and(is), "{call:?}: {r:?}");
+    }
+    evm.call_sol(DEPLOYER, vault, &good)?;
+    for (t, b) in tokens.iter().zip(&good.balances) {
+        mint(&mut evm, *t, vault, *b)?;
+    }
+    prop_assert!(matches!(
+        refused(&mut evm, DEPLOYER, good.clone()),
+        Some(VaultErrors::PoolAlreadyRegistered(_))
+    ));
+    let params = evm.view(vault, &ReferenceBalancerVault::getPoolParametersCall { poolId: id })?;
+    prop_assert_eq!(
+        (params.normalizedWeights, params.swapFeePercentage, params.powRule, params.decimals),
+        (good.normalizedWeights.clone(), good.swapFeePercentage, 1, good.decimals.clone())
+    );
+    prop_assert_eq!(
+        evm.view(vault, &ReferenceBalancerVault::getPoolCall { poolId: id })?,
+        ReferenceBalancerVault::getPoolReturn { _0: WEIGHTED_POOL, _1: 2 }
+    );
+
+    mint(&mut evm, tokens[0], TRADER, u("1000000000000000000"))?;
+    let single = SingleSwap {
+        poolId: id,
+        kind: 0,
+        assetIn: tokens[0],
+        assetOut: tokens[1],
+        amount: u("1000000000000000000"),
+        userData: Bytes::new(),
+    };
+    let funds = FundManagement {
+        sender: TRADER,
+        fromInternalBalance: false,
+        recipient: RECIPIENT,
+        toInternalBalance: false,
+    };
+    let now = U256::from(switchyard_engine::evm::TIMESTAMP);
+    type Tweak = fn(&mut SingleSwap, &mut FundManagement, &mut U256, &mut U256);
+    let cases: [(Tweak, IsVaultError); 9] = [
+        (|s, _, _, _| s.kind = 1, |r| matches!(r, VaultErrors::UnsupportedSwapKind(_))),
+        (|_, _, d, _| *d -= U256::ONE, |r| matches!(r, VaultErrors::SwapDeadline(_))),
+        (
+            |_, f, _, _| f.fromInternalBalance = true,
+            |r| matches!(r, VaultErrors::InternalBalanceNotSupported(_)),
+        ),
+        (
+            |_, f, _, _| f.toInternalBalance = true,
+            |r| matches!(r, VaultErrors::InternalBalanceNotSupported(_)),
+        ),
+        (|_, f, _, _| f.sender = RECIPIENT, |r| matches!(r, VaultErrors::SenderNotCaller(_))),
+        (|s, _, _, _| s.amount = U256::ZERO, |r| matches!(r, VaultErrors::ZeroAmount(_))),
+        (|s, _, _, _| s.assetOut = s.assetIn, |r| matches!(r, VaultErrors::SameToken(_))),
+        (|s, _, _, _| s.assetOut = RECIPIENT, |r| matches!(r, VaultErrors::TokenNotRegistered(_))),
+        (|_, _, _, v| *v = U256::ONE, |r| matches!(r, VaultErrors::NativeNotSupported(_))),
+    ];
+    for (tweak, is) in cases {
+        let (mut s, mut f, mut d, mut v) = (single.clone(), funds.clone(), now, U256::ZERO);
+        tweak(&mut s, &mut f, &mut d, &mut v);
+        evm.set_balance(TRADER, v);
+        let r = revert_as::<VaultErrors, _>(&swap_with(&mut evm, vault, s.clone(), f, d, v));
+        prop_assert!(r.as_ref().is_some_and(is), "{s:?}: {r:?}");
+    }
+    // At the deadline itself the swap goes through.
+    swap_with(&mut evm, vault, single, funds, now, U256::ZERO)?;
+    Ok(())
+}
+
+#[test]
+fn stableswap_refuses_what_curve_refuses() -> CaseResult {
+    let c = StableCase {
+        decimals: vec![6, 18, 8],
+        native: Some(1),
+        amp: 200,
+        a_precision: 100,
+        fee: 4_000_000,
+        admin_fee: 5_000_000_000,
+        size: 1_000_000.0,
+        holdings: vec![
+            Holding::Raw(u("1000000000000")),
+            Holding::Raw(u("500000000000000000000000")),
+            Holding::Raw(u("200000000000000")),
+        ],
+        swaps: Vec::new(),
+    };
+    let (mut evm, p) = stable_deploy(&c)?;
+    use ReferenceStableSwap as S;
+    prop_assert_eq!(evm.view(p.address, &S::ACall {})?, U256::from(200u64));
+    prop_assert_eq!(evm.view(p.address, &S::A_preciseCall {})?, U256::from(20_000u64));
+    prop_assert_eq!(evm.view(p.address, &S::A_PRECISIONCall {})?, U256::from(100u64));
+    prop_assert_eq!(evm.view(p.address, &S::N_COINSCall {})?, U256::from(3u64));
+    prop_assert_eq!(evm.view(p.address, &S::feeCall {})?, U256::from(4_000_000u64));
+    prop_assert_eq!(evm.view(p.address, &S::admin_feeCall {})?, U256::from(5_000_000_000u64));
+    prop_assert_eq!(evm.view(p.address, &S::coinsCall { i: U256::ONE })?, NATIVE_COIN);
+    prop_assert_eq!(
+        evm.view(p.address, &S::balancesCall { i: U256::ONE })?,
+        u("500000000000000000000000")
+    );
+
+    let seed = S::seedCall { balances: vec![U256::ONE; 3] };
+    let r = revert_as::<StableErrors, _>(&evm.call_sol(TRADER, p.address, &seed));
+    prop_assert!(matches!(r, Some(StableErrors::NotDeployer(_))), "{r:?}");
+    let exchange = |evm: &mut Evm, i: i128, j: i128, dx: u64, value: u64| {
+        let call = S::exchangeCall { i, j, dx: U256::from(dx), min_dy: U256::ZERO };
+        revert_as::<StableErrors, _>(&evm.call(
+            TRADER,
+            p.address,
+            call.abi_encode().into(),
+            U256::from(value),
+        ))
+    };
+    evm.set_balance(TRADER, U256::from(10u64.pow(18)));
+    mint(&mut evm, p.coins[0], TRADER, U256::from(10u64.pow(9)))?;
+    let cases: [(i128, i128, u64, u64, IsStableError); 5] = [
+        (0, 0, 1000, 0, |r| matches!(r, StableErrors::SameCoin(_))),
+        (-1, 0, 1000, 0, |r| matches!(r, StableErrors::BadIndex(_))),
+        (0, 3, 1000, 0, |r| matches!(r, StableErrors::BadIndex(_))),
+        // The native coin in: the value must be dx.
+        (1, 0, 1000, 999, |r| matches!(r, StableErrors::BadValue(_))),
+        // A token in: no value.
+        (0, 2, 1000, 1, |r| matches!(r, StableErrors::BadValue(_))),
+    ];
+    for (i, j, dx, value, is) in &cases {
+        let r = exchange(&mut evm, *i, *j, *dx, *value);
+        prop_assert!(r.as_ref().is_some_and(is), "exchange({i}, {j}, {dx}) value {value}: {r:?}");
+    }
+    // And both ways through the native coin pay what get_dy said.
+    let q = evm.view(p.address, &S::get_dyCall { i: 1, j: 0, dx: U256::from(10u64.pow(18)) })?;
+    prop_assert!(exchange(&mut evm, 1, 0, 10u64.pow(18), 10u64.pow(18)).is_none());
+    // The native coin is the scarce one: it buys a little more than par.
+    prop_assert!(q > U256::from(1_000_000u64) && q < U256::from(1_020_000u64), "{q}");
+    let before = evm.balance(TRADER);
+    let q = evm.view(p.address, &S::get_dyCall { i: 0, j: 1, dx: U256::from(10u64.pow(6)) })?;
+    prop_assert!(exchange(&mut evm, 0, 1, 10u64.pow(6), 0).is_none());
+    prop_assert_eq!(evm.balance(TRADER) - before, q);
+
+    // The constructor's checks.
+    let deploy = |coins: Vec<Address>, decimals: Vec<u8>, fee: u64| -> Option<StableErrors> {
+        let args = S::constructorCall {
+            coins,
+            decimals,
+            amplification: U256::from(100u64),
+            aPrecision: U256::ONE,
+            fee: U256::from(fee),
+            adminFee: U256::ZERO,
+        }
+        .abi_encode();
+        let mut evm = Evm::new();
+        let code = initcode(STABLESWAP_JSON, &args).ok()?;
+        revert_as::<StableErrors, _>(&evm.deploy(DEPLOYER, code))
+    };
+    let t = |b: u8| Address::repeat_byte(b);
+    let r = deploy(vec![t(1)], vec![18], 0);
+    prop_assert!(matches!(r, Some(StableErrors::BadCoinCount(_))), "{r:?}");
+    let r = deploy(vec![t(1), NATIVE_COIN], vec![18, 6], 0);
+    prop_assert!(matches!(r, Some(StableErrors::BadDecimals(_))), "{r:?}");
+    let r = deploy(vec![t(1), t(1)], vec![18, 18], 0);
+    prop_assert!(matches!(r, Some(StableErrors::BadCoin(_))), "{r:?}");
+    let r = deploy(vec![t(1), t(2)], vec![18, 18], 5_000_000_001);
+    prop_assert!(matches!(r, Some(StableErrors::BadParameters(_))), "{r:?}");
+    let r = deploy(vec![t(1), t(2)], vec![18], 0);
+    prop_assert!(matches!(r, Some(StableErrors::LengthMismatch(_))), "{r:?}");
+    Ok(())
+}
+
+/// The selectors the contracts answer are mainnet's: a router built against
+/// Curve's and Balancer's ABIs calls these fixtures unchanged.
+#[test]
+fn selectors_are_the_public_abis() {
+    use ReferenceBalancerVault as V;
+    use ReferenceStableSwap as S;
+    let cases: [([u8; 4], [u8; 4], &str); 8] = [
+        (S::exchangeCall::SELECTOR, [0x3d, 0xf0, 0x21, 0x24], "exchange"),
+        (S::get_dyCall::SELECTOR, [0x5e, 0x0d, 0x44, 0x3f], "get_dy"),
+        (S::coinsCall::SELECTOR, [0xc6, 0x61, 0x06, 0x57], "coins"),
+        (S::balancesCall::SELECTOR, [0x49, 0x03, 0xb0, 0xd1], "balances"),
+        (S::ACall::SELECTOR, [0xf4, 0x46, 0xc1, 0xd0], "A"),
+        (V::swapCall::SELECTOR, [0x52, 0xbb, 0xbe, 0x29], "swap"),
+        (V::getPoolTokensCall::SELECTOR, [0xf9, 0x4d, 0x46, 0x68], "getPoolTokens"),
+        (V::getPoolCall::SELECTOR, [0xf6, 0xc0, 0x09, 0x27], "getPool"),
+    ];
+    for (ours, public, name) in cases {
+        assert_eq!(ours, public, "{name}");
+    }
+    assert_eq!(
+        S::TokenExchange::SIGNATURE_HASH,
+        alloy_primitives::b256!("8b3e96f2b889fa771c53c981b40daf005f63f637f1869f707052d15a3dd97140")
+    );
+    assert_eq!(
+        V::Swap::SIGNATURE_HASH,
+        alloy_primitives::b256!("2170c741c41531aec20e7c107c24eecfdd15e69c9bb0a8dd37b1840b9e0b207b")
+    );
+}
