@@ -180,10 +180,8 @@ impl Engine {
                     let keys = Supervisor::start(move |_| keys::KeyStoreActor::new(data_dir, kc));
                     let volume =
                         Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir));
-                    let prices = Supervisor::start(move |_| market::PriceCacheActor {
-                        state: st,
-                        inputs: inputs.clone(),
-                    });
+                    let prices =
+                        Supervisor::start(move |_| market::PriceCacheActor { state: st, inputs });
                     let _ = tx.send((System::current(), keys, volume, prices));
                 });
                 if let Err(e) = sys.run() {
@@ -300,8 +298,16 @@ impl EngineHandle {
 
     /// Builds the transaction of a route and executes it in the EVM world
     /// of the same state before returning it (on the rayon pool).
+    ///
+    /// A route built counts in the chain's routed volume
+    /// ([`Self::volume`]).
     pub async fn route(&self, req: RouteRequest) -> Result<RouteTx, EngineError> {
-        route::route(self.state(), req).await
+        let chain = req.quote.chain;
+        let r = route::route(self.state(), req).await?;
+        if let Err(e) = self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0)).await {
+            tracing::warn!(error = %e, "routed volume not recorded");
+        }
+        Ok(r)
     }
 
     /// Status of every feed. The embedded snapshot is one `ready` feed per

@@ -45,6 +45,8 @@ pub struct Quote {
     pub fee_amounts: Vec<U256>,
     /// USD value lost between inputs and outputs, bps; `None` without prices.
     pub price_impact_bps: Option<f64>,
+    /// USD value of the routed inputs; `None` without prices.
+    pub usd_in: Option<f64>,
     /// Block of the source chain's state the quote was computed on.
     pub block_number: u64,
 }
@@ -174,7 +176,7 @@ pub(crate) fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote
         _ => None,
     };
     let block_number = state.snapshot.head(chain).map_or(0, |h| h.block_number);
-    Ok(Quote { plan, fee_amounts, price_impact_bps, block_number })
+    Ok(Quote { plan, fee_amounts, price_impact_bps, usd_in, block_number })
 }
 
 pub(crate) async fn quote(

@@ -83,7 +83,12 @@ pub struct RouteTx {
     pub request_id: B256,
     /// Block of the state the route was simulated on.
     pub block_number: u64,
+    /// Unix seconds after which the route should be fetched again.
+    pub valid_until: u64,
 }
+
+/// How long a returned route stays valid, seconds.
+pub const ROUTE_VALIDITY_SECS: u64 = 60;
 
 /// The minimum of each output: `amount * (10_000 - slippage) / 10_000`
 /// unless minimums were given without a slippage. A minimum above the
@@ -308,7 +313,12 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
         tracing::error!(chain = %chain, "simulated transaction emitted no ShortcutExecuted");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let head = state.snapshot.head(chain).map_or(0, |h| h.timestamp);
     Ok(RouteTx {
+        valid_until: now.max(head) + ROUTE_VALIDITY_SECS,
         block_number: quote.block_number,
         quote,
         min_amounts_out: mins,

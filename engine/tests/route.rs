@@ -15,6 +15,10 @@ use switchyard_engine::{
 const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
 const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
+const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
+const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
+const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
+const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("switchyard-route-{name}-{}", std::process::id()));
@@ -78,6 +82,12 @@ async fn router_routes_execute_and_deliver_the_quote() {
         (WETH, 2_000_000_000_000_000_000, USDC),
         (NATIVE_TOKEN, 1_000_000_000_000_000_000, USDC),
         (USDC, 1_000_000_000, NATIVE_TOKEN),
+        (DAI, 10_000_000_000_000_000_000_000, USDT),
+        (USDT, 50_000_000_000, DAI),
+        (WBTC, 300_000_000, WETH),
+        (WETH, 20_000_000_000_000_000_000, WBTC),
+        (DAI, 1_000_000_000_000_000_000_000, SDAI),
+        (SDAI, 1_000_000_000_000_000_000_000, USDC),
     ] {
         let req = request(tin, amount, tout);
         let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {tout}: {e:?}"));

@@ -8,6 +8,8 @@
 //! per leg, per route (split share), per step:
 //!     V2     out = v2AmountOut(pair, in, x, fee); in.transfer(pair, x); pair.swap(…, account, "")
 //!     V3     raw = pool.swap(account, zeroForOne, x, limit, ""); out = v3AmountOut(raw)
+//!     curve  out = pool.get_dy(i, j, x); approve; pool.exchange{value?}(i, j, x, out)
+//!     bal.   approve; out = vault.swap((poolId, GIVEN_IN, in, out, x, ""), (account, false, account, false), 0, max)
 //!     4626   approve; out = vault.deposit(x, account)  |  out = vault.redeem(x, account, account)
 //!     wrap   weth.deposit{value: x}()  |  weth.withdraw(x)            (out = x)
 //! [after: delta of each output; requireAtLeast(delta, min); transfer delta to the receiver]
@@ -26,7 +28,10 @@ use switchyard_kernel::{MarketSnapshot, Plan, PoolState, Step, StepAction, amm::
 
 use super::{
     EncodeError, TokenAmount,
-    protocols::{IERC20, IERC4626, IShortcutsHelpers, IUniswapV2Pair, IUniswapV3Pool, IWETH},
+    protocols::{
+        IBalancerVault, ICurvePool, IERC20, IERC4626, IShortcutsHelpers, IUniswapV2Pair,
+        IUniswapV3Pool, IWETH,
+    },
     weiroll::{CallKind, In, Out, Program, ProgramBuilder},
 };
 
@@ -261,7 +266,7 @@ fn word_out(out: Option<super::weiroll::Slot>) -> Result<In, EncodeError> {
 fn step(
     b: &mut ProgramBuilder,
     spec: &RouteSpec<'_>,
-    _book: &dyn ProtocolBook,
+    book: &dyn ProtocolBook,
     st: &Step,
     x: In,
     acct_in: &In,
@@ -317,6 +322,66 @@ fn step(
             let raw = raw.map(In::Var).ok_or_else(unsupported)?;
             helper(b, acct, IShortcutsHelpers::v3AmountOutCall::SELECTOR, &[raw, zfo])
         }
+        PoolState::Stableswap(_) => {
+            let (Some(i), Some(j)) = (pool.index_of(st.token_in), pool.index_of(st.token_out))
+            else {
+                return Err(unsupported());
+            };
+            let (i, j) = (b.word(i as i128)?, b.word(j as i128)?);
+            let dy = b.call(
+                CallKind::StaticCall,
+                pool.address,
+                ICurvePool::get_dyCall::SELECTOR,
+                &[i.clone(), j.clone(), x.clone()],
+                Out::Word,
+            )?;
+            let dy = word_out(dy)?;
+            let kind = if st.token_in == NATIVE_TOKEN {
+                let In::Fixed(v) = x else { return Err(unsupported()) };
+                CallKind::Value(v)
+            } else {
+                approve(b, st.token_in, pool.address, x.clone())?;
+                CallKind::Call
+            };
+            b.call(
+                kind,
+                pool.address,
+                ICurvePool::exchangeCall::SELECTOR,
+                &[i, j, x, dy.clone()],
+                Out::Ignore,
+            )?;
+            Ok(dy)
+        }
+        PoolState::Weighted(_) => {
+            let pool_id = book
+                .pool_id(pool.chain, pool.address)
+                .unwrap_or_else(|| crate::evm::world::weighted_pool_id(pool.address));
+            let vault = crate::evm::world::BALANCER_VAULT;
+            approve(b, st.token_in, vault, x.clone())?;
+            let id = b.word(pool_id)?;
+            let given_in = b.uint(U256::ZERO)?;
+            let (tin, tout) = (b.address(st.token_in)?, b.address(st.token_out)?);
+            let user_data = b.bytes(&[])?;
+            let no = b.word(false)?;
+            let limit = b.uint(U256::ZERO)?;
+            let deadline = b.uint(U256::MAX)?;
+            let out = b.call(
+                CallKind::Call,
+                vault,
+                IBalancerVault::swapCall::SELECTOR,
+                &[
+                    In::Tuple(vec![id, given_in, tin, tout, x, user_data]),
+                    acct_in.clone(),
+                    no.clone(),
+                    acct_in.clone(),
+                    no,
+                    limit,
+                    deadline,
+                ],
+                Out::Word,
+            )?;
+            word_out(out)
+        }
         PoolState::Erc4626 { .. } => {
             if st.action == StepAction::Deposit {
                 approve(b, st.token_in, pool.address, x.clone())?;
@@ -354,7 +419,7 @@ fn step(
                     CallKind::Call,
                     pool.address,
                     IWETH::withdrawCall::SELECTOR,
-                    &[x.clone()],
+                    std::slice::from_ref(&x),
                     Out::Ignore,
                 )?;
             }

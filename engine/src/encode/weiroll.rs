@@ -93,9 +93,9 @@ pub enum In {
     /// A variable-length slot: the ABI tail of a dynamic value.
     Var(Slot),
     /// An array `T[]` of the given elements (all fixed or all variable).
-    Array(Vec<In>),
+    Array(Vec<Self>),
     /// A dynamic tuple of the given members (fixed or variable, not nested).
-    Tuple(Vec<In>),
+    Tuple(Vec<Self>),
     /// The whole state as one `bytes[]`.
     State,
 }
@@ -559,7 +559,7 @@ mod tests {
             CallKind::Call,
             T,
             withBytesCall::SELECTOR,
-            &[one.clone(), data.clone(), yes.clone()],
+            &[one.clone(), data.clone(), yes],
             Out::Ignore,
         )?;
         let two = b.uint(U256::from(2u8))?;
@@ -568,7 +568,7 @@ mod tests {
             CallKind::Call,
             T,
             withArrayCall::SELECTOR,
-            &[In::Array(vec![one.clone(), two]), In::Array(vec![data.clone(), empty.clone()])],
+            &[In::Array(vec![one.clone(), two]), In::Array(vec![data, empty.clone()])],
             Out::Ignore,
         )?;
         let pool = b.word(B256::repeat_byte(9))?;
@@ -583,7 +583,7 @@ mod tests {
                 In::Tuple(vec![pool, kind, t.clone(), t.clone(), one.clone(), empty]),
                 t.clone(),
                 no.clone(),
-                t.clone(),
+                t,
                 no,
                 one.clone(),
                 one,

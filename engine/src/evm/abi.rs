@@ -218,6 +218,40 @@ sol! {
             external payable returns (address wallet);
     }
 
+    /// `contracts/src/ReferenceStableSwap.sol`: a Curve plain pool; the world
+    /// deploys it with the snapshot's parameters and seeds its balances.
+    #[sol(all_derives)]
+    contract ReferenceStableSwap {
+        constructor(
+            address[] coins_,
+            uint8[] decimals_,
+            uint256 amplification,
+            uint256 aPrecision,
+            uint256 fee_,
+            uint256 adminFee
+        );
+
+        function seed(uint256[] newBalances) external;
+        function balances(uint256 i) external view returns (uint256);
+    }
+
+    /// `contracts/src/ReferenceBalancerVault.sol`: the Vault's swap path for
+    /// weighted pools; the world registers each pool with its state.
+    #[sol(all_derives)]
+    contract ReferenceBalancerVault {
+        function registerPool(
+            bytes32 poolId,
+            address[] tokens,
+            uint8[] decimals,
+            uint256[] balances,
+            uint256[] normalizedWeights,
+            uint256 swapFeePercentage,
+            uint8 powRule
+        ) external;
+        function getPoolTokens(bytes32 poolId) external view
+            returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
+    }
+
     /// `@uniswap/v2-core` `UniswapV2Factory`.
     #[sol(all_derives)]
     contract UniswapV2Factory {

@@ -50,6 +50,10 @@ pub enum Artifact {
     SmartWallet,
     /// `WalletFactory.sol`: constructor `(address implementation)`.
     WalletFactory,
+    /// `ReferenceStableSwap.sol`: a Curve plain pool.
+    ReferenceStableSwap,
+    /// `ReferenceBalancerVault.sol`: the Balancer V2 Vault's swap path.
+    ReferenceBalancerVault,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
     UniswapV2Factory,
     /// `@uniswap/v2-core@1.0.1` pair (npm; the factory embeds it).
@@ -73,7 +77,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 17] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -85,6 +89,8 @@ impl Artifact {
         Self::LegacyShortcutsRouter,
         Self::SmartWallet,
         Self::WalletFactory,
+        Self::ReferenceStableSwap,
+        Self::ReferenceBalancerVault,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
@@ -106,6 +112,8 @@ impl Artifact {
             Self::LegacyShortcutsRouter => "LegacyShortcutsRouter",
             Self::SmartWallet => "SmartWallet",
             Self::WalletFactory => "WalletFactory",
+            Self::ReferenceStableSwap => "ReferenceStableSwap",
+            Self::ReferenceBalancerVault => "ReferenceBalancerVault",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
@@ -140,6 +148,12 @@ impl Artifact {
             }
             Self::SmartWallet => include_str!("../../../contracts/artifacts/SmartWallet.json"),
             Self::WalletFactory => include_str!("../../../contracts/artifacts/WalletFactory.json"),
+            Self::ReferenceStableSwap => {
+                include_str!("../../../contracts/artifacts/ReferenceStableSwap.json")
+            }
+            Self::ReferenceBalancerVault => {
+                include_str!("../../../contracts/artifacts/ReferenceBalancerVault.json")
+            }
             Self::UniswapV2Factory
             | Self::UniswapV2Pair
             | Self::UniswapV3Factory

@@ -43,13 +43,17 @@ use switchyard_kernel::{MarketSnapshot, Pool, PoolState};
 use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts,
     abi::{
-        LegacyShortcutsRouter, ReferenceVault, ReferenceWETH, ShortcutsRouter, TestERC20,
-        UniswapV2Factory, UniswapV2Pair, UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
+        LegacyShortcutsRouter, ReferenceBalancerVault, ReferenceStableSwap, ReferenceVault,
+        ReferenceWETH, ShortcutsRouter, TestERC20, UniswapV2Factory, UniswapV2Pair,
+        UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
     },
 };
 
 /// Deploys every fixture contract (to a scratch address first).
 pub const DEPLOYER: Address = address!("5eed00000000000000000000000000000000de91");
+
+/// The Balancer V2 Vault, at the same address on every chain.
+pub const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d566bf2c8");
 
 /// Holds the shares or LP supply a snapshot says exist, so totals match.
 pub const SEED_HOLDER: Address = address!("5eed0000000000000000000000000000000005ee");
@@ -326,7 +330,7 @@ impl<'a> ChainBuilder<'a> {
         args: &[u8],
         target: Address,
     ) -> Result<(), WorldError> {
-        let initcode = self.npm.initcode(artifact).doing(|| format!("{}", artifact.name()))?;
+        let initcode = self.npm.initcode(artifact).doing(|| artifact.name().to_string())?;
         let mut code = initcode.to_vec();
         code.extend_from_slice(args);
         let scratch = self
@@ -412,6 +416,12 @@ impl<'a> ChainBuilder<'a> {
             (PoolState::UniswapV3 { .. }, Some(PoolRecord::UniswapV3(_))) => self.v3_pool(pool),
             (PoolState::Erc4626 { total_assets, total_supply }, Some(PoolRecord::Erc4626(r))) => {
                 self.erc4626(pool, r.asset, *total_assets, *total_supply)
+            }
+            (PoolState::Stableswap(st), Some(PoolRecord::Stableswap(_))) => {
+                self.stableswap(pool, st)
+            }
+            (PoolState::Weighted(w), Some(PoolRecord::Weighted(r))) => {
+                self.weighted(pool, w, r.pool_id)
             }
             _ => Err(self.inconsistent(
                 pool.address,
@@ -623,6 +633,78 @@ impl<'a> ChainBuilder<'a> {
         Ok(())
     }
 
+    /// A Curve plain pool with the snapshot's parameters and balances
+    /// (internal, as the older pools keep them), funded with its coins.
+    fn stableswap(
+        &mut self,
+        pool: &Pool,
+        st: &switchyard_kernel::StableswapState,
+    ) -> Result<(), WorldError> {
+        let n = st.balances.len();
+        let (Some(coins), Some(decimals)) = (pool.tokens.get(..n), pool.decimals.get(..n)) else {
+            return Err(self.inconsistent(pool.address, "fewer tokens than balances"));
+        };
+        let args = ReferenceStableSwap::constructorCall {
+            coins_: coins.to_vec(),
+            decimals_: decimals.to_vec(),
+            amplification: st.amp,
+            aPrecision: st.a_precision,
+            fee_: st.fee,
+            adminFee: st.admin_fee,
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::ReferenceStableSwap, &args, pool.address)?;
+        self.evm
+            .call_sol(
+                DEPLOYER,
+                pool.address,
+                &ReferenceStableSwap::seedCall { newBalances: st.balances.clone() },
+            )
+            .doing(|| format!("seeding {}", pool.address))?;
+        for (coin, balance) in coins.iter().zip(&st.balances) {
+            self.fund(*coin, pool.address, *balance)?;
+        }
+        Ok(())
+    }
+
+    /// A Balancer weighted pool, registered in the chain's Vault with the
+    /// snapshot's balances, weights, fee and `powUp` rule; the Vault holds
+    /// the tokens.
+    fn weighted(
+        &mut self,
+        pool: &Pool,
+        w: &switchyard_kernel::WeightedState,
+        pool_id: Option<B256>,
+    ) -> Result<(), WorldError> {
+        if self.evm.code(BALANCER_VAULT).is_empty() {
+            self.deploy_at(Artifact::ReferenceBalancerVault, &[], BALANCER_VAULT)?;
+        }
+        let pool_id = pool_id.unwrap_or_else(|| weighted_pool_id(pool.address));
+        let rule = match w.pow_rule {
+            switchyard_kernel::amm::weighted::PowRule::First => 0,
+            switchyard_kernel::amm::weighted::PowRule::Current => 1,
+        };
+        self.evm
+            .call_sol(
+                DEPLOYER,
+                BALANCER_VAULT,
+                &ReferenceBalancerVault::registerPoolCall {
+                    poolId: pool_id,
+                    tokens: pool.tokens.to_vec(),
+                    decimals: pool.decimals.to_vec(),
+                    balances: w.balances.clone(),
+                    normalizedWeights: w.weights.clone(),
+                    swapFeePercentage: w.swap_fee,
+                    powRule: rule,
+                },
+            )
+            .doing(|| format!("registering {}", pool.address))?;
+        for (token, balance) in pool.tokens.iter().zip(&w.balances) {
+            self.fund(*token, BALANCER_VAULT, *balance)?;
+        }
+        Ok(())
+    }
+
     /// An ERC-4626 vault whose `totalAssets` and `totalSupply` are the
     /// snapshot's (the supply held by [`SEED_HOLDER`]).
     fn erc4626(
@@ -690,6 +772,15 @@ impl<'a> ChainBuilder<'a> {
         }
         Ok(out)
     }
+}
+
+/// A Balancer pool id for a pool whose record names none: its address,
+/// the two-token specialization, nonce 0.
+pub fn weighted_pool_id(pool: Address) -> B256 {
+    let mut id = [0u8; 32];
+    id[..20].copy_from_slice(pool.as_slice());
+    id[21] = 2;
+    B256::from(id)
 }
 
 /// The executor of a legacy router: the contract its constructor created.
