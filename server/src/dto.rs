@@ -578,3 +578,46 @@ pub struct BridgeLatencyEstimate {
     /// Typical end-to-end latency, seconds (the bridge's catalog estimate).
     pub estimated_seconds: u64,
 }
+
+/// `Transaction`: what a client signs and sends (all strings, as `ethers`
+/// takes them).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Transaction {
+    /// Calldata, `0x` hex.
+    pub data: String,
+    /// Contract called.
+    pub to: String,
+    /// Sender.
+    pub from: String,
+    /// Wei sent, decimal.
+    pub value: String,
+}
+
+/// `RouteShortcutTransaction`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteResponse {
+    /// Gas the transaction used when it was executed against the snapshot.
+    pub gas: String,
+    /// Exact output in wei: a string, or an array with several `tokenOut`.
+    pub amount_out: OneOrMany,
+    /// The least the receiver gets, enforced on chain (slippage applied).
+    pub min_amount_out: OneOrMany,
+    /// USD value lost from inputs to outputs, bps; null without USD prices.
+    pub price_impact: Option<f64>,
+    /// Fee taken off each input, wei.
+    pub fee_amount: Vec<String>,
+    /// Block of the state the transaction was built and executed on.
+    pub created_at: u64,
+    /// Same block (the spec names it twice).
+    pub block_number: u64,
+    /// Unix seconds after which the route should be fetched again.
+    pub valid_until: u64,
+    /// The transaction.
+    pub tx: Transaction,
+    /// The route.
+    pub route: Vec<Hop>,
+    /// Bridge crossings of a cross-chain route, with their latency.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bridging_estimates: Vec<BridgeLatencyEstimate>,
+}

@@ -197,6 +197,42 @@ impl From<EngineError> for ApiError {
                     K::BadDelta { .. } => Self::internal(),
                 }
             }
+            EngineError::ZeroAfterFee { index } => Self::invalid(
+                format!("amountIn[{index}]"),
+                format!("amountIn[{index}] is zero after the fee"),
+            ),
+            EngineError::MinAmountOut { index, min, quoted } => Self::new(
+                ErrorCode::Unprocessable,
+                "MIN_AMOUNT_OUT",
+                format!(
+                    "minAmountOut[{index}] is {min}, but the best route delivers {quoted}: the transaction could only revert"
+                ),
+            )
+            .field(format!("minAmountOut[{index}]")),
+            EngineError::StrategyUnavailable { strategy, chain } => Self::invalid(
+                "routingStrategy",
+                format!("routing strategy {strategy} is not deployed on chain {chain}"),
+            ),
+            EngineError::SpenderNative => {
+                Self::invalid("spender", "a native-coin input cannot be taken from a spender")
+            }
+            EngineError::CrossChainRoute => Self::new(
+                ErrorCode::NotImplemented,
+                "NOT_IMPLEMENTED",
+                "cross-chain transactions are not built by this version yet; /shortcuts/quote prices them",
+            )
+            .field("destinationChainId"),
+            EngineError::SimulatorUnavailable(why) => {
+                tracing::error!(reason = %why, "transaction simulation unavailable");
+                Self {
+                    retry_after: Some(Duration::from_secs(30)),
+                    ..Self::new(
+                        ErrorCode::Unavailable,
+                        "SIMULATOR_UNAVAILABLE",
+                        "transactions cannot be proven on this instance (its EVM world is missing: run scripts/setup.sh)",
+                    )
+                }
+            }
             EngineError::Unavailable(what) => Self {
                 retry_after: Some(Duration::from_secs(1)),
                 ..Self::new(

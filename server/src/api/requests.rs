@@ -128,11 +128,17 @@ fn names(q: &Query, field: &str) -> Vec<String> {
     q.list(field).iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
 }
 
+/// `referralCode`: at most 16 characters, and at most 16 bytes of UTF-8,
+/// since it travels in the high half of the on-chain request id.
 fn referral(q: &Query) -> Result<Option<String>, ApiError> {
     match q.scalar("referralCode")? {
         Some(c) if c.chars().count() > MAX_REFERRAL_CODE_LEN => Err(ApiError::invalid(
             "referralCode",
             format!("referralCode must be at most {MAX_REFERRAL_CODE_LEN} characters"),
+        )),
+        Some(c) if c.len() > MAX_REFERRAL_CODE_LEN => Err(ApiError::invalid(
+            "referralCode",
+            format!("referralCode must fit in {MAX_REFERRAL_CODE_LEN} bytes of UTF-8"),
         )),
         other => Ok(other.map(str::to_owned)),
     }

@@ -7,11 +7,12 @@
 
 use alloy_primitives::U256;
 use axum::{
-    Json,
+    Extension, Json,
     body::Body,
     extract::{RawQuery, State},
 };
-use switchyard_engine::QuoteRequest;
+use switchyard_catalog::{Catalog, RoutingStrategy};
+use switchyard_engine::{QuoteRequest, RouteRequest};
 use switchyard_kernel::Plan;
 
 use super::{
@@ -22,6 +23,7 @@ use crate::{
     AppState,
     dto::{self, addr},
     error::ApiError,
+    middleware::AuthedKey,
     query::Query,
 };
 
@@ -80,49 +82,11 @@ pub async fn quote(
     raw: RawQuery,
 ) -> Result<Json<dto::QuoteResponse>, ApiError> {
     let q = query(&raw)?;
-    let catalog = s.engine.catalog();
-    let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
-    let chain = req.chain_id;
-    let destination_chain = req.destination_chain_id.filter(|d| *d != chain);
-    let out_chain = destination_chain.unwrap_or(chain);
-    for (field, list, chain) in
-        [("tokenIn", &req.token_in, chain), ("tokenOut", &req.token_out, out_chain)]
-    {
-        for (k, t) in list.iter().enumerate() {
-            if catalog.token(chain, *t).is_none() {
-                return Err(ApiError::not_found(
-                    format!("{field}[{k}]"),
-                    format!("token {t:#x} is not known on chain {chain}"),
-                ));
-            }
-        }
-    }
-    if req.token_out.len() != 1 && req.token_out.len() != req.token_in.len() {
-        return Err(ApiError::invalid(
-            "tokenOut",
-            "tokenOut must be one token, or one per tokenIn",
-        ));
-    }
-    let quote = s
-        .engine
-        .quote(QuoteRequest {
-            chain,
-            destination_chain,
-            inputs: req.token_in.iter().copied().zip(req.amount_in.iter().copied()).collect(),
-            fee_bps: req.fee_bps.clone(),
-            outputs: req.token_out.clone(),
-            ignore_aggregators: req.ignore_aggregators.clone(),
-            ignore_standards: req.ignore_standards.clone(),
-            ignore_bridges: req.ignore_bridges.clone(),
-        })
-        .await?;
-    let amounts: Vec<String> = quote.plan.amounts_out.iter().map(ToString::to_string).collect();
-    let amount_out = match amounts.as_slice() {
-        [one] => dto::OneOrMany::One(one.clone()),
-        _ => dto::OneOrMany::Many(amounts),
-    };
+    let req = requests::parse_route(&q, &s.engine.catalog(), RouteKind::Quote)?;
+    check_tokens(&s.engine.catalog(), &req)?;
+    let quote = s.engine.quote(quote_request(&req)).await?;
     Ok(Json(dto::QuoteResponse {
-        amount_out,
+        amount_out: one_or_many(&quote.plan.amounts_out),
         price_impact: quote.price_impact_bps,
         route: hops(&quote.plan),
         fee_amount: quote.fee_amounts.iter().map(ToString::to_string).collect(),
@@ -214,7 +178,11 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
     out
 }
 
-/// `GET /api/v1/shortcuts/route`: validated; 501 until the execution layer lands.
+/// `GET /api/v1/shortcuts/route`: the best route as a transaction of the
+/// requested routing strategy, executed against the snapshot before it is
+/// returned: `amountOut` is what the receiver got in that execution, `gas`
+/// what it used, and `minAmountOut` is enforced on chain. Cross-chain
+/// routes are quoted (`/shortcuts/quote`) but not yet built: 501.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route", tag = "shortcuts",
     params(
         ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1, maximum = 9223372036854775807i64),
@@ -238,30 +206,142 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
         ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1, maximum = 9223372036854775807i64),
     ),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn route_get(State(s): State<AppState>, raw: RawQuery) -> ApiError {
-    let parsed =
-        query(&raw).and_then(|q| requests::parse_route(&q, &s.engine.catalog(), RouteKind::Route));
-    not_yet(parsed, "GET /shortcuts/route")
+    responses((status = 200, body = dto::RouteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn route_get(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    raw: RawQuery,
+) -> Result<Json<dto::RouteResponse>, ApiError> {
+    let q = query(&raw)?;
+    let req = requests::parse_route(&q, &s.engine.catalog(), RouteKind::Route)?;
+    route_response(&s, &key, req).await
 }
 
 /// `POST /api/v1/shortcuts/route`: the same parameters as the GET form in a
 /// JSON object (scalars are accepted where arrays are declared, numbers as
-/// strings); validated; 501 until the execution layer lands.
+/// strings), the same answer.
 #[utoipa::path(post, path = "/api/v1/shortcuts/route", tag = "shortcuts",
     request_body(content = dto::RouteShortcutVariableInputs, content_type = "application/json"),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn route_post(State(s): State<AppState>, body: Body) -> ApiError {
-    let parsed = async {
-        let mut buf = read_body(&s, body).await?;
-        let value = parse_json(&mut buf)?;
-        requests::parse_route(
-            &Query::from_json_object(&value)?,
-            &s.engine.catalog(),
-            RouteKind::Route,
-        )
-    };
-    not_yet(parsed.await, "POST /shortcuts/route")
+    responses((status = 200, body = dto::RouteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn route_post(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    body: Body,
+) -> Result<Json<dto::RouteResponse>, ApiError> {
+    let mut buf = read_body(&s, body).await?;
+    let value = parse_json(&mut buf)?;
+    let req = requests::parse_route(
+        &Query::from_json_object(&value)?,
+        &s.engine.catalog(),
+        RouteKind::Route,
+    )?;
+    route_response(&s, &key, req).await
+}
+
+/// Tokens known on their chains, and one output or one per input.
+fn check_tokens(catalog: &Catalog, req: &requests::RouteRequest) -> Result<(), ApiError> {
+    let chain = req.chain_id;
+    let out_chain = req.destination_chain_id.unwrap_or(chain);
+    for (field, list, chain) in
+        [("tokenIn", &req.token_in, chain), ("tokenOut", &req.token_out, out_chain)]
+    {
+        for (k, t) in list.iter().enumerate() {
+            if catalog.token(chain, *t).is_none() {
+                return Err(ApiError::not_found(
+                    format!("{field}[{k}]"),
+                    format!("token {t:#x} is not known on chain {chain}"),
+                ));
+            }
+        }
+    }
+    if req.token_out.len() != 1 && req.token_out.len() != req.token_in.len() {
+        return Err(ApiError::invalid(
+            "tokenOut",
+            "tokenOut must be one token, or one per tokenIn",
+        ));
+    }
+    Ok(())
+}
+
+/// The engine's quote request of a parsed route or quote request.
+fn quote_request(req: &requests::RouteRequest) -> QuoteRequest {
+    QuoteRequest {
+        chain: req.chain_id,
+        destination_chain: req.destination_chain_id.filter(|d| *d != req.chain_id),
+        inputs: req.token_in.iter().copied().zip(req.amount_in.iter().copied()).collect(),
+        fee_bps: req.fee_bps.clone(),
+        outputs: req.token_out.clone(),
+        ignore_aggregators: req.ignore_aggregators.clone(),
+        ignore_standards: req.ignore_standards.clone(),
+        ignore_bridges: req.ignore_bridges.clone(),
+    }
+}
+
+fn one_or_many(amounts: &[U256]) -> dto::OneOrMany {
+    match amounts {
+        [one] => dto::OneOrMany::One(one.to_string()),
+        _ => dto::OneOrMany::Many(amounts.iter().map(ToString::to_string).collect()),
+    }
+}
+
+/// The wire form of a transaction.
+pub fn transaction(tx: &switchyard_engine::encode::Tx) -> dto::Transaction {
+    dto::Transaction {
+        data: format!("{}", tx.data),
+        to: addr(tx.to),
+        from: addr(tx.from),
+        value: tx.value.to_string(),
+    }
+}
+
+async fn route_response(
+    s: &AppState,
+    key: &AuthedKey,
+    req: requests::RouteRequest,
+) -> Result<Json<dto::RouteResponse>, ApiError> {
+    check_tokens(&s.engine.catalog(), &req)?;
+    let from = req.from_address.ok_or_else(|| ApiError::missing("fromAddress"))?;
+    let delegate =
+        matches!(req.routing_strategy, RoutingStrategy::Delegate | RoutingStrategy::DelegateLegacy);
+    if let Some(spender) = req.spender.filter(|sp| *sp != from && !delegate) {
+        return Err(ApiError::invalid(
+            "spender",
+            format!(
+                "spender {spender:#x} differs from fromAddress: only the delegate strategies take inputs from another owner"
+            ),
+        ));
+    }
+    let r = s
+        .engine
+        .route(RouteRequest {
+            quote: quote_request(&req),
+            from,
+            strategy: req.routing_strategy,
+            receiver: req.receiver,
+            spender: req.spender,
+            refund_receiver: req.refund_receiver,
+            to_eoa: req.to_eoa.unwrap_or(false),
+            fee_receiver: req.fee_receiver,
+            min_amount_out: req.min_amount_out.clone(),
+            slippage_bps: req.slippage_bps,
+            slippage_given: req.slippage_given,
+            referral_code: req.referral_code.clone(),
+            account_id: key.0.account_id.clone(),
+        })
+        .await?;
+    Ok(Json(dto::RouteResponse {
+        gas: r.gas.to_string(),
+        amount_out: one_or_many(&r.quote.plan.amounts_out),
+        min_amount_out: one_or_many(&r.min_amounts_out),
+        price_impact: r.quote.price_impact_bps,
+        fee_amount: r.quote.fee_amounts.iter().map(ToString::to_string).collect(),
+        created_at: r.block_number,
+        block_number: r.block_number,
+        valid_until: r.valid_until,
+        tx: transaction(&r.tx),
+        route: hops(&r.quote.plan),
+        bridging_estimates: bridging_estimates(&r.quote.plan),
+    }))
 }
 
 /// `GET /api/v1/shortcuts/route/nontokenized`: validated (the position must be
