@@ -173,10 +173,17 @@ impl Evm {
 
     /// Sets the native balance of `who`, keeping its code and nonce.
     pub fn set_balance(&mut self, who: Address, wei: U256) {
-        match self.inner.ctx.db_mut().load_account(who) {
-            Ok(account) => account.info.balance = wei,
+        let db = self.inner.ctx.db_mut();
+        let mut info = match db.load_account(who) {
+            Ok(account) => account.info.clone(),
             Err(never) => match never {},
-        }
+        };
+        info.balance = wei;
+        // Written back with `insert_account_info`, not through the loaded
+        // account: the database marks an address it never saw as not
+        // existing, and a transaction would read it as empty whatever its
+        // balance says.
+        db.insert_account_info(who, info);
     }
 
     /// The native balance of `who`.
@@ -373,6 +380,17 @@ mod tests {
         copy.set_balance(ALICE, U256::from(9u8));
         assert_eq!(evm.balance(ALICE), U256::from(7u8));
         assert_eq!(copy.balance(ALICE), U256::from(9u8));
+    }
+
+    /// An address the chain has never seen, funded, can send value.
+    #[test]
+    fn a_funded_new_address_can_send_value() -> Result<(), EvmError> {
+        let mut evm = Evm::new();
+        evm.set_balance(ALICE, U256::from(7u8));
+        evm.call(ALICE, BOB, Bytes::new(), U256::from(5u8))?;
+        assert_eq!(evm.balance(ALICE), U256::from(2u8));
+        assert_eq!(evm.balance(BOB), U256::from(5u8));
+        Ok(())
     }
 
     #[test]
