@@ -87,8 +87,14 @@ pub fn lending_withdraw(
     nonzero(out)
 }
 
-/// Liquid staking deposit: Lido's `getSharesByPooledEth`, and for a rebasing
-/// receipt the balance that reads back, `getPooledEthByShares`.
+/// Liquid staking deposit: the shares minted, Lido's
+/// `getSharesByPooledEth` at the totals before the deposit; for a rebasing
+/// receipt, the balance a depositor with no shares before reads back.
+///
+/// Lido's `submit` adds the deposit and the new shares to the totals before
+/// any balance is read, so that balance is `getPooledEthByShares` at the
+/// totals after it: `shares * (P + amount) / (S + shares)`, which can be
+/// more than `shares * P / S`.
 pub fn stake(
     amount: U256,
     total_pooled: U256,
@@ -100,7 +106,9 @@ pub fn stake(
     if !rebasing {
         return nonzero(shares);
     }
-    nonzero(mul_div(shares, total_pooled, nonzero(total_shares)?).ok_or(AmmError::InvalidState)?)
+    let pooled_after = total_pooled.checked_add(amount).ok_or(AmmError::InvalidState)?;
+    let shares_after = total_shares.checked_add(shares).ok_or(AmmError::InvalidState)?;
+    nonzero(mul_div(shares, pooled_after, nonzero(shares_after)?).ok_or(AmmError::InvalidState)?)
 }
 
 /// Unwrapping a non-rebasing staking receipt (wstETH → stETH):
@@ -161,7 +169,24 @@ mod tests {
     fn lido_shares_round_down() {
         let (pooled, shares) = (U256::from(12u8), U256::from(10u8));
         assert_eq!(stake(U256::from(7u8), pooled, shares, false), Ok(U256::from(5u8))); // 5.83
-        assert_eq!(stake(U256::from(7u8), pooled, shares, true), Ok(U256::from(6u8))); // 5 shares → 6
+        // 5 shares, read at the totals after the deposit: 5 * 19 / 15 = 6.33.
+        assert_eq!(stake(U256::from(7u8), pooled, shares, true), Ok(U256::from(6u8)));
         assert_eq!(unstake_wrapped(U256::from(5u8), pooled, shares), Ok(U256::from(6u8)));
+    }
+
+    /// A stETH deposit reads back at the totals after it: `submit` adds the
+    /// ETH and the shares first. At the totals before it, the balance would
+    /// be 1 wei less in both cases (3 for 4; ...546 for ...547).
+    #[test]
+    fn rebasing_stake_reads_back_at_the_totals_after_the_deposit() {
+        // P = 3, S = 1: 5 wei mints 1 share, worth 8 / 2 = 4 after.
+        assert_eq!(stake(U256::from(5u8), U256::from(3u8), U256::ONE, false), Ok(U256::ONE));
+        assert_eq!(stake(U256::from(5u8), U256::from(3u8), U256::ONE, true), Ok(U256::from(4u8)));
+        // Mainnet-sized totals at a ratio of about 1.2.
+        let pooled = uint!(9612345678901234567890123_U256);
+        let total = uint!(8010001234567890123456789_U256);
+        let x = uint!(657464206757531086548_U256);
+        assert_eq!(stake(x, pooled, total, false), Ok(uint!(547867220315572352018_U256)));
+        assert_eq!(stake(x, pooled, total, true), Ok(uint!(657464206757531086547_U256)));
     }
 }
