@@ -69,8 +69,9 @@ pub fn lending_supply(model: LendingModel, rate: U256, amount: U256) -> Result<U
 }
 
 /// Withdrawing with `receipt` tokens: asset received, within the market's
-/// available liquidity. Aave withdraws the amount 1:1; Compound redeems
-/// `receipt * rate / 1e18`.
+/// available liquidity. Aave withdraws the amount 1:1, and refuses an amount
+/// that burns no scaled unit (`rayDiv(receipt, index) == 0`, dust at an
+/// index above 2 ray); Compound redeems `receipt * rate / 1e18`.
 pub fn lending_withdraw(
     model: LendingModel,
     rate: U256,
@@ -78,7 +79,10 @@ pub fn lending_withdraw(
     receipt: U256,
 ) -> Result<U256, AmmError> {
     let out = match model {
-        LendingModel::Aave => receipt,
+        LendingModel::Aave => {
+            nonzero(ray_div(receipt, rate)?)?;
+            receipt
+        }
         LendingModel::Compound => mul_div(receipt, rate, WAD).ok_or(AmmError::InvalidState)?,
     };
     if out > available {
@@ -162,6 +166,28 @@ mod tests {
         assert_eq!(
             lending_withdraw(LendingModel::Aave, index, U256::from(10u8), U256::from(11u8)),
             Err(AmmError::InsufficientLiquidity)
+        );
+    }
+
+    /// The aToken burns `rayDiv(amount, index)` scaled units and refuses to
+    /// burn none: at an index of 3 ray, 1 wei is (1e27 + 1.5e27) / 3e27 = 0
+    /// units, 2 wei is 1.
+    #[test]
+    fn aave_withdrawal_burning_no_scaled_unit_is_refused() {
+        let index = RAY * U256::from(3u8);
+        let available = U256::from(1_000u32);
+        assert_eq!(
+            lending_withdraw(LendingModel::Aave, index, available, U256::ONE),
+            Err(AmmError::InsufficientLiquidity)
+        );
+        assert_eq!(
+            lending_withdraw(LendingModel::Aave, index, available, U256::from(2u8)),
+            Ok(U256::from(2u8))
+        );
+        // Up to 2 ray, one wei always burns a unit.
+        assert_eq!(
+            lending_withdraw(LendingModel::Aave, RAY * U256::from(2u8), available, U256::ONE),
+            Ok(U256::ONE)
         );
     }
 
