@@ -572,6 +572,17 @@ mod tests {
         assert_eq!(copy.balance(ALICE), U256::from(9u8));
     }
 
+    /// An address the chain has never seen, funded, can send value.
+    #[test]
+    fn a_funded_new_address_can_send_value() -> Result<(), EvmError> {
+        let mut evm = Evm::new();
+        evm.set_balance(ALICE, U256::from(7u8));
+        evm.call(ALICE, BOB, Bytes::new(), U256::from(5u8))?;
+        assert_eq!(evm.balance(ALICE), U256::from(2u8));
+        assert_eq!(evm.balance(BOB), U256::from(5u8));
+        Ok(())
+    }
+
     #[test]
     fn calling_code_that_does_not_exist_succeeds_empty() -> Result<(), EvmError> {
         let mut evm = Evm::new();

@@ -256,7 +256,8 @@ impl Pool {
                     let out =
                         vault::stake(amount_in, *total_pooled_asset, *total_shares, *rebasing)?;
                     let (pooled, shares) = if *rebasing {
-                        // A deposit mints shares at the current ratio.
+                        // A deposit mints shares at the ratio before it;
+                        // `out` reads them at the totals after it.
                         let minted =
                             vault::stake(amount_in, *total_pooled_asset, *total_shares, false)?;
                         (add(*total_pooled_asset, amount_in)?, add(*total_shares, minted)?)

@@ -69,8 +69,9 @@ pub fn lending_supply(model: LendingModel, rate: U256, amount: U256) -> Result<U
 }
 
 /// Withdrawing with `receipt` tokens: asset received, within the market's
-/// available liquidity. Aave withdraws the amount 1:1; Compound redeems
-/// `receipt * rate / 1e18`.
+/// available liquidity. Aave withdraws the amount 1:1, and refuses an amount
+/// that burns no scaled unit (`rayDiv(receipt, index) == 0`, dust at an
+/// index above 2 ray); Compound redeems `receipt * rate / 1e18`.
 pub fn lending_withdraw(
     model: LendingModel,
     rate: U256,
@@ -78,7 +79,10 @@ pub fn lending_withdraw(
     receipt: U256,
 ) -> Result<U256, AmmError> {
     let out = match model {
-        LendingModel::Aave => receipt,
+        LendingModel::Aave => {
+            nonzero(ray_div(receipt, rate)?)?;
+            receipt
+        }
         LendingModel::Compound => mul_div(receipt, rate, WAD).ok_or(AmmError::InvalidState)?,
     };
     if out > available {
@@ -87,8 +91,14 @@ pub fn lending_withdraw(
     nonzero(out)
 }
 
-/// Liquid staking deposit: Lido's `getSharesByPooledEth`, and for a rebasing
-/// receipt the balance that reads back, `getPooledEthByShares`.
+/// Liquid staking deposit: the shares minted, Lido's
+/// `getSharesByPooledEth` at the totals before the deposit; for a rebasing
+/// receipt, the balance a depositor with no shares before reads back.
+///
+/// Lido's `submit` adds the deposit and the new shares to the totals before
+/// any balance is read, so that balance is `getPooledEthByShares` at the
+/// totals after it: `shares * (P + amount) / (S + shares)`, which can be
+/// more than `shares * P / S`.
 pub fn stake(
     amount: U256,
     total_pooled: U256,
@@ -100,7 +110,9 @@ pub fn stake(
     if !rebasing {
         return nonzero(shares);
     }
-    nonzero(mul_div(shares, total_pooled, nonzero(total_shares)?).ok_or(AmmError::InvalidState)?)
+    let pooled_after = total_pooled.checked_add(amount).ok_or(AmmError::InvalidState)?;
+    let shares_after = total_shares.checked_add(shares).ok_or(AmmError::InvalidState)?;
+    nonzero(mul_div(shares, pooled_after, nonzero(shares_after)?).ok_or(AmmError::InvalidState)?)
 }
 
 /// Unwrapping a non-rebasing staking receipt (wstETH → stETH):
@@ -157,11 +169,50 @@ mod tests {
         );
     }
 
+    /// The aToken burns `rayDiv(amount, index)` scaled units and refuses to
+    /// burn none: at an index of 3 ray, 1 wei is (1e27 + 1.5e27) / 3e27 = 0
+    /// units, 2 wei is 1.
+    #[test]
+    fn aave_withdrawal_burning_no_scaled_unit_is_refused() {
+        let index = RAY * U256::from(3u8);
+        let available = U256::from(1_000u32);
+        assert_eq!(
+            lending_withdraw(LendingModel::Aave, index, available, U256::ONE),
+            Err(AmmError::InsufficientLiquidity)
+        );
+        assert_eq!(
+            lending_withdraw(LendingModel::Aave, index, available, U256::from(2u8)),
+            Ok(U256::from(2u8))
+        );
+        // Up to 2 ray, one wei always burns a unit.
+        assert_eq!(
+            lending_withdraw(LendingModel::Aave, RAY * U256::from(2u8), available, U256::ONE),
+            Ok(U256::ONE)
+        );
+    }
+
     #[test]
     fn lido_shares_round_down() {
         let (pooled, shares) = (U256::from(12u8), U256::from(10u8));
         assert_eq!(stake(U256::from(7u8), pooled, shares, false), Ok(U256::from(5u8))); // 5.83
-        assert_eq!(stake(U256::from(7u8), pooled, shares, true), Ok(U256::from(6u8))); // 5 shares → 6
+        // 5 shares, read at the totals after the deposit: 5 * 19 / 15 = 6.33.
+        assert_eq!(stake(U256::from(7u8), pooled, shares, true), Ok(U256::from(6u8)));
         assert_eq!(unstake_wrapped(U256::from(5u8), pooled, shares), Ok(U256::from(6u8)));
+    }
+
+    /// A stETH deposit reads back at the totals after it: `submit` adds the
+    /// ETH and the shares first. At the totals before it, the balance would
+    /// be 1 wei less in both cases (3 for 4; ...546 for ...547).
+    #[test]
+    fn rebasing_stake_reads_back_at_the_totals_after_the_deposit() {
+        // P = 3, S = 1: 5 wei mints 1 share, worth 8 / 2 = 4 after.
+        assert_eq!(stake(U256::from(5u8), U256::from(3u8), U256::ONE, false), Ok(U256::ONE));
+        assert_eq!(stake(U256::from(5u8), U256::from(3u8), U256::ONE, true), Ok(U256::from(4u8)));
+        // Mainnet-sized totals at a ratio of about 1.2.
+        let pooled = uint!(9612345678901234567890123_U256);
+        let total = uint!(8010001234567890123456789_U256);
+        let x = uint!(657464206757531086548_U256);
+        assert_eq!(stake(x, pooled, total, false), Ok(uint!(547867220315572352018_U256)));
+        assert_eq!(stake(x, pooled, total, true), Ok(uint!(657464206757531086547_U256)));
     }
 }
