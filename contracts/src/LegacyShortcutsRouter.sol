@@ -71,8 +71,8 @@ contract LegacyShortcutsRouter {
         bytes32[] calldata commands,
         bytes[] calldata state
     ) external payable returns (bytes[] memory ret) {
-        uint256 before = _balance(tokenOut, receiver);
         _pull(tokenIn, amountIn);
+        uint256 before = _balance(tokenOut, receiver);
         if (tokenIn != NATIVE && msg.value != 0) revert WrongValue(msg.value, 0);
         ret = IShortcutsExecutor(executor).executeShortcut{value: msg.value}(0, 0, commands, state);
         uint256 after_ = _balance(tokenOut, receiver);

@@ -26,7 +26,8 @@ struct Token {
 /// @notice It pulls the caller's inputs (only from `msg.sender`) into the
 /// executor and calls the executor with `data` (an `executeShortcut` call),
 /// forwarding the native value. The safe forms measure what `receiver` gains
-/// of each output and revert with `AmountTooLow` below its minimum. This is
+/// of each output, from after the inputs are taken to the end, and revert
+/// with `AmountTooLow` below its minimum. This is
 /// the only contract users approve; the executor never is.
 contract ShortcutsRouter {
     address public immutable executor;
@@ -56,8 +57,10 @@ contract ShortcutsRouter {
         returns (bytes memory ret)
     {
         (address out, uint256 minOut) = _output(tokenOut);
-        uint256 before = _balance(out, receiver);
         _pull(tokenIn, msg.value);
+        // Measured after the inputs are taken: a receiver that is also the
+        // payer gains what the shortcut delivers, not that less its input.
+        uint256 before = _balance(out, receiver);
         ret = _call(data);
         _checkGain(out, receiver, before, minOut);
     }
@@ -69,11 +72,11 @@ contract ShortcutsRouter {
     {
         uint256 n = tokensOut.length;
         uint256[] memory before = new uint256[](n);
+        _pullAll(tokensIn);
         for (uint256 k; k < n; ++k) {
             (address out,) = _output(tokensOut[k]);
             before[k] = _balance(out, receiver);
         }
-        _pullAll(tokensIn);
         ret = _call(data);
         for (uint256 k; k < n; ++k) {
             (address out, uint256 minOut) = _output(tokensOut[k]);
