@@ -35,6 +35,7 @@ pub use graph::{Edge, TokenGraph, TokenIx, TokenNode};
 pub use pool::{Pool, PoolState, StableswapState, TickList, WeightedState};
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
 pub use search::{
-    BridgeEstimate, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, find_routes,
+    BridgeEstimate, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, apply_plan,
+    find_routes, plan_through,
 };
 pub use snapshot::{ChainHead, MarketSnapshot, SnapshotDelta};

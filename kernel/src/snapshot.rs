@@ -34,6 +34,9 @@ pub struct MarketSnapshot {
     pools: Vec<Arc<Pool>>,
     graph: Arc<TokenGraph>,
     bridges: Arc<[BridgeRoute]>,
+    /// Rebasing share tokens (stETH), by (chain, token): the index of the
+    /// staking pool whose totals convert their balances to shares.
+    share_tokens: Arc<std::collections::HashMap<(ChainId, Address), usize>>,
 }
 
 /// State changes to apply to a snapshot: what one block (or several) moved.
@@ -147,11 +150,22 @@ impl MarketSnapshot {
                 });
             }
         }
+        let share_tokens = pools
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match p.state {
+                PoolState::LiquidStaking { rebasing: true, .. } => {
+                    p.tokens.get(1).map(|t| ((p.chain, *t), k))
+                }
+                _ => None,
+            })
+            .collect();
         let mut snapshot = Self {
             heads,
             pools: pools.into_iter().map(Arc::new).collect(),
             graph: Arc::default(),
             bridges: Arc::from(Vec::new()),
+            share_tokens: Arc::new(share_tokens),
         };
         // Prices of this very state size the bridges' fixed fees.
         let prices = crate::price::derive_prices(&snapshot, &crate::price::usd_anchors(catalog));
@@ -218,6 +232,21 @@ impl MarketSnapshot {
     pub fn bridges(&self) -> &[BridgeRoute] {
         &self.bridges
     }
+
+    /// The staking pool of a rebasing share token (stETH): balances of it
+    /// are shares times the pool's pooled asset over its shares, and a
+    /// `transfer` moves whole shares.
+    pub fn share_pool(&self, chain: ChainId, token: Address) -> Option<usize> {
+        self.share_tokens.get(&(chain, token)).copied()
+    }
+}
+
+/// What a holder of no shares reads after receiving `amount` of a rebasing
+/// share token by `transfer`: the sender moves `⌊amount·S/P⌋` shares, which
+/// read back as `⌊shares·P/S⌋` (up to `⌈P/S⌉` wei less than `amount`).
+pub fn share_transfer(amount: U256, pooled: U256, shares: U256) -> Option<U256> {
+    let s = crate::amm::full_math::mul_div(amount, shares, pooled)?;
+    crate::amm::full_math::mul_div(s, pooled, shares)
 }
 
 /// The directions a pool can trade, as `(i, j)` token index pairs.

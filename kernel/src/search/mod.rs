@@ -257,6 +257,9 @@ fn simulate(
                 let s = pool
                     .swap_exact_in_from(working.get(&idx).unwrap_or(&pool.state), i, j, x)
                     .map_err(|err| (err, e))?;
+                let received =
+                    share_receipt(snapshot, working, &next_states, pool, j, s.amount_out)
+                        .ok_or((AmmError::InvalidState, e))?;
                 steps.push(Step {
                     pool: idx,
                     chain: pool.chain,
@@ -267,11 +270,11 @@ fn simulate(
                     token_in: pool.tokens[i],
                     token_out: pool.tokens[j],
                     amount_in: x,
-                    amount_out: s.amount_out,
+                    amount_out: received,
                     gas: s.gas,
                 });
                 next_states.push((idx, s.next));
-                x = s.amount_out;
+                x = received;
             }
             Edge::Bridge { bridge } => {
                 let b =
@@ -295,6 +298,41 @@ fn simulate(
         }
     }
     Ok((steps, next_states))
+}
+
+/// What the account receives of a step's `amount` of token `j`: the amount
+/// itself, except for a rebasing share token (stETH) paid out by `transfer`
+/// from a pool other than its own staking contract, which moves whole shares
+/// ([`crate::snapshot::share_transfer`] at the staking pool's current
+/// totals).
+fn share_receipt(
+    snapshot: &MarketSnapshot,
+    working: &Working,
+    path_states: &NextStates,
+    pool: &Pool,
+    j: usize,
+    amount: U256,
+) -> Option<U256> {
+    if matches!(pool.state, PoolState::LiquidStaking { .. }) {
+        return Some(amount);
+    }
+    let Some(k) = pool.tokens.get(j).and_then(|t| snapshot.share_pool(pool.chain, *t)) else {
+        return Some(amount);
+    };
+    let stake = snapshot.pools().get(k)?;
+    let state = path_states
+        .iter()
+        .rev()
+        .find(|(idx, _)| *idx == k)
+        .map(|(_, st)| st)
+        .or_else(|| working.get(&k))
+        .unwrap_or(&stake.state);
+    match state {
+        PoolState::LiquidStaking { total_pooled_asset, total_shares, .. } => {
+            crate::snapshot::share_transfer(amount, *total_pooled_asset, *total_shares)
+        }
+        _ => Some(amount),
+    }
 }
 
 fn path_gas(steps: &[Step]) -> u64 {
@@ -422,7 +460,11 @@ fn route_leg(
     // found gives over the single path; below a basis point it is not tried.
     let amount_f = u256_to_f64(amount);
     let found_paths: Vec<&[Edge]> = shadow_ranked.iter().map(Vec::as_slice).collect();
-    let worth_splitting = params.max_splits > 1
+    // Receipts of a rebasing share token add up by shares, not by the
+    // amounts each path reads: a split into one is not quoted exactly.
+    let share_out = snapshot.share_pool(ends.to_chain, token_out).is_some();
+    let worth_splitting = !share_out
+        && params.max_splits > 1
         && params.split_chunks > 1
         && split::upper_bound(snapshot, &found_paths, amount_f)
             > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_SPLIT_GAIN);
@@ -629,4 +671,67 @@ pub fn find_routes(
         }
     }
     Ok(Plan { chain: request.chain, destination_chain: to_chain, bridging, legs, amounts_out, gas })
+}
+
+/// The snapshot after `plan`'s trades: every pool it goes through in its
+/// state after the plan's exact steps (in plan order), everything else
+/// shared. A later route of the same transaction is searched on it.
+pub fn apply_plan(snapshot: &MarketSnapshot, plan: &Plan) -> Result<MarketSnapshot, KernelError> {
+    let mut working = Working::new();
+    for st in plan.legs.iter().flat_map(|l| &l.routes).flat_map(|r| &r.steps) {
+        if st.action == StepAction::Bridge {
+            continue;
+        }
+        let pool = snapshot.pools().get(st.pool).ok_or(KernelError::BadDelta { pool: st.pool })?;
+        let (Some(i), Some(j)) = (pool.index_of(st.token_in), pool.index_of(st.token_out)) else {
+            return Err(KernelError::BadDelta { pool: st.pool });
+        };
+        let from = working.get(&st.pool).unwrap_or(&pool.state);
+        let s = pool
+            .swap_exact_in_from(from, i, j, st.amount_in)
+            .map_err(|_| KernelError::BadDelta { pool: st.pool })?;
+        working.insert(st.pool, s.next);
+    }
+    snapshot.apply(&crate::snapshot::SnapshotDelta {
+        heads: Vec::new(),
+        pools: working.into_iter().collect(),
+    })
+}
+
+/// A one-step plan: `amount` of `token_in` through the pool at index
+/// `pool` into `token_out`, exact (a bundle's deposit, redeem or swap
+/// through a named pool).
+pub fn plan_through(
+    snapshot: &MarketSnapshot,
+    pool: usize,
+    token_in: Address,
+    token_out: Address,
+    amount: U256,
+) -> Result<Plan, KernelError> {
+    let no_route = || KernelError::NoRoute { token_in, token_out };
+    let p = snapshot.pools().get(pool).ok_or_else(no_route)?;
+    let (Some(i), Some(j)) = (p.index_of(token_in), p.index_of(token_out)) else {
+        return Err(no_route());
+    };
+    let (i, j) =
+        (u8::try_from(i).map_err(|_| no_route())?, u8::try_from(j).map_err(|_| no_route())?);
+    let edge = Edge::Pool { pool: u32::try_from(pool).map_err(|_| no_route())?, i, j };
+    let (steps, _) =
+        simulate(snapshot, &Working::new(), &[edge], amount).map_err(|_| no_route())?;
+    let out = out_of(&steps);
+    let gas = BASE_GAS + path_gas(&steps);
+    Ok(Plan {
+        chain: p.chain,
+        destination_chain: p.chain,
+        bridging: Vec::new(),
+        legs: vec![Leg {
+            token_in,
+            token_out,
+            amount_in: amount,
+            amount_out: out,
+            routes: vec![Route { amount_in: amount, amount_out: out, steps }],
+        }],
+        amounts_out: vec![out],
+        gas,
+    })
 }
