@@ -8,6 +8,7 @@ use std::{collections::BTreeSet, panic::AssertUnwindSafe, sync::Arc};
 
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, Catalog, ChainId, NATIVE_TOKEN};
+use switchyard_kernel::amm::full_math::mul_div;
 use switchyard_kernel::{
     MarketSnapshot, Plan, PriceTable, RouteRequest, SearchParams, find_routes, pool::u256_to_f64,
 };
@@ -26,6 +27,10 @@ pub struct QuoteRequest {
     /// Fee per input, bps (one value for all, or one per input; empty for
     /// none).
     pub fee_bps: Vec<u32>,
+    /// Whether the inputs reach the program by `transfer` (router, wallet)
+    /// rather than sitting in the account that runs it (delegate): a
+    /// rebasing share token arrives a few wei short then.
+    pub inputs_transferred: bool,
     /// Outputs: one, or one per input.
     pub outputs: Vec<Address>,
     /// Liquidity sources (aggregator names) to leave out.
@@ -107,6 +112,18 @@ pub fn fee_of(amount: U256, bps: u32) -> U256 {
     )
 }
 
+/// The staking totals behind a rebasing share token (stETH), if `token` is
+/// one.
+fn share_totals(state: &MarketState, chain: ChainId, token: Address) -> Option<(U256, U256)> {
+    let k = state.snapshot.share_pool(chain, token)?;
+    match state.snapshot.pools().get(k)?.state {
+        switchyard_kernel::PoolState::LiquidStaking {
+            total_pooled_asset, total_shares, ..
+        } => Some((total_pooled_asset, total_shares)),
+        _ => None,
+    }
+}
+
 /// Runs `f` on the rayon pool under `catch_unwind`, waiting at most
 /// [`ACTOR_TIMEOUT`]: CPU work never runs on the async runtime, and a panic
 /// is an error for this request only.
@@ -137,7 +154,17 @@ pub(crate) fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote
     for (k, (token, amount)) in req.inputs.iter().enumerate() {
         let bps = req.fee_bps.get(k).or(req.fee_bps.first()).copied().unwrap_or(0);
         let fee = fee_of(*amount, bps);
-        let left = amount.saturating_sub(fee);
+        let left = match share_totals(state, req.chain, *token) {
+            // The account holds the shares of `amount`, less those of the
+            // fee it sends on: that is what it can route.
+            Some((pooled, shares)) if req.inputs_transferred => {
+                let of = |a: U256| mul_div(a, shares, pooled).unwrap_or_default();
+                let held =
+                    of(*amount).saturating_sub(if fee.is_zero() { U256::ZERO } else { of(fee) });
+                mul_div(held, pooled, shares).unwrap_or_default()
+            }
+            _ => amount.saturating_sub(fee),
+        };
         if left.is_zero() {
             return Err(EngineError::ZeroAfterFee { index: k });
         }

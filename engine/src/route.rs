@@ -284,11 +284,18 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
         EngineError::SimulationFailed(e.to_string())
     })?;
     for (k, (token, quoted)) in req.quote.outputs.iter().zip(&plan.amounts_out).enumerate() {
-        let got = setup
-            .watch
+        // The receiver may also have paid some of this token as an input.
+        let paid = inputs
             .iter()
-            .position(|w| w.1 == *token)
-            .and_then(|i| outcome.gains.get(i).copied().flatten());
+            .filter(|t| {
+                t.token == *token
+                    && receiver == (if t.token == NATIVE_TOKEN { req.from } else { owner })
+            })
+            .fold(U256::ZERO, |a, t| a.saturating_add(t.amount));
+        let got = setup.watch.iter().position(|w| w.1 == *token).and_then(|i| {
+            let (b, a) = (outcome.before.get(i)?, outcome.after.get(i)?);
+            a.checked_add(paid)?.checked_sub(*b)
+        });
         if got != Some(*quoted) {
             tracing::error!(
                 chain = %chain,

@@ -41,6 +41,12 @@ pub struct SimOutcome {
     pub gas_used: u64,
     /// Logs, in order.
     pub logs: Vec<Log>,
+    /// The transaction's return data.
+    pub output: Bytes,
+    /// Each watched balance before the transaction, in `watch` order.
+    pub before: Vec<U256>,
+    /// And after it.
+    pub after: Vec<U256>,
     /// Gain of each watched balance, in `watch` order (`None` where it went
     /// down).
     pub gains: Vec<Option<U256>>,
@@ -111,7 +117,14 @@ pub fn run_prepared(
         .map_err(|source| SimError::Failed { reason: describe(&source), source })?;
     let after = read(evm)?;
     let gains = before.iter().zip(&after).map(|(b, a)| a.checked_sub(*b)).collect();
-    Ok(SimOutcome { gas_used: out.gas_used, logs: out.logs, gains })
+    Ok(SimOutcome {
+        gas_used: out.gas_used,
+        logs: out.logs,
+        output: out.output,
+        before,
+        after,
+        gains,
+    })
 }
 
 /// A readable account of an EVM failure, decoding the shortcut contracts'

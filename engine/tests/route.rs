@@ -19,6 +19,10 @@ const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
 const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
 const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
 const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
+const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
+const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
+const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
+const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("switchyard-route-{name}-{}", std::process::id()));
@@ -33,6 +37,7 @@ fn request(token_in: Address, amount: u128, token_out: Address) -> RouteRequest 
             destination_chain: None,
             inputs: vec![(token_in, U256::from(amount))],
             fee_bps: Vec::new(),
+            inputs_transferred: true,
             outputs: vec![token_out],
             ignore_aggregators: Vec::new(),
             ignore_standards: Vec::new(),
@@ -62,8 +67,16 @@ fn replay(world: &ChainWorld, r: &RouteTx, req: &RouteRequest, receiver: Address
         watch: req.quote.outputs.iter().map(|t| (receiver, *t)).collect(),
     };
     let out = simulate(world, &r.tx, &setup).expect("the returned transaction executes");
-    for (k, g) in out.gains.iter().enumerate() {
-        assert_eq!(*g, Some(r.quote.plan.amounts_out[k]), "output {k}");
+    for (k, token) in req.quote.outputs.iter().enumerate() {
+        // What the receiver paid of the same token as an input counts back.
+        let paid = req
+            .quote
+            .inputs
+            .iter()
+            .filter(|(t, _)| t == token && req.from == receiver)
+            .fold(U256::ZERO, |a, (_, x)| a + x);
+        let gained = out.after[k] + paid - out.before[k];
+        assert_eq!(gained, r.quote.plan.amounts_out[k], "output {k}");
         assert!(r.quote.plan.amounts_out[k] >= r.min_amounts_out[k]);
     }
 }
@@ -88,6 +101,16 @@ async fn router_routes_execute_and_deliver_the_quote() {
         (WETH, 20_000_000_000_000_000_000, WBTC),
         (DAI, 1_000_000_000_000_000_000_000, SDAI),
         (SDAI, 1_000_000_000_000_000_000_000, USDC),
+        (USDC, 1_000_000_000, AUSDC),
+        (AUSDC, 1_000_000_000, USDC),
+        (USDC, 1_000_000_000, CUSDC),
+        (CUSDC, 40_000_000_000, USDC),
+        (NATIVE_TOKEN, 10_000_000_000_000_000_000, STETH),
+        (STETH, 10_000_000_000_000_000_000, NATIVE_TOKEN),
+        (NATIVE_TOKEN, 10_000_000_000_000_000_000, WSTETH),
+        (WSTETH, 10_000_000_000_000_000_000, NATIVE_TOKEN),
+        (STETH, 10_000_000_000_000_000_000, WSTETH),
+        (WSTETH, 1_000_000_000_000_000_000, STETH),
     ] {
         let req = request(tin, amount, tout);
         let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {tout}: {e:?}"));
@@ -103,6 +126,24 @@ async fn router_routes_execute_and_deliver_the_quote() {
         );
         replay(w1, &r, &req, USER);
     }
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pairwise_outputs_that_are_also_inputs() {
+    let dir = temp_dir("pairwise");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let mut req = request(USDC, 1_000_000_000, WETH);
+    req.quote.inputs.push((WETH, U256::from(1_000_000_000_000_000_000u128)));
+    req.quote.outputs.push(USDC);
+    let r = engine.route(req.clone()).await;
+    let r = r.unwrap_or_else(|e| panic!("{e:?}"));
+    let state = engine.state();
+    let w1 = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1");
+    replay(w1, &r, &req, USER);
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,14 +23,14 @@ use std::collections::BTreeSet;
 
 use alloy_primitives::{Address, B256, U256, aliases::U160};
 use alloy_sol_types::SolCall;
-use switchyard_catalog::{ChainId, NATIVE_TOKEN};
+use switchyard_catalog::{ChainId, NATIVE_TOKEN, market::LendingModel};
 use switchyard_kernel::{MarketSnapshot, Plan, PoolState, Step, StepAction, amm::uniswap_v3};
 
 use super::{
     EncodeError, TokenAmount,
     protocols::{
-        IBalancerVault, ICurvePool, IERC20, IERC4626, IShortcutsHelpers, IUniswapV2Pair,
-        IUniswapV3Pool, IWETH,
+        IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, IShortcutsHelpers,
+        IStETH, IUniswapV2Pair, IUniswapV3Pool, IWETH, IWstETH,
     },
     weiroll::{CallKind, In, Out, Program, ProgramBuilder},
 };
@@ -98,10 +98,27 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Prog
     // Outputs: their balance before, so only what the program produces
     // moves (the account may be the caller's own, holding more).
     let outputs: Vec<Address> = dedup(spec.outputs);
+    let chain = spec.plan.destination_chain;
+    let is_share = |t: &Address| spec.snapshot.share_pool(chain, *t).is_some();
     let mut before = Vec::with_capacity(outputs.len());
+    let mut shares_before = Vec::with_capacity(outputs.len());
     for t in &outputs {
         let t_in = b.address(*t)?;
         before.push(balance_of(&mut b, acct, t_in, acct_in.clone())?);
+        // A rebasing share token is handed over in shares, so the receiver
+        // reads exactly what the account gained.
+        shares_before.push(if is_share(t) && spec.receiver != acct {
+            let out = b.call(
+                CallKind::StaticCall,
+                *t,
+                IStETH::sharesOfCall::SELECTOR,
+                std::slice::from_ref(&acct_in),
+                Out::Word,
+            )?;
+            Some(word_out(out)?)
+        } else {
+            None
+        });
     }
 
     if let Some(owner) = spec.pull_from {
@@ -127,18 +144,26 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Prog
         }
     }
 
+    let ctx = StepCtx { snapshot: spec.snapshot, book, account: acct, account_in: acct_in.clone() };
     for leg in &spec.plan.legs {
-        for route in &leg.routes {
-            let mut x = b.uint(route.amount_in)?;
-            for st in &route.steps {
-                x = step(&mut b, spec, book, st, x, &acct_in)?;
-            }
-        }
+        encode_leg(&mut b, &ctx, leg, LegInput::Planned)?;
     }
 
     for (k, t) in outputs.iter().enumerate() {
         let t_in = b.address(*t)?;
-        let after = balance_of(&mut b, acct, t_in, acct_in.clone())?;
+        let mut after = balance_of(&mut b, acct, t_in, acct_in.clone())?;
+        // A token that is also an input left the account in full (routed
+        // and fee) during the program: add it back to count only what the
+        // program produced.
+        let spent = spec
+            .inputs
+            .iter()
+            .filter(|i| i.token == *t)
+            .fold(U256::ZERO, |a, i| a.saturating_add(i.amount));
+        if !spent.is_zero() {
+            let spent = b.uint(spent)?;
+            after = helper(&mut b, acct, IShortcutsHelpers::addCall::SELECTOR, &[after, spent])?;
+        }
         let mut delta = helper(
             &mut b,
             acct,
@@ -155,7 +180,28 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Prog
                 &[delta, min],
             )?;
         }
-        if spec.receiver != acct {
+        if spec.receiver == acct {
+            continue;
+        }
+        if let Some(sb) = shares_before[k].clone() {
+            let sa = b.call(
+                CallKind::StaticCall,
+                *t,
+                IStETH::sharesOfCall::SELECTOR,
+                std::slice::from_ref(&acct_in),
+                Out::Word,
+            )?;
+            let moved =
+                helper(&mut b, acct, IShortcutsHelpers::subCall::SELECTOR, &[word_out(sa)?, sb])?;
+            let to = b.address(spec.receiver)?;
+            b.call(
+                CallKind::Call,
+                *t,
+                IStETH::transferSharesCall::SELECTOR,
+                &[to, moved],
+                Out::Ignore,
+            )?;
+        } else {
             send(&mut b, *t, spec.receiver, Amount::In(delta))?;
         }
     }
@@ -180,7 +226,7 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Prog
 }
 
 /// An amount to send: a constant or a slot.
-enum Amount {
+pub(crate) enum Amount {
     Const(U256),
     In(In),
 }
@@ -200,7 +246,7 @@ fn dedup(v: &[Address]) -> Vec<Address> {
 }
 
 /// A helper on the running account (STATICCALL), returning one word.
-fn helper(
+pub fn helper(
     b: &mut ProgramBuilder,
     acct: Address,
     selector: [u8; 4],
@@ -220,7 +266,7 @@ fn balance_of(
 }
 
 /// Sends `amount` of `token` (the native coin too) from the account.
-fn send(
+pub(crate) fn send(
     b: &mut ProgramBuilder,
     token: Address,
     to: Address,
@@ -258,24 +304,119 @@ fn approve(
     Ok(())
 }
 
-fn word_out(out: Option<super::weiroll::Slot>) -> Result<In, EncodeError> {
+pub(crate) fn word_out(out: Option<super::weiroll::Slot>) -> Result<In, EncodeError> {
     out.map(In::Fixed).ok_or(EncodeError::Unsupported("call without output"))
 }
 
-/// The calls of one step, from its input slot `x`; returns its output.
-fn step(
+/// What a step encoder needs to know.
+pub struct StepCtx<'a> {
+    /// The snapshot the plan was found on.
+    pub snapshot: &'a MarketSnapshot,
+    /// Protocol facts.
+    pub book: &'a dyn ProtocolBook,
+    /// The address that runs the program.
+    pub account: Address,
+    /// `account` as a program argument.
+    pub account_in: In,
+}
+
+/// Where a leg's input amount comes from.
+#[derive(Debug, Clone)]
+pub enum LegInput {
+    /// The amounts the plan was found for, as constants (each route of a
+    /// split its own share).
+    Planned,
+    /// A slot produced at run time (a bundle action's output). When the
+    /// plan splits, each route takes `x · planned share / planned total`
+    /// and the last one the rest: exactly the planned shares when `x` is
+    /// the planned amount.
+    Slot(In),
+}
+
+/// The calls of one leg; returns each route's output slot.
+pub fn encode_leg(
     b: &mut ProgramBuilder,
-    spec: &RouteSpec<'_>,
-    book: &dyn ProtocolBook,
+    ctx: &StepCtx<'_>,
+    leg: &switchyard_kernel::Leg,
+    input: LegInput,
+) -> Result<Vec<In>, EncodeError> {
+    let mut outs = Vec::with_capacity(leg.routes.len());
+    let mut spent: Option<In> = None;
+    let last = leg.routes.len().saturating_sub(1);
+    for (k, route) in leg.routes.iter().enumerate() {
+        let mut x = match &input {
+            LegInput::Planned => b.uint(route.amount_in)?,
+            LegInput::Slot(x) if leg.routes.len() == 1 => x.clone(),
+            LegInput::Slot(x) if k == last => {
+                let used = spent.clone().ok_or(EncodeError::Unsupported("empty split"))?;
+                helper(b, ctx.account, IShortcutsHelpers::subCall::SELECTOR, &[x.clone(), used])?
+            }
+            LegInput::Slot(x) => {
+                let share = b.uint(route.amount_in)?;
+                let total = b.uint(leg.amount_in)?;
+                let scaled = helper(
+                    b,
+                    ctx.account,
+                    IShortcutsHelpers::mulCall::SELECTOR,
+                    &[x.clone(), share],
+                )?;
+                let part =
+                    helper(b, ctx.account, IShortcutsHelpers::divCall::SELECTOR, &[scaled, total])?;
+                spent = Some(match spent.take() {
+                    None => part.clone(),
+                    Some(s) => helper(
+                        b,
+                        ctx.account,
+                        IShortcutsHelpers::addCall::SELECTOR,
+                        &[s, part.clone()],
+                    )?,
+                });
+                part
+            }
+        };
+        for st in &route.steps {
+            x = step(b, ctx, st, x)?;
+        }
+        outs.push(x);
+    }
+    Ok(outs)
+}
+
+/// The calls of one step, from its input slot `x`; returns its output.
+pub fn step(
+    b: &mut ProgramBuilder,
+    ctx: &StepCtx<'_>,
     st: &Step,
     x: In,
-    acct_in: &In,
 ) -> Result<In, EncodeError> {
-    let acct = spec.account;
+    // A rebasing share token paid out by `transfer` arrives a few wei
+    // short of what the pool says it paid: measure what arrived.
+    let pays_shares = st.action != StepAction::Bridge
+        && ctx.snapshot.share_pool(st.to_chain, st.token_out).is_some()
+        && ctx
+            .snapshot
+            .pools()
+            .get(st.pool)
+            .is_some_and(|p| !matches!(p.state, PoolState::LiquidStaking { .. }));
+    if pays_shares {
+        let (acct, acct_in) = (ctx.account, ctx.account_in.clone());
+        return measured(b, acct, st.token_out, &acct_in, |b| step_calls(b, ctx, st, x).map(drop));
+    }
+    step_calls(b, ctx, st, x)
+}
+
+/// The calls of one step and the slot of its output.
+fn step_calls(
+    b: &mut ProgramBuilder,
+    ctx: &StepCtx<'_>,
+    st: &Step,
+    x: In,
+) -> Result<In, EncodeError> {
+    let (acct, acct_in, book) = (ctx.account, &ctx.account_in, ctx.book);
     if st.action == StepAction::Bridge {
         return Err(EncodeError::Unsupported("bridge steps are encoded with their payload"));
     }
-    let pool = spec.snapshot.pools().get(st.pool).ok_or(EncodeError::UnknownPool(st.pool))?;
+    let pool = ctx.snapshot.pools().get(st.pool).ok_or(EncodeError::UnknownPool(st.pool))?;
     let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
     match &pool.state {
         PoolState::UniswapV2 { fee_bps, .. } => {
@@ -425,6 +566,113 @@ fn step(
             }
             Ok(x)
         }
+        PoolState::Lending { model, .. } => {
+            let (asset, receipt) = (pool.tokens[0], pool.tokens[1]);
+            match (model, st.action == StepAction::Deposit) {
+                (LendingModel::Aave, true) => {
+                    approve(b, asset, pool.address, x.clone())?;
+                    let asset_in = b.address(asset)?;
+                    let zero = b.word(0u16)?;
+                    measured(b, acct, receipt, acct_in, |b| {
+                        b.call(
+                            CallKind::Call,
+                            pool.address,
+                            IAavePool::supplyCall::SELECTOR,
+                            &[asset_in, x, acct_in.clone(), zero],
+                            Out::Ignore,
+                        )?;
+                        Ok(())
+                    })
+                }
+                (LendingModel::Aave, false) => {
+                    let asset_in = b.address(asset)?;
+                    let out = b.call(
+                        CallKind::Call,
+                        pool.address,
+                        IAavePool::withdrawCall::SELECTOR,
+                        &[asset_in, x, acct_in.clone()],
+                        Out::Word,
+                    )?;
+                    word_out(out)
+                }
+                (LendingModel::Compound, deposit) => {
+                    let (selector, produced) = if deposit {
+                        approve(b, asset, pool.address, x.clone())?;
+                        (ICToken::mintCall::SELECTOR, receipt)
+                    } else {
+                        (ICToken::redeemCall::SELECTOR, asset)
+                    };
+                    measured(b, acct, produced, acct_in, |b| {
+                        // Compound reports failure as a nonzero code.
+                        let code =
+                            b.call(CallKind::Call, pool.address, selector, &[x], Out::Word)?;
+                        let code = word_out(code)?;
+                        let zero = b.uint(U256::ZERO)?;
+                        let ok = helper(
+                            b,
+                            acct,
+                            IShortcutsHelpers::isEqualCall::SELECTOR,
+                            &[code, zero],
+                        )?;
+                        helper(b, acct, IShortcutsHelpers::checkCall::SELECTOR, &[ok])?;
+                        Ok(())
+                    })
+                }
+            }
+        }
+        PoolState::LiquidStaking { rebasing: true, .. } if st.action == StepAction::Deposit => {
+            // stETH: submit the native coin; the balance it reads is the
+            // output.
+            let In::Fixed(v) = x else { return Err(unsupported()) };
+            let referral = b.address(Address::ZERO)?;
+            measured(b, acct, pool.tokens[1], acct_in, |b| {
+                b.call(
+                    CallKind::Value(v),
+                    pool.address,
+                    IStETH::submitCall::SELECTOR,
+                    &[referral],
+                    Out::Ignore,
+                )?;
+                Ok(())
+            })
+        }
+        PoolState::LiquidStaking { rebasing: false, .. } => {
+            let (asset, wrapper) = (pool.tokens[0], pool.tokens[1]);
+            if st.action == StepAction::Deposit {
+                approve(b, asset, wrapper, x.clone())?;
+                let out =
+                    b.call(CallKind::Call, wrapper, IWstETH::wrapCall::SELECTOR, &[x], Out::Word)?;
+                word_out(out)
+            } else {
+                measured(b, acct, asset, acct_in, |b| {
+                    b.call(
+                        CallKind::Call,
+                        wrapper,
+                        IWstETH::unwrapCall::SELECTOR,
+                        &[x],
+                        Out::Ignore,
+                    )?;
+                    Ok(())
+                })
+            }
+        }
         _ => Err(unsupported()),
     }
+}
+
+/// `calls` framed by the account's balance of `token` before and after:
+/// the difference is the output (for protocols whose functions do not
+/// return what they minted or paid).
+fn measured(
+    b: &mut ProgramBuilder,
+    acct: Address,
+    token: Address,
+    acct_in: &In,
+    calls: impl FnOnce(&mut ProgramBuilder) -> Result<(), EncodeError>,
+) -> Result<In, EncodeError> {
+    let t = b.address(token)?;
+    let before = balance_of(b, acct, t.clone(), acct_in.clone())?;
+    calls(b)?;
+    let after = balance_of(b, acct, t, acct_in.clone())?;
+    helper(b, acct, IShortcutsHelpers::subCall::SELECTOR, &[after, before])
 }

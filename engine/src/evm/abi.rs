@@ -252,6 +252,46 @@ sol! {
             returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
     }
 
+    /// `contracts/src/ReferenceAavePool.sol`.
+    #[sol(all_derives)]
+    contract ReferenceAavePool {
+        function initReserve(address asset, address aToken, uint256 liquidityIndex) external;
+        function getReserveNormalizedIncome(address asset) external view returns (uint256);
+    }
+
+    /// `contracts/src/ReferenceAToken.sol`.
+    #[sol(all_derives)]
+    contract ReferenceAToken {
+        constructor(address pool, address underlying, string name_, string symbol_, uint8 decimals_);
+    }
+
+    /// `contracts/src/ReferenceCToken.sol`.
+    #[sol(all_derives)]
+    contract ReferenceCToken {
+        constructor(address underlying_, uint256 exchangeRate_, string name_, string symbol_, uint8 decimals_);
+    }
+
+    /// `contracts/src/ReferenceStETH.sol`.
+    #[sol(all_derives)]
+    contract ReferenceStETH {
+        function seed(uint256 totalPooledEther, uint256 totalShares, address holder) external;
+        function sharesOf(address account) external view returns (uint256);
+        function getTotalPooledEther() external view returns (uint256);
+        function getTotalShares() external view returns (uint256);
+    }
+
+    /// `contracts/src/ReferenceWstETH.sol`.
+    #[sol(all_derives)]
+    contract ReferenceWstETH {
+        constructor(address stETH);
+    }
+
+    /// `contracts/src/ReferenceV2Pair.sol`.
+    #[sol(all_derives)]
+    contract ReferenceV2Pair {
+        constructor(address token0, address token1, uint16 feeBps);
+    }
+
     /// `@uniswap/v2-core` `UniswapV2Factory`.
     #[sol(all_derives)]
     contract UniswapV2Factory {

@@ -54,6 +54,18 @@ pub enum Artifact {
     ReferenceStableSwap,
     /// `ReferenceBalancerVault.sol`: the Balancer V2 Vault's swap path.
     ReferenceBalancerVault,
+    /// `ReferenceAavePool.sol`: Aave V3's supply side.
+    ReferenceAavePool,
+    /// `ReferenceAToken.sol`: a scaled-balance aToken.
+    ReferenceAToken,
+    /// `ReferenceCToken.sol`: a Compound V2 cToken.
+    ReferenceCToken,
+    /// `ReferenceStETH.sol`: Lido's stETH over shares.
+    ReferenceStETH,
+    /// `ReferenceWstETH.sol`: Lido's wstETH.
+    ReferenceWstETH,
+    /// `ReferenceV2Pair.sol`: a V2 pair with a fee in bps.
+    ReferenceV2Pair,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
     UniswapV2Factory,
     /// `@uniswap/v2-core@1.0.1` pair (npm; the factory embeds it).
@@ -77,7 +89,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 23] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -91,6 +103,12 @@ impl Artifact {
         Self::WalletFactory,
         Self::ReferenceStableSwap,
         Self::ReferenceBalancerVault,
+        Self::ReferenceAavePool,
+        Self::ReferenceAToken,
+        Self::ReferenceCToken,
+        Self::ReferenceStETH,
+        Self::ReferenceWstETH,
+        Self::ReferenceV2Pair,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
@@ -114,6 +132,12 @@ impl Artifact {
             Self::WalletFactory => "WalletFactory",
             Self::ReferenceStableSwap => "ReferenceStableSwap",
             Self::ReferenceBalancerVault => "ReferenceBalancerVault",
+            Self::ReferenceAavePool => "ReferenceAavePool",
+            Self::ReferenceAToken => "ReferenceAToken",
+            Self::ReferenceCToken => "ReferenceCToken",
+            Self::ReferenceStETH => "ReferenceStETH",
+            Self::ReferenceWstETH => "ReferenceWstETH",
+            Self::ReferenceV2Pair => "ReferenceV2Pair",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
@@ -153,6 +177,24 @@ impl Artifact {
             }
             Self::ReferenceBalancerVault => {
                 include_str!("../../../contracts/artifacts/ReferenceBalancerVault.json")
+            }
+            Self::ReferenceAavePool => {
+                include_str!("../../../contracts/artifacts/ReferenceAavePool.json")
+            }
+            Self::ReferenceAToken => {
+                include_str!("../../../contracts/artifacts/ReferenceAToken.json")
+            }
+            Self::ReferenceCToken => {
+                include_str!("../../../contracts/artifacts/ReferenceCToken.json")
+            }
+            Self::ReferenceStETH => {
+                include_str!("../../../contracts/artifacts/ReferenceStETH.json")
+            }
+            Self::ReferenceWstETH => {
+                include_str!("../../../contracts/artifacts/ReferenceWstETH.json")
+            }
+            Self::ReferenceV2Pair => {
+                include_str!("../../../contracts/artifacts/ReferenceV2Pair.json")
             }
             Self::UniswapV2Factory
             | Self::UniswapV2Pair

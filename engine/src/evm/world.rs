@@ -43,9 +43,10 @@ use switchyard_kernel::{MarketSnapshot, Pool, PoolState};
 use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts,
     abi::{
-        LegacyShortcutsRouter, ReferenceBalancerVault, ReferenceStableSwap, ReferenceVault,
-        ReferenceWETH, ShortcutsRouter, TestERC20, UniswapV2Factory, UniswapV2Pair,
-        UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
+        LegacyShortcutsRouter, ReferenceAToken, ReferenceAavePool, ReferenceBalancerVault,
+        ReferenceCToken, ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair, ReferenceVault,
+        ReferenceWETH, ReferenceWstETH, ShortcutsRouter, TestERC20, UniswapV2Factory,
+        UniswapV2Pair, UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
     },
 };
 
@@ -101,9 +102,17 @@ pub enum TokenImpl {
     /// `ReferenceWETH`: the balance mapping, backed by the contract's native
     /// balance.
     Weth,
-    /// One of our fixtures with a plain `balanceOf` mapping (vault shares):
-    /// the mapping is written, the totals are not.
-    Mapping(Artifact),
+    /// One of our fixtures with a plain balance mapping (vault shares,
+    /// cTokens, wstETH): the mapping named is written, the totals are not.
+    Mapping(Artifact, &'static str),
+    /// An aToken at a fixed liquidity index: scaled units are written,
+    /// `rayDiv(amount, index)` and one more, so the balance covers `amount`.
+    AToken {
+        /// The reserve's liquidity index, ray.
+        index: U256,
+    },
+    /// stETH: shares are written, enough to read back at least `amount`.
+    StEth,
 }
 
 /// The shortcut contracts of one chain, by strategy.
@@ -245,26 +254,47 @@ where
         evm.set_balance(holder, b.saturating_add(amount));
         return Ok(());
     }
-    let add_to_mapping = |evm: &mut Evm<E>, artifact: Artifact| -> Result<(), EvmError> {
-        let slot = artifact
-            .storage_slot("balanceOf")
-            .ok_or(EvmError::NotAContract(token))
-            .map(|s| mapping_slot(holder, s))?;
-        let b = evm.storage(token, slot);
-        evm.set_storage(token, slot, b.saturating_add(amount));
-        Ok(())
+    let add_to_mapping =
+        |evm: &mut Evm<E>, artifact: Artifact, var: &str, units: U256| -> Result<(), EvmError> {
+            let slot = artifact
+                .storage_slot(var)
+                .ok_or(EvmError::NotAContract(token))
+                .map(|s| mapping_slot(holder, s))?;
+            let b = evm.storage(token, slot);
+            evm.set_storage(token, slot, b.saturating_add(units));
+            Ok(())
+        };
+    let var_slot = |artifact: Artifact, var: &str| {
+        artifact.storage_slot(var).map(U256::from).ok_or(EvmError::NotAContract(token))
     };
     match kind {
         Some(TokenImpl::TestErc20) => {
             evm.call_sol(DEPLOYER, token, &TestERC20::mintCall { to: holder, amount }).map(drop)
         }
         Some(TokenImpl::Weth) => {
-            add_to_mapping(evm, Artifact::ReferenceWeth)?;
+            add_to_mapping(evm, Artifact::ReferenceWeth, "balanceOf", amount)?;
             let b = evm.balance(token);
             evm.set_balance(token, b.saturating_add(amount));
             Ok(())
         }
-        Some(TokenImpl::Mapping(artifact)) => add_to_mapping(evm, artifact),
+        Some(TokenImpl::Mapping(artifact, var)) => add_to_mapping(evm, artifact, var, amount),
+        Some(TokenImpl::AToken { index }) => {
+            let ray = U256::from(10u8).pow(U256::from(27u8));
+            let scaled = amount
+                .saturating_mul(ray)
+                .saturating_add(index / U256::from(2u8))
+                .checked_div(index)
+                .unwrap_or_default();
+            add_to_mapping(evm, Artifact::ReferenceAToken, "_scaledBalance", scaled + U256::ONE)
+        }
+        Some(TokenImpl::StEth) => {
+            let pooled =
+                evm.storage(token, var_slot(Artifact::ReferenceStETH, "_totalPooledEther")?);
+            let total = evm.storage(token, var_slot(Artifact::ReferenceStETH, "_totalShares")?);
+            let shares =
+                switchyard_kernel::amm::full_math::mul_div(amount, total, pooled).unwrap_or(amount);
+            add_to_mapping(evm, Artifact::ReferenceStETH, "_shares", shares + U256::ONE)
+        }
         None => Err(EvmError::NotAContract(token)),
     }
 }
@@ -306,7 +336,20 @@ impl<'a> ChainBuilder<'a> {
         let chain = self.chain;
         self.base_tokens()?;
         let mut unbuilt = Vec::new();
-        for pool in snapshot.pools().iter().filter(|p| p.chain == chain) {
+        // Pools whose contract is a token (vault shares, receipts, stETH)
+        // first: other pools may hold those tokens.
+        let issues_token = |p: &&Arc<Pool>| {
+            matches!(
+                p.state,
+                PoolState::Erc4626 { .. }
+                    | PoolState::Lending { .. }
+                    | PoolState::LiquidStaking { .. }
+            )
+        };
+        let on_chain = || snapshot.pools().iter().filter(move |p| p.chain == chain);
+        let ordered =
+            on_chain().filter(issues_token).chain(on_chain().filter(|p| !issues_token(p)));
+        for pool in ordered {
             let record = market.pools.iter().find(|r| {
                 let c = r.common();
                 c.chain_id == chain && c.address == pool.address && r.tokens() == *pool.tokens
@@ -423,6 +466,27 @@ impl<'a> ChainBuilder<'a> {
             (PoolState::Weighted(w), Some(PoolRecord::Weighted(r))) => {
                 self.weighted(pool, w, r.pool_id)
             }
+            (
+                PoolState::Lending { model, exchange_rate, available_liquidity },
+                Some(PoolRecord::Lending(r)),
+            ) => match model {
+                switchyard_catalog::market::LendingModel::Aave => {
+                    self.aave(pool, r.asset, r.receipt, *exchange_rate, *available_liquidity)
+                }
+                switchyard_catalog::market::LendingModel::Compound => {
+                    self.compound(pool, r.asset, *exchange_rate, *available_liquidity)
+                }
+            },
+            (
+                PoolState::LiquidStaking { total_pooled_asset, total_shares, rebasing },
+                Some(PoolRecord::LiquidStaking(r)),
+            ) => {
+                if *rebasing {
+                    self.steth(pool, r.receipt, *total_pooled_asset, *total_shares)
+                } else {
+                    self.wsteth(pool, r.asset, r.receipt, *total_shares)
+                }
+            }
             _ => Err(self.inconsistent(
                 pool.address,
                 format!("no fixture contract for a {} pool yet", pool.protocol),
@@ -438,13 +502,22 @@ impl<'a> ChainBuilder<'a> {
         reserves: [U256; 2],
         fee_bps: u32,
     ) -> Result<(), WorldError> {
-        if fee_bps != 30 {
-            return Err(self.inconsistent(
-                pool.address,
-                format!("a {fee_bps} bps pair needs the configurable-fee pair fixture"),
-            ));
-        }
         let (t0, t1) = (pool.tokens[0], pool.tokens[1]);
+        if fee_bps != 30 {
+            // Not the Uniswap pair's 0.3%: the configurable-fee pair.
+            let fee = u16::try_from(fee_bps)
+                .map_err(|_| self.inconsistent(pool.address, "fee out of range"))?;
+            let args = ReferenceV2Pair::constructorCall { token0: t0, token1: t1, feeBps: fee }
+                .abi_encode();
+            self.deploy_at(Artifact::ReferenceV2Pair, &args, pool.address)?;
+            self.fund(t0, pool.address, reserves[0])?;
+            self.fund(t1, pool.address, reserves[1])?;
+            return self
+                .evm
+                .call_sol(DEPLOYER, pool.address, &UniswapV2Pair::syncCall {})
+                .map(drop)
+                .doing(|| format!("sync {}", pool.address));
+        }
         let pair_hash =
             keccak256(self.npm.initcode(Artifact::UniswapV2Pair).doing(|| "v2 pair".into())?);
         let factory = self
@@ -705,6 +778,130 @@ impl<'a> ChainBuilder<'a> {
         Ok(())
     }
 
+    fn token_meta(&self, token: Address, fallback: &str, decimals: u8) -> (String, String, u8) {
+        match self.catalog.token(self.chain, token) {
+            Some(t) => (t.name.clone(), t.symbol.clone(), t.decimals),
+            None => (fallback.to_owned(), fallback.to_owned(), decimals),
+        }
+    }
+
+    /// An Aave reserve: the pool (once per address), the aToken at the
+    /// receipt address at the snapshot's liquidity index, and the
+    /// available liquidity held by the pool.
+    fn aave(
+        &mut self,
+        pool: &Pool,
+        asset: Address,
+        a_token: Address,
+        index: U256,
+        available: U256,
+    ) -> Result<(), WorldError> {
+        if self.evm.code(pool.address).is_empty() {
+            self.deploy_at(Artifact::ReferenceAavePool, &[], pool.address)?;
+        }
+        let (name, symbol, decimals) = self.token_meta(a_token, "aToken", 18);
+        let args = ReferenceAToken::constructorCall {
+            pool: pool.address,
+            underlying: asset,
+            name_: name,
+            symbol_: symbol,
+            decimals_: decimals,
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::ReferenceAToken, &args, a_token)?;
+        self.evm
+            .call_sol(
+                DEPLOYER,
+                pool.address,
+                &ReferenceAavePool::initReserveCall {
+                    asset,
+                    aToken: a_token,
+                    liquidityIndex: index,
+                },
+            )
+            .doing(|| format!("reserve {asset} of {}", pool.address))?;
+        self.tokens.insert(a_token, TokenImpl::AToken { index });
+        self.fund(asset, pool.address, available)
+    }
+
+    /// A Compound cToken at its address with the snapshot's exchange rate,
+    /// holding the available cash.
+    fn compound(
+        &mut self,
+        pool: &Pool,
+        asset: Address,
+        rate: U256,
+        available: U256,
+    ) -> Result<(), WorldError> {
+        let (name, symbol, decimals) = self.token_meta(pool.address, "cToken", 8);
+        let args = ReferenceCToken::constructorCall {
+            underlying_: asset,
+            exchangeRate_: rate,
+            name_: name,
+            symbol_: symbol,
+            decimals_: decimals,
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::ReferenceCToken, &args, pool.address)?;
+        self.tokens
+            .insert(pool.address, TokenImpl::Mapping(Artifact::ReferenceCToken, "_balances"));
+        self.fund(asset, pool.address, available)
+    }
+
+    /// Lido's stETH with the snapshot's totals (the shares held by
+    /// [`SEED_HOLDER`]).
+    fn steth(
+        &mut self,
+        pool: &Pool,
+        st_eth: Address,
+        pooled: U256,
+        shares: U256,
+    ) -> Result<(), WorldError> {
+        self.deploy_at(Artifact::ReferenceStETH, &[], st_eth)?;
+        self.evm
+            .call_sol(
+                DEPLOYER,
+                st_eth,
+                &ReferenceStETH::seedCall {
+                    totalPooledEther: pooled,
+                    totalShares: shares,
+                    holder: SEED_HOLDER,
+                },
+            )
+            .doing(|| format!("seeding {}", pool.address))?;
+        self.tokens.insert(st_eth, TokenImpl::StEth);
+        Ok(())
+    }
+
+    /// Lido's wstETH over the world's stETH, holding stETH shares that back
+    /// the wstETH in circulation.
+    fn wsteth(
+        &mut self,
+        pool: &Pool,
+        st_eth: Address,
+        wst_eth: Address,
+        shares: U256,
+    ) -> Result<(), WorldError> {
+        if self.tokens.get(&st_eth) != Some(&TokenImpl::StEth) {
+            return Err(self.inconsistent(pool.address, "wstETH needs stETH in the world first"));
+        }
+        let args = ReferenceWstETH::constructorCall { stETH: st_eth }.abi_encode();
+        self.deploy_at(Artifact::ReferenceWstETH, &args, wst_eth)?;
+        self.tokens.insert(wst_eth, TokenImpl::Mapping(Artifact::ReferenceWstETH, "balanceOf"));
+        // Every wstETH unit is one stETH share held by the wrapper.
+        let pooled = {
+            let slot = Artifact::ReferenceStETH
+                .storage_slot("_totalPooledEther")
+                .map(U256::from)
+                .ok_or_else(|| self.inconsistent(st_eth, "stETH layout"))?;
+            self.evm.storage(st_eth, slot)
+        };
+        let backing =
+            switchyard_kernel::amm::full_math::mul_div(shares, pooled, shares.max(U256::ONE))
+                .unwrap_or(shares);
+        self.fund(st_eth, wst_eth, backing)
+    }
+
     /// An ERC-4626 vault whose `totalAssets` and `totalSupply` are the
     /// snapshot's (the supply held by [`SEED_HOLDER`]).
     fn erc4626(
@@ -721,7 +918,7 @@ impl<'a> ChainBuilder<'a> {
         };
         let args = ReferenceVault::constructorCall { asset, name, symbol, decimals }.abi_encode();
         self.deploy_at(Artifact::ReferenceVault, &args, share)?;
-        self.tokens.insert(share, TokenImpl::Mapping(Artifact::ReferenceVault));
+        self.tokens.insert(share, TokenImpl::Mapping(Artifact::ReferenceVault, "balanceOf"));
         self.fund(asset, share, total_assets)?;
         let supply_slot = Artifact::ReferenceVault
             .storage_slot("totalSupply")
@@ -819,11 +1016,8 @@ mod tests {
         let t = std::time::Instant::now();
         let world = World::build(&catalog, &market, &snapshot, &npm)?;
         eprintln!("built in {:?}", t.elapsed());
-        for (chain, w) in &world.chains {
-            for (pool, why) in &w.unbuilt {
-                eprintln!("chain {chain}: {pool}: {why}");
-            }
-        }
+        let unbuilt: Vec<_> = world.unbuilt().collect();
+        assert!(unbuilt.is_empty(), "pools without a fixture: {unbuilt:#?}");
         let w = world.chain(ChainId(1)).ok_or("no chain 1")?;
         let mut evm = w.fork();
         // The USDC/WETH V2 pair holds the snapshot's reserves at its real address.
