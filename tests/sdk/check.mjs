@@ -256,16 +256,33 @@ await test("getCctpClaimTransaction", async () => {
   check(r, { claimable: "boolean", "reason?": "string" });
   assert(r.claimable === false, JSON.stringify(r));
 });
-await test("getRouteData answers 501 until routing lands", async () => {
-  try {
-    await client.getRouteData({
-      fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", chainId: 1, amountIn: ["1000000"],
-      tokenIn: [USDC], tokenOut: [WETH], routingStrategy: "router",
-    });
-    throw new Error("expected an error");
-  } catch (e) {
-    assert(e.name === "EnsoApiError" && e.statusCode === 501, `got ${e}`);
-  }
+const TX_SHAPE = { data: "string", to: "string", from: "string", value: "string" };
+const HOP = {
+  tokenIn: ["array", "string"], tokenOut: ["array", "string"], protocol: "string",
+  action: "string", "primary?": "string", chainId: "number", "args?": "object",
+};
+await test("getRouteData builds an executed transaction", async () => {
+  const r = await client.getRouteData({
+    fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", chainId: 1, amountIn: ["1000000000"],
+    tokenIn: [USDC], tokenOut: [WETH], routingStrategy: "router", slippage: "100", referralCode: "sdk-check",
+  });
+  check(r, {
+    route: ["array", HOP], gas: "string", amountOut: "string", "blockNumber?": "number",
+    "priceImpact?": "number|null", createdAt: "number", tx: TX_SHAPE, "feeAmount?": ["array", "string"],
+    "minAmountOut?": "string", "validUntil?": "number",
+  });
+  assert(BigInt(r.minAmountOut) === (BigInt(r.amountOut) * 9900n) / 10000n, JSON.stringify(r));
+  assert(r.tx.to === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", r.tx.to);
+  assert(BigInt(r.gas) > 21000n, r.gas);
+});
+await test("getRouteData with several outputs answers one amount per output", async () => {
+  const r = await client.getRouteData({
+    fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", chainId: 1,
+    amountIn: ["1000000000", "1000000000000000000"], tokenIn: [USDC, WETH], tokenOut: [WETH, USDC],
+    routingStrategy: "router",
+  });
+  check(r, { amountOut: ["array", "string"], minAmountOut: ["array", "string"], tx: TX_SHAPE });
+  assert(r.amountOut.length === 2, JSON.stringify(r.amountOut));
 });
 
 console.log(`${passed} passed, ${failed} failed`);
