@@ -270,6 +270,10 @@ fn quote_request(req: &requests::RouteRequest) -> QuoteRequest {
         destination_chain: req.destination_chain_id.filter(|d| *d != req.chain_id),
         inputs: req.token_in.iter().copied().zip(req.amount_in.iter().copied()).collect(),
         fee_bps: req.fee_bps.clone(),
+        inputs_transferred: !matches!(
+            req.routing_strategy,
+            RoutingStrategy::Delegate | RoutingStrategy::DelegateLegacy
+        ) || req.spender.is_some_and(|sp| Some(sp) != req.from_address),
         outputs: req.token_out.clone(),
         ignore_aggregators: req.ignore_aggregators.clone(),
         ignore_standards: req.ignore_standards.clone(),
