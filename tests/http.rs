@@ -12,7 +12,7 @@
 //!  "expect": <json that the body must contain (objects: subset; arrays: same length, element-wise)>,
 //!  "checks": [{"pointer": "/meta/total", "equals": 7, "len": 3, "type": "array",
 //!              "each": {<subset every element must contain>}, "contains": {<subset one element must contain>},
-//!              "min": 1.0, "max": 2.0}],
+//!              "min": 1.0, "max": 2.0, "absent": true}],
 //!  "headersPresent": ["retry-after"], "bodyContains": ["<text the raw body must contain>"]}
 //! ```
 //! Every error response is also checked to carry the standard error body.
@@ -66,6 +66,12 @@ fn type_name(v: &Value) -> &'static str {
 
 fn run_check(body: &Value, check: &Value) -> Result<(), String> {
     let pointer = check["pointer"].as_str().unwrap_or("");
+    if check.get("absent").and_then(Value::as_bool) == Some(true) {
+        return match body.pointer(pointer) {
+            None => Ok(()),
+            Some(v) => Err(format!("{pointer}: expected no value, got {v}")),
+        };
+    }
     let v = body.pointer(pointer).ok_or_else(|| format!("no value at `{pointer}`"))?;
     let at = |m: String| format!("{pointer}: {m}");
     if let Some(e) = check.get("equals") {

@@ -27,11 +27,11 @@ contract WalletFactory {
     }
 
     /// Creates the caller's wallet if needed, then runs the shortcut in it
-    /// with the value sent.
+    /// with the value sent; returns the wallet and the program's final state.
     function deploy(bytes32 accountId, bytes32 requestId, bytes32[] calldata commands, bytes[] calldata state)
         external
         payable
-        returns (address wallet)
+        returns (address wallet, bytes[] memory result)
     {
         wallet = walletOf(msg.sender);
         if (wallet.code.length == 0) {
@@ -45,7 +45,7 @@ contract WalletFactory {
             ISmartWallet(wallet).initialize(msg.sender);
             emit WalletDeployed(msg.sender, wallet);
         }
-        ISmartWallet(wallet).executeShortcut{value: msg.value}(accountId, requestId, commands, state);
+        result = ISmartWallet(wallet).executeShortcut{value: msg.value}(accountId, requestId, commands, state);
     }
 
     function walletOf(address owner) public view returns (address) {

@@ -90,6 +90,9 @@ pub enum EngineError {
     /// returned.
     #[error("simulation failed: {0}")]
     SimulationFailed(String),
+    /// A bundle was refused: the action and why.
+    #[error("bundle")]
+    Bundle(#[from] crate::bundle::BundleError),
     /// A simulated output differs from the quote: a bug, never returned.
     #[error("simulated output {index} differs from the quote")]
     SimulationMismatch {
@@ -111,6 +114,7 @@ impl EngineError {
                 ErrorCode::BadRequest
             }
             Self::MinAmountOut { .. } => ErrorCode::Unprocessable,
+            Self::Bundle(e) => e.code,
             Self::CrossChainRoute => ErrorCode::NotImplemented,
             Self::SimulatorUnavailable(_) => ErrorCode::Unavailable,
             Self::Encode(_) | Self::SimulationFailed(_) | Self::SimulationMismatch { .. } => {

@@ -28,6 +28,7 @@
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+pub mod bundle;
 pub mod encode;
 mod error;
 pub mod evm;
@@ -308,6 +309,16 @@ impl EngineHandle {
             tracing::warn!(error = %e, "routed volume not recorded");
         }
         Ok(r)
+    }
+
+    /// Compiles a bundle, builds its transaction and executes it in the
+    /// EVM world before returning it (on the rayon pool).
+    pub async fn bundle(
+        &self,
+        req: bundle::BundleRequest,
+    ) -> Result<bundle::BundleTx, EngineError> {
+        let state = self.state();
+        quote::on_pool("bundle compiler", move || bundle::compile_and_prove(&state, &req)).await
     }
 
     /// Status of every feed. The embedded snapshot is one `ready` feed per

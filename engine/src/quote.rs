@@ -146,6 +146,19 @@ pub(crate) async fn on_pool<T: Send + 'static>(
     }
 }
 
+/// The kernel's search parameters for a request: its filters, the pools no
+/// transaction can be proven through, and gas priced in each output.
+pub(crate) fn search_params(state: &MarketState, req: &QuoteRequest) -> SearchParams {
+    let out_chain = req.destination_chain.unwrap_or(req.chain);
+    SearchParams {
+        excluded_protocols: excluded_protocols(&state.catalog, req),
+        excluded_bridges: req.ignore_bridges.iter().cloned().collect(),
+        excluded_pools: state.unprovable.clone(),
+        gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(state, out_chain, *t)).collect(),
+        ..SearchParams::default()
+    }
+}
+
 /// Quotes on the current thread (call it on the pool).
 pub(crate) fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, EngineError> {
     let out_chain = req.destination_chain.unwrap_or(req.chain);
@@ -171,13 +184,7 @@ pub(crate) fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote
         fee_amounts.push(fee);
         routed.push((*token, left));
     }
-    let params = SearchParams {
-        excluded_protocols: excluded_protocols(&state.catalog, req),
-        excluded_bridges: req.ignore_bridges.iter().cloned().collect(),
-        excluded_pools: state.unprovable.clone(),
-        gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(state, out_chain, *t)).collect(),
-        ..SearchParams::default()
-    };
+    let params = search_params(state, req);
     let route_req = RouteRequest {
         chain: req.chain,
         destination_chain: req.destination_chain,

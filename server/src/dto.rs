@@ -621,3 +621,47 @@ pub struct RouteResponse {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bridging_estimates: Vec<BridgeLatencyEstimate>,
 }
+
+/// An approval to send before a bundle (`BundleApprovalTransaction`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BundleApproval {
+    /// The token contract.
+    pub to: String,
+    /// The owner who signs it.
+    pub from: String,
+    /// `approve(spender, amount)` calldata.
+    pub data: String,
+    /// What it allows.
+    pub description: String,
+}
+
+/// `BundleShortcutTransaction`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BundleResponse {
+    /// The actions, as sent.
+    #[schema(value_type = Vec<Object>)]
+    pub bundle: serde_json::Value,
+    /// Gas the transaction used when executed against the snapshot
+    /// (absent with `skipQuote=true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gas: Option<String>,
+    /// What the receivers gained when it was executed, by token (absent
+    /// with `skipQuote=true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amounts_out: Option<std::collections::BTreeMap<String, String>>,
+    /// Minimums the program enforces, by token.
+    pub min_amounts_out: std::collections::BTreeMap<String, String>,
+    /// Fees taken, by token.
+    pub fee_amount: std::collections::BTreeMap<String, String>,
+    /// The routes of the route-like actions.
+    pub route: Vec<Hop>,
+    /// Block of the state it was executed on.
+    pub created_at: u64,
+    /// Unix seconds after which to fetch it again.
+    pub valid_until: u64,
+    /// The transaction.
+    pub tx: Transaction,
+    /// Approvals to send first (never to an executor).
+    pub approvals: Vec<BundleApproval>,
+}

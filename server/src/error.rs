@@ -107,6 +107,15 @@ impl ApiError {
         )
     }
 
+    /// 501 for a part of a request this build does not serve yet, naming the
+    /// field.
+    pub fn not_implemented_field(
+        field: impl Into<Cow<'static, str>>,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self::new(ErrorCode::NotImplemented, "NOT_IMPLEMENTED", message).field(field)
+    }
+
     /// 413.
     pub fn payload_too_large(limit: usize) -> Self {
         Self::new(
@@ -216,6 +225,15 @@ impl From<EngineError> for ApiError {
             EngineError::SpenderNative => {
                 Self::invalid("spender", "a native-coin input cannot be taken from a spender")
             }
+            EngineError::Bundle(b) => Self::new(
+                b.code,
+                match b.code {
+                    ErrorCode::Unprocessable => "BUNDLE_UNPROCESSABLE",
+                    _ => "INVALID_PARAMETER",
+                },
+                b.message.clone(),
+            )
+            .field(b.at.clone()),
             EngineError::CrossChainRoute => Self::new(
                 ErrorCode::NotImplemented,
                 "NOT_IMPLEMENTED",

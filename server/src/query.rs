@@ -301,25 +301,25 @@ impl Query {
 
 /// Parses an address: `0x` and 40 hex digits. Mixed case must be a valid
 /// EIP-55 checksum.
-pub fn parse_address(field: &'static str, v: &str) -> Result<Address, ApiError> {
+pub fn parse_address(field: impl Into<Cow<'static, str>>, v: &str) -> Result<Address, ApiError> {
+    let field = field.into();
     let hex = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X"));
-    let ok = hex.is_some_and(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()));
-    if !ok {
-        return Err(ApiError::invalid(
-            field,
-            format!("{field} must be an address (0x and 40 hex digits)"),
-        ));
-    }
-    let h = hex.unwrap_or_default();
+    let Some(h) = hex.filter(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit())) else {
+        let message = format!("{field} must be an address (0x and 40 hex digits)");
+        return Err(ApiError::invalid(field, message));
+    };
     let mixed =
         h.bytes().any(|b| b.is_ascii_lowercase()) && h.bytes().any(|b| b.is_ascii_uppercase());
     if mixed {
         return Address::parse_checksummed(format!("0x{h}"), None).map_err(|_| {
-            ApiError::invalid(field, format!("{field} has an invalid EIP-55 checksum"))
+            let message = format!("{field} has an invalid EIP-55 checksum");
+            ApiError::invalid(field.clone(), message)
         });
     }
-    h.parse::<Address>()
-        .map_err(|_| ApiError::invalid(field, format!("{field} must be an address")))
+    h.parse::<Address>().map_err(|_| {
+        let message = format!("{field} must be an address");
+        ApiError::invalid(field.clone(), message)
+    })
 }
 
 fn parse_address_at(field: &'static str, i: usize, v: &str) -> Result<Address, ApiError> {

@@ -256,7 +256,7 @@ pub fn helper(
     out.map(In::Fixed).ok_or(EncodeError::Unsupported("helper without output"))
 }
 
-fn balance_of(
+pub(crate) fn balance_of(
     b: &mut ProgramBuilder,
     acct: Address,
     token: In,
@@ -293,7 +293,7 @@ pub(crate) fn send(
     Ok(())
 }
 
-fn approve(
+pub(crate) fn approve(
     b: &mut ProgramBuilder,
     token: Address,
     spender: Address,

@@ -262,3 +262,21 @@ pub fn approvals(runner: Runner, owner: Address, inputs: &[TokenAmount]) -> Vec<
         .map(|t| Approval { token: t.token, spender, amount: t.amount, owner })
         .collect()
 }
+
+/// The program's final state from the transaction's return data (each
+/// entry point passes the executor's `bytes[]` back, the router inside a
+/// `bytes`), for reading what each step produced.
+pub fn final_state(runner: Runner, output: &[u8]) -> Option<Vec<Bytes>> {
+    match runner {
+        Runner::Router { .. } => {
+            let inner = <Bytes as alloy_sol_types::SolValue>::abi_decode(output).ok()?;
+            <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(&inner).ok()
+        }
+        Runner::LegacyRouter { .. } | Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => {
+            <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(output).ok()
+        }
+        Runner::Wallet { .. } => {
+            WalletFactory::deployCall::abi_decode_returns(output).ok().map(|r| r.result)
+        }
+    }
+}

@@ -124,7 +124,7 @@ pub struct Program {
 
 /// Lays out a program: constants become deduplicated state slots, each
 /// call's output a new slot.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct ProgramBuilder {
     program: Program,
     constants: HashMap<Bytes, Slot>,
@@ -284,6 +284,24 @@ impl ProgramBuilder {
     /// Number of calls so far.
     pub const fn calls(&self) -> usize {
         self.calls
+    }
+
+    /// Number of command words so far (a mark for [`Self::move_to_front`]).
+    pub fn words(&self) -> usize {
+        self.program.commands.len()
+    }
+
+    /// Moves the command words from `mark` on to the start of the program:
+    /// a prologue decided after the body was written (the inputs to pull,
+    /// the balances to read before). Slots are unaffected.
+    pub fn move_to_front(&mut self, mark: usize) {
+        let n = self.program.commands.len();
+        self.program.commands.rotate_right(n - mark.min(n));
+    }
+
+    /// The program so far (to run a prefix of it).
+    pub fn snapshot(&self) -> Program {
+        self.program.clone()
     }
 
     /// The program.

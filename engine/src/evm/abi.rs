@@ -215,7 +215,7 @@ sol! {
         function implementation() external view returns (address);
         function walletOf(address owner) external view returns (address);
         function deploy(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
-            external payable returns (address wallet);
+            external payable returns (address wallet, bytes[] result);
     }
 
     /// `contracts/src/ReferenceStableSwap.sol`: a Curve plain pool; the world

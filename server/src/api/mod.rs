@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod bridges;
+pub mod bundle;
 pub mod metadata;
 pub mod ops;
 pub mod prices;

@@ -12,7 +12,7 @@ use axum::{
     extract::{RawQuery, State},
 };
 use switchyard_catalog::{Catalog, RoutingStrategy};
-use switchyard_engine::{QuoteRequest, RouteRequest};
+use switchyard_engine::{QuoteRequest, RouteRequest, bundle::BundleRequest};
 use switchyard_kernel::Plan;
 
 use super::{
@@ -393,15 +393,69 @@ pub async fn route_nontokenized(State(s): State<AppState>, raw: RawQuery) -> Api
         ("referralCode" = Option<String>, Query, description = "Referral code, at most 16 characters", max_length = 16),
     ),
     request_body(content = Vec<dto::BundleAction>, content_type = "application/json"),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn bundle(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiError {
-    let parsed = async {
-        let q = query(&raw)?;
-        let mut buf = read_body(&s, body).await?;
-        let value = parse_json(&mut buf)?;
-        requests::parse_bundle(&q, &value, &s.engine.catalog())
+    responses((status = 200, body = dto::BundleResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn bundle(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    raw: RawQuery,
+    body: Body,
+) -> Result<Json<dto::BundleResponse>, ApiError> {
+    let q = query(&raw)?;
+    let mut buf = read_body(&s, body).await?;
+    let value = parse_json(&mut buf)?;
+    let catalog = s.engine.catalog();
+    let req = requests::parse_bundle(&q, &value, &catalog)?;
+    let actions = super::bundle::parse_actions(&value, "body")?;
+    let echo = serde_json::to_value(&value)
+        .map_err(|_| ApiError::invalid("body", "body is not valid json"))?;
+    let skip_quote = req.skip_quote;
+    let b = s
+        .engine
+        .bundle(BundleRequest {
+            chain: req.chain_id,
+            from: req.from_address,
+            strategy: req.routing_strategy,
+            receiver: req.receiver,
+            spender: req.spender,
+            refund_receiver: req.refund_receiver,
+            ignore_aggregators: req.ignore_aggregators,
+            skip_quote,
+            referral_code: req.referral_code,
+            account_id: key.0.account_id.clone(),
+            actions,
+        })
+        .await?;
+    let by_token = |m: &std::collections::BTreeMap<alloy_primitives::Address, U256>| {
+        m.iter().map(|(t, a)| (addr(*t), a.to_string())).collect()
     };
-    not_yet(parsed.await, "POST /shortcuts/bundle")
+    let route = b.plans.iter().flat_map(hops).collect();
+    Ok(Json(dto::BundleResponse {
+        bundle: echo,
+        gas: (!skip_quote).then(|| b.gas.to_string()),
+        amounts_out: (!skip_quote).then(|| by_token(&b.amounts_out)),
+        min_amounts_out: by_token(&b.min_amounts_out),
+        fee_amount: by_token(&b.fee_amounts),
+        route,
+        created_at: b.block_number,
+        valid_until: b.valid_until,
+        tx: transaction(&b.tx),
+        approvals: b
+            .approvals
+            .iter()
+            .map(|a| dto::BundleApproval {
+                to: addr(a.token),
+                from: addr(a.owner),
+                data: format!(
+                    "{}",
+                    switchyard_engine::encode::approve_calldata(a.spender, a.amount)
+                ),
+                description: format!(
+                    "approve {:#x} to spend {} of {:#x}",
+                    a.spender, a.amount, a.token
+                ),
+            })
+            .collect(),
+    }))
 }
 
 /// `POST /api/v1/shortcuts/static/ipor`: validated; 501 until the execution

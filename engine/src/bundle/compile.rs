@@ -1,0 +1,1287 @@
+//! Compiling a bundle: one pass over the actions, each writing its calls
+//! and the slots of its outputs; the kernel plans route-like actions on the
+//! snapshot as the earlier actions leave it; then the prologue (inputs
+//! pulled, balances read) and the epilogue (what a shared executor holds
+//! swept to the receiver), the strategy's transaction, and its execution.
+//!
+//! Every output carries the value the compiler predicts for it and whether
+//! that prediction is exact (kernel math on exact inputs) or only an
+//! estimate (a balance the caller estimated, the return of an arbitrary
+//! `call`). Exact predictions are checked against the executed program's
+//! final state: a difference is a bug, and the bundle is not returned.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
+
+use alloy_primitives::{Address, U256};
+use alloy_sol_types::{SolCall, SolEvent};
+use switchyard_catalog::{ChainId, ErrorCode, NATIVE_TOKEN, market::LendingModel};
+use switchyard_kernel::{
+    KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute, apply_plan,
+    find_routes, plan_through,
+};
+
+use super::{
+    Action, ActionKind, Amount, BinaryOp, BundleError, BundleRequest, Condition, RouteArgs, call,
+};
+use crate::{
+    EngineError, MarketState,
+    encode::{
+        self, Approval, Runner, TokenAmount, Tx,
+        protocols::{IERC20, IShortcutsHelpers},
+        route::{StepCtx, encode_leg, helper},
+        tx::{TxSpec, final_state},
+        weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
+    },
+    evm::{abi::ShortcutsExecutor, world::ChainWorld},
+    quote::{QuoteRequest, search_params},
+    route::{ROUTE_VALIDITY_SECS, runner},
+    simulate::{SimError, SimSetup, prepare, run_prepared},
+};
+
+/// Default slippage of a route action without one, bps.
+pub(super) const DEFAULT_ROUTE_SLIPPAGE_BPS: u32 = 50;
+
+/// One output of an action.
+#[derive(Debug, Clone)]
+struct Output {
+    /// Its slot.
+    slot: In,
+    /// The value the compiler expects.
+    predicted: Option<U256>,
+    /// Whether `predicted` is exact (a difference would be a bug).
+    exact: bool,
+}
+
+/// The public lending-pool calls a bundle makes (Aave V3 pool, Compound
+/// cToken, Curve gauge).
+mod lending {
+    #![allow(missing_docs)]
+    alloy_sol_types::sol! {
+        interface IAaveBorrow {
+            function borrow(address asset, uint256 amount, uint256 interestRateMode, uint16 referralCode, address onBehalfOf) external;
+            function repay(address asset, uint256 amount, uint256 interestRateMode, address onBehalfOf) external returns (uint256);
+        }
+        interface ICompoundBorrow {
+            function borrow(uint256 borrowAmount) external returns (uint256);
+            function repayBorrow(uint256 repayAmount) external returns (uint256);
+        }
+        interface ICurveGauge {
+            function claim_rewards(address _addr) external;
+        }
+    }
+}
+
+fn weiroll(at: &str) -> impl Fn(WeirollError) -> BundleError + '_ {
+    move |e| BundleError::invalid(at, e.to_string())
+}
+
+fn encode_err(at: &str) -> impl Fn(encode::EncodeError) -> BundleError + '_ {
+    move |e| BundleError::invalid(at, e.to_string())
+}
+
+struct Compiler<'a> {
+    state: &'a MarketState,
+    world: &'a ChainWorld,
+    req: &'a BundleRequest,
+    chain: ChainId,
+    runner: Runner,
+    account: Address,
+    /// Whose inputs the program uses (the spender of a delegate bundle).
+    owner: Address,
+    b: ProgramBuilder,
+    account_in: In,
+    snapshot: Arc<MarketSnapshot>,
+    outputs: Vec<Vec<Output>>,
+    /// Inputs the bundle takes from outside, by token.
+    external: BTreeMap<Address, U256>,
+    /// Tokens produced inside the bundle, in order.
+    produced: Vec<Address>,
+    plans: Vec<Plan>,
+    /// Exact predictions to hold the execution to: `(where, slot, value)`.
+    checks: Vec<(String, In, U256)>,
+    mins: BTreeMap<Address, U256>,
+    fees: BTreeMap<Address, U256>,
+    /// Receivers named by actions (their gains count in `amountsOut`).
+    receivers: BTreeSet<Address>,
+    /// `transferfrom` owners and what they must approve.
+    pulled: Vec<Approval>,
+    /// First command word of each action, for naming a failed command.
+    marks: Vec<usize>,
+    /// The request id of the event.
+    request_id: alloy_primitives::B256,
+}
+
+impl<'a> Compiler<'a> {
+    fn amount(&mut self, a: &Amount, at: &str) -> Result<(In, Option<U256>, bool), BundleError> {
+        match a {
+            Amount::Value(v) => Ok((self.b.uint(*v).map_err(weiroll(at))?, Some(*v), true)),
+            Amount::Output { action, index } => {
+                let o = self.output(*action, *index, at)?;
+                Ok((o.slot, o.predicted, o.exact))
+            }
+        }
+    }
+
+    fn output(&self, action: usize, index: usize, at: &str) -> Result<Output, BundleError> {
+        let outs = self.outputs.get(action).ok_or_else(|| {
+            BundleError::invalid(
+                at,
+                format!("refers to action {action}, which is not an earlier action"),
+            )
+        })?;
+        outs.get(index).cloned().ok_or_else(|| {
+            BundleError::invalid(
+                at,
+                format!("action {action} has {} output(s); there is no output {index}", outs.len()),
+            )
+        })
+    }
+
+    fn condition(&mut self, c: &Condition, at: &str) -> Result<In, BundleError> {
+        match c {
+            Condition::Value(v) => self.b.word(*v).map_err(weiroll(at)),
+            Condition::Output { action, index } => Ok(self.output(*action, *index, at)?.slot),
+        }
+    }
+
+    /// Records that `amount` of `token` is spent: a literal amount of a
+    /// token the bundle has not produced comes from outside.
+    fn consume(&mut self, token: Address, amount: &Amount) {
+        if let Amount::Value(v) = amount
+            && !self.produced.contains(&token)
+        {
+            let e = self.external.entry(token).or_default();
+            *e = e.saturating_add(*v);
+        }
+    }
+
+    fn produce(&mut self, token: Address) {
+        if !self.produced.contains(&token) {
+            self.produced.push(token);
+        }
+    }
+
+    fn helper(&mut self, selector: [u8; 4], args: &[In], at: &str) -> Result<In, BundleError> {
+        helper(&mut self.b, self.account, selector, args).map_err(encode_err(at))
+    }
+
+    fn send(
+        &mut self,
+        token: Address,
+        to: Address,
+        amount: In,
+        at: &str,
+    ) -> Result<(), BundleError> {
+        encode::route::send(&mut self.b, token, to, encode::route::Amount::In(amount))
+            .map_err(encode_err(at))
+    }
+
+    /// The value of a slot in a prefix of the program, executed: for an
+    /// action whose input the compiler cannot predict.
+    fn observe(&self, slot: &In, at: &str) -> Result<U256, EngineError> {
+        let In::Fixed(s) = slot else {
+            return Err(BundleError::invalid(at, "not a one-word value").into());
+        };
+        let Assembled { tx, setup, .. } = self.assemble(self.b.clone())?;
+        let mut evm = self.world.fork();
+        prepare(self.world, &mut evm, &setup)
+            .map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
+        let out = run_prepared(&mut evm, &tx, &[]).map_err(|e| {
+            EngineError::Bundle(BundleError::unroutable(
+                at,
+                format!("the actions before this one do not execute: {e}"),
+            ))
+        })?;
+        final_state(self.runner, &out.output)
+            .and_then(|st| st.get(s.index()).map(|w| U256::from_be_slice(w)))
+            .ok_or_else(|| EngineError::SimulationFailed("no final state".into()))
+    }
+
+    /// The amount a route-like action plans for: its prediction, or what a
+    /// prefix of the program gives.
+    fn planned_amount(&self, x: &In, pred: Option<U256>, at: &str) -> Result<U256, EngineError> {
+        match pred {
+            Some(v) => Ok(v),
+            None => self.observe(x, at),
+        }
+    }
+
+    /// The kernel's best plan on the bundle's current snapshot, within
+    /// `allowed` protocols when given.
+    fn plan(
+        &self,
+        token_in: Address,
+        token_out: Address,
+        amount: U256,
+        filters: &Filters<'_>,
+        at: &str,
+    ) -> Result<Plan, BundleError> {
+        let Filters { ignore_aggregators, ignore_standards, only } = *filters;
+        let q = QuoteRequest {
+            chain: self.chain,
+            destination_chain: None,
+            inputs: vec![(token_in, amount)],
+            fee_bps: Vec::new(),
+            inputs_transferred: false,
+            outputs: vec![token_out],
+            ignore_aggregators: [self.req.ignore_aggregators.as_slice(), ignore_aggregators]
+                .concat(),
+            ignore_standards: ignore_standards.to_vec(),
+            ignore_bridges: Vec::new(),
+        };
+        let mut params = search_params(self.state, &q);
+        if let Some(only) = only {
+            for p in self.snapshot.pools() {
+                if !only.contains(&*p.protocol) {
+                    params.excluded_protocols.insert(p.protocol.to_string());
+                }
+            }
+        }
+        let route = KernelRoute {
+            chain: self.chain,
+            destination_chain: None,
+            inputs: vec![(token_in, amount)],
+            outputs: vec![token_out],
+        };
+        find_routes(&self.snapshot, &route, &params).map_err(|e| match e {
+            KernelError::SameToken => {
+                BundleError::invalid(at, "tokenIn and tokenOut are the same token")
+            }
+            KernelError::NoRoute { .. } => BundleError::unroutable(
+                at,
+                format!("no route from {token_in:#x} to {token_out:#x} with enough liquidity"),
+            ),
+            other => BundleError::invalid(at, other.to_string()),
+        })
+    }
+
+    /// Encodes a plan's single leg from slot `x`, advances the snapshot and
+    /// returns the output slot (the sum of a split's routes).
+    fn emit_plan(&mut self, plan: Plan, x: In, at: &str) -> Result<In, EngineError> {
+        let ctx = StepCtx {
+            snapshot: &self.snapshot,
+            book: &NoBook,
+            account: self.account,
+            account_in: self.account_in.clone(),
+        };
+        let leg = plan.legs.first().ok_or_else(|| BundleError::invalid(at, "empty plan"))?;
+        let outs = encode_leg(&mut self.b, &ctx, leg, encode::route::LegInput::Slot(x))
+            .map_err(encode_err(at))?;
+        let mut total =
+            outs.first().cloned().ok_or_else(|| BundleError::invalid(at, "empty leg"))?;
+        for o in outs.into_iter().skip(1) {
+            total = self.helper(IShortcutsHelpers::addCall::SELECTOR, &[total, o], at)?;
+        }
+        self.snapshot = Arc::new(apply_plan(&self.snapshot, &plan).map_err(EngineError::Route)?);
+        self.plans.push(plan);
+        Ok(total)
+    }
+
+    /// `requireAtLeast(out, min)` and the minimum recorded for the token.
+    fn enforce_min(
+        &mut self,
+        token: Address,
+        out: In,
+        predicted: Option<U256>,
+        slippage: Option<u32>,
+        min: Option<&Amount>,
+        at: &str,
+    ) -> Result<(), BundleError> {
+        let min_in = match (slippage, min) {
+            (Some(_), _) | (None, None) => {
+                let bps = slippage.unwrap_or(DEFAULT_ROUTE_SLIPPAGE_BPS).min(10_000);
+                let Some(p) = predicted else { return Ok(()) };
+                let m = crate::route::min_amounts(&[p], &[], bps, true)
+                    .ok()
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or_default();
+                let e = self.mins.entry(token).or_default();
+                *e = e.saturating_add(m);
+                self.b.uint(m).map_err(weiroll(at))?
+            }
+            (None, Some(Amount::Value(m))) => {
+                let e = self.mins.entry(token).or_default();
+                *e = e.saturating_add(*m);
+                self.b.uint(*m).map_err(weiroll(at))?
+            }
+            (None, Some(a)) => self.amount(a, at)?.0,
+        };
+        self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[out, min_in], at)?;
+        Ok(())
+    }
+
+    /// A route action (or one leg of a split or merge).
+    fn route(
+        &mut self,
+        args: &RouteArgs,
+        only: Option<&BTreeSet<String>>,
+        at: &str,
+    ) -> Result<Output, EngineError> {
+        let amount_at = format!("{at}.amountIn");
+        let (mut x, mut pred, exact) = self.amount(&args.amount_in, &amount_at)?;
+        self.consume(args.token_in, &args.amount_in);
+        if let Some((bps, fee_to)) = args.fee {
+            let bps_in = self.b.uint(U256::from(bps)).map_err(weiroll(at))?;
+            let fee =
+                self.helper(IShortcutsHelpers::bpsOfCall::SELECTOR, &[x.clone(), bps_in], at)?;
+            self.send(args.token_in, fee_to, fee.clone(), at)?;
+            x = self.helper(IShortcutsHelpers::subCall::SELECTOR, &[x, fee], at)?;
+            if let Some(p) = pred {
+                let f = crate::quote::fee_of(p, bps);
+                let e = self.fees.entry(args.token_in).or_default();
+                *e = e.saturating_add(f);
+                pred = Some(p - f);
+            }
+        }
+        let amount = self.planned_amount(&x, pred, &amount_at)?;
+        let filters = Filters {
+            ignore_aggregators: &args.ignore_aggregators,
+            ignore_standards: &args.ignore_standards,
+            only,
+        };
+        let plan = self.plan(args.token_in, args.token_out, amount, &filters, at)?;
+        let predicted = plan.amounts_out.first().copied();
+        let out = self.emit_plan(plan, x, at)?;
+        // The plan is exact for `amount`; what reaches it is exact only if
+        // the input was.
+        let exact = exact && pred.is_some();
+        if let (true, Some(p)) = (exact, predicted) {
+            self.checks.push((at.to_owned(), out.clone(), p));
+        }
+        self.enforce_min(
+            args.token_out,
+            out.clone(),
+            predicted,
+            args.slippage_bps,
+            args.min_amount_out.as_ref(),
+            at,
+        )?;
+        self.produce(args.token_out);
+        if let Some(r) = args.receiver.filter(|r| *r != self.account) {
+            self.send(args.token_out, r, out.clone(), at)?;
+            self.receivers.insert(r);
+        }
+        Ok(Output { slot: out, predicted, exact })
+    }
+
+    /// The pool of `protocol` (its standard's family) at `primary` that
+    /// converts `token_in` into `token_out` (the receipt when `None`).
+    fn pool_of(
+        &self,
+        protocol: &str,
+        primary: Address,
+        token_in: Option<Address>,
+        token_out: Option<Address>,
+        deposit: bool,
+        at: &str,
+    ) -> Result<(usize, Address, Address), BundleError> {
+        let family = family(self.state, protocol);
+        for (k, p) in self.snapshot.pools().iter().enumerate() {
+            if p.chain != self.chain || !family.contains(&*p.protocol) || p.address != primary {
+                continue;
+            }
+            // Deposit: token 0 (asset) into token 1 (position); redeem back.
+            let (Some(asset), Some(position)) = (p.tokens.first(), p.tokens.get(1)) else {
+                continue;
+            };
+            let (from, to) = if deposit { (*asset, *position) } else { (*position, *asset) };
+            if token_in.is_some_and(|t| t != from) || token_out.is_some_and(|t| t != to) {
+                continue;
+            }
+            if self.state.unprovable.contains(&(k as u32)) {
+                return Err(BundleError::unroutable(
+                    at,
+                    format!("{primary:#x} has no EVM fixture here"),
+                ));
+            }
+            return Ok((k, from, to));
+        }
+        Err(BundleError::invalid(
+            format!("{at}.primaryAddress"),
+            format!(
+                "no {protocol} {} at {primary:#x} on chain {} for these tokens",
+                if deposit { "deposit" } else { "redeem" },
+                self.chain
+            ),
+        ))
+    }
+
+    /// A deposit or redeem through one named pool.
+    fn through_pool(&mut self, p: &PoolAction<'_>, at: &str) -> Result<Output, EngineError> {
+        let PoolAction { protocol, primary, token_in, token_out, amount_in, receiver, deposit } =
+            *p;
+        let (k, from, to) = self.pool_of(protocol, primary, token_in, token_out, deposit, at)?;
+        let amount_at = format!("{at}.amountIn");
+        let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
+        self.consume(from, amount_in);
+        let amount = self.planned_amount(&x, pred, &amount_at)?;
+        let plan = plan_through(&self.snapshot, k, from, to, amount).map_err(|_| {
+            BundleError::unroutable(
+                at,
+                format!("{primary:#x} cannot take {amount} of {from:#x} now"),
+            )
+        })?;
+        let predicted = plan.amounts_out.first().copied();
+        let out = self.emit_plan(plan, x, at)?;
+        let exact = exact && pred.is_some();
+        if let (true, Some(p)) = (exact, predicted) {
+            self.checks.push((at.to_owned(), out.clone(), p));
+        }
+        self.produce(to);
+        if let Some(r) = receiver.filter(|r| *r != self.account) {
+            self.send(to, r, out.clone(), at)?;
+            self.receivers.insert(r);
+        }
+        Ok(Output { slot: out, predicted, exact })
+    }
+
+    fn lending_model(&self, primary: Address) -> Option<LendingModel> {
+        self.snapshot.pools().iter().find_map(|p| match p.state {
+            PoolState::Lending { model, .. } if p.chain == self.chain && p.address == primary => {
+                Some(model)
+            }
+            _ => None,
+        })
+    }
+
+    fn action(&mut self, i: usize, a: &Action) -> Result<Vec<Output>, EngineError> {
+        let at = format!("body[{i}].args");
+        let one = |o: Output| Ok(vec![o]);
+        match &a.kind {
+            ActionKind::Route(args) => one(self.route(args, None, &at)?),
+            ActionKind::Swap {
+                token_in,
+                token_out,
+                amount_in,
+                primary,
+                receiver,
+                slippage_bps,
+            } => {
+                let family = family(self.state, &a.protocol);
+                let known = self.snapshot.pools().iter().any(|p| {
+                    p.chain == self.chain && family.contains(&*p.protocol) && p.address == *primary
+                }) || self.known_address(&a.protocol, *primary);
+                if !known {
+                    return Err(BundleError::invalid(
+                        format!("{at}.primaryAddress"),
+                        format!(
+                            "{primary:#x} is not a {} pool or router on chain {}",
+                            a.protocol, self.chain
+                        ),
+                    )
+                    .into());
+                }
+                let args = RouteArgs {
+                    token_in: *token_in,
+                    token_out: *token_out,
+                    amount_in: amount_in.clone(),
+                    slippage_bps: *slippage_bps,
+                    min_amount_out: None,
+                    receiver: *receiver,
+                    fee: None,
+                    ignore_aggregators: Vec::new(),
+                    ignore_standards: Vec::new(),
+                };
+                one(self.route(&args, Some(&family), &at)?)
+            }
+            ActionKind::Deposit { token_in, token_out, amount_in, primary, receiver } => {
+                let p = PoolAction {
+                    protocol: &a.protocol,
+                    primary: *primary,
+                    token_in: Some(*token_in),
+                    token_out: *token_out,
+                    amount_in,
+                    receiver: *receiver,
+                    deposit: true,
+                };
+                one(self.through_pool(&p, &at)?)
+            }
+            ActionKind::Redeem { token_in, token_out, amount_in, primary, receiver } => {
+                let p = PoolAction {
+                    protocol: &a.protocol,
+                    primary: *primary,
+                    token_in: *token_in,
+                    token_out: Some(*token_out),
+                    amount_in,
+                    receiver: *receiver,
+                    deposit: false,
+                };
+                one(self.through_pool(&p, &at)?)
+            }
+            ActionKind::Borrow { token_out, amount_out, primary, receiver } => {
+                let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
+                match self.lending_model(*primary) {
+                    Some(LendingModel::Aave) => {
+                        let asset = self.b.address(*token_out).map_err(weiroll(&at))?;
+                        let mode = self.b.uint(U256::from(2u8)).map_err(weiroll(&at))?;
+                        let referral = self.b.word(0u16).map_err(weiroll(&at))?;
+                        self.b
+                            .call(
+                                CallKind::Call,
+                                *primary,
+                                lending::IAaveBorrow::borrowCall::SELECTOR,
+                                &[asset, x.clone(), mode, referral, self.account_in.clone()],
+                                Out::Ignore,
+                            )
+                            .map_err(weiroll(&at))?;
+                    }
+                    Some(LendingModel::Compound) => self.compound_call(
+                        *primary,
+                        lending::ICompoundBorrow::borrowCall::SELECTOR,
+                        x.clone(),
+                        &at,
+                    )?,
+                    None => {
+                        return Err(BundleError::invalid(
+                            format!("{at}.primaryAddress"),
+                            format!("{primary:#x} is not a lending market on chain {}", self.chain),
+                        )
+                        .into());
+                    }
+                }
+                self.produce(*token_out);
+                if let Some(r) = receiver.filter(|r| *r != self.account) {
+                    self.send(*token_out, r, x.clone(), &at)?;
+                    self.receivers.insert(r);
+                }
+                one(Output { slot: x, predicted: pred, exact })
+            }
+            ActionKind::Repay { token_in, amount_in, primary } => {
+                let (x, pred, _) = self.amount(amount_in, &format!("{at}.amountIn"))?;
+                self.consume(*token_in, amount_in);
+                encode::route::approve(&mut self.b, *token_in, *primary, x.clone())
+                    .map_err(encode_err(&at))?;
+                let repaid = match self.lending_model(*primary) {
+                    Some(LendingModel::Aave) => {
+                        let asset = self.b.address(*token_in).map_err(weiroll(&at))?;
+                        let mode = self.b.uint(U256::from(2u8)).map_err(weiroll(&at))?;
+                        let out = self
+                            .b
+                            .call(
+                                CallKind::Call,
+                                *primary,
+                                lending::IAaveBorrow::repayCall::SELECTOR,
+                                &[asset, x, mode, self.account_in.clone()],
+                                Out::Word,
+                            )
+                            .map_err(weiroll(&at))?;
+                        encode::route::word_out(out).map_err(encode_err(&at))?
+                    }
+                    Some(LendingModel::Compound) => {
+                        self.compound_call(
+                            *primary,
+                            lending::ICompoundBorrow::repayBorrowCall::SELECTOR,
+                            x.clone(),
+                            &at,
+                        )?;
+                        x
+                    }
+                    None => {
+                        return Err(BundleError::invalid(
+                            format!("{at}.primaryAddress"),
+                            format!("{primary:#x} is not a lending market on chain {}", self.chain),
+                        )
+                        .into());
+                    }
+                };
+                one(Output { slot: repaid, predicted: pred, exact: false })
+            }
+            ActionKind::Harvest { token, primary } => {
+                self.b
+                    .call(
+                        CallKind::Call,
+                        *primary,
+                        lending::ICurveGauge::claim_rewardsCall::SELECTOR,
+                        std::slice::from_ref(&self.account_in),
+                        Out::Ignore,
+                    )
+                    .map_err(weiroll(&at))?;
+                self.produce(*token);
+                Ok(Vec::new())
+            }
+            ActionKind::Approve { token, spender, amount } => {
+                if self.is_shared_executor(*spender) {
+                    return Err(BundleError::invalid(
+                        format!("{at}.spender"),
+                        "a shared executor runs anyone's program: it is never approved",
+                    )
+                    .into());
+                }
+                let (x, _, _) = self.amount(amount, &format!("{at}.amount"))?;
+                encode::route::approve(&mut self.b, *token, *spender, x)
+                    .map_err(encode_err(&at))?;
+                Ok(Vec::new())
+            }
+            ActionKind::Transfer { token, amount, receiver } => {
+                let (x, _, _) = self.amount(amount, &format!("{at}.amount"))?;
+                self.consume(*token, amount);
+                self.send(*token, *receiver, x, &at)?;
+                self.receivers.insert(*receiver);
+                Ok(Vec::new())
+            }
+            ActionKind::TransferFrom { token, sender, receiver, amount } => {
+                if self.runner.is_shared() {
+                    return Err(BundleError::invalid(
+                        format!("{at}.sender"),
+                        "transferfrom spends an allowance given to the account running the program, and a shared executor is never approved: use a delegate or wallet strategy",
+                    )
+                    .into());
+                }
+                let (x, _, _) = self.amount(amount, &format!("{at}.amount"))?;
+                let (s, r) = (
+                    self.b.address(*sender).map_err(weiroll(&at))?,
+                    self.b.address(*receiver).map_err(weiroll(&at))?,
+                );
+                self.b
+                    .call(
+                        CallKind::Call,
+                        *token,
+                        IERC20::transferFromCall::SELECTOR,
+                        &[s, r, x],
+                        Out::Ignore,
+                    )
+                    .map_err(weiroll(&at))?;
+                if let Amount::Value(v) = amount {
+                    self.pulled.push(Approval {
+                        token: *token,
+                        spender: self.account,
+                        amount: *v,
+                        owner: *sender,
+                    });
+                }
+                if *receiver == self.account {
+                    self.produce(*token);
+                } else {
+                    self.receivers.insert(*receiver);
+                }
+                Ok(Vec::new())
+            }
+            ActionKind::Split { token_in, tokens_out, amount_in, receiver } => {
+                if tokens_out.is_empty() {
+                    return Err(BundleError::invalid(
+                        format!("{at}.tokenOut"),
+                        "at least one token",
+                    )
+                    .into());
+                }
+                let amount_at = format!("{at}.amountIn");
+                let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
+                self.consume(*token_in, amount_in);
+                let n = U256::from(tokens_out.len());
+                let n_in = self.b.uint(n).map_err(weiroll(&at))?;
+                let part = self.helper(
+                    IShortcutsHelpers::divCall::SELECTOR,
+                    &[x.clone(), n_in.clone()],
+                    &at,
+                )?;
+                let spent =
+                    self.helper(IShortcutsHelpers::mulCall::SELECTOR, &[part.clone(), n_in], &at)?;
+                let rest = self.helper(IShortcutsHelpers::subCall::SELECTOR, &[x, spent], &at)?;
+                // The last share takes the remainder of the division.
+                let last =
+                    self.helper(IShortcutsHelpers::addCall::SELECTOR, &[part.clone(), rest], &at)?;
+                let mut outs = Vec::with_capacity(tokens_out.len());
+                for (k, t) in tokens_out.iter().enumerate() {
+                    let is_last = k + 1 == tokens_out.len();
+                    let share = if is_last { last.clone() } else { part.clone() };
+                    let share_pred = pred.map(|p| {
+                        let base = p / n;
+                        if is_last { base + (p - base * n) } else { base }
+                    });
+                    let leg_at = format!("{at}.tokenOut[{k}]");
+                    let amount = self.planned_amount(&share, share_pred, &leg_at)?;
+                    let plan = self.plan(*token_in, *t, amount, &Filters::NONE, &leg_at)?;
+                    let predicted = plan.amounts_out.first().copied();
+                    let out = self.emit_plan(plan, share, &leg_at)?;
+                    let exact = exact && share_pred.is_some();
+                    if let (true, Some(p)) = (exact, predicted) {
+                        self.checks.push((leg_at.clone(), out.clone(), p));
+                    }
+                    self.enforce_min(*t, out.clone(), predicted, None, None, &leg_at)?;
+                    self.produce(*t);
+                    if let Some(r) = receiver.filter(|r| *r != self.account) {
+                        self.send(*t, r, out.clone(), &leg_at)?;
+                        self.receivers.insert(r);
+                    }
+                    outs.push(Output { slot: out, predicted, exact });
+                }
+                Ok(outs)
+            }
+            ActionKind::Merge { tokens_in, token_out, amounts_in, receiver } => {
+                if tokens_in.len() != amounts_in.len() || tokens_in.is_empty() {
+                    return Err(BundleError::invalid(
+                        format!("{at}.amountIn"),
+                        "amountIn needs one amount per tokenIn",
+                    )
+                    .into());
+                }
+                let mut total: Option<Output> = None;
+                for (k, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
+                    let args = RouteArgs {
+                        token_in: *t,
+                        token_out: *token_out,
+                        amount_in: a.clone(),
+                        slippage_bps: None,
+                        min_amount_out: None,
+                        receiver: None,
+                        fee: None,
+                        ignore_aggregators: Vec::new(),
+                        ignore_standards: Vec::new(),
+                    };
+                    let o = self.route(&args, None, &format!("{at}.tokenIn[{k}]"))?;
+                    total = Some(match total {
+                        None => o,
+                        Some(t0) => Output {
+                            slot: self.helper(
+                                IShortcutsHelpers::addCall::SELECTOR,
+                                &[t0.slot, o.slot],
+                                &at,
+                            )?,
+                            predicted: t0
+                                .predicted
+                                .zip(o.predicted)
+                                .map(|(a, b)| a.saturating_add(b)),
+                            exact: t0.exact && o.exact,
+                        },
+                    });
+                }
+                let total = total.ok_or_else(|| BundleError::invalid(&at, "no input"))?;
+                if let Some(r) = receiver.filter(|r| *r != self.account) {
+                    self.send(*token_out, r, total.slot.clone(), &at)?;
+                    self.receivers.insert(r);
+                }
+                one(total)
+            }
+            ActionKind::Balance { token, account, estimate } => {
+                let t = self.b.address(*token).map_err(weiroll(&at))?;
+                let who = match account {
+                    Some(a) => self.b.address(*a).map_err(weiroll(&at))?,
+                    None => self.account_in.clone(),
+                };
+                let slot = encode::route::balance_of(&mut self.b, self.account, t, who)
+                    .map_err(encode_err(&at))?;
+                one(Output { slot, predicted: *estimate, exact: false })
+            }
+            ActionKind::MinAmountOut { amount_out, min_amount_out } => {
+                let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
+                let (m, _, _) = self.amount(min_amount_out, &format!("{at}.minAmountOut"))?;
+                let slot =
+                    self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[x, m], &at)?;
+                one(Output { slot, predicted: pred, exact })
+            }
+            ActionKind::Slippage { bps, amount_out } => {
+                let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
+                let Some(p) = pred else {
+                    return Err(BundleError::invalid(
+                        format!("{at}.amountOut"),
+                        "slippage needs an amount the bundle can predict (an estimate for a balance)",
+                    )
+                    .into());
+                };
+                let min = crate::route::min_amounts(&[p], &[], (*bps).min(10_000), true)
+                    .ok()
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or_default();
+                let m = self.b.uint(min).map_err(weiroll(&at))?;
+                let slot =
+                    self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[x, m], &at)?;
+                one(Output { slot, predicted: pred, exact })
+            }
+            ActionKind::Fee { token, amount, bps, receiver } => {
+                let (x, pred, exact) = self.amount(amount, &format!("{at}.amount"))?;
+                self.consume(*token, amount);
+                let bps_in = self.b.uint(U256::from(*bps)).map_err(weiroll(&at))?;
+                let fee =
+                    self.helper(IShortcutsHelpers::bpsOfCall::SELECTOR, &[x.clone(), bps_in], &at)?;
+                self.send(*token, *receiver, fee.clone(), &at)?;
+                self.receivers.insert(*receiver);
+                let rest = self.helper(IShortcutsHelpers::subCall::SELECTOR, &[x, fee], &at)?;
+                let fee_pred = pred.map(|p| crate::quote::fee_of(p, *bps));
+                if let Some(f) = fee_pred {
+                    let e = self.fees.entry(*token).or_default();
+                    *e = e.saturating_add(f);
+                }
+                one(Output { slot: rest, predicted: pred.zip(fee_pred).map(|(p, f)| p - f), exact })
+            }
+            ActionKind::Call { address, method, abi, args, value } => {
+                let kind = match value {
+                    Some(v) => {
+                        let (x, _, _) = self.amount(v, &format!("{at}.value"))?;
+                        self.consume(NATIVE_TOKEN, v);
+                        let In::Fixed(s) = x else {
+                            return Err(BundleError::invalid(
+                                format!("{at}.value"),
+                                "not a one-word value",
+                            )
+                            .into());
+                        };
+                        CallKind::Value(s)
+                    }
+                    None => CallKind::Call,
+                };
+                let outputs = &self.outputs;
+                let mut resolve = |action: usize,
+                                   index: usize,
+                                   p: &str|
+                 -> Result<In, BundleError> {
+                    let outs = outputs.get(action).ok_or_else(|| {
+                        BundleError::invalid(
+                            p,
+                            format!("refers to action {action}, which is not an earlier action"),
+                        )
+                    })?;
+                    outs.get(index).map(|o| o.slot.clone()).ok_or_else(|| {
+                        BundleError::invalid(p, format!("action {action} has no output {index}"))
+                    })
+                };
+                let c = call::encode_call(&mut self.b, abi, method, args, &mut resolve, &at)?;
+                let out = self
+                    .b
+                    .call(
+                        kind,
+                        *address,
+                        c.selector,
+                        &c.args,
+                        if c.returns_word { Out::Word } else { Out::Ignore },
+                    )
+                    .map_err(weiroll(&at))?;
+                Ok(out
+                    .map(|s| Output { slot: In::Fixed(s), predicted: None, exact: false })
+                    .into_iter()
+                    .collect())
+            }
+            ActionKind::Bridge { .. } => Err(EngineError::CrossChainRoute),
+            ActionKind::Binary { op, a: x, b: y } => {
+                let (xa, pa, ea) = self.amount(x, &format!("{at}.amountA"))?;
+                let (yb, pb, eb) = self.amount(y, &format!("{at}.amountB"))?;
+                let (selector, value) = binary(*op, pa, pb);
+                let slot = self.helper(selector, &[xa, yb], &at)?;
+                one(Output { slot, predicted: value, exact: ea && eb && value.is_some() })
+            }
+            ActionKind::Not(c) => {
+                let cond = self.condition(c, &format!("{at}.condition"))?;
+                let slot = self.helper(IShortcutsHelpers::notCall::SELECTOR, &[cond], &at)?;
+                one(Output { slot, predicted: None, exact: false })
+            }
+            ActionKind::Check(c) => {
+                let cond = self.condition(c, &format!("{at}.condition"))?;
+                let slot = self.helper(IShortcutsHelpers::checkCall::SELECTOR, &[cond], &at)?;
+                one(Output { slot, predicted: None, exact: false })
+            }
+            ActionKind::Toggle { condition, a: x, b: y } => {
+                let cond = self.condition(condition, &format!("{at}.condition"))?;
+                let (xa, _, _) = self.amount(x, &format!("{at}.amountA"))?;
+                let (yb, _, _) = self.amount(y, &format!("{at}.amountB"))?;
+                let slot =
+                    self.helper(IShortcutsHelpers::toggleCall::SELECTOR, &[cond, xa, yb], &at)?;
+                one(Output { slot, predicted: None, exact: false })
+            }
+        }
+    }
+
+    fn compound_call(
+        &mut self,
+        market: Address,
+        selector: [u8; 4],
+        x: In,
+        at: &str,
+    ) -> Result<(), BundleError> {
+        let code =
+            self.b.call(CallKind::Call, market, selector, &[x], Out::Word).map_err(weiroll(at))?;
+        let code = encode::route::word_out(code).map_err(encode_err(at))?;
+        let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
+        let ok = self.helper(IShortcutsHelpers::isEqualCall::SELECTOR, &[code, zero], at)?;
+        self.helper(IShortcutsHelpers::checkCall::SELECTOR, &[ok], at)?;
+        Ok(())
+    }
+
+    /// An address the catalog gives for `protocol` on the chain: the
+    /// primary address of its tokens, its DEX factory.
+    fn known_address(&self, protocol: &str, addr: Address) -> bool {
+        let c = &self.state.catalog;
+        c.tokens_on(self.chain).iter().any(|t| {
+            t.protocol_slug.as_deref() == Some(protocol) && t.primary_address == Some(addr)
+        }) || c.dex_factory(self.chain, protocol).is_some_and(|f| f.factory == addr)
+    }
+
+    fn is_shared_executor(&self, a: Address) -> bool {
+        let s = &self.world.shortcuts;
+        s.router.is_some_and(|(_, e)| e == a) || s.legacy_router.is_some_and(|(_, e)| e == a)
+    }
+
+    /// The beneficiary of what the bundle leaves: the receiver, or the
+    /// sender (the account itself for account strategies).
+    fn beneficiary(&self) -> Address {
+        self.req.receiver.unwrap_or(match self.runner {
+            Runner::Router { .. } | Runner::LegacyRouter { .. } => self.req.from,
+            _ => self.account,
+        })
+    }
+
+    /// The whole program around the body so far: prologue (inputs pulled
+    /// into an account, balances before) and epilogue (sweeps), the
+    /// transaction, the simulation setup and the approvals.
+    fn assemble(&self, mut b: ProgramBuilder) -> Result<Assembled, BundleError> {
+        let mut prologue = 0;
+        let at = "body";
+        let acct = self.account;
+        let beneficiary = self.beneficiary();
+        let inputs: Vec<TokenAmount> =
+            self.external.iter().map(|(t, a)| TokenAmount { token: *t, amount: *a }).collect();
+        // Epilogue.
+        let mut prologue_reads: Vec<(Address, In)> = Vec::new();
+        if self.runner.is_shared() {
+            let refund = self.req.refund_receiver.unwrap_or(beneficiary);
+            let touched: Vec<(Address, Address)> = self
+                .produced
+                .iter()
+                .map(|t| (*t, beneficiary))
+                .chain(
+                    self.external
+                        .keys()
+                        .filter(|t| !self.produced.contains(t))
+                        .map(|t| (*t, refund)),
+                )
+                .collect();
+            for (t, to) in touched {
+                let t_in = b.address(t).map_err(weiroll(at))?;
+                let left = encode::route::balance_of(&mut b, acct, t_in, self.account_in.clone())
+                    .map_err(encode_err(at))?;
+                encode::route::send(&mut b, t, to, encode::route::Amount::In(left))
+                    .map_err(encode_err(at))?;
+            }
+        } else if beneficiary != acct {
+            // The account's own balances: hand over only what the bundle made.
+            let mark = b.words();
+            for t in &self.produced {
+                let t_in = b.address(*t).map_err(weiroll(at))?;
+                let before = encode::route::balance_of(&mut b, acct, t_in, self.account_in.clone())
+                    .map_err(encode_err(at))?;
+                prologue_reads.push((*t, before));
+            }
+            prologue += b.words() - mark;
+            b.move_to_front(mark);
+            for (t, before) in &prologue_reads {
+                let t_in = b.address(*t).map_err(weiroll(at))?;
+                let after = encode::route::balance_of(&mut b, acct, t_in, self.account_in.clone())
+                    .map_err(encode_err(at))?;
+                let made = helper(
+                    &mut b,
+                    acct,
+                    IShortcutsHelpers::subCall::SELECTOR,
+                    &[after, before.clone()],
+                )
+                .map_err(encode_err(at))?;
+                encode::route::send(&mut b, *t, beneficiary, encode::route::Amount::In(made))
+                    .map_err(encode_err(at))?;
+            }
+        }
+        // Prologue: pull the inputs into an account that does not hold them.
+        let pull_from = match self.runner {
+            Runner::Wallet { .. } => Some(self.req.from),
+            Runner::Delegate { .. } | Runner::LegacyDelegate { .. }
+                if self.owner != self.req.from =>
+            {
+                Some(self.owner)
+            }
+            _ => None,
+        };
+        if let Some(owner) = pull_from {
+            let mark = b.words();
+            let (o, a) = (b.address(owner).map_err(weiroll(at))?, self.account_in.clone());
+            for t in inputs.iter().filter(|t| t.token != NATIVE_TOKEN) {
+                let amount = b.uint(t.amount).map_err(weiroll(at))?;
+                b.call(
+                    CallKind::Call,
+                    t.token,
+                    IERC20::transferFromCall::SELECTOR,
+                    &[o.clone(), a.clone(), amount],
+                    Out::Ignore,
+                )
+                .map_err(weiroll(at))?;
+            }
+            prologue += b.words() - mark;
+            b.move_to_front(mark);
+        }
+        let program = b.build();
+        let tx = encode::transaction(
+            self.runner,
+            &program,
+            &TxSpec {
+                from: self.req.from,
+                inputs: &inputs,
+                outputs: &[],
+                receiver: beneficiary,
+                account_id: encode::account_id(&self.req.account_id),
+                request_id: self.request_id(),
+            },
+        );
+        let mut approvals = match self.runner {
+            Runner::Delegate { account } | Runner::LegacyDelegate { account }
+                if self.owner != self.req.from =>
+            {
+                inputs
+                    .iter()
+                    .filter(|t| t.token != NATIVE_TOKEN)
+                    .map(|t| Approval {
+                        token: t.token,
+                        spender: account,
+                        amount: t.amount,
+                        owner: self.owner,
+                    })
+                    .collect()
+            }
+            _ => encode::tx::approvals(self.runner, self.owner, &inputs),
+        };
+        approvals.extend(self.pulled.iter().filter(|p| p.owner != acct).copied());
+        let mut funds: Vec<(Address, Address, U256)> = inputs
+            .iter()
+            .map(|t| {
+                let holder = if t.token == NATIVE_TOKEN { self.req.from } else { self.owner };
+                (holder, t.token, t.amount)
+            })
+            .collect();
+        funds.extend(
+            self.pulled.iter().filter(|p| p.owner != acct).map(|p| (p.owner, p.token, p.amount)),
+        );
+        let delegations = match self.runner {
+            Runner::Delegate { account } => self.world.shortcuts.delegate.map(|d| (account, d)),
+            Runner::LegacyDelegate { account } => {
+                self.world.shortcuts.legacy_delegate.map(|d| (account, d))
+            }
+            _ => None,
+        };
+        let mut watch = Vec::new();
+        let mut gainers: Vec<Address> = vec![beneficiary];
+        gainers.extend(self.receivers.iter().copied());
+        gainers.dedup();
+        let tokens: BTreeSet<Address> =
+            self.produced.iter().chain(self.external.keys()).copied().collect();
+        for g in &gainers {
+            for t in &tokens {
+                watch.push((*g, *t));
+            }
+        }
+        Ok(Assembled {
+            tx,
+            setup: SimSetup {
+                funds,
+                approvals: approvals.clone(),
+                delegations: delegations.into_iter().collect(),
+                watch,
+            },
+            approvals,
+            prologue,
+        })
+    }
+
+    fn request_id(&self) -> alloy_primitives::B256 {
+        self.request_id
+    }
+}
+
+/// What a route-like action may go through.
+#[derive(Clone, Copy)]
+struct Filters<'f> {
+    ignore_aggregators: &'f [String],
+    ignore_standards: &'f [String],
+    /// Only these protocols, when given.
+    only: Option<&'f BTreeSet<String>>,
+}
+
+impl Filters<'_> {
+    const NONE: Filters<'static> =
+        Filters { ignore_aggregators: &[], ignore_standards: &[], only: None };
+}
+
+/// A deposit into, or redeem from, one named pool.
+struct PoolAction<'p> {
+    protocol: &'p str,
+    primary: Address,
+    token_in: Option<Address>,
+    token_out: Option<Address>,
+    amount_in: &'p Amount,
+    receiver: Option<Address>,
+    deposit: bool,
+}
+
+/// A program put together: its transaction, the simulation setup, the
+/// approvals to grant, and how many command words precede the body.
+struct Assembled {
+    tx: Tx,
+    setup: SimSetup,
+    approvals: Vec<Approval>,
+    prologue: usize,
+}
+
+/// A book that knows no pool ids beyond the market's (bundles reach pools
+/// through the snapshot).
+struct NoBook;
+
+impl encode::route::ProtocolBook for NoBook {
+    fn pool_id(&self, _: ChainId, _: Address) -> Option<alloy_primitives::B256> {
+        None
+    }
+}
+
+/// The protocol slugs an action's protocol stands for: itself, and the
+/// forks of its standard.
+fn family(state: &MarketState, protocol: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::from([protocol.to_owned()]);
+    if let Some(st) = state.catalog.standard(protocol) {
+        out.insert(st.protocol.clone());
+        out.extend(st.forks.iter().cloned());
+    }
+    out
+}
+
+/// The helper of a binary operation and its value on known operands.
+fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> ([u8; 4], Option<U256>) {
+    use IShortcutsHelpers as H;
+    let both = a.zip(b);
+    let flag = |f: fn(U256, U256) -> bool| both.map(|(x, y)| U256::from(u8::from(f(x, y))));
+    match op {
+        BinaryOp::Add => (H::addCall::SELECTOR, both.and_then(|(x, y)| x.checked_add(y))),
+        BinaryOp::Sub => (H::subCall::SELECTOR, both.and_then(|(x, y)| x.checked_sub(y))),
+        BinaryOp::Mul => (H::mulCall::SELECTOR, both.and_then(|(x, y)| x.checked_mul(y))),
+        BinaryOp::Div => (H::divCall::SELECTOR, both.and_then(|(x, y)| x.checked_div(y))),
+        BinaryOp::Min => (H::minCall::SELECTOR, both.map(|(x, y)| x.min(y))),
+        BinaryOp::Max => (H::maxCall::SELECTOR, both.map(|(x, y)| x.max(y))),
+        BinaryOp::IsEqual => (H::isEqualCall::SELECTOR, flag(|x, y| x == y)),
+        BinaryOp::IsLessThan => (H::isLessThanCall::SELECTOR, flag(|x, y| x < y)),
+        BinaryOp::IsEqualOrLessThan => (H::isEqualOrLessThanCall::SELECTOR, flag(|x, y| x <= y)),
+        BinaryOp::IsGreaterThan => (H::isGreaterThanCall::SELECTOR, flag(|x, y| x > y)),
+        BinaryOp::IsEqualOrGreaterThan => {
+            (H::isEqualOrGreaterThanCall::SELECTOR, flag(|x, y| x >= y))
+        }
+    }
+}
+
+/// Compiles `req`, builds its transaction, executes it in the chain's
+/// world and checks every exact prediction (call it on the pool).
+pub fn compile_and_prove(
+    state: &MarketState,
+    req: &BundleRequest,
+) -> Result<super::BundleTx, EngineError> {
+    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+    let cw =
+        world.chain(req.chain).ok_or(EngineError::Route(KernelError::UnknownChain(req.chain)))?;
+    let runner = runner(cw, req.strategy, req.chain, req.from)?;
+    let account = runner.account();
+    let owner = match runner {
+        Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => req.spender.unwrap_or(req.from),
+        _ => req.from,
+    };
+    let mut unique = [0u8; 16];
+    getrandom::fill(&mut unique).map_err(|_| EngineError::Random)?;
+    let mut b = ProgramBuilder::new();
+    let account_in = b.address(account).map_err(|e| BundleError::invalid("body", e.to_string()))?;
+    let mut c = Compiler {
+        state,
+        world: cw,
+        req,
+        chain: req.chain,
+        runner,
+        account,
+        owner,
+        b,
+        account_in,
+        snapshot: Arc::clone(&state.snapshot),
+        outputs: Vec::with_capacity(req.actions.len()),
+        external: BTreeMap::new(),
+        produced: Vec::new(),
+        plans: Vec::new(),
+        checks: Vec::new(),
+        mins: BTreeMap::new(),
+        fees: BTreeMap::new(),
+        receivers: BTreeSet::new(),
+        pulled: Vec::new(),
+        marks: Vec::with_capacity(req.actions.len()),
+        request_id: encode::request_id(req.referral_code.as_deref(), unique),
+    };
+    for (i, a) in req.actions.iter().enumerate() {
+        c.marks.push(c.b.words());
+        let outs = c.action(i, a)?;
+        c.outputs.push(outs);
+    }
+    let Assembled { tx, setup, approvals, prologue } = c.assemble(c.b.clone())?;
+    let mut evm = cw.fork();
+    prepare(cw, &mut evm, &setup).map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
+    let outcome = match run_prepared(&mut evm, &tx, &setup.watch) {
+        Ok(o) => o,
+        Err(SimError::Failed { reason, source }) => {
+            let failed = source
+                .revert_data()
+                .and_then(|d| {
+                    <ShortcutsExecutor::ExecutionFailed as alloy_sol_types::SolError>::abi_decode(d)
+                        .ok()
+                })
+                .and_then(|e| usize::try_from(e.command_index).ok());
+            let action = failed.map(|w| action_at(&c.marks, w.saturating_sub(prologue)));
+            let at = action.map_or_else(|| "body".to_owned(), |i| format!("body[{i}]"));
+            tracing::info!(at = %at, reason = %reason, "bundle reverts in simulation");
+            return Err(EngineError::Bundle(BundleError {
+                code: ErrorCode::Unprocessable,
+                at,
+                message: format!("the bundle reverts when executed: {reason}"),
+            }));
+        }
+        Err(e) => return Err(EngineError::SimulationFailed(e.to_string())),
+    };
+    // Every exact prediction against the executed program's final state.
+    let state_out = final_state(runner, &outcome.output);
+    for (at, slot, predicted) in &c.checks {
+        let In::Fixed(s) = slot else { continue };
+        let got =
+            state_out.as_ref().and_then(|st| st.get(s.index())).map(|w| U256::from_be_slice(w));
+        if got != Some(*predicted) {
+            tracing::error!(at = %at, predicted = %predicted, executed = ?got, "bundle output differs from the kernel's: not returning it");
+            return Err(EngineError::SimulationMismatch { index: 0 });
+        }
+    }
+    let expected_id = if matches!(runner, Runner::LegacyRouter { .. }) {
+        alloy_primitives::B256::ZERO
+    } else {
+        c.request_id
+    };
+    let emitted = outcome.logs.iter().any(|l| {
+        l.address == account
+            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
+                .is_ok_and(|e| e.requestId == expected_id)
+    });
+    if !emitted {
+        tracing::error!("simulated bundle emitted no ShortcutExecuted");
+        return Err(EngineError::SimulationMismatch { index: 0 });
+    }
+    let mut amounts_out: BTreeMap<Address, U256> = BTreeMap::new();
+    for ((_, token), gain) in setup.watch.iter().zip(&outcome.gains) {
+        if let Some(g) = gain.filter(|g| !g.is_zero()) {
+            let e = amounts_out.entry(*token).or_default();
+            *e = e.saturating_add(g);
+        }
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let head = state.snapshot.head(req.chain);
+    Ok(super::BundleTx {
+        tx,
+        gas: outcome.gas_used,
+        amounts_out,
+        min_amounts_out: c.mins,
+        fee_amounts: c.fees,
+        approvals,
+        plans: c.plans,
+        request_id: c.request_id,
+        block_number: head.map_or(0, |h| h.block_number),
+        valid_until: now.max(head.map_or(0, |h| h.timestamp)) + ROUTE_VALIDITY_SECS,
+    })
+}
+
+/// The action whose commands include body word `w`.
+fn action_at(marks: &[usize], w: usize) -> usize {
+    marks.iter().rposition(|m| *m <= w).unwrap_or(0)
+}

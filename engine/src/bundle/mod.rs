@@ -1,0 +1,425 @@
+//! Bundles: a list of actions (the API's `/shortcuts/bundle`) compiled into
+//! one weiroll program, turned into the strategy's transaction, and
+//! executed in the chain's EVM world before it is returned.
+//!
+//! ```text
+//! [Action] ──compile──▶ Program: per action its calls, outputs in slots
+//!            (route/swap/deposit/redeem planned by the kernel on the snapshot
+//!             as earlier actions leave it; `useOutputOfCallAt` = that slot)
+//!          ──prologue──▶ pull inputs, read balances before
+//!          ──epilogue──▶ sweep a shared executor to the receiver
+//!          ──tx + simulate──▶ every kernel-predicted output equal to the
+//!             executed one (read back from the program's final state),
+//!             amountsOut = what the beneficiaries gained
+//! ```
+//!
+//! The BundleCompiler actor owns this work; it runs on the rayon pool.
+
+mod call;
+mod compile;
+
+use std::collections::BTreeMap;
+
+use alloy_primitives::{Address, B256, U256};
+use switchyard_catalog::{ChainId, ErrorCode, RoutingStrategy};
+use switchyard_kernel::Plan;
+
+pub use self::{call::CallArg, compile::compile_and_prove};
+use crate::encode::{Approval, Tx};
+
+/// An amount: a literal, or the output of an earlier action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Amount {
+    /// Wei.
+    Value(U256),
+    /// `{useOutputOfCallAt, index}`.
+    Output {
+        /// The earlier action's index.
+        action: usize,
+        /// Which of its outputs.
+        index: usize,
+    },
+}
+
+/// A condition: a literal, or the boolean output of an earlier action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    /// A literal.
+    Value(bool),
+    /// An earlier action's output.
+    Output {
+        /// The earlier action's index.
+        action: usize,
+        /// Which of its outputs.
+        index: usize,
+    },
+}
+
+/// Two-operand helpers (`math` and `helpers` protocols).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+    /// `a / b`.
+    Div,
+    /// `min(a, b)`.
+    Min,
+    /// `max(a, b)`.
+    Max,
+    /// `a == b`.
+    IsEqual,
+    /// `a < b`.
+    IsLessThan,
+    /// `a <= b`.
+    IsEqualOrLessThan,
+    /// `a > b`.
+    IsGreaterThan,
+    /// `a >= b`.
+    IsEqualOrGreaterThan,
+}
+
+impl BinaryOp {
+    /// The action name.
+    pub fn parse(action: &str) -> Option<Self> {
+        Some(match action {
+            "add" => Self::Add,
+            "sub" => Self::Sub,
+            "mul" => Self::Mul,
+            "div" => Self::Div,
+            "min" => Self::Min,
+            "max" => Self::Max,
+            "isequal" => Self::IsEqual,
+            "islessthan" => Self::IsLessThan,
+            "isequalorlessthan" => Self::IsEqualOrLessThan,
+            "isgreaterthan" => Self::IsGreaterThan,
+            "isequalorgreaterthan" => Self::IsEqualOrGreaterThan,
+            _ => return None,
+        })
+    }
+}
+
+/// A route action's arguments (also used for `split` and `merge` legs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteArgs {
+    /// Input token.
+    pub token_in: Address,
+    /// Output token.
+    pub token_out: Address,
+    /// Input amount.
+    pub amount_in: Amount,
+    /// Slippage, bps (50 when neither it nor `min_amount_out` is given).
+    pub slippage_bps: Option<u32>,
+    /// Minimum out (slippage wins when both are given).
+    pub min_amount_out: Option<Amount>,
+    /// Receiver of the output (default: stays in the account).
+    pub receiver: Option<Address>,
+    /// Fee, bps of the input, and its receiver.
+    pub fee: Option<(u32, Address)>,
+    /// Sources to leave out.
+    pub ignore_aggregators: Vec<String>,
+    /// Standards to leave out.
+    pub ignore_standards: Vec<String>,
+}
+
+/// One action of a bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionKind {
+    /// `enso route`: the best route, any protocol.
+    Route(RouteArgs),
+    /// `<protocol> swap`: through that protocol's pools (`primary`: one of
+    /// its pools, or its router, which any of its pools stands for).
+    Swap {
+        /// Input token.
+        token_in: Address,
+        /// Output token.
+        token_out: Address,
+        /// Input amount.
+        amount_in: Amount,
+        /// Pool or router.
+        primary: Address,
+        /// Receiver of the output.
+        receiver: Option<Address>,
+        /// Slippage, bps: checked against the predicted output when given.
+        slippage_bps: Option<u32>,
+    },
+    /// `<protocol> deposit` (and its single-token variants).
+    Deposit {
+        /// Input token.
+        token_in: Address,
+        /// The position token, when named.
+        token_out: Option<Address>,
+        /// Input amount.
+        amount_in: Amount,
+        /// The protocol's contract.
+        primary: Address,
+        /// Receiver of the position token.
+        receiver: Option<Address>,
+    },
+    /// `<protocol> redeem` (and its single-token variants).
+    Redeem {
+        /// The position token, when named.
+        token_in: Option<Address>,
+        /// The token received.
+        token_out: Address,
+        /// Amount of the position token.
+        amount_in: Amount,
+        /// The protocol's contract.
+        primary: Address,
+        /// Receiver of the output.
+        receiver: Option<Address>,
+    },
+    /// `<protocol> borrow`.
+    Borrow {
+        /// Token borrowed.
+        token_out: Address,
+        /// Amount borrowed.
+        amount_out: Amount,
+        /// The lending pool (Aave) or market (Compound cToken).
+        primary: Address,
+        /// Receiver of the borrowed tokens.
+        receiver: Option<Address>,
+    },
+    /// `<protocol> repay`.
+    Repay {
+        /// Token repaid.
+        token_in: Address,
+        /// Amount repaid.
+        amount_in: Amount,
+        /// The lending pool or market.
+        primary: Address,
+    },
+    /// `<protocol> harvest`: claim rewards of `primary` (a gauge).
+    Harvest {
+        /// The reward token expected.
+        token: Address,
+        /// The gauge.
+        primary: Address,
+    },
+    /// `erc20 approve`.
+    Approve {
+        /// Token.
+        token: Address,
+        /// Spender.
+        spender: Address,
+        /// Allowance.
+        amount: Amount,
+    },
+    /// `transfer`.
+    Transfer {
+        /// Token (the native coin too).
+        token: Address,
+        /// Amount.
+        amount: Amount,
+        /// Receiver.
+        receiver: Address,
+    },
+    /// `transferfrom`: pull from `sender`, who approved the account.
+    TransferFrom {
+        /// Token.
+        token: Address,
+        /// Owner of the tokens.
+        sender: Address,
+        /// Receiver (default: the account).
+        receiver: Address,
+        /// Amount.
+        amount: Amount,
+    },
+    /// `enso split`: one input routed into several outputs in equal shares.
+    Split {
+        /// Input token.
+        token_in: Address,
+        /// Output tokens.
+        tokens_out: Vec<Address>,
+        /// Input amount.
+        amount_in: Amount,
+        /// Receiver of the outputs.
+        receiver: Option<Address>,
+    },
+    /// `enso merge`: several inputs routed into one output.
+    Merge {
+        /// Input tokens.
+        tokens_in: Vec<Address>,
+        /// Output token.
+        token_out: Address,
+        /// Input amounts.
+        amounts_in: Vec<Amount>,
+        /// Receiver of the output.
+        receiver: Option<Address>,
+    },
+    /// `enso balance`: a balance read at this point of the program.
+    Balance {
+        /// Token.
+        token: Address,
+        /// Whose (default: the account).
+        account: Option<Address>,
+        /// What the caller expects it to be (to plan later actions).
+        estimate: Option<U256>,
+    },
+    /// `enso minamountout`: reverts when `amount_out < min_amount_out`.
+    MinAmountOut {
+        /// The amount checked.
+        amount_out: Amount,
+        /// Its minimum.
+        min_amount_out: Amount,
+    },
+    /// `enso slippage`: reverts when `amount_out` falls more than `bps`
+    /// below its predicted value.
+    Slippage {
+        /// Allowance, bps.
+        bps: u32,
+        /// The amount checked.
+        amount_out: Amount,
+    },
+    /// `enso fee`: sends `bps` of `amount` to `receiver`; outputs the rest.
+    Fee {
+        /// Token.
+        token: Address,
+        /// Amount the fee is taken from.
+        amount: Amount,
+        /// Fee, bps.
+        bps: u32,
+        /// Fee receiver.
+        receiver: Address,
+    },
+    /// `call`: any contract function, from its human-readable signature.
+    Call {
+        /// Contract.
+        address: Address,
+        /// Function name.
+        method: String,
+        /// `function name(type,…) …`.
+        abi: String,
+        /// Arguments.
+        args: Vec<CallArg>,
+        /// Native value sent.
+        value: Option<Amount>,
+    },
+    /// `<bridge> bridge`, with a destination-chain callback bundle.
+    Bridge {
+        /// Token sent.
+        token_in: Address,
+        /// Amount sent.
+        amount_in: Amount,
+        /// The bridge's contract.
+        primary: Address,
+        /// Destination chain.
+        destination_chain: ChainId,
+        /// Receiver on the destination chain.
+        receiver: Address,
+        /// Actions run on the destination chain with what arrives.
+        callback: Vec<Action>,
+    },
+    /// `math` / `helpers` comparisons.
+    Binary {
+        /// Operation.
+        op: BinaryOp,
+        /// First operand.
+        a: Amount,
+        /// Second operand.
+        b: Amount,
+    },
+    /// `helpers not`.
+    Not(Condition),
+    /// `helpers check`: reverts when false.
+    Check(Condition),
+    /// `helpers toggle`: `a` when the condition holds, else `b`.
+    Toggle {
+        /// Condition.
+        condition: Condition,
+        /// When true.
+        a: Amount,
+        /// When false.
+        b: Amount,
+    },
+}
+
+/// One action with its protocol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Action {
+    /// Protocol slug.
+    pub protocol: String,
+    /// What it does.
+    pub kind: ActionKind,
+}
+
+/// A bundle request, already parsed by the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleRequest {
+    /// Chain.
+    pub chain: ChainId,
+    /// Sender.
+    pub from: Address,
+    /// Routing strategy.
+    pub strategy: RoutingStrategy,
+    /// Receiver of what the bundle leaves (shared executor: swept to it;
+    /// default the sender).
+    pub receiver: Option<Address>,
+    /// Owner of the inputs for delegate strategies.
+    pub spender: Option<Address>,
+    /// Receiver of leftovers (shared executor).
+    pub refund_receiver: Option<Address>,
+    /// Sources to leave out of every route.
+    pub ignore_aggregators: Vec<String>,
+    /// Answer without `gas` and `amountsOut` (the transaction is still
+    /// executed before it is returned).
+    pub skip_quote: bool,
+    /// Referral code.
+    pub referral_code: Option<String>,
+    /// The API key's account id.
+    pub account_id: String,
+    /// The actions.
+    pub actions: Vec<Action>,
+}
+
+/// A compiled and executed bundle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BundleTx {
+    /// The transaction.
+    pub tx: Tx,
+    /// Gas it used in the simulation.
+    pub gas: u64,
+    /// What the beneficiaries gained, by token.
+    pub amounts_out: BTreeMap<Address, U256>,
+    /// Minimums enforced on chain, by token.
+    pub min_amounts_out: BTreeMap<Address, U256>,
+    /// Fees taken, by token.
+    pub fee_amounts: BTreeMap<Address, U256>,
+    /// Allowances to grant first.
+    pub approvals: Vec<Approval>,
+    /// Plans of the route-like actions, in action order.
+    pub plans: Vec<Plan>,
+    /// The request id of the event.
+    pub request_id: B256,
+    /// Block of the state it was executed on.
+    pub block_number: u64,
+    /// Unix seconds after which to fetch it again.
+    pub valid_until: u64,
+}
+
+/// Why a bundle was refused: the action (path into the body) and field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {message}")]
+pub struct BundleError {
+    /// What the caller should do (bad request, or valid but unroutable).
+    pub code: ErrorCode,
+    /// Where, as the body's JSON path (`body[2].args.amountIn`).
+    pub at: String,
+    /// Why.
+    pub message: String,
+}
+
+impl BundleError {
+    /// A bad request at `at`.
+    pub fn invalid(at: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { code: ErrorCode::BadRequest, at: at.into(), message: message.into() }
+    }
+
+    /// A valid action nothing can satisfy (no route, no liquidity).
+    pub fn unroutable(at: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { code: ErrorCode::Unprocessable, at: at.into(), message: message.into() }
+    }
+}

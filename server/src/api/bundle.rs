@@ -1,0 +1,463 @@
+//! `POST /shortcuts/bundle`: the body's actions (the TypeScript client's
+//! `actions.ts` shapes) parsed into the engine's typed actions. Every error
+//! names the action and field as a JSON path into the body
+//! (`body[2].args.amountIn`).
+
+use alloy_primitives::Address;
+use simd_json::{BorrowedValue as V, prelude::*};
+use switchyard_engine::bundle::{
+    Action, ActionKind, Amount, BinaryOp, CallArg, Condition, RouteArgs,
+};
+
+use crate::{
+    error::ApiError,
+    query::{parse_address, parse_wei},
+};
+
+/// The arguments object of one action, with the path of each field.
+struct Args<'v, 'a> {
+    obj: &'v simd_json::borrowed::Object<'a>,
+    at: String,
+    index: usize,
+}
+
+impl<'v, 'a> Args<'v, 'a> {
+    fn path(&self, name: &str) -> String {
+        format!("{}.{name}", self.at)
+    }
+
+    fn get(&self, name: &str) -> Option<&'v V<'a>> {
+        self.obj.get(name).filter(|v| !v.is_null())
+    }
+
+    fn required(&self, name: &str) -> Result<&'v V<'a>, ApiError> {
+        self.get(name).ok_or_else(|| ApiError::missing(self.path(name)))
+    }
+
+    fn address(&self, name: &str) -> Result<Address, ApiError> {
+        address_value(self.path(name), self.required(name)?)
+    }
+
+    fn opt_address(&self, name: &str) -> Result<Option<Address>, ApiError> {
+        self.get(name).map(|v| address_value(self.path(name), v)).transpose()
+    }
+
+    /// An address, or a one-element list of one (the `Address | Address[]`
+    /// fields of single-token actions).
+    fn one_address(&self, name: &str) -> Result<Address, ApiError> {
+        match self.required(name)? {
+            V::Array(items) if items.len() == 1 => {
+                address_value(format!("{}[0]", self.path(name)), &items[0])
+            }
+            V::Array(_) => Err(ApiError::not_implemented_field(
+                self.path(name),
+                "actions over several tokens at once are not built by this version",
+            )),
+            v => address_value(self.path(name), v),
+        }
+    }
+
+    fn opt_one_address(&self, name: &str) -> Result<Option<Address>, ApiError> {
+        if self.get(name).is_none() {
+            return Ok(None);
+        }
+        self.one_address(name).map(Some)
+    }
+
+    fn addresses(&self, name: &str) -> Result<Vec<Address>, ApiError> {
+        match self.required(name)? {
+            V::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(k, v)| address_value(format!("{}[{k}]", self.path(name)), v))
+                .collect(),
+            v => Ok(vec![address_value(self.path(name), v)?]),
+        }
+    }
+
+    fn amount(&self, name: &str) -> Result<Amount, ApiError> {
+        amount_value(self.path(name), self.required(name)?, self.index)
+    }
+
+    fn opt_amount(&self, name: &str) -> Result<Option<Amount>, ApiError> {
+        self.get(name).map(|v| amount_value(self.path(name), v, self.index)).transpose()
+    }
+
+    fn one_amount(&self, name: &str) -> Result<Amount, ApiError> {
+        match self.required(name)? {
+            V::Array(items) if items.len() == 1 => {
+                amount_value(format!("{}[0]", self.path(name)), &items[0], self.index)
+            }
+            V::Array(_) => Err(ApiError::not_implemented_field(
+                self.path(name),
+                "actions over several tokens at once are not built by this version",
+            )),
+            v => amount_value(self.path(name), v, self.index),
+        }
+    }
+
+    fn amounts(&self, name: &str) -> Result<Vec<Amount>, ApiError> {
+        match self.required(name)? {
+            V::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(k, v)| amount_value(format!("{}[{k}]", self.path(name)), v, self.index))
+                .collect(),
+            v => Ok(vec![amount_value(self.path(name), v, self.index)?]),
+        }
+    }
+
+    fn bps(&self, name: &str, max: u32) -> Result<Option<u32>, ApiError> {
+        let Some(v) = self.get(name) else { return Ok(None) };
+        let n = match v {
+            V::String(s) => s.parse::<u32>().ok(),
+            v => v.as_u64().and_then(|n| u32::try_from(n).ok()),
+        };
+        n.filter(|n| *n <= max).map(Some).ok_or_else(|| {
+            ApiError::invalid(
+                self.path(name),
+                format!("{} must be an integer from 0 to {max}", self.path(name)),
+            )
+        })
+    }
+
+    fn names(&self, name: &str) -> Vec<String> {
+        match self.get(name) {
+            Some(V::Array(items)) => {
+                items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
+            }
+            Some(v) => v.as_str().map(|s| vec![s.to_owned()]).unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+
+    fn condition(&self, name: &str) -> Result<Condition, ApiError> {
+        match self.required(name)? {
+            V::Static(simd_json::StaticNode::Bool(b)) => Ok(Condition::Value(*b)),
+            v => match reference(self.path(name), v, self.index)? {
+                Some((action, index)) => Ok(Condition::Output { action, index }),
+                None => Err(ApiError::invalid(
+                    self.path(name),
+                    format!("{} must be a boolean or an output reference", self.path(name)),
+                )),
+            },
+        }
+    }
+}
+
+fn address_value(path: String, v: &V<'_>) -> Result<Address, ApiError> {
+    match v.as_str() {
+        Some(s) => parse_address(path, s),
+        None => Err(ApiError::invalid(path.clone(), format!("{path} must be an address string"))),
+    }
+}
+
+/// `{useOutputOfCallAt, index?}`, checked to name an earlier action.
+fn reference(path: String, v: &V<'_>, current: usize) -> Result<Option<(usize, usize)>, ApiError> {
+    let V::Object(o) = v else { return Ok(None) };
+    let Some(r) = o.get("useOutputOfCallAt") else { return Ok(None) };
+    let action = r.as_u64().and_then(|a| usize::try_from(a).ok()).filter(|a| *a < current).ok_or_else(|| {
+        ApiError::invalid(
+            path.clone(),
+            format!("{path} refers to the output of action {r}, which is not an earlier action than {current}"),
+        )
+    })?;
+    let index = match o.get("index") {
+        None => 0,
+        Some(i) => i.as_u64().and_then(|i| usize::try_from(i).ok()).ok_or_else(|| {
+            ApiError::invalid(format!("{path}.index"), "index must be a non-negative integer")
+        })?,
+    };
+    Ok(Some((action, index)))
+}
+
+fn amount_value(path: String, v: &V<'_>, current: usize) -> Result<Amount, ApiError> {
+    if let Some((action, index)) = reference(path.clone(), v, current)? {
+        return Ok(Amount::Output { action, index });
+    }
+    let text = match v {
+        V::String(s) => s.to_string(),
+        V::Static(simd_json::StaticNode::U64(n)) => n.to_string(),
+        V::Static(simd_json::StaticNode::I64(n)) if *n >= 0 => n.to_string(),
+        _ => {
+            return Err(ApiError::invalid(
+                path.clone(),
+                format!("{path} must be a wei amount (decimal string) or an output reference"),
+            ));
+        }
+    };
+    parse_wei(path, &text).map(Amount::Value)
+}
+
+fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError> {
+    if let Some((action, index)) = reference(path.clone(), v, current)? {
+        return Ok(CallArg::Output { action, index });
+    }
+    Ok(match v {
+        V::String(s) => CallArg::Text(s.to_string()),
+        V::Static(simd_json::StaticNode::Bool(b)) => CallArg::Bool(*b),
+        V::Static(simd_json::StaticNode::U64(n)) => CallArg::Number(n.to_string()),
+        V::Static(simd_json::StaticNode::I64(n)) => CallArg::Number(n.to_string()),
+        V::Array(items) => CallArg::List(
+            items
+                .iter()
+                .enumerate()
+                .map(|(k, i)| call_arg(format!("{path}[{k}]"), i, current))
+                .collect::<Result<_, _>>()?,
+        ),
+        _ => {
+            return Err(ApiError::invalid(
+                path.clone(),
+                format!("{path} must be a string, integer, boolean, array or output reference"),
+            ));
+        }
+    })
+}
+
+/// Parses one bundle's actions (already checked by `requests::parse_bundle`
+/// for shape, catalog support and reference order).
+pub fn parse_actions(list: &V<'_>, path: &str) -> Result<Vec<Action>, ApiError> {
+    let V::Array(actions) = list else {
+        return Err(ApiError::invalid(
+            path.to_owned(),
+            format!("{path} must be an array of actions"),
+        ));
+    };
+    actions.iter().enumerate().map(|(i, a)| parse_action(a, &format!("{path}[{i}]"), i)).collect()
+}
+
+fn parse_action(a: &V<'_>, at: &str, index: usize) -> Result<Action, ApiError> {
+    let protocol = a.get("protocol").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+    let action = a.get("action").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+    let Some(V::Object(obj)) = a.get("args") else {
+        return Err(ApiError::invalid(
+            format!("{at}.args"),
+            format!("{at}.args must be an object"),
+        ));
+    };
+    let args = Args { obj, at: format!("{at}.args"), index };
+    let kind = match action.as_str() {
+        "route" => {
+            if args.get("destinationChainId").is_some() {
+                return Err(ApiError::not_implemented_field(
+                    args.path("destinationChainId"),
+                    "cross-chain route actions are not built by this version yet",
+                ));
+            }
+            let fee = match args.bps("fee", 100)? {
+                Some(bps) => Some((bps, args.address("feeReceiver")?)),
+                None => None,
+            };
+            ActionKind::Route(RouteArgs {
+                token_in: args.address("tokenIn")?,
+                token_out: args.address("tokenOut")?,
+                amount_in: args.amount("amountIn")?,
+                slippage_bps: args.bps("slippage", 10_000)?,
+                min_amount_out: args.opt_amount("minAmountOut")?,
+                receiver: args.opt_address("receiver")?,
+                fee,
+                ignore_aggregators: args.names("ignoreAggregators"),
+                ignore_standards: args.names("ignoreStandards"),
+            })
+        }
+        "swap" => ActionKind::Swap {
+            token_in: args.address("tokenIn")?,
+            token_out: args.address("tokenOut")?,
+            amount_in: args.amount("amountIn")?,
+            primary: args.address("primaryAddress")?,
+            receiver: args.opt_address("receiver")?,
+            slippage_bps: args.bps("slippage", 10_000)?,
+        },
+        "deposit" | "singledeposit" | "tokenizedsingledeposit" => ActionKind::Deposit {
+            token_in: args.one_address("tokenIn")?,
+            token_out: args.opt_one_address("tokenOut")?,
+            amount_in: args.one_amount("amountIn")?,
+            primary: args.address("primaryAddress")?,
+            receiver: args.opt_address("receiver")?,
+        },
+        "redeem" | "singleredeem" | "tokenizedsingleredeem" => ActionKind::Redeem {
+            token_in: args.opt_address("tokenIn")?,
+            token_out: args.one_address("tokenOut")?,
+            amount_in: args.amount("amountIn")?,
+            primary: args.address("primaryAddress")?,
+            receiver: args.opt_address("receiver")?,
+        },
+        "borrow" => ActionKind::Borrow {
+            token_out: args.address("tokenOut")?,
+            amount_out: args.amount("amountOut")?,
+            primary: args.address("primaryAddress")?,
+            receiver: args.opt_address("receiver")?,
+        },
+        "repay" => ActionKind::Repay {
+            token_in: args.address("tokenIn")?,
+            amount_in: args.amount("amountIn")?,
+            primary: args.address("primaryAddress")?,
+        },
+        "harvest" => ActionKind::Harvest {
+            token: args.address("token")?,
+            primary: args.address("primaryAddress")?,
+        },
+        "approve" => ActionKind::Approve {
+            token: args.address("token")?,
+            spender: args.address("spender")?,
+            amount: args.amount("amount")?,
+        },
+        "transfer" => ActionKind::Transfer {
+            token: args.address("token")?,
+            amount: args.amount("amount")?,
+            receiver: args.address("receiver")?,
+        },
+        "transferfrom" => ActionKind::TransferFrom {
+            token: args.address("token")?,
+            sender: args.address("sender")?,
+            receiver: args.address("receiver")?,
+            amount: args.amount("amount")?,
+        },
+        "split" => ActionKind::Split {
+            token_in: args.address("tokenIn")?,
+            tokens_out: args.addresses("tokenOut")?,
+            amount_in: args.amount("amountIn")?,
+            receiver: args.opt_address("receiver")?,
+        },
+        "merge" => ActionKind::Merge {
+            tokens_in: args.addresses("tokenIn")?,
+            token_out: args.address("tokenOut")?,
+            amounts_in: args.amounts("amountIn")?,
+            receiver: args.opt_address("receiver")?,
+        },
+        "balance" => ActionKind::Balance {
+            token: args.address("token")?,
+            account: args.opt_address("account")?,
+            estimate: match args.opt_amount("estimate")? {
+                None => None,
+                Some(Amount::Value(v)) => Some(v),
+                Some(Amount::Output { .. }) => {
+                    return Err(ApiError::invalid(
+                        args.path("estimate"),
+                        "estimate must be a wei amount",
+                    ));
+                }
+            },
+        },
+        "minamountout" => ActionKind::MinAmountOut {
+            amount_out: args.amount("amountOut")?,
+            min_amount_out: args.amount("minAmountOut")?,
+        },
+        "slippage" => ActionKind::Slippage {
+            bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
+            amount_out: args.amount("amountOut")?,
+        },
+        "fee" => ActionKind::Fee {
+            token: args.address("token")?,
+            amount: args.amount("amount")?,
+            bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
+            receiver: args.address("receiver")?,
+        },
+        "call" => {
+            let list = match args.required("args")? {
+                V::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| call_arg(format!("{}[{k}]", args.path("args")), v, index))
+                    .collect::<Result<Vec<_>, _>>()?,
+                _ => return Err(ApiError::invalid(args.path("args"), "args must be an array")),
+            };
+            let text = |name: &str| {
+                args.required(name)?.as_str().map(str::to_owned).ok_or_else(|| {
+                    ApiError::invalid(
+                        args.path(name),
+                        format!("{} must be a string", args.path(name)),
+                    )
+                })
+            };
+            ActionKind::Call {
+                address: args.address("address")?,
+                method: text("method")?,
+                abi: text("abi")?,
+                args: list,
+                value: args.opt_amount("value")?,
+            }
+        }
+        "bridge" => {
+            return Err(ApiError::not_implemented_field(
+                at.to_owned(),
+                "bridge actions are not built by this version yet",
+            ));
+        }
+        "not" => ActionKind::Not(args.condition("condition")?),
+        "check" => ActionKind::Check(args.condition("condition")?),
+        "toggle" => ActionKind::Toggle {
+            condition: args.condition("condition")?,
+            a: args.amount("amountA")?,
+            b: args.amount("amountB")?,
+        },
+        other => match BinaryOp::parse(other) {
+            Some(op) => {
+                ActionKind::Binary { op, a: args.amount("amountA")?, b: args.amount("amountB")? }
+            }
+            None => {
+                return Err(ApiError::not_implemented_field(
+                    format!("{at}.action"),
+                    format!(
+                        "action `{other}` of protocol `{protocol}` is not built by this version"
+                    ),
+                ));
+            }
+        },
+    };
+    Ok(Action { protocol, kind })
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::U256;
+
+    use super::*;
+
+    fn parse(json: &str) -> Result<Vec<Action>, ApiError> {
+        let mut buf = json.as_bytes().to_vec();
+        let v = simd_json::to_borrowed_value(&mut buf).expect("json");
+        parse_actions(&v, "body")
+    }
+
+    #[test]
+    fn references_and_amounts_parse() {
+        let a = parse(
+            r#"[{"protocol":"enso","action":"balance","args":{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","estimate":"5"}},
+                {"protocol":"enso","action":"route","args":{"tokenIn":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","tokenOut":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","amountIn":{"useOutputOfCallAt":0},"slippage":"30"}}]"#,
+        )
+        .expect("parses");
+        match &a[1].kind {
+            ActionKind::Route(r) => {
+                assert_eq!(r.amount_in, Amount::Output { action: 0, index: 0 });
+                assert_eq!(r.slippage_bps, Some(30));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = parse(
+            r#"[{"protocol":"enso","action":"transfer","args":{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","amount":"1.5","receiver":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"}}]"#,
+        )
+        .err();
+        assert_eq!(e.and_then(|e| e.field).as_deref(), Some("body[0].args.amount"));
+        let e = parse(r#"[{"protocol":"enso","action":"balance","args":{}}]"#).err();
+        assert_eq!(e.and_then(|e| e.field).as_deref(), Some("body[0].args.token"));
+    }
+
+    #[test]
+    fn amounts_may_be_integers() {
+        let a = parse(r#"[{"protocol":"math","action":"add","args":{"amountA":5,"amountB":"7"}}]"#)
+            .expect("parses");
+        assert_eq!(
+            a[0].kind,
+            ActionKind::Binary {
+                op: BinaryOp::Add,
+                a: Amount::Value(U256::from(5u8)),
+                b: Amount::Value(U256::from(7u8))
+            }
+        );
+    }
+}
