@@ -90,6 +90,9 @@ pub enum EngineError {
     /// returned.
     #[error("simulation failed: {0}")]
     SimulationFailed(String),
+    /// An approval was refused.
+    #[error("approval")]
+    Approve(#[from] crate::wallet::ApproveError),
     /// A bundle was refused: the action and why.
     #[error("bundle")]
     Bundle(#[from] crate::bundle::BundleError),
@@ -115,6 +118,8 @@ impl EngineError {
             }
             Self::MinAmountOut { .. } => ErrorCode::Unprocessable,
             Self::Bundle(e) => e.code,
+            Self::Approve(crate::wallet::ApproveError::UnknownToken { .. }) => ErrorCode::NotFound,
+            Self::Approve(_) => ErrorCode::BadRequest,
             Self::CrossChainRoute => ErrorCode::NotImplemented,
             Self::SimulatorUnavailable(_) => ErrorCode::Unavailable,
             Self::Encode(_) | Self::SimulationFailed(_) | Self::SimulationMismatch { .. } => {

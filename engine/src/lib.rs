@@ -39,6 +39,7 @@ pub mod rate_limit;
 pub mod route;
 pub mod simulate;
 mod volume;
+pub mod wallet;
 
 use std::{path::PathBuf, sync::Arc, thread::JoinHandle, time::Duration};
 
@@ -319,6 +320,36 @@ impl EngineHandle {
     ) -> Result<bundle::BundleTx, EngineError> {
         let state = self.state();
         quote::on_pool("bundle compiler", move || bundle::compile_and_prove(&state, &req)).await
+    }
+
+    /// The approval `from` sends so that `strategy` can take `amount` of
+    /// `token`: to the strategy's router or the caller's wallet, never to
+    /// an executor; its gas measured in the world.
+    pub async fn approve(
+        &self,
+        chain: ChainId,
+        from: alloy_primitives::Address,
+        token: alloy_primitives::Address,
+        amount: alloy_primitives::U256,
+        strategy: switchyard_catalog::RoutingStrategy,
+    ) -> Result<wallet::ApproveTx, EngineError> {
+        let state = self.state();
+        quote::on_pool("approval", move || {
+            wallet::approve_now(&state, chain, from, token, amount, strategy)
+        })
+        .await
+    }
+
+    /// The non-zero balances of `eoa` (or of its wallet) on `chain`, or on
+    /// every chain.
+    pub async fn balances(
+        &self,
+        chain: Option<ChainId>,
+        eoa: alloy_primitives::Address,
+        use_eoa: bool,
+    ) -> Result<Vec<wallet::Balance>, EngineError> {
+        let state = self.state();
+        quote::on_pool("balances", move || wallet::balances_now(&state, chain, eoa, use_eoa)).await
     }
 
     /// Status of every feed. The embedded snapshot is one `ready` feed per

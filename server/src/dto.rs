@@ -665,3 +665,53 @@ pub struct BundleResponse {
     /// Approvals to send first (never to an executor).
     pub approvals: Vec<BundleApproval>,
 }
+
+/// `WalletTransaction`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WalletTransaction {
+    /// Calldata.
+    pub data: String,
+    /// The token contract.
+    pub to: String,
+    /// The owner.
+    pub from: String,
+    /// Wei sent: "0".
+    pub value: String,
+}
+
+/// `WalletApproveTransaction`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApproveResponse {
+    /// The approval.
+    pub tx: WalletTransaction,
+    /// Gas it used in the world.
+    pub gas: String,
+    /// The token.
+    pub token: String,
+    /// The allowance, wei.
+    pub amount: String,
+    /// The spender: a router or the caller's own wallet, never an executor.
+    pub spender: String,
+}
+
+/// `WalletBalance`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WalletBalance {
+    /// Token (`0xeeee…eeee` for the native coin).
+    pub token: String,
+    /// Raw amount, decimal.
+    pub amount: String,
+    /// Chain.
+    pub chain_id: u64,
+    /// Decimals.
+    pub decimals: u8,
+    /// USD per whole token, as a decimal string; null without a price.
+    pub price: Option<String>,
+    /// Name.
+    pub name: Option<String>,
+    /// Symbol.
+    pub symbol: Option<String>,
+    /// Logo.
+    pub logo_uri: Option<String>,
+}

@@ -225,6 +225,14 @@ impl From<EngineError> for ApiError {
             EngineError::SpenderNative => {
                 Self::invalid("spender", "a native-coin input cannot be taken from a spender")
             }
+            EngineError::Approve(a) => {
+                use switchyard_engine::wallet::ApproveError as A;
+                match a {
+                    A::UnknownToken { .. } => Self::not_found("tokenAddress", a.to_string()),
+                    A::Native => Self::invalid("tokenAddress", a.to_string()),
+                    A::NoSpender(_) => Self::invalid("routingStrategy", a.to_string()),
+                }
+            }
             EngineError::Bundle(b) => Self::new(
                 b.code,
                 match b.code {

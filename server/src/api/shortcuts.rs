@@ -477,32 +477,82 @@ pub async fn ipor(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiEr
     not_yet(parsed.await, "POST /shortcuts/static/ipor")
 }
 
-/// `GET /api/v1/wallet/approve`: validated; 501 until the execution layer
-/// lands. The spender will be the router of the strategy, never the executor.
+/// `GET /api/v1/wallet/approve`: the `approve` transaction for the
+/// strategy's spender (its router, or the caller's own `ensowallet-v2`
+/// wallet; never an executor), with its gas measured in the EVM world.
 #[utoipa::path(get, path = "/api/v1/wallet/approve", tag = "wallet",
     params(
         ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Token owner", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("tokenAddress" = String, Query, description = "Token to approve", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("amount" = String, Query, description = "Allowance in wei", pattern = "^[0-9]{1,78}$"),
-        ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
+        ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router). The spender is its router, or for ensowallet-v2 the caller's wallet; the delegate strategies need no approval (400)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
     ),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn approve(State(s): State<AppState>, raw: RawQuery) -> ApiError {
-    let parsed = query(&raw).and_then(|q| requests::parse_approve(&q, &s.engine.catalog()));
-    not_yet(parsed, "GET /wallet/approve")
+    responses((status = 200, body = dto::ApproveResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn approve(
+    State(s): State<AppState>,
+    raw: RawQuery,
+) -> Result<Json<dto::ApproveResponse>, ApiError> {
+    let q = query(&raw)?;
+    let req = requests::parse_approve(&q, &s.engine.catalog())?;
+    let a = s
+        .engine
+        .approve(req.chain_id, req.from_address, req.token, req.amount, req.routing_strategy)
+        .await?;
+    Ok(Json(dto::ApproveResponse {
+        tx: dto::WalletTransaction {
+            data: format!("{}", a.data),
+            to: addr(a.token),
+            from: addr(a.from),
+            value: "0".to_owned(),
+        },
+        gas: a.gas.to_string(),
+        token: addr(a.token),
+        amount: a.amount.to_string(),
+        spender: addr(a.spender),
+    }))
 }
 
-/// `GET /api/v1/wallet/balances`: validated; 501 until the execution layer
-/// lands.
+/// `GET /api/v1/wallet/balances`: every catalog token (and the native coin)
+/// the EOA, or the wallet the factory derives for it (`useEoa=false`),
+/// holds in chain state: on the embedded demo market, the simulated world.
 #[utoipa::path(get, path = "/api/v1/wallet/balances", tag = "wallet",
     params(
         ("chainId" = String, Query, description = "Chain id or `all`", pattern = "^([1-9][0-9]{0,17}|all)$"),
         ("eoaAddress" = String, Query, description = "The EOA", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("useEoa" = bool, Query, description = "Balances of the EOA itself rather than its smart wallet"),
     ),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn balances(State(s): State<AppState>, raw: RawQuery) -> ApiError {
-    let parsed = query(&raw).and_then(|q| requests::parse_balances(&q, &s.engine.catalog()));
-    not_yet(parsed, "GET /wallet/balances")
+    responses((status = 200, body = Vec<dto::WalletBalance>), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn balances(
+    State(s): State<AppState>,
+    raw: RawQuery,
+) -> Result<Json<Vec<dto::WalletBalance>>, ApiError> {
+    let q = query(&raw)?;
+    let req = requests::parse_balances(&q, &s.engine.catalog())?;
+    let found = s.engine.balances(req.chain_id, req.eoa_address, req.use_eoa).await?;
+    let state = s.engine.state();
+    Ok(Json(
+        found
+            .iter()
+            .map(|b| {
+                let t = state.catalog.token(b.chain, b.token);
+                let native = state.catalog.network(b.chain).map(|n| &n.native_currency);
+                let (decimals, name, symbol) = match (t, native) {
+                    (Some(t), _) => (t.decimals, Some(t.name.clone()), Some(t.symbol.clone())),
+                    (None, Some(n)) => (n.decimals, Some(n.name.clone()), Some(n.symbol.clone())),
+                    (None, None) => (18, None, None),
+                };
+                dto::WalletBalance {
+                    token: addr(b.token),
+                    amount: b.amount.to_string(),
+                    chain_id: b.chain.0,
+                    decimals,
+                    price: state.prices.get(b.chain, b.token).map(|p| p.usd.to_string()),
+                    name,
+                    symbol,
+                    logo_uri: t.and_then(|t| t.logos_uri.first().cloned()),
+                }
+            })
+            .collect(),
+    ))
 }

@@ -1,0 +1,138 @@
+//! The wallet endpoints' engine side: the approval a strategy needs (to its
+//! router, or to the caller's own wallet, never to an executor), with its
+//! gas measured in the world, and balances read from chain state (the
+//! world of the embedded snapshot; a later issue adds real nodes).
+
+use alloy_primitives::{Address, Bytes, U256};
+use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
+
+use crate::{
+    EngineError, MarketState,
+    encode::{Runner, approve_calldata},
+    evm::world::{ChainWorld, wallet_address},
+    route::runner,
+};
+
+/// An approval transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApproveTx {
+    /// The owner who sends it.
+    pub from: Address,
+    /// The token (the transaction's `to`).
+    pub token: Address,
+    /// Who may spend.
+    pub spender: Address,
+    /// Allowance, wei.
+    pub amount: U256,
+    /// `approve(spender, amount)`.
+    pub data: Bytes,
+    /// Gas it used in the world.
+    pub gas: u64,
+}
+
+/// Why an approval is not built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApproveError {
+    /// The native coin needs no approval.
+    #[error("the native coin needs no approval")]
+    Native,
+    /// The token is not one of the chain's.
+    #[error("token {token} is not known on chain {chain}")]
+    UnknownToken {
+        /// Token.
+        token: Address,
+        /// Chain.
+        chain: ChainId,
+    },
+    /// Delegate strategies spend the account's own tokens.
+    #[error("{0} spends the account's own tokens: there is nothing to approve")]
+    NoSpender(RoutingStrategy),
+}
+
+/// The approval `from` sends so that `strategy` can take `amount` of
+/// `token` (call it on the pool).
+pub(crate) fn approve_now(
+    state: &MarketState,
+    chain: ChainId,
+    from: Address,
+    token: Address,
+    amount: U256,
+    strategy: RoutingStrategy,
+) -> Result<ApproveTx, EngineError> {
+    if token == NATIVE_TOKEN {
+        return Err(EngineError::Approve(ApproveError::Native));
+    }
+    if state.catalog.token(chain, token).is_none() {
+        return Err(EngineError::Approve(ApproveError::UnknownToken { token, chain }));
+    }
+    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+    let cw = world
+        .chain(chain)
+        .ok_or(EngineError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
+    let r = runner(cw, strategy, chain, from)?;
+    let spender = match r {
+        Runner::Router { router, .. } | Runner::LegacyRouter { router, .. } => router,
+        Runner::Wallet { wallet, .. } => wallet,
+        Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => {
+            return Err(EngineError::Approve(ApproveError::NoSpender(strategy)));
+        }
+    };
+    let data = approve_calldata(spender, amount);
+    let mut evm = cw.fork();
+    let out = evm
+        .call(from, token, data.clone(), U256::ZERO)
+        .map_err(|e| EngineError::SimulationFailed(crate::simulate::describe(&e)))?;
+    Ok(ApproveTx { from, token, spender, amount, data, gas: out.gas_used })
+}
+
+/// One non-zero balance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Balance {
+    /// Chain.
+    pub chain: ChainId,
+    /// Token (`NATIVE_TOKEN` for the native coin).
+    pub token: Address,
+    /// Raw amount.
+    pub amount: U256,
+}
+
+/// Whose balances: the EOA itself, or its `ensowallet-v2` wallet on each
+/// chain (as the wallet factory derives it; the EOA where there is none).
+pub fn holder(world: &ChainWorld, eoa: Address, use_eoa: bool) -> Address {
+    match world.shortcuts.wallet_factory {
+        Some((factory, implementation)) if !use_eoa => wallet_address(factory, implementation, eoa),
+        _ => eoa,
+    }
+}
+
+/// Every catalog token (and the native coin) `eoa` (or its wallet) holds
+/// on `chain`, or on every chain of the world (call it on the pool).
+pub(crate) fn balances_now(
+    state: &MarketState,
+    chain: Option<ChainId>,
+    eoa: Address,
+    use_eoa: bool,
+) -> Result<Vec<Balance>, EngineError> {
+    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+    let chains: Vec<ChainId> = match chain {
+        Some(c) => vec![c],
+        None => state.snapshot.heads().keys().copied().collect(),
+    };
+    let mut out = Vec::new();
+    for c in chains {
+        let Some(cw) = world.chain(c) else { continue };
+        let who = holder(cw, eoa, use_eoa);
+        let mut evm = cw.fork();
+        let tokens = std::iter::once(NATIVE_TOKEN).chain(
+            state.catalog.tokens_on(c).iter().map(|t| t.address).filter(|t| *t != NATIVE_TOKEN),
+        );
+        for token in tokens {
+            // A token whose contract cannot answer holds nothing readable.
+            let amount = ChainWorld::balance_of(&mut evm, token, who).unwrap_or_default();
+            if !amount.is_zero() {
+                out.push(Balance { chain: c, token, amount });
+            }
+        }
+    }
+    Ok(out)
+}
