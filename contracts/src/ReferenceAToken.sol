@@ -5,6 +5,14 @@ import {rayDiv, rayMul} from "./RayMath.sol";
 
 interface IAaveIndexSource {
     function getReserveNormalizedIncome(address asset) external view returns (uint256);
+    function finalizeTransfer(
+        address asset,
+        address from,
+        address to,
+        uint256 amount,
+        uint256 balanceFromBefore,
+        uint256 balanceToBefore
+    ) external view;
 }
 
 /// @title Reference Aave V3 aToken for differential tests.
@@ -25,6 +33,8 @@ interface IAaveIndexSource {
 ///   read as, not necessarily by `amount`. For an index of at least one ray,
 ///   `rayDiv(rayMul(s, index), index) == s`, so transferring a whole balance
 ///   moves every scaled unit and the recipient reads exactly that balance.
+///   After moving, it calls the pool's `finalizeTransfer`, which reverts when
+///   the sender owes debt and is no longer healthy (Aave's hook).
 ///
 /// Ray math rounds half up as in Aave V3 up to v3.4 (`RayMath.sol`); Aave
 /// v3.5 rounds the scaled amount of a mint down and of a burn up instead.
@@ -164,15 +174,19 @@ contract ReferenceAToken {
     }
 
     /// @dev Moves `rayDiv(amount, index)` scaled units; reverts (underflow)
-    /// when the sender holds fewer.
+    /// when the sender holds fewer, or when the pool's `finalizeTransfer`
+    /// refuses (a sender with debt left unhealthy).
     function _transfer(address from, address to, uint256 amount) private {
         uint256 index = _index();
         uint256 scaled = rayDiv(amount, index);
+        uint256 fromBefore = rayMul(_scaledBalance[from], index);
+        uint256 toBefore = rayMul(_scaledBalance[to], index);
         _scaledBalance[from] -= scaled;
         unchecked {
             _scaledBalance[to] += scaled;
         }
         emit Transfer(from, to, amount);
         emit BalanceTransfer(from, to, scaled, index);
+        IAaveIndexSource(POOL).finalizeTransfer(UNDERLYING_ASSET_ADDRESS, from, to, amount, fromBefore, toBefore);
     }
 }

@@ -9,13 +9,26 @@ interface ICompoundERC20Like {
     function transferFrom(address from, address to, uint256 amount) external returns (bool);
 }
 
+/// @dev The part of Compound's comptroller a cToken consults
+/// (`ReferenceComptroller`); each returns 0 (`NO_ERROR`) or an error code.
+interface ICompoundComptrollerLike {
+    function borrowAllowed(address cToken, address borrower, uint256 borrowAmount) external returns (uint256);
+    function redeemAllowed(address cToken, address redeemer, uint256 redeemTokens) external view returns (uint256);
+    function transferAllowed(address cToken, address src, address dst, uint256 transferTokens)
+        external
+        view
+        returns (uint256);
+}
+
 /// @title Reference Compound V2 cToken (CErc20) for differential tests.
 /// @notice The public CErc20 interface at a fixed exchange rate (underlying
-/// per cToken, scaled by 1e18, as `exchangeRateStored`): no interest accrues
-/// and there is no borrowing, so `exchangeRateCurrent` returns the same rate.
-/// The cash (`getCash`) is this contract's balance of the underlying, which a
-/// fixture raises by minting the underlying to it and lowers by burning it
-/// from here.
+/// per cToken, scaled by 1e18, as `exchangeRateStored`): no interest accrues,
+/// so `exchangeRateCurrent` returns the same rate and borrows never grow
+/// (`borrowIndex` is fixed at 1e18: a borrow balance is exactly what was
+/// borrowed less what was repaid). The cash (`getCash`) is this contract's
+/// balance of the underlying, which a fixture raises by minting the
+/// underlying to it and lowers by burning it from here, and which `borrow`
+/// lowers and `repayBorrow` raises; borrows do not enter the exchange rate.
 ///
 /// - `mint(amount)` pulls `amount` and mints `amount * 1e18 / rate` cTokens,
 ///   rounded down, even when that is zero (as Compound does: the underlying
@@ -26,6 +39,21 @@ interface ICompoundERC20Like {
 /// - `redeemUnderlying(amount)` burns `amount * 1e18 / rate` cTokens, rounded
 ///   down, and pays `amount`; it reverts with `RedeemTokensZero` when that
 ///   burns nothing (the comptroller's `redeemVerify` check).
+/// - `borrow(amount)` needs a comptroller (`setComptroller`; without one it
+///   reverts with `ComptrollerNotSet`): its `borrowAllowed` (which enters the
+///   borrower into this market if needed and checks the account's liquidity
+///   with the new borrow) must answer 0, else `BorrowComptrollerRejection(code)`;
+///   then the cash must cover `amount` (`BorrowCashNotAvailable`). Pays
+///   `amount` to the caller.
+/// - `repayBorrow(amount)` / `repayBorrowBehalf(borrower, amount)` pull
+///   `amount` (`type(uint256).max`: the whole borrow balance) from the
+///   caller; more than the balance reverts with `RepayBorrowTooMuch`. Repaying
+///   does not consult the comptroller.
+/// - With a comptroller set, `redeem`, `redeemUnderlying`, `transfer` and
+///   `transferFrom` first ask its `redeemAllowed`/`transferAllowed`
+///   (`RedeemComptrollerRejection(code)`, `TransferComptrollerRejection(code)`
+///   otherwise), so collateral backing a borrow stays put. Without one they
+///   behave as before borrowing existed.
 ///
 /// Errors revert (custom errors); success returns 0, Compound's `NO_ERROR`.
 /// Products are taken at 512-bit precision like the kernel's `mul_div`
@@ -42,9 +70,20 @@ contract ReferenceCToken {
     /// @notice Always true: CErc20's marker.
     bool public constant isCToken = true;
 
+    /// @notice Always 1e18: borrows accrue no interest here.
+    uint256 public constant borrowIndex = 1e18;
+    /// @notice Who may call `setComptroller`.
+    address public immutable deployer;
+
     uint256 private immutable _exchangeRate;
     mapping(address => uint256) private _balances;
     mapping(address => mapping(address => uint256)) private _allowances;
+    /// @notice The comptroller consulted by `borrow`, `redeem` and
+    /// transfers; the zero address until the deployer sets one.
+    address public comptroller;
+    /// @notice The sum of every account's borrow balance.
+    uint256 public totalBorrows;
+    mapping(address => uint256) private _accountBorrows;
 
     event Transfer(address indexed from, address indexed to, uint256 amount);
     event Approval(address indexed owner, address indexed spender, uint256 amount);
@@ -52,12 +91,27 @@ contract ReferenceCToken {
     event Mint(address minter, uint256 mintAmount, uint256 mintTokens);
     /// @notice Compound's `Redeem` (no indexed fields).
     event Redeem(address redeemer, uint256 redeemAmount, uint256 redeemTokens);
+    /// @notice Compound's `Borrow` (no indexed fields).
+    event Borrow(address borrower, uint256 borrowAmount, uint256 accountBorrows, uint256 totalBorrows);
+    /// @notice Compound's `RepayBorrow` (no indexed fields).
+    event RepayBorrow(
+        address payer, address borrower, uint256 repayAmount, uint256 accountBorrows, uint256 totalBorrows
+    );
+    /// @notice Compound's `NewComptroller`.
+    event NewComptroller(address oldComptroller, address newComptroller);
 
     error ZeroExchangeRate();
     error RedeemTransferOutNotPossible();
     error RedeemTokensZero();
     error TransferNotAllowed();
     error TransferFailed();
+    error NotDeployer();
+    error ComptrollerNotSet();
+    error BorrowComptrollerRejection(uint256 errorCode);
+    error BorrowCashNotAvailable();
+    error RedeemComptrollerRejection(uint256 errorCode);
+    error TransferComptrollerRejection(uint256 errorCode);
+    error RepayBorrowTooMuch(uint256 repayAmount, uint256 borrowBalance);
 
     constructor(
         address underlying_,
@@ -67,6 +121,7 @@ contract ReferenceCToken {
         uint8 decimals_
     ) {
         if (exchangeRate_ == 0) revert ZeroExchangeRate();
+        deployer = msg.sender;
         underlying = underlying_;
         _exchangeRate = exchangeRate_;
         name = name_;
@@ -94,6 +149,32 @@ contract ReferenceCToken {
     /// @notice `balanceOf(owner) * rate / 1e18`, rounded down.
     function balanceOfUnderlying(address owner) external view returns (uint256) {
         return mulDivDown(_balances[owner], _exchangeRate, WAD);
+    }
+
+    /// @notice What `account` owes: borrowed less repaid (nothing accrues).
+    function borrowBalanceStored(address account) public view returns (uint256) {
+        return _accountBorrows[account];
+    }
+
+    /// @notice The same as `borrowBalanceStored`: nothing accrues here.
+    function borrowBalanceCurrent(address account) external view returns (uint256) {
+        return _accountBorrows[account];
+    }
+
+    /// @notice Compound's snapshot for the comptroller: `(0, cToken balance,
+    /// borrow balance, exchange rate)`.
+    function getAccountSnapshot(address account) external view returns (uint256, uint256, uint256, uint256) {
+        return (0, _balances[account], _accountBorrows[account], _exchangeRate);
+    }
+
+    // ---- configuration ----
+
+    /// @notice Sets (or replaces, or clears with the zero address) the
+    /// comptroller. Deployer only.
+    function setComptroller(address newComptroller) external {
+        if (msg.sender != deployer) revert NotDeployer();
+        emit NewComptroller(comptroller, newComptroller);
+        comptroller = newComptroller;
     }
 
     // ---- actions ----
@@ -131,6 +212,40 @@ contract ReferenceCToken {
         return _redeem(msg.sender, redeemTokens, redeemAmount);
     }
 
+    /// @notice Borrows `borrowAmount` of the underlying, paid to the caller,
+    /// if the comptroller allows it and the cash covers it.
+    /// @return 0 (success).
+    function borrow(uint256 borrowAmount) external returns (uint256) {
+        address c = comptroller;
+        if (c == address(0)) revert ComptrollerNotSet();
+        uint256 code = ICompoundComptrollerLike(c).borrowAllowed(address(this), msg.sender, borrowAmount);
+        if (code != 0) revert BorrowComptrollerRejection(code);
+        if (getCash() < borrowAmount) revert BorrowCashNotAvailable();
+        uint256 accountBorrows = _accountBorrows[msg.sender] + borrowAmount;
+        uint256 newTotalBorrows = totalBorrows + borrowAmount;
+        _accountBorrows[msg.sender] = accountBorrows;
+        totalBorrows = newTotalBorrows;
+        (bool ok, bytes memory ret) =
+            underlying.call(abi.encodeCall(ICompoundERC20Like.transfer, (msg.sender, borrowAmount)));
+        _checkTransfer(ok, ret);
+        emit Borrow(msg.sender, borrowAmount, accountBorrows, newTotalBorrows);
+        return 0;
+    }
+
+    /// @notice Repays `repayAmount` (`type(uint256).max`: all) of the caller's
+    /// borrow, pulling it from the caller.
+    /// @return 0 (success).
+    function repayBorrow(uint256 repayAmount) external returns (uint256) {
+        return _repayBorrow(msg.sender, msg.sender, repayAmount);
+    }
+
+    /// @notice Repays `repayAmount` (`type(uint256).max`: all) of
+    /// `borrower`'s borrow, pulling it from the caller.
+    /// @return 0 (success).
+    function repayBorrowBehalf(address borrower, uint256 repayAmount) external returns (uint256) {
+        return _repayBorrow(msg.sender, borrower, repayAmount);
+    }
+
     // ---- ERC-20 ----
 
     function balanceOf(address owner) external view returns (uint256) {
@@ -161,6 +276,11 @@ contract ReferenceCToken {
     // ---- internals ----
 
     function _redeem(address redeemer, uint256 redeemTokens, uint256 redeemAmount) private returns (uint256) {
+        address c = comptroller;
+        if (c != address(0)) {
+            uint256 code = ICompoundComptrollerLike(c).redeemAllowed(address(this), redeemer, redeemTokens);
+            if (code != 0) revert RedeemComptrollerRejection(code);
+        }
         if (getCash() < redeemAmount) revert RedeemTransferOutNotPossible();
         // Checked: reverts when the redeemer holds fewer tokens.
         _balances[redeemer] -= redeemTokens;
@@ -175,9 +295,35 @@ contract ReferenceCToken {
         return 0;
     }
 
-    /// @dev Compound's `transferTokens`: no self-transfers, the owner spends
-    /// without allowance, an unlimited allowance stays unlimited.
+    function _repayBorrow(address payer, address borrower, uint256 repayAmount) private returns (uint256) {
+        uint256 owed = _accountBorrows[borrower];
+        uint256 actual = repayAmount == type(uint256).max ? owed : repayAmount;
+        if (actual > owed) revert RepayBorrowTooMuch(actual, owed);
+        (bool ok, bytes memory ret) =
+            underlying.call(abi.encodeCall(ICompoundERC20Like.transferFrom, (payer, address(this), actual)));
+        _checkTransfer(ok, ret);
+        uint256 accountBorrows;
+        uint256 newTotalBorrows;
+        unchecked {
+            // `actual <= owed <= totalBorrows`.
+            accountBorrows = owed - actual;
+            newTotalBorrows = totalBorrows - actual;
+        }
+        _accountBorrows[borrower] = accountBorrows;
+        totalBorrows = newTotalBorrows;
+        emit RepayBorrow(payer, borrower, actual, accountBorrows, newTotalBorrows);
+        return 0;
+    }
+
+    /// @dev Compound's `transferTokens`: the comptroller's `transferAllowed`
+    /// when one is set, no self-transfers, the owner spends without
+    /// allowance, an unlimited allowance stays unlimited.
     function _transferTokens(address spender, address src, address dst, uint256 tokens) private {
+        address c = comptroller;
+        if (c != address(0)) {
+            uint256 code = ICompoundComptrollerLike(c).transferAllowed(address(this), src, dst, tokens);
+            if (code != 0) revert TransferComptrollerRejection(code);
+        }
         if (src == dst) revert TransferNotAllowed();
         if (spender != src) {
             uint256 allowed = _allowances[src][spender];
