@@ -257,6 +257,11 @@ pub struct Bridge {
     pub fixed_fee_usd: f64,
     /// Typical end-to-end latency.
     pub estimated_seconds: u64,
+    /// Decimals every amount is carried in across chains (Stargate's
+    /// "shared decimals", 6): the source takes only whole units of it, the
+    /// rest (dust) stays with the sender.
+    #[serde(default)]
+    pub shared_decimals: Option<u8>,
     /// Entry contract per chain id (decimal string keys).
     pub contracts: BTreeMap<String, Address>,
     /// Tokens carried, per chain id (decimal string keys).
@@ -353,6 +358,11 @@ pub struct ContractSet {
     /// Wallet factory (ensowallet-v2).
     #[serde(default)]
     pub factory: Option<Address>,
+    /// Cross-chain receiver (router strategy): bridged funds arrive there
+    /// and it runs their destination program on the executor. Absent: the
+    /// engine's default address (`keccak256("switchyard.ShortcutsReceiver")`).
+    #[serde(default)]
+    pub receiver: Option<Address>,
 }
 
 fn de_strategy<'de, D: serde::Deserializer<'de>>(d: D) -> Result<RoutingStrategy, D::Error> {

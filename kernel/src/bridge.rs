@@ -41,14 +41,30 @@ pub struct BridgeRoute {
     pub fixed_fee: U256,
     /// Typical end-to-end latency.
     pub estimated_seconds: u64,
+    /// Decimals amounts are carried in (Stargate's shared decimals): only
+    /// whole units of it leave the source; the dust stays with the sender.
+    pub shared_decimals: Option<u8>,
 }
 
 impl BridgeRoute {
+    /// What the bridge takes of `amount_in`: all of it, or only whole units
+    /// of its shared decimals.
+    pub fn amount_taken(&self, amount_in: U256) -> U256 {
+        match self.shared_decimals {
+            Some(s) if self.decimals_in > s => {
+                let unit = U256::from(10u8).pow(U256::from(self.decimals_in - s));
+                amount_in - amount_in % unit
+            }
+            _ => amount_in,
+        }
+    }
+
     /// Exact amount delivered on the destination chain.
     pub fn amount_out(&self, amount_in: U256) -> Result<U256, AmmError> {
         if self.fee_bps > 10_000 {
             return Err(AmmError::InvalidState);
         }
+        let amount_in = self.amount_taken(amount_in);
         let bps = U256::from(self.fee_bps);
         let fee = amount_in
             .checked_mul(bps)
@@ -96,6 +112,7 @@ mod tests {
             fee_bps,
             fixed_fee: U256::from(fixed),
             estimated_seconds: 180,
+            shared_decimals: None,
         }
     }
 
@@ -106,6 +123,17 @@ mod tests {
         assert_eq!(r.amount_out(U256::from(1_000_000_001u64)), Ok(U256::from(998_900_000u64)));
         assert_eq!(r.amount_out(U256::from(500_000u64)), Err(AmmError::InsufficientLiquidity));
         assert!((r.shadow_out(1_000_000_001.0) - 998_900_000.4).abs() < 1.0);
+    }
+
+    #[test]
+    fn shared_decimals_leave_the_dust_behind() {
+        let r = BridgeRoute { shared_decimals: Some(6), ..route(0, 0, 18, 18) };
+        let x = U256::from(1_234_567_890_123_456_789u64);
+        assert_eq!(r.amount_taken(x), U256::from(1_234_567_000_000_000_000u64));
+        assert_eq!(r.amount_out(x), Ok(U256::from(1_234_567_000_000_000_000u64)));
+        // Six decimals or fewer: nothing to truncate.
+        let usdc = BridgeRoute { shared_decimals: Some(6), ..route(0, 0, 6, 6) };
+        assert_eq!(usdc.amount_taken(U256::from(7u8)), U256::from(7u8));
     }
 
     #[test]

@@ -356,6 +356,7 @@ fn bridge_routes(
                             fee_bps: b.fee_bps,
                             fixed_fee,
                             estimated_seconds: b.estimated_seconds,
+                            shared_decimals: b.shared_decimals,
                         });
                     }
                 }
