@@ -394,10 +394,12 @@ impl Catalog {
             executor: None,
             delegate: None,
             factory: None,
+            receiver: None,
         });
         e.router = set.router.or(e.router);
         e.executor = set.executor.or(e.executor);
         e.delegate = set.delegate.or(e.delegate);
         e.factory = set.factory.or(e.factory);
+        e.receiver = set.receiver.or(e.receiver);
     }
 }

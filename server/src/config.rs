@@ -57,6 +57,8 @@ pub struct ContractOverride {
     pub delegate: Option<String>,
     /// Wallet factory.
     pub factory: Option<String>,
+    /// Cross-chain receiver.
+    pub receiver: Option<String>,
 }
 
 /// The raw configuration, every field optional in the sources.
@@ -208,6 +210,7 @@ impl RawConfig {
                     executor: parse_addr("contracts.executor", &c.executor)?,
                     delegate: parse_addr("contracts.delegate", &c.delegate)?,
                     factory: parse_addr("contracts.factory", &c.factory)?,
+                    receiver: parse_addr("contracts.receiver", &c.receiver)?,
                 })
             })
             .collect::<Result<_, ConfigError>>()?;
