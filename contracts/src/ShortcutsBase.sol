@@ -30,6 +30,22 @@ abstract contract ShortcutsBase is WeirollVM {
     /// The native coin, as the API names it.
     address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
+    /// `ccipSend(uint64,(bytes,bytes,(address,uint256)[],address,bytes))`.
+    bytes4 internal constant CCIP_SEND = 0x96f4e9f9;
+
+    struct CcipTokenAmount {
+        address token;
+        uint256 amount;
+    }
+
+    struct CcipMessage {
+        bytes receiver;
+        bytes data;
+        CcipTokenAmount[] tokenAmounts;
+        address feeToken;
+        bytes extraArgs;
+    }
+
     /// A callback came from a contract the program is not calling.
     error UnexpectedCallback(address caller);
     /// `requireAtLeast`: an amount below its minimum.
@@ -150,6 +166,27 @@ abstract contract ShortcutsBase is WeirollVM {
     function v3AmountOut(bytes calldata ret, bool zeroForOne) external pure returns (uint256) {
         (int256 a0, int256 a1) = abi.decode(ret, (int256, int256));
         return uint256(-(zeroForOne ? a1 : a0));
+    }
+
+    // ------------------------------------------------------------- calldata
+
+    /// The calldata of a CCIP `ccipSend(destinationChainSelector, message)`
+    /// carrying `amount` of one `token` to `receiver` with `data`: the
+    /// message's token list is an array of structs, which a program cannot
+    /// fill from a slot directly, so it is encoded here and sent as raw
+    /// calldata.
+    function ccipSendCalldata(
+        uint64 destinationChainSelector,
+        address receiver,
+        bytes calldata data,
+        address token,
+        uint256 amount
+    ) external pure returns (bytes memory) {
+        CcipTokenAmount[] memory tokens = new CcipTokenAmount[](1);
+        tokens[0] = CcipTokenAmount(token, amount);
+        return abi.encodeWithSelector(
+            CCIP_SEND, destinationChainSelector, CcipMessage(abi.encode(receiver), data, tokens, address(0), "")
+        );
     }
 
     // ------------------------------------------------------------ callbacks

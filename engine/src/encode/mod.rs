@@ -13,6 +13,7 @@
 //! quote's, except for the input amounts (and their split shares), which
 //! the caller fixes.
 
+pub mod bridge;
 pub mod protocols;
 pub mod route;
 pub mod tx;

@@ -120,6 +120,79 @@ sol! {
         function v2AmountOut(address pair, address tokenIn, uint256 amountIn, uint256 feeBps)
             external view returns (uint256);
         function v3AmountOut(bytes ret, bool zeroForOne) external pure returns (uint256);
+        function ccipSendCalldata(
+            uint64 destinationChainSelector,
+            address receiver,
+            bytes data,
+            address token,
+            uint256 amount
+        ) external pure returns (bytes);
+    }
+
+    /// Circle CCTP v2 TokenMessengerV2.
+    interface ITokenMessengerV2 {
+        function depositForBurn(
+            uint256 amount,
+            uint32 destinationDomain,
+            bytes32 mintRecipient,
+            address burnToken,
+            bytes32 destinationCaller,
+            uint256 maxFee,
+            uint32 minFinalityThreshold
+        ) external;
+        function depositForBurnWithHook(
+            uint256 amount,
+            uint32 destinationDomain,
+            bytes32 mintRecipient,
+            address burnToken,
+            bytes32 destinationCaller,
+            uint256 maxFee,
+            uint32 minFinalityThreshold,
+            bytes hookData
+        ) external;
+    }
+
+    /// A Stargate V2 pool (OFT).
+    interface IStargatePool {
+        struct SendParam {
+            uint32 dstEid;
+            bytes32 to;
+            uint256 amountLD;
+            uint256 minAmountLD;
+            bytes extraOptions;
+            bytes composeMsg;
+            bytes oftCmd;
+        }
+        struct MessagingFee {
+            uint256 nativeFee;
+            uint256 lzTokenFee;
+        }
+        function send(SendParam sendParam, MessagingFee fee, address refundAddress) external payable;
+    }
+
+    /// Chainlink CCIP router.
+    interface ICcipRouter {
+        struct EVMTokenAmount {
+            address token;
+            uint256 amount;
+        }
+        struct EVM2AnyMessage {
+            bytes receiver;
+            bytes data;
+            EVMTokenAmount[] tokenAmounts;
+            address feeToken;
+            bytes extraArgs;
+        }
+        function ccipSend(uint64 destinationChainSelector, EVM2AnyMessage message)
+            external payable returns (bytes32);
+    }
+
+    /// Relay's depository (with the reference's `announce`, see
+    /// `contracts/src/ReferenceRelayDepository.sol`).
+    interface IRelayDepository {
+        function announce(bytes32 id, uint256 destinationChainId, address recipient) external;
+        function depositErc20(address depositor, address token, uint256 amount, bytes32 id) external;
+        function depositNative(address depositor, bytes32 id) external payable;
     }
 
     /// The shortcut entry points.

@@ -66,6 +66,16 @@ pub enum Artifact {
     ReferenceWstETH,
     /// `ReferenceV2Pair.sol`: a V2 pair with a fee in bps.
     ReferenceV2Pair,
+    /// `ReferenceTokenMessengerV2.sol`: CCTP v2's source side.
+    ReferenceTokenMessengerV2,
+    /// `ReferenceStargatePool.sol`: a Stargate V2 pool's `send`.
+    ReferenceStargatePool,
+    /// `ReferenceCcipRouter.sol`: the CCIP router's `ccipSend`.
+    ReferenceCcipRouter,
+    /// `ReferenceRelayDepository.sol`: Relay's depository.
+    ReferenceRelayDepository,
+    /// `ShortcutsReceiver.sol`: runs bridged funds' destination program.
+    ShortcutsReceiver,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
     UniswapV2Factory,
     /// `@uniswap/v2-core@1.0.1` pair (npm; the factory embeds it).
@@ -89,7 +99,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 23] = [
+    pub const ALL: [Self; 28] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -109,6 +119,11 @@ impl Artifact {
         Self::ReferenceStETH,
         Self::ReferenceWstETH,
         Self::ReferenceV2Pair,
+        Self::ReferenceTokenMessengerV2,
+        Self::ReferenceStargatePool,
+        Self::ReferenceCcipRouter,
+        Self::ReferenceRelayDepository,
+        Self::ShortcutsReceiver,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
@@ -138,6 +153,11 @@ impl Artifact {
             Self::ReferenceStETH => "ReferenceStETH",
             Self::ReferenceWstETH => "ReferenceWstETH",
             Self::ReferenceV2Pair => "ReferenceV2Pair",
+            Self::ReferenceTokenMessengerV2 => "ReferenceTokenMessengerV2",
+            Self::ReferenceStargatePool => "ReferenceStargatePool",
+            Self::ReferenceCcipRouter => "ReferenceCcipRouter",
+            Self::ReferenceRelayDepository => "ReferenceRelayDepository",
+            Self::ShortcutsReceiver => "ShortcutsReceiver",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
@@ -195,6 +215,21 @@ impl Artifact {
             }
             Self::ReferenceV2Pair => {
                 include_str!("../../../contracts/artifacts/ReferenceV2Pair.json")
+            }
+            Self::ReferenceTokenMessengerV2 => {
+                include_str!("../../../contracts/artifacts/ReferenceTokenMessengerV2.json")
+            }
+            Self::ReferenceStargatePool => {
+                include_str!("../../../contracts/artifacts/ReferenceStargatePool.json")
+            }
+            Self::ReferenceCcipRouter => {
+                include_str!("../../../contracts/artifacts/ReferenceCcipRouter.json")
+            }
+            Self::ReferenceRelayDepository => {
+                include_str!("../../../contracts/artifacts/ReferenceRelayDepository.json")
+            }
+            Self::ShortcutsReceiver => {
+                include_str!("../../../contracts/artifacts/ShortcutsReceiver.json")
             }
             Self::UniswapV2Factory
             | Self::UniswapV2Pair

@@ -44,9 +44,10 @@ use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts,
     abi::{
         LegacyShortcutsRouter, ReferenceAToken, ReferenceAavePool, ReferenceBalancerVault,
-        ReferenceCToken, ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair, ReferenceVault,
-        ReferenceWETH, ReferenceWstETH, ShortcutsRouter, TestERC20, UniswapV2Factory,
-        UniswapV2Pair, UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
+        ReferenceCToken, ReferenceStETH, ReferenceStableSwap, ReferenceStargatePool,
+        ReferenceV2Pair, ReferenceVault, ReferenceWETH, ReferenceWstETH, ShortcutsReceiver,
+        ShortcutsRouter, TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV3Factory,
+        UniswapV3Pool, V3Swapper, WalletFactory,
     },
 };
 
@@ -55,6 +56,17 @@ pub const DEPLOYER: Address = address!("5eed00000000000000000000000000000000de91
 
 /// The Balancer V2 Vault, at the same address on every chain.
 pub const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d566bf2c8");
+
+/// The only caller a world's `ShortcutsReceiver` accepts deliveries from:
+/// the engine's stand-in for each bridge's messenger.
+pub const RELAYER: Address = address!("5eed000000000000000000000000000000000be1");
+
+/// The default cross-chain receiver address, the same on every chain:
+/// `keccak256("switchyard.ShortcutsReceiver")`'s last 20 bytes, unless the
+/// catalog's router set names one.
+pub fn default_receiver() -> Address {
+    Address::from_slice(&keccak256(b"switchyard.ShortcutsReceiver")[12..])
+}
 
 /// Holds the shares or LP supply a snapshot says exist, so totals match.
 pub const SEED_HOLDER: Address = address!("5eed0000000000000000000000000000000005ee");
@@ -128,6 +140,9 @@ pub struct Shortcuts {
     pub legacy_delegate: Option<Address>,
     /// `ensowallet-v2`: the wallet factory and the wallet implementation.
     pub wallet_factory: Option<(Address, Address)>,
+    /// Where bridged funds arrive and run their destination program (on
+    /// the router's executor).
+    pub receiver: Option<Address>,
 }
 
 /// One chain's frozen world.
@@ -362,6 +377,9 @@ impl<'a> ChainBuilder<'a> {
         }
         self.placeholder_tokens()?;
         let shortcuts = self.shortcuts()?;
+        for (bridge, why) in self.bridges() {
+            unbuilt.push((bridge, why));
+        }
         let (base, block) = self.evm.freeze();
         Ok(ChainWorld { chain, base, block, tokens: self.tokens, shortcuts, unbuilt })
     }
@@ -927,6 +945,44 @@ impl<'a> ChainBuilder<'a> {
         self.fund(share, SEED_HOLDER, total_supply)
     }
 
+    /// The source side of every bridge the catalog has on the chain: CCTP's
+    /// TokenMessengerV2, the CCIP router and Relay's depository at their
+    /// catalog addresses, and one Stargate pool per token it carries (from
+    /// the LayerZero pools). A contract that cannot be placed is listed.
+    fn bridges(&mut self) -> Vec<(Address, String)> {
+        let catalog = self.catalog;
+        let key = self.chain.0.to_string();
+        let mut failed = Vec::new();
+        for b in catalog.bridges() {
+            let Some(contract) = b.contracts.get(&key).copied() else { continue };
+            let artifact = match b.name.as_str() {
+                "cctp" => Artifact::ReferenceTokenMessengerV2,
+                "ccip" => Artifact::ReferenceCcipRouter,
+                "relay" => Artifact::ReferenceRelayDepository,
+                _ => continue,
+            };
+            if self.evm.code(contract).is_empty()
+                && let Err(e) = self.deploy_at(artifact, &[], contract)
+            {
+                failed.push((contract, super::artifacts::error_chain(&e)));
+            }
+        }
+        let chain = self.chain;
+        for p in catalog.layerzero_pools().iter().filter(|p| p.chain_id == chain) {
+            if !self.evm.code(p.pool).is_empty() {
+                continue;
+            }
+            let token = if p.token == NATIVE_TOKEN { Address::ZERO } else { p.token };
+            let args =
+                ReferenceStargatePool::constructorCall { token_: token, localDecimals: p.decimals }
+                    .abi_encode();
+            if let Err(e) = self.deploy_at(Artifact::ReferenceStargatePool, &args, p.pool) {
+                failed.push((p.pool, super::artifacts::error_chain(&e)));
+            }
+        }
+        failed
+    }
+
     /// The shortcut contracts of every strategy the catalog configures on
     /// the chain.
     fn shortcuts(&mut self) -> Result<Shortcuts, WorldError> {
@@ -941,6 +997,14 @@ impl<'a> ChainBuilder<'a> {
             let args = ShortcutsRouter::constructorCall { executor_: executor }.abi_encode();
             self.deploy_at(Artifact::ShortcutsRouter, &args, router)?;
             out.router = Some((router, executor));
+            let receiver = set(RoutingStrategy::Router)
+                .and_then(|c| c.receiver)
+                .unwrap_or_else(default_receiver);
+            let args =
+                ShortcutsReceiver::constructorCall { executor_: executor, endpoint_: RELAYER }
+                    .abi_encode();
+            self.deploy_at(Artifact::ShortcutsReceiver, &args, receiver)?;
+            out.receiver = Some(receiver);
         }
         if let Some(router) = set(RoutingStrategy::RouterLegacy).and_then(|c| c.router) {
             // The legacy router deployed its executor in its constructor:
