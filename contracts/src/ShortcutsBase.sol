@@ -173,20 +173,35 @@ abstract contract ShortcutsBase is WeirollVM {
     /// The calldata of a CCIP `ccipSend(destinationChainSelector, message)`
     /// carrying `amount` of one `token` to `receiver` with `data`: the
     /// message's token list is an array of structs, which a program cannot
-    /// fill from a slot directly, so it is encoded here and sent as raw
-    /// calldata.
+    /// fill from a slot directly, so it is encoded here for a raw call
+    /// (flag 0x20) that follows.
+    ///
+    /// Laid out for the VM, not as an ABI `bytes`: the VM stores a single
+    /// variable-length return without its leading word, and a raw call sends
+    /// its slot as it is. So this returns the word 32, then the calldata
+    /// itself, zero-padded to whole words (a Solidity callee ignores the
+    /// trailing zeros), and the slot the VM stores is exactly the calldata.
+    /// Call it with a variable-length output slot.
     function ccipSendCalldata(
         uint64 destinationChainSelector,
         address receiver,
         bytes calldata data,
         address token,
         uint256 amount
-    ) external pure returns (bytes memory) {
+    ) external pure {
         CcipTokenAmount[] memory tokens = new CcipTokenAmount[](1);
         tokens[0] = CcipTokenAmount(token, amount);
-        return abi.encodeWithSelector(
+        bytes memory cd = abi.encodeWithSelector(
             CCIP_SEND, destinationChainSelector, CcipMessage(abi.encode(receiver), data, tokens, address(0), "")
         );
+        assembly ("memory-safe") {
+            let len := mload(cd)
+            // Zero the padding after the data, then put the leading word
+            // where the length was.
+            mstore(add(add(cd, 32), len), 0)
+            mstore(cd, 32)
+            return(cd, add(32, mul(div(add(len, 31), 32), 32)))
+        }
     }
 
     // ------------------------------------------------------------ callbacks

@@ -12,22 +12,22 @@
 use std::sync::Arc;
 
 use alloy_primitives::{Address, B256, U256};
-use alloy_sol_types::SolEvent;
+use alloy_sol_types::{SolCall, SolEvent};
 use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
 
 use crate::{
     EngineError, MarketState,
     encode::{
-        self, Approval, Runner, TokenAmount, Tx,
+        self, Approval, Delivery, Runner, TokenAmount, Tx,
         route::{ProtocolBook, RouteSpec},
         tx::{TxSpec, approvals},
     },
     evm::{
-        abi::ShortcutsExecutor,
-        world::{ChainWorld, wallet_address},
+        abi::{ReferenceBridge, ShortcutsExecutor, ShortcutsReceiver},
+        world::{ChainWorld, RELAYER, wallet_address},
     },
     quote::{Quote, QuoteRequest, on_pool, quote_now},
-    simulate::{SimSetup, simulate},
+    simulate::{SimError, SimOutcome, SimSetup, decode_revert, describe, simulate},
 };
 
 /// A route request, already validated by the server.
@@ -85,6 +85,9 @@ pub struct RouteTx {
     pub block_number: u64,
     /// Unix seconds after which the route should be fetched again.
     pub valid_until: u64,
+    /// Across chains: each bridge crossing and the program it runs on
+    /// arrival (already executed on the destination's world).
+    pub deliveries: Vec<Delivery>,
 }
 
 /// How long a returned route stays valid, seconds.
@@ -187,14 +190,10 @@ fn unique() -> Result<[u8; 16], EngineError> {
 pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, EngineError> {
     let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
     let chain = req.quote.chain;
-    let cw = world
-        .chain(chain)
-        .ok_or(EngineError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
+    let unknown = |c| EngineError::Route(switchyard_kernel::KernelError::UnknownChain(c));
+    let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
     let quote = quote_now(state, &req.quote)?;
     let plan = &quote.plan;
-    if plan.chain != plan.destination_chain {
-        return Err(EngineError::CrossChainRoute);
-    }
     let runner = runner(cw, req.strategy, chain, req.from)?;
     let account = runner.account();
     let receiver = match (req.receiver, runner) {
@@ -217,19 +216,39 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
         .iter()
         .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
         .collect();
-    let outputs: Vec<TokenAmount> = req
-        .quote
-        .outputs
-        .iter()
-        .zip(&mins)
-        .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
-        .collect();
     let pull_from = match runner {
         Runner::Wallet { .. } => Some(req.from),
         Runner::Delegate { .. } | Runner::LegacyDelegate { .. } if owner != req.from => Some(owner),
         _ => None,
     };
-    let checks_min = runner.checks_min(inputs.len(), outputs.len());
+    let request_id = encode::request_id(req.referral_code.as_deref(), unique()?);
+    let account_id = encode::account_id(&req.account_id);
+    // Across chains: the destination's executor runs each delivery, the
+    // outputs arrive there, and the entry point checks nothing here.
+    let destination = if plan.destination_chain == chain {
+        None
+    } else {
+        let dst =
+            world.chain(plan.destination_chain).ok_or_else(|| unknown(plan.destination_chain))?;
+        let none = || EngineError::StrategyUnavailable {
+            strategy: RoutingStrategy::Router,
+            chain: plan.destination_chain,
+        };
+        let (_, executor) = dst.shortcuts.router.ok_or_else(none)?;
+        Some((dst, executor, dst.shortcuts.receiver.ok_or_else(none)?))
+    };
+    let refund_to = req.refund_receiver.unwrap_or(req.from);
+    let outputs: Vec<TokenAmount> = match destination {
+        Some(_) => Vec::new(),
+        None => req
+            .quote
+            .outputs
+            .iter()
+            .zip(&mins)
+            .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
+            .collect(),
+    };
+    let checks_min = destination.is_some() || runner.checks_min(inputs.len(), outputs.len());
     let spec = RouteSpec {
         snapshot: &state.snapshot,
         plan,
@@ -242,18 +261,26 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
         outputs: &req.quote.outputs,
         check_min: (!checks_min).then_some(mins.as_slice()),
         refund: req.refund_receiver.filter(|_| runner.is_shared()),
+        cross: destination.map(|(_, executor, receiver_contract)| encode::CrossSpec {
+            catalog: &state.catalog,
+            executor,
+            receiver_contract,
+            account_id,
+            request_id,
+            refund_to,
+            mins: &mins,
+        }),
     };
-    let program = encode::encode_plan(&spec, &Book(state)).map_err(EngineError::Encode)?;
-    let request_id = encode::request_id(req.referral_code.as_deref(), unique()?);
+    let encoded = encode::encode_plan(&spec, &Book(state)).map_err(EngineError::Encode)?;
     let tx = encode::transaction(
         runner,
-        &program,
+        &encoded.program,
         &TxSpec {
             from: req.from,
             inputs: &inputs,
             outputs: &outputs,
             receiver,
-            account_id: encode::account_id(&req.account_id),
+            account_id,
             request_id,
         },
     );
@@ -276,26 +303,48 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
             .collect(),
         approvals: approvals.clone(),
         delegations: delegation(cw, runner).into_iter().collect(),
-        watch: req.quote.outputs.iter().map(|t| (receiver, *t)).collect(),
+        watch: match destination {
+            Some(_) => Vec::new(),
+            None => req.quote.outputs.iter().map(|t| (receiver, *t)).collect(),
+        },
     };
     setup.watch.dedup();
-    let outcome = simulate(cw, &tx, &setup).map_err(|e| {
-        tracing::error!(error = %e, chain = %chain, strategy = %req.strategy, "route transaction failed in simulation");
+    let failed = |e: SimError, side: &str| {
+        tracing::error!(error = %e, chain = %chain, strategy = %req.strategy, side, "route transaction failed in simulation");
         EngineError::SimulationFailed(e.to_string())
-    })?;
+    };
+    let outcome = simulate(cw, &tx, &setup).map_err(|e| failed(e, "source"))?;
+    let delivered = match destination {
+        None => {
+            // The receiver may also have paid some of an output as an input.
+            let paid = |token: &Address| {
+                inputs
+                    .iter()
+                    .filter(|t| {
+                        t.token == *token
+                            && receiver == (if t.token == NATIVE_TOKEN { req.from } else { owner })
+                    })
+                    .fold(U256::ZERO, |a, t| a.saturating_add(t.amount))
+            };
+            gains(&setup.watch, &outcome, paid)
+        }
+        Some((dst, executor, receiver_contract)) => {
+            let deliveries = &encoded.deliveries;
+            let sent = bridge_requests(&outcome.logs, state, deliveries, plan.destination_chain, receiver_contract)
+                .map_err(|why| {
+                    tracing::error!(chain = %chain, why, "simulated bridge calls do not match the plan");
+                    EngineError::SimulationMismatch { index: 0 }
+                })?;
+            let watch: Vec<(Address, Address)> =
+                req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
+            let arrived =
+                deliver(dst, receiver_contract, executor, request_id, deliveries, &sent, &watch)
+                    .map_err(|e| failed(e, "destination"))?;
+            arrived.into_iter().map(Some).collect()
+        }
+    };
     for (k, (token, quoted)) in req.quote.outputs.iter().zip(&plan.amounts_out).enumerate() {
-        // The receiver may also have paid some of this token as an input.
-        let paid = inputs
-            .iter()
-            .filter(|t| {
-                t.token == *token
-                    && receiver == (if t.token == NATIVE_TOKEN { req.from } else { owner })
-            })
-            .fold(U256::ZERO, |a, t| a.saturating_add(t.amount));
-        let got = setup.watch.iter().position(|w| w.1 == *token).and_then(|i| {
-            let (b, a) = (outcome.before.get(i)?, outcome.after.get(i)?);
-            a.checked_add(paid)?.checked_sub(*b)
-        });
+        let got = delivered.get(k).copied().flatten();
         if got != Some(*quoted) {
             tracing::error!(
                 chain = %chain,
@@ -311,12 +360,7 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
     // The legacy router's ABI carries no ids: its executor emits zeros.
     let expected =
         if matches!(runner, Runner::LegacyRouter { .. }) { B256::ZERO } else { request_id };
-    let emitted = outcome.logs.iter().any(|l| {
-        l.address == account
-            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
-                .is_ok_and(|e| e.requestId == expected)
-    });
-    if !emitted {
+    if !emitted(&outcome.logs, account, expected) {
         tracing::error!(chain = %chain, "simulated transaction emitted no ShortcutExecuted");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }
@@ -333,7 +377,126 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
         gas: outcome.gas_used,
         approvals,
         request_id,
+        deliveries: encoded.deliveries,
     })
+}
+
+/// Whether `logs` hold `ShortcutExecuted` with `request_id` from `account`.
+fn emitted(logs: &[alloy_primitives::Log], account: Address, request_id: B256) -> bool {
+    logs.iter().any(|l| {
+        l.address == account
+            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
+                .is_ok_and(|e| e.requestId == request_id)
+    })
+}
+
+/// Each watched output's gain (by the first watch of its token), with what
+/// `paid` says the holder spent of it added back.
+fn gains(
+    watch: &[(Address, Address)],
+    outcome: &SimOutcome,
+    paid: impl Fn(&Address) -> U256,
+) -> Vec<Option<U256>> {
+    watch
+        .iter()
+        .enumerate()
+        .map(|(i, (_, token))| {
+            let (b, a) = (outcome.before.get(i)?, outcome.after.get(i)?);
+            a.checked_add(paid(token))?.checked_sub(*b)
+        })
+        .collect()
+}
+
+/// The amount each bridge call of the source simulation sent, checked
+/// against the deliveries the plan encoded: one `BridgeRequest` each, in
+/// order, to the destination chain's receiver contract, carrying the
+/// delivery's payload (Relay carries it off chain).
+fn bridge_requests(
+    logs: &[alloy_primitives::Log],
+    state: &MarketState,
+    deliveries: &[Delivery],
+    to_chain: ChainId,
+    receiver_contract: Address,
+) -> Result<Vec<U256>, &'static str> {
+    let events: Vec<_> = logs
+        .iter()
+        .filter_map(|l| ReferenceBridge::BridgeRequest::decode_log_data(&l.data).ok())
+        .collect();
+    if events.len() != deliveries.len() {
+        return Err("one BridgeRequest per route");
+    }
+    events
+        .iter()
+        .zip(deliveries)
+        .map(|(ev, d)| {
+            let bridge = state.snapshot.bridges().get(d.bridge).ok_or("unknown bridge")?;
+            if ev.destinationChainId != U256::from(to_chain.0) {
+                return Err("destination chain");
+            }
+            if ev.recipient != receiver_contract {
+                return Err("recipient");
+            }
+            if &*bridge.name != "relay" && ev.payload != d.payload {
+                return Err("payload");
+            }
+            // What arrives: the bridge's fee schedule on what it took.
+            bridge.amount_out(ev.amount).map_err(|_| "bridged amount")
+        })
+        .collect()
+}
+
+/// Runs every delivery on a fork of the destination world, as its relayer
+/// would: the bridged amount placed in the receiver contract, then
+/// `deliver` with the payload. Returns each watched balance's gain.
+fn deliver(
+    dst: &ChainWorld,
+    receiver_contract: Address,
+    executor: Address,
+    request_id: B256,
+    deliveries: &[Delivery],
+    amounts: &[U256],
+    watch: &[(Address, Address)],
+) -> Result<Vec<U256>, SimError> {
+    let mut evm = dst.fork();
+    let read = |evm: &mut crate::evm::ForkEvm| -> Result<Vec<U256>, SimError> {
+        watch
+            .iter()
+            .map(|(h, t)| {
+                ChainWorld::balance_of(evm, *t, *h).map_err(|e| SimError::Setup(describe(&e)))
+            })
+            .collect()
+    };
+    let before = read(&mut evm)?;
+    for (d, amount) in deliveries.iter().zip(amounts) {
+        dst.fund(&mut evm, d.token, receiver_contract, *amount)
+            .map_err(|e| SimError::Setup(format!("funding the receiver: {}", describe(&e))))?;
+        let call = ShortcutsReceiver::deliverCall {
+            token: d.token,
+            amount: *amount,
+            payload: d.payload.clone(),
+        };
+        let out = evm
+            .call(RELAYER, receiver_contract, call.abi_encode().into(), U256::ZERO)
+            .map_err(|source| SimError::Failed { reason: describe(&source), source })?;
+        for l in &out.logs {
+            if let Ok(r) = ShortcutsReceiver::DeliveryRefunded::decode_log_data(&l.data) {
+                let reason = decode_revert(&r.reason)
+                    .or_else(|| {
+                        alloy_sol_types::GenericRevertReason::decode(&r.reason)
+                            .map(|g| g.to_string())
+                    })
+                    .unwrap_or_else(|| r.reason.to_string());
+                return Err(SimError::Setup(format!("the destination program reverted: {reason}")));
+            }
+        }
+        if !emitted(&out.logs, executor, request_id) {
+            return Err(SimError::Setup(
+                "the destination program emitted no ShortcutExecuted".into(),
+            ));
+        }
+    }
+    let after = read(&mut evm)?;
+    Ok(before.iter().zip(&after).map(|(b, a)| a.saturating_sub(*b)).collect())
 }
 
 pub(crate) async fn route(

@@ -147,3 +147,172 @@ async fn pairwise_outputs_that_are_also_inputs() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
+const USDC_ARB: Address = address!("af88d065e77c8cc2239327c5edb3a432268e5831");
+const USDT_ARB: Address = address!("fd086bc7cd5c481dcc9c85ebe478a1c0b69fcbb9");
+const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
+const VAULT_BASE: Address = address!("c1256ae5ff1cf2719d4937adb3bbccab2e00a2ca");
+const BRIDGES: [&str; 4] = ["cctp", "stargate", "ccip", "relay"];
+
+/// Executes a cross-chain route again, as its bridges and their relayer
+/// would: the source transaction in a fresh fork; then, on a fresh fork of
+/// the destination, each `BridgeRequest` it emitted becomes the bridge's
+/// payout (the plan's bridge fee schedule applied to the amount the event
+/// names) in the receiver contract and a `deliver` with the event's payload.
+/// The receiver must gain exactly the quote, and every delivery must run its
+/// program (no refund).
+fn replay_cross(
+    state: &switchyard_engine::MarketState,
+    r: &RouteTx,
+    req: &RouteRequest,
+    receiver: Address,
+) {
+    use alloy_sol_types::{SolCall, SolEvent};
+    use switchyard_engine::evm::{
+        abi::{ReferenceBridge, ShortcutsReceiver},
+        world::RELAYER,
+    };
+    let world = state.world.as_ref().expect("world");
+    let src = world.chain(req.quote.chain).expect("source chain");
+    let plan = &r.quote.plan;
+    let dst = world.chain(plan.destination_chain).expect("destination chain");
+    let owner = req.spender.unwrap_or(req.from);
+    let setup = SimSetup {
+        funds: req
+            .quote
+            .inputs
+            .iter()
+            .map(|(t, a)| (if *t == NATIVE_TOKEN { req.from } else { owner }, *t, *a))
+            .collect(),
+        approvals: r.approvals.clone(),
+        delegations: match req.strategy {
+            RoutingStrategy::Delegate => {
+                vec![(req.from, src.shortcuts.delegate.expect("delegate code"))]
+            }
+            _ => Vec::new(),
+        },
+        watch: Vec::new(),
+    };
+    let out = simulate(src, &r.tx, &setup).expect("the source transaction executes");
+    let events: Vec<_> = out
+        .logs
+        .iter()
+        .filter_map(|l| ReferenceBridge::BridgeRequest::decode_log_data(&l.data).ok())
+        .collect();
+    let crossings: Vec<_> = plan
+        .legs
+        .iter()
+        .flat_map(|l| &l.routes)
+        .flat_map(|r| r.steps.iter().filter(|s| s.action == switchyard_kernel::StepAction::Bridge))
+        .collect();
+    assert_eq!(events.len(), crossings.len(), "one bridge call per route");
+    let receiver_contract = dst.shortcuts.receiver.expect("a receiver contract");
+    let mut evm = dst.fork();
+    let outputs = &req.quote.outputs;
+    let before: Vec<U256> = outputs
+        .iter()
+        .map(|t| ChainWorld::balance_of(&mut evm, *t, receiver).expect("balance"))
+        .collect();
+    for (k, (ev, st)) in events.iter().zip(&crossings).enumerate() {
+        let bridge = &state.snapshot.bridges()[st.pool];
+        assert_eq!(ev.destinationChainId, U256::from(plan.destination_chain.0));
+        assert_eq!(ev.recipient, receiver_contract);
+        let amount = bridge.amount_out(ev.amount).expect("bridged amount");
+        let payload = if &*bridge.name == "relay" {
+            r.deliveries[k].payload.clone()
+        } else {
+            ev.payload.clone()
+        };
+        dst.fund(&mut evm, bridge.token_out, receiver_contract, amount).expect("bridge payout");
+        let call = ShortcutsReceiver::deliverCall { token: bridge.token_out, amount, payload };
+        let done = evm
+            .call(RELAYER, receiver_contract, call.abi_encode().into(), U256::ZERO)
+            .expect("delivery");
+        assert!(
+            done.logs
+                .iter()
+                .any(|l| ShortcutsReceiver::DeliveryExecuted::decode_log_data(&l.data).is_ok()),
+            "delivery {k} ran its program"
+        );
+    }
+    for (k, t) in outputs.iter().enumerate() {
+        let after = ChainWorld::balance_of(&mut evm, *t, receiver).expect("balance");
+        assert_eq!(after - before[k], plan.amounts_out[k], "output {k}");
+        assert!(plan.amounts_out[k] >= r.min_amounts_out[k]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_chain_routes_deliver_on_the_destination() {
+    let dir = temp_dir("cross");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let cases: [(Address, u128, ChainId, Address); 7] = [
+        (USDC, 5_000_000_000, ChainId(8453), USDC_BASE),
+        (USDC, 2_500_000_000, ChainId(42161), USDC_ARB),
+        (WETH, 2_000_000_000_000_000_000, ChainId(42161), USDC_ARB),
+        (USDC, 5_000_000_000, ChainId(42161), WETH_ARB),
+        (USDC, 1_000_000_000, ChainId(8453), VAULT_BASE),
+        (NATIVE_TOKEN, 1_000_000_000_000_000_000, ChainId(8453), NATIVE_TOKEN),
+        (USDT, 3_000_000_000, ChainId(42161), USDT_ARB),
+    ];
+    let mut used = std::collections::BTreeSet::new();
+    for (tin, amount, to, tout) in cases {
+        // Each case once with every bridge that can carry it alone.
+        for only in BRIDGES {
+            let mut req = request(tin, amount, tout);
+            req.quote.destination_chain = Some(to);
+            req.quote.ignore_bridges =
+                BRIDGES.iter().filter(|b| **b != only).map(|b| (*b).to_string()).collect();
+            let r = match engine.route(req.clone()).await {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("{tin} → {to}:{tout} not via {only}: {e}");
+                    continue;
+                }
+            };
+            used.insert(only);
+            eprintln!(
+                "{tin} → {to}:{tout} via {only}: out {} min {} gas {}",
+                r.quote.plan.amounts_out[0], r.min_amounts_out[0], r.gas
+            );
+            replay_cross(&state, &r, &req, USER);
+        }
+    }
+    assert_eq!(used.len(), BRIDGES.len(), "every bridge carried a route: {used:?}");
+    // Every bridge allowed, with a fee, a refund receiver and a minimum;
+    // large amounts split.
+    let large = [
+        (WETH, 300_000_000_000_000_000_000u128, ChainId(42161), USDC_ARB),
+        (USDC, 3_000_000_000_000, ChainId(42161), WETH_ARB),
+    ];
+    for (tin, amount, to, tout) in cases.into_iter().chain(large) {
+        let mut req = request(tin, amount, tout);
+        req.quote.destination_chain = Some(to);
+        req.quote.fee_bps = vec![25];
+        req.fee_receiver = Some(address!("00000000000000000000000000000000000fee01"));
+        req.refund_receiver = Some(address!("00000000000000000000000000000000000ef00d"));
+        let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {tout}: {e:?}"));
+        let routes: Vec<Vec<String>> = r.quote.plan.legs[0]
+            .routes
+            .iter()
+            .map(|r| r.steps.iter().map(|s| s.protocol.to_string()).collect())
+            .collect();
+        eprintln!("{tin} → {to}:{tout}: {routes:?}");
+        replay_cross(&state, &r, &req, USER);
+    }
+    // The other strategies and a receiver, refund receiver and fee.
+    for strategy in [RoutingStrategy::Delegate, RoutingStrategy::EnsoWalletV2] {
+        let mut req = request(USDC, 2_000_000_000, WETH_ARB);
+        req.quote.destination_chain = Some(ChainId(42161));
+        req.strategy = strategy;
+        req.receiver = Some(address!("00000000000000000000000000000000000be5e1"));
+        let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
+        replay_cross(&state, &r, &req, address!("00000000000000000000000000000000000be5e1"));
+    }
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,6 +14,7 @@
 //! the caller fixes.
 
 pub mod bridge;
+pub mod cross;
 pub mod protocols;
 pub mod route;
 pub mod tx;
@@ -23,7 +24,8 @@ use alloy_primitives::{Address, Bytes, U256};
 use switchyard_catalog::{ChainId, RoutingStrategy};
 
 pub use self::{
-    route::{RouteSpec, encode_plan},
+    cross::{CrossSpec, Delivery},
+    route::{Encoded, RouteSpec, encode_plan},
     tx::{Approval, Runner, Tx, transaction},
     weiroll::{Program, ProgramBuilder, WeirollError},
 };

@@ -120,13 +120,16 @@ sol! {
         function v2AmountOut(address pair, address tokenIn, uint256 amountIn, uint256 feeBps)
             external view returns (uint256);
         function v3AmountOut(bytes ret, bool zeroForOne) external pure returns (uint256);
+        /// Returns the word 32, then the raw calldata (see
+        /// `ShortcutsBase.sol`): read it into a variable-length slot and
+        /// send that slot with a raw call.
         function ccipSendCalldata(
             uint64 destinationChainSelector,
             address receiver,
             bytes data,
             address token,
             uint256 amount
-        ) external pure returns (bytes);
+        ) external pure;
     }
 
     /// Circle CCTP v2 TokenMessengerV2.

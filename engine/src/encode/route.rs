@@ -28,6 +28,7 @@ use switchyard_kernel::{MarketSnapshot, Plan, PoolState, Step, StepAction, amm::
 
 use super::{
     EncodeError, TokenAmount,
+    cross::{CrossSpec, Delivery, encode_crossings},
     protocols::{
         IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, IShortcutsHelpers,
         IStETH, IUniswapV2Pair, IUniswapV3Pool, IWETH, IWstETH,
@@ -75,6 +76,18 @@ pub struct RouteSpec<'a> {
     /// Receiver of whatever is left of inputs and intermediates, when the
     /// account is a shared executor.
     pub refund: Option<Address>,
+    /// For a plan whose outputs arrive on another chain: its destination
+    /// side.
+    pub cross: Option<CrossSpec<'a>>,
+}
+
+/// An encoded plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    /// The program the account runs.
+    pub program: Program,
+    /// The bridge crossings it makes (cross-chain plans), in call order.
+    pub deliveries: Vec<Delivery>,
 }
 
 /// Lowest and highest price limits a V3 swap may set.
@@ -86,18 +99,22 @@ fn v3_limit(zero_for_one: bool) -> U256 {
     }
 }
 
-/// Builds the program of a same-chain plan.
-pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Program, EncodeError> {
-    if spec.plan.chain != spec.plan.destination_chain {
-        return Err(EncodeError::Unsupported("a cross-chain plan needs its bridge step encoded"));
+/// Builds the program of a plan (and, across chains, of its deliveries).
+pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Encoded, EncodeError> {
+    let crosses = spec.plan.chain != spec.plan.destination_chain;
+    if crosses != spec.cross.is_some() {
+        return Err(EncodeError::Unsupported(
+            "a cross-chain plan needs its destination side, and only it",
+        ));
     }
     let mut b = ProgramBuilder::new();
     let acct = spec.account;
     let acct_in = b.address(acct)?;
 
-    // Outputs: their balance before, so only what the program produces
-    // moves (the account may be the caller's own, holding more).
-    let outputs: Vec<Address> = dedup(spec.outputs);
+    // Outputs arriving here: their balance before, so only what the
+    // program produces moves (the account may be the caller's own, holding
+    // more). Across chains they are measured by each delivery's program.
+    let outputs: Vec<Address> = if crosses { Vec::new() } else { dedup(spec.outputs) };
     let chain = spec.plan.destination_chain;
     let is_share = |t: &Address| spec.snapshot.share_pool(chain, *t).is_some();
     let mut before = Vec::with_capacity(outputs.len());
@@ -145,9 +162,17 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Prog
     }
 
     let ctx = StepCtx { snapshot: spec.snapshot, book, account: acct, account_in: acct_in.clone() };
-    for leg in &spec.plan.legs {
-        encode_leg(&mut b, &ctx, leg, LegInput::Planned)?;
-    }
+    let deliveries = match &spec.cross {
+        Some(cross) => {
+            encode_crossings(&mut b, &ctx, spec.plan, spec.outputs, spec.receiver, cross)?
+        }
+        None => {
+            for leg in &spec.plan.legs {
+                encode_leg(&mut b, &ctx, leg, LegInput::Planned)?;
+            }
+            Vec::new()
+        }
+    };
 
     for (k, t) in outputs.iter().enumerate() {
         let t_in = b.address(*t)?;
@@ -209,8 +234,22 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Prog
     if let Some(refund) = spec.refund {
         let out_set: BTreeSet<Address> = outputs.iter().copied().collect();
         let mut touched: Vec<Address> = Vec::new();
-        for st in spec.plan.legs.iter().flat_map(|l| &l.routes).flat_map(|r| &r.steps) {
-            for t in [st.token_in, st.token_out] {
+        // This chain's steps only (a bridge's input is the last of them).
+        let here = spec.plan.chain;
+        for st in spec
+            .plan
+            .legs
+            .iter()
+            .flat_map(|l| &l.routes)
+            .flat_map(|r| &r.steps)
+            .filter(|s| s.chain == here)
+        {
+            let tokens = if st.action == StepAction::Bridge {
+                [st.token_in, st.token_in]
+            } else {
+                [st.token_in, st.token_out]
+            };
+            for t in tokens {
                 if !out_set.contains(&t) && !touched.contains(&t) {
                     touched.push(t);
                 }
@@ -222,7 +261,7 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Prog
             send(&mut b, t, refund, Amount::In(left))?;
         }
     }
-    Ok(b.build())
+    Ok(Encoded { program: b.build(), deliveries })
 }
 
 /// An amount to send: a constant or a slot.
