@@ -77,9 +77,6 @@ pub enum EngineError {
     /// A native input cannot be pulled from a spender.
     #[error("a native-coin input cannot be taken from a spender")]
     SpenderNative,
-    /// Cross-chain routes are quoted but their transactions are not built.
-    #[error("cross-chain transactions are not built yet")]
-    CrossChainRoute,
     /// The EVM world is missing (no Uniswap bytecode, or it failed to build).
     #[error("transaction simulation unavailable: {0}")]
     SimulatorUnavailable(String),
@@ -120,7 +117,6 @@ impl EngineError {
             Self::Bundle(e) => e.code,
             Self::Approve(crate::wallet::ApproveError::UnknownToken { .. }) => ErrorCode::NotFound,
             Self::Approve(_) => ErrorCode::BadRequest,
-            Self::CrossChainRoute => ErrorCode::NotImplemented,
             Self::SimulatorUnavailable(_) => ErrorCode::Unavailable,
             Self::Encode(_) | Self::SimulationFailed(_) | Self::SimulationMismatch { .. } => {
                 ErrorCode::Internal

@@ -242,12 +242,6 @@ impl From<EngineError> for ApiError {
                 b.message.clone(),
             )
             .field(b.at.clone()),
-            EngineError::CrossChainRoute => Self::new(
-                ErrorCode::NotImplemented,
-                "NOT_IMPLEMENTED",
-                "cross-chain transactions are not built by this version yet; /shortcuts/quote prices them",
-            )
-            .field("destinationChainId"),
             EngineError::SimulatorUnavailable(why) => {
                 tracing::error!(reason = %why, "transaction simulation unavailable");
                 Self {

@@ -17,10 +17,10 @@ use std::{
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::{SolCall, SolEvent};
-use switchyard_catalog::{ChainId, ErrorCode, NATIVE_TOKEN, market::LendingModel};
+use switchyard_catalog::{ChainId, ErrorCode, NATIVE_TOKEN, RoutingStrategy, market::LendingModel};
 use switchyard_kernel::{
-    KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute, apply_plan,
-    find_routes, plan_through,
+    BridgeRoute, KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute,
+    apply_plan, find_routes, plan_through,
 };
 
 use super::{
@@ -30,15 +30,19 @@ use crate::{
     EngineError, MarketState,
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
+        bridge::{Crossing, bridge_call},
         protocols::{IERC20, IShortcutsHelpers},
         route::{StepCtx, encode_leg, helper},
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
     },
-    evm::{abi::ShortcutsExecutor, world::ChainWorld},
+    evm::{
+        abi::{ReferenceBridge, ShortcutsExecutor, ShortcutsReceiver},
+        world::{ChainWorld, RELAYER},
+    },
     quote::{QuoteRequest, search_params},
     route::{ROUTE_VALIDITY_SECS, runner},
-    simulate::{SimError, SimSetup, prepare, run_prepared},
+    simulate::{SimError, SimSetup, describe, prepare, run_prepared},
 };
 
 /// Default slippage of a route action without one, bps.
@@ -53,6 +57,8 @@ struct Output {
     predicted: Option<U256>,
     /// Whether `predicted` is exact (a difference would be a bug).
     exact: bool,
+    /// The token it is an amount of, when it is one.
+    token: Option<Address>,
 }
 
 /// The public lending-pool calls a bundle makes (Aave V3 pool, Compound
@@ -112,9 +118,168 @@ struct Compiler<'a> {
     marks: Vec<usize>,
     /// The request id of the event.
     request_id: alloy_primitives::B256,
+    /// JSON path of this action list (`body`, or a bridge's callback).
+    base: String,
+    /// Compiling a callback: the bridged funds the executor holds first.
+    delivery: Option<Delivered>,
+    /// The bridge actions, proven after the source transaction.
+    crossings: Vec<Crossed>,
+}
+
+/// What a bridge delivers to the destination executor before a callback
+/// runs.
+#[derive(Debug, Clone)]
+struct Delivered {
+    token: Address,
+    amount: U256,
+    /// Whether `amount` is exact (the bridged amount was).
+    exact: bool,
+    /// No action has spent or produced the token yet: its balance is
+    /// `amount`.
+    untouched: bool,
+}
+
+/// A bridge action of the source program.
+#[derive(Debug)]
+struct Crossed {
+    /// Its path in the body.
+    at: String,
+    /// The bridge route, by index in the snapshot.
+    bridge: usize,
+    /// The receiver of the bridged funds (without a callback) or of what
+    /// the callback leaves.
+    receiver: Address,
+    /// The amount the compiler expects to arrive, when exact.
+    predicted: Option<U256>,
+    /// The destination program, if any.
+    callback: Option<Callback>,
+}
+
+/// A callback compiled for the destination executor.
+#[derive(Debug)]
+struct Callback {
+    /// JSON path of its actions.
+    at: String,
+    chain: ChainId,
+    executor: Address,
+    receiver_contract: Address,
+    /// The bridged token.
+    token: Address,
+    program: encode::Program,
+    /// `abi.encode(accountId, requestId, commands, state, refundTo)`.
+    payload: alloy_primitives::Bytes,
+    checks: Vec<(String, In, U256)>,
+    marks: Vec<usize>,
+    prologue: usize,
+    /// Balances whose gains count in `amountsOut`.
+    watch: Vec<(Address, Address)>,
+    mins: BTreeMap<Address, U256>,
+    fees: BTreeMap<Address, U256>,
+    plans: Vec<Plan>,
 }
 
 impl<'a> Compiler<'a> {
+    #[allow(clippy::too_many_arguments, reason = "the compiler's whole context, once")]
+    fn new(
+        state: &'a MarketState,
+        world: &'a ChainWorld,
+        req: &'a BundleRequest,
+        runner: Runner,
+        owner: Address,
+        request_id: alloy_primitives::B256,
+        base: String,
+    ) -> Result<Self, BundleError> {
+        let account = runner.account();
+        let mut b = ProgramBuilder::new();
+        let account_in = b.address(account).map_err(weiroll(&base))?;
+        Ok(Compiler {
+            state,
+            world,
+            req,
+            chain: req.chain,
+            runner,
+            account,
+            owner,
+            b,
+            account_in,
+            snapshot: Arc::clone(&state.snapshot),
+            outputs: Vec::with_capacity(req.actions.len()),
+            external: BTreeMap::new(),
+            produced: Vec::new(),
+            plans: Vec::new(),
+            checks: Vec::new(),
+            mins: BTreeMap::new(),
+            fees: BTreeMap::new(),
+            receivers: BTreeSet::new(),
+            pulled: Vec::new(),
+            marks: Vec::with_capacity(req.actions.len()),
+            request_id,
+            base,
+            delivery: None,
+            crossings: Vec::new(),
+        })
+    }
+
+    /// Compiles every action in order.
+    fn run(&mut self) -> Result<(), EngineError> {
+        for (i, a) in self.req.actions.iter().enumerate() {
+            self.marks.push(self.b.words());
+            let outs = self.action(i, a)?;
+            self.outputs.push(outs);
+        }
+        Ok(())
+    }
+
+    /// The program's final state from the transaction's return data.
+    fn final_state(&self, output: &[u8]) -> Option<Vec<alloy_primitives::Bytes>> {
+        if self.delivery.is_some() {
+            // A callback's transaction calls the executor directly.
+            return <Vec<alloy_primitives::Bytes> as alloy_sol_types::SolValue>::abi_decode(output)
+                .ok();
+        }
+        final_state(self.runner, output)
+    }
+
+    /// The bridge route of a bridge action: its contract (a Stargate pool
+    /// for Stargate) on this chain, carrying `token_in` to `to`.
+    fn bridge_route(
+        &self,
+        primary: Address,
+        token_in: Address,
+        to: ChainId,
+        at: &str,
+    ) -> Result<(usize, BridgeRoute), BundleError> {
+        let stargate_pool = self
+            .state
+            .catalog
+            .layerzero_pools()
+            .iter()
+            .find(|p| p.chain_id == self.chain && p.token == token_in)
+            .map(|p| p.pool);
+        self.state
+            .snapshot
+            .bridges()
+            .iter()
+            .enumerate()
+            .find(|(_, r)| {
+                r.from_chain == self.chain
+                    && r.to_chain == to
+                    && r.token_in == token_in
+                    && (r.contract == primary
+                        || (&*r.name == "stargate" && stargate_pool == Some(primary)))
+            })
+            .map(|(k, r)| (k, r.clone()))
+            .ok_or_else(|| {
+                BundleError::invalid(
+                    format!("{at}.primaryAddress"),
+                    format!(
+                        "no bridge at {primary:#x} carries {token_in:#x} from chain {} to chain {to}",
+                        self.chain
+                    ),
+                )
+            })
+    }
+
     fn amount(&mut self, a: &Amount, at: &str) -> Result<(In, Option<U256>, bool), BundleError> {
         match a {
             Amount::Value(v) => Ok((self.b.uint(*v).map_err(weiroll(at))?, Some(*v), true)),
@@ -140,6 +305,25 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// The token an amount is of, when it is an output of a known token.
+    fn token_of(&self, a: &Amount) -> Option<Address> {
+        match a {
+            Amount::Value(_) => None,
+            Amount::Output { action, index } => {
+                self.outputs.get(*action).and_then(|o| o.get(*index)).and_then(|o| o.token)
+            }
+        }
+    }
+
+    /// A minimum a check enforces on an output of `token`: the response's
+    /// minimum of the token is the strictest one.
+    fn record_min(&mut self, token: Option<Address>, min: Option<U256>) {
+        if let (Some(t), Some(m)) = (token, min) {
+            let e = self.mins.entry(t).or_default();
+            *e = (*e).max(m);
+        }
+    }
+
     fn condition(&mut self, c: &Condition, at: &str) -> Result<In, BundleError> {
         match c {
             Condition::Value(v) => self.b.word(*v).map_err(weiroll(at)),
@@ -150,6 +334,11 @@ impl<'a> Compiler<'a> {
     /// Records that `amount` of `token` is spent: a literal amount of a
     /// token the bundle has not produced comes from outside.
     fn consume(&mut self, token: Address, amount: &Amount) {
+        if let Some(d) = self.delivery.as_mut().filter(|d| d.token == token) {
+            // A callback spends what the bridge delivered.
+            d.untouched = false;
+            return;
+        }
         if let Amount::Value(v) = amount
             && !self.produced.contains(&token)
         {
@@ -159,6 +348,9 @@ impl<'a> Compiler<'a> {
     }
 
     fn produce(&mut self, token: Address) {
+        if let Some(d) = self.delivery.as_mut().filter(|d| d.token == token) {
+            d.untouched = false;
+        }
         if !self.produced.contains(&token) {
             self.produced.push(token);
         }
@@ -195,7 +387,7 @@ impl<'a> Compiler<'a> {
                 format!("the actions before this one do not execute: {e}"),
             ))
         })?;
-        final_state(self.runner, &out.output)
+        self.final_state(&out.output)
             .and_then(|st| st.get(s.index()).map(|w| U256::from_be_slice(w)))
             .ok_or_else(|| EngineError::SimulationFailed("no final state".into()))
     }
@@ -364,7 +556,7 @@ impl<'a> Compiler<'a> {
             self.send(args.token_out, r, out.clone(), at)?;
             self.receivers.insert(r);
         }
-        Ok(Output { slot: out, predicted, exact })
+        Ok(Output { slot: out, predicted, exact, token: Some(args.token_out) })
     }
 
     /// The pool of `protocol` (its standard's family) at `primary` that
@@ -435,7 +627,7 @@ impl<'a> Compiler<'a> {
             self.send(to, r, out.clone(), at)?;
             self.receivers.insert(r);
         }
-        Ok(Output { slot: out, predicted, exact })
+        Ok(Output { slot: out, predicted, exact, token: Some(to) })
     }
 
     fn lending_model(&self, primary: Address) -> Option<LendingModel> {
@@ -448,7 +640,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn action(&mut self, i: usize, a: &Action) -> Result<Vec<Output>, EngineError> {
-        let at = format!("body[{i}].args");
+        let at = format!("{}[{i}].args", self.base);
         let one = |o: Output| Ok(vec![o]);
         match &a.kind {
             ActionKind::Route(args) => one(self.route(args, None, &at)?),
@@ -547,7 +739,7 @@ impl<'a> Compiler<'a> {
                     self.send(*token_out, r, x.clone(), &at)?;
                     self.receivers.insert(r);
                 }
-                one(Output { slot: x, predicted: pred, exact })
+                one(Output { slot: x, predicted: pred, exact, token: Some(*token_out) })
             }
             ActionKind::Repay { token_in, amount_in, primary } => {
                 let (x, pred, _) = self.amount(amount_in, &format!("{at}.amountIn"))?;
@@ -587,7 +779,7 @@ impl<'a> Compiler<'a> {
                         .into());
                     }
                 };
-                one(Output { slot: repaid, predicted: pred, exact: false })
+                one(Output { slot: repaid, predicted: pred, exact: false, token: Some(*token_in) })
             }
             ActionKind::Harvest { token, primary } => {
                 self.b
@@ -706,7 +898,7 @@ impl<'a> Compiler<'a> {
                         self.send(*t, r, out.clone(), &leg_at)?;
                         self.receivers.insert(r);
                     }
-                    outs.push(Output { slot: out, predicted, exact });
+                    outs.push(Output { slot: out, predicted, exact, token: Some(*t) });
                 }
                 Ok(outs)
             }
@@ -745,6 +937,7 @@ impl<'a> Compiler<'a> {
                                 .zip(o.predicted)
                                 .map(|(a, b)| a.saturating_add(b)),
                             exact: t0.exact && o.exact,
+                            token: Some(*token_out),
                         },
                     });
                 }
@@ -763,14 +956,34 @@ impl<'a> Compiler<'a> {
                 };
                 let slot = encode::route::balance_of(&mut self.b, self.account, t, who)
                     .map_err(encode_err(&at))?;
-                one(Output { slot, predicted: *estimate, exact: false })
+                // In a callback, the executor holds exactly what the bridge
+                // delivered until an action moves it.
+                let delivered = self.delivery.as_ref().filter(|d| {
+                    d.untouched && d.token == *token && account.is_none_or(|a| a == self.account)
+                });
+                match delivered {
+                    Some(d) => one(Output {
+                        slot,
+                        predicted: Some(d.amount),
+                        exact: d.exact,
+                        token: Some(*token),
+                    }),
+                    None => one(Output {
+                        slot,
+                        predicted: *estimate,
+                        exact: false,
+                        token: Some(*token),
+                    }),
+                }
             }
             ActionKind::MinAmountOut { amount_out, min_amount_out } => {
+                let token = self.token_of(amount_out);
                 let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
-                let (m, _, _) = self.amount(min_amount_out, &format!("{at}.minAmountOut"))?;
+                let (m, min, _) = self.amount(min_amount_out, &format!("{at}.minAmountOut"))?;
                 let slot =
                     self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[x, m], &at)?;
-                one(Output { slot, predicted: pred, exact })
+                self.record_min(token, min);
+                one(Output { slot, predicted: pred, exact, token })
             }
             ActionKind::Slippage { bps, amount_out } => {
                 let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
@@ -788,7 +1001,9 @@ impl<'a> Compiler<'a> {
                 let m = self.b.uint(min).map_err(weiroll(&at))?;
                 let slot =
                     self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[x, m], &at)?;
-                one(Output { slot, predicted: pred, exact })
+                let token = self.token_of(amount_out);
+                self.record_min(token, Some(min));
+                one(Output { slot, predicted: pred, exact, token })
             }
             ActionKind::Fee { token, amount, bps, receiver } => {
                 let (x, pred, exact) = self.amount(amount, &format!("{at}.amount"))?;
@@ -804,7 +1019,12 @@ impl<'a> Compiler<'a> {
                     let e = self.fees.entry(*token).or_default();
                     *e = e.saturating_add(f);
                 }
-                one(Output { slot: rest, predicted: pred.zip(fee_pred).map(|(p, f)| p - f), exact })
+                one(Output {
+                    slot: rest,
+                    predicted: pred.zip(fee_pred).map(|(p, f)| p - f),
+                    exact,
+                    token: Some(*token),
+                })
             }
             ActionKind::Call { address, method, abi, args, value } => {
                 let kind = match value {
@@ -849,27 +1069,95 @@ impl<'a> Compiler<'a> {
                     )
                     .map_err(weiroll(&at))?;
                 Ok(out
-                    .map(|s| Output { slot: In::Fixed(s), predicted: None, exact: false })
+                    .map(|s| Output {
+                        slot: In::Fixed(s),
+                        predicted: None,
+                        exact: false,
+                        token: None,
+                    })
                     .into_iter()
                     .collect())
             }
-            ActionKind::Bridge { .. } => Err(EngineError::CrossChainRoute),
+            ActionKind::Bridge {
+                token_in,
+                amount_in,
+                primary,
+                destination_chain,
+                receiver,
+                callback,
+            } => {
+                if self.delivery.is_some() {
+                    return Err(
+                        BundleError::invalid(&at, "a callback does not bridge again").into()
+                    );
+                }
+                let amount_at = format!("{at}.amountIn");
+                let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
+                self.consume(*token_in, amount_in);
+                let (k, route) = self.bridge_route(*primary, *token_in, *destination_chain, &at)?;
+                let amount = self.planned_amount(&x, pred, &amount_at)?;
+                let arriving = route.amount_out(amount).map_err(|_| {
+                    BundleError::unroutable(
+                        &amount_at,
+                        format!("{amount} does not cover the fees of {}", route.name),
+                    )
+                })?;
+                let exact = exact && pred.is_some();
+                let refund = self.req.refund_receiver.unwrap_or(self.req.from);
+                let n = self.crossings.len() as u64;
+                let id = alloy_primitives::keccak256(
+                    [self.request_id.as_slice(), &n.to_be_bytes()].concat(),
+                );
+                let cb = if callback.is_empty() {
+                    None
+                } else {
+                    let target = Target { route: &route, arriving, exact, receiver: *receiver };
+                    Some(compile_callback(
+                        self.state,
+                        self.req,
+                        &at,
+                        &target,
+                        callback,
+                        self.request_id,
+                    )?)
+                };
+                let (recipient, payload) = match &cb {
+                    Some(cb) => (cb.receiver_contract, cb.payload.clone()),
+                    None => (*receiver, alloy_primitives::Bytes::new()),
+                };
+                let crossing = Crossing { route: &route, recipient, payload, refund, id };
+                bridge_call(&mut self.b, &self.state.catalog, self.account, &crossing, x)
+                    .map_err(encode_err(&at))?;
+                self.crossings.push(Crossed {
+                    at: at.clone(),
+                    bridge: k,
+                    receiver: *receiver,
+                    predicted: exact.then_some(arriving),
+                    callback: cb,
+                });
+                Ok(Vec::new())
+            }
             ActionKind::Binary { op, a: x, b: y } => {
                 let (xa, pa, ea) = self.amount(x, &format!("{at}.amountA"))?;
                 let (yb, pb, eb) = self.amount(y, &format!("{at}.amountB"))?;
                 let (selector, value) = binary(*op, pa, pb);
                 let slot = self.helper(selector, &[xa, yb], &at)?;
-                one(Output { slot, predicted: value, exact: ea && eb && value.is_some() })
+                one(Output {
+                    slot,
+                    predicted: value,
+                    exact: ea && eb && value.is_some(),
+                    token: None,
+                })
             }
             ActionKind::Not(c) => {
                 let cond = self.condition(c, &format!("{at}.condition"))?;
                 let slot = self.helper(IShortcutsHelpers::notCall::SELECTOR, &[cond], &at)?;
-                one(Output { slot, predicted: None, exact: false })
+                one(Output { slot, predicted: None, exact: false, token: None })
             }
             ActionKind::Check(c) => {
                 let cond = self.condition(c, &format!("{at}.condition"))?;
                 let slot = self.helper(IShortcutsHelpers::checkCall::SELECTOR, &[cond], &at)?;
-                one(Output { slot, predicted: None, exact: false })
+                one(Output { slot, predicted: None, exact: false, token: None })
             }
             ActionKind::Toggle { condition, a: x, b: y } => {
                 let cond = self.condition(condition, &format!("{at}.condition"))?;
@@ -877,7 +1165,7 @@ impl<'a> Compiler<'a> {
                 let (yb, _, _) = self.amount(y, &format!("{at}.amountB"))?;
                 let slot =
                     self.helper(IShortcutsHelpers::toggleCall::SELECTOR, &[cond, xa, yb], &at)?;
-                one(Output { slot, predicted: None, exact: false })
+                one(Output { slot, predicted: None, exact: false, token: None })
             }
         }
     }
@@ -929,8 +1217,13 @@ impl<'a> Compiler<'a> {
         let at = "body";
         let acct = self.account;
         let beneficiary = self.beneficiary();
-        let inputs: Vec<TokenAmount> =
-            self.external.iter().map(|(t, a)| TokenAmount { token: *t, amount: *a }).collect();
+        // A callback pulls nothing: the bridge brought its funds.
+        let inputs: Vec<TokenAmount> = if self.delivery.is_some() {
+            Vec::new()
+        } else {
+            self.external.iter().map(|(t, a)| TokenAmount { token: *t, amount: *a }).collect()
+        };
+        let delivered = self.delivery.as_ref().map(|d| d.token);
         // Epilogue.
         let mut prologue_reads: Vec<(Address, In)> = Vec::new();
         if self.runner.is_shared() {
@@ -942,6 +1235,7 @@ impl<'a> Compiler<'a> {
                 .chain(
                     self.external
                         .keys()
+                        .chain(delivered.as_ref())
                         .filter(|t| !self.produced.contains(t))
                         .map(|t| (*t, refund)),
                 )
@@ -1007,18 +1301,37 @@ impl<'a> Compiler<'a> {
             b.move_to_front(mark);
         }
         let program = b.build();
-        let tx = encode::transaction(
-            self.runner,
-            &program,
-            &TxSpec {
-                from: self.req.from,
-                inputs: &inputs,
-                outputs: &[],
-                receiver: beneficiary,
-                account_id: encode::account_id(&self.req.account_id),
-                request_id: self.request_id(),
+        let account_id = encode::account_id(&self.req.account_id);
+        let tx = match &self.delivery {
+            // What the receiver contract does once the funds are in the
+            // executor (or, native, sent with the call); sent here by the
+            // relayer, as the EVM refuses transactions from a contract.
+            Some(d) => Tx {
+                from: RELAYER,
+                to: acct,
+                data: encode::protocols::IShortcuts::executeShortcutCall {
+                    accountId: account_id,
+                    requestId: self.request_id(),
+                    commands: program.commands.clone(),
+                    state: program.state.clone(),
+                }
+                .abi_encode()
+                .into(),
+                value: if d.token == NATIVE_TOKEN { d.amount } else { U256::ZERO },
             },
-        );
+            None => encode::transaction(
+                self.runner,
+                &program,
+                &TxSpec {
+                    from: self.req.from,
+                    inputs: &inputs,
+                    outputs: &[],
+                    receiver: beneficiary,
+                    account_id,
+                    request_id: self.request_id(),
+                },
+            ),
+        };
         let mut approvals = match self.runner {
             Runner::Delegate { account } | Runner::LegacyDelegate { account }
                 if self.owner != self.req.from =>
@@ -1047,6 +1360,10 @@ impl<'a> Compiler<'a> {
         funds.extend(
             self.pulled.iter().filter(|p| p.owner != acct).map(|p| (p.owner, p.token, p.amount)),
         );
+        if let Some(d) = &self.delivery {
+            let holder = if d.token == NATIVE_TOKEN { RELAYER } else { acct };
+            funds.push((holder, d.token, d.amount));
+        }
         let delegations = match self.runner {
             Runner::Delegate { account } => self.world.shortcuts.delegate.map(|d| (account, d)),
             Runner::LegacyDelegate { account } => {
@@ -1058,14 +1375,20 @@ impl<'a> Compiler<'a> {
         let mut gainers: Vec<Address> = vec![beneficiary];
         gainers.extend(self.receivers.iter().copied());
         gainers.dedup();
-        let tokens: BTreeSet<Address> =
-            self.produced.iter().chain(self.external.keys()).copied().collect();
+        let tokens: BTreeSet<Address> = self
+            .produced
+            .iter()
+            .chain(self.external.keys())
+            .chain(delivered.as_ref())
+            .copied()
+            .collect();
         for g in &gainers {
             for t in &tokens {
                 watch.push((*g, *t));
             }
         }
         Ok(Assembled {
+            program,
             tx,
             setup: SimSetup {
                 funds,
@@ -1111,6 +1434,7 @@ struct PoolAction<'p> {
 /// A program put together: its transaction, the simulation setup, the
 /// approvals to grant, and how many command words precede the body.
 struct Assembled {
+    program: encode::Program,
     tx: Tx,
     setup: SimSetup,
     approvals: Vec<Approval>,
@@ -1161,7 +1485,10 @@ fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> ([u8; 4], Option<U2
 }
 
 /// Compiles `req`, builds its transaction, executes it in the chain's
-/// world and checks every exact prediction (call it on the pool).
+/// world and checks every exact prediction (call it on the pool). A bridge
+/// action's crossing is then played on its destination world, as its
+/// relayer would: the bridged amount placed in the receiver contract and
+/// the callback delivered.
 pub fn compile_and_prove(
     state: &MarketState,
     req: &BundleRequest,
@@ -1170,97 +1497,80 @@ pub fn compile_and_prove(
     let cw =
         world.chain(req.chain).ok_or(EngineError::Route(KernelError::UnknownChain(req.chain)))?;
     let runner = runner(cw, req.strategy, req.chain, req.from)?;
-    let account = runner.account();
     let owner = match runner {
         Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => req.spender.unwrap_or(req.from),
         _ => req.from,
     };
     let mut unique = [0u8; 16];
     getrandom::fill(&mut unique).map_err(|_| EngineError::Random)?;
-    let mut b = ProgramBuilder::new();
-    let account_in = b.address(account).map_err(|e| BundleError::invalid("body", e.to_string()))?;
-    let mut c = Compiler {
-        state,
-        world: cw,
-        req,
-        chain: req.chain,
-        runner,
-        account,
-        owner,
-        b,
-        account_in,
-        snapshot: Arc::clone(&state.snapshot),
-        outputs: Vec::with_capacity(req.actions.len()),
-        external: BTreeMap::new(),
-        produced: Vec::new(),
-        plans: Vec::new(),
-        checks: Vec::new(),
-        mins: BTreeMap::new(),
-        fees: BTreeMap::new(),
-        receivers: BTreeSet::new(),
-        pulled: Vec::new(),
-        marks: Vec::with_capacity(req.actions.len()),
-        request_id: encode::request_id(req.referral_code.as_deref(), unique),
-    };
-    for (i, a) in req.actions.iter().enumerate() {
-        c.marks.push(c.b.words());
-        let outs = c.action(i, a)?;
-        c.outputs.push(outs);
-    }
-    let Assembled { tx, setup, approvals, prologue } = c.assemble(c.b.clone())?;
+    let request_id = encode::request_id(req.referral_code.as_deref(), unique);
+    let mut c = Compiler::new(state, cw, req, runner, owner, request_id, "body".to_owned())?;
+    c.run()?;
+    let Assembled { tx, setup, approvals, prologue, .. } = c.assemble(c.b.clone())?;
     let mut evm = cw.fork();
     prepare(cw, &mut evm, &setup).map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
-    let outcome = match run_prepared(&mut evm, &tx, &setup.watch) {
-        Ok(o) => o,
-        Err(SimError::Failed { reason, source }) => {
-            let failed = source
-                .revert_data()
-                .and_then(|d| {
-                    <ShortcutsExecutor::ExecutionFailed as alloy_sol_types::SolError>::abi_decode(d)
-                        .ok()
-                })
-                .and_then(|e| usize::try_from(e.command_index).ok());
-            let action = failed.map(|w| action_at(&c.marks, w.saturating_sub(prologue)));
-            let at = action.map_or_else(|| "body".to_owned(), |i| format!("body[{i}]"));
-            tracing::info!(at = %at, reason = %reason, "bundle reverts in simulation");
-            return Err(EngineError::Bundle(BundleError {
-                code: ErrorCode::Unprocessable,
-                at,
-                message: format!("the bundle reverts when executed: {reason}"),
-            }));
-        }
-        Err(e) => return Err(EngineError::SimulationFailed(e.to_string())),
-    };
-    // Every exact prediction against the executed program's final state.
-    let state_out = final_state(runner, &outcome.output);
-    for (at, slot, predicted) in &c.checks {
-        let In::Fixed(s) = slot else { continue };
-        let got =
-            state_out.as_ref().and_then(|st| st.get(s.index())).map(|w| U256::from_be_slice(w));
-        if got != Some(*predicted) {
-            tracing::error!(at = %at, predicted = %predicted, executed = ?got, "bundle output differs from the kernel's: not returning it");
-            return Err(EngineError::SimulationMismatch { index: 0 });
-        }
-    }
+    let outcome = run_prepared(&mut evm, &tx, &setup.watch)
+        .map_err(|e| reverted(e, "body", &c.marks, prologue))?;
+    check_predictions(&c.checks, c.final_state(&outcome.output))?;
     let expected_id = if matches!(runner, Runner::LegacyRouter { .. }) {
         alloy_primitives::B256::ZERO
     } else {
         c.request_id
     };
-    let emitted = outcome.logs.iter().any(|l| {
-        l.address == account
-            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
-                .is_ok_and(|e| e.requestId == expected_id)
-    });
-    if !emitted {
+    if !emitted(&outcome.logs, runner.account(), expected_id) {
         tracing::error!("simulated bundle emitted no ShortcutExecuted");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }
     let mut amounts_out: BTreeMap<Address, U256> = BTreeMap::new();
-    for ((_, token), gain) in setup.watch.iter().zip(&outcome.gains) {
-        if let Some(g) = gain.filter(|g| !g.is_zero()) {
-            let e = amounts_out.entry(*token).or_default();
-            *e = e.saturating_add(g);
+    add_gains(&mut amounts_out, &setup.watch, &outcome.gains);
+    let mut mins = c.mins;
+    let mut fees = c.fees;
+    let mut plans = c.plans;
+    // The crossings, in the order the program made them.
+    let requests: Vec<_> = outcome
+        .logs
+        .iter()
+        .filter_map(|l| ReferenceBridge::BridgeRequest::decode_log_data(&l.data).ok())
+        .collect();
+    if requests.len() != c.crossings.len() {
+        tracing::error!(
+            expected = c.crossings.len(),
+            emitted = requests.len(),
+            "bundle bridge calls"
+        );
+        return Err(EngineError::SimulationMismatch { index: 0 });
+    }
+    for (cr, ev) in c.crossings.iter().zip(&requests) {
+        let route = state
+            .snapshot
+            .bridges()
+            .get(cr.bridge)
+            .ok_or_else(|| EngineError::SimulationFailed("bridge route".into()))?;
+        let arriving = route.amount_out(ev.amount).map_err(|_| {
+            BundleError::unroutable(&cr.at, "the bridged amount does not cover the bridge's fees")
+        })?;
+        let to = cr.callback.as_ref().map_or(cr.receiver, |cb| cb.receiver_contract);
+        let payload_ok = &*route.name == "relay"
+            || cr.callback.as_ref().is_none_or(|cb| cb.payload == ev.payload);
+        if ev.recipient != to || !payload_ok || cr.predicted.is_some_and(|p| p != arriving) {
+            tracing::error!(at = %cr.at, predicted = ?cr.predicted, arriving = %arriving, "bridge call differs from the compiled crossing");
+            return Err(EngineError::SimulationMismatch { index: 0 });
+        }
+        match &cr.callback {
+            None => {
+                let e = amounts_out.entry(route.token_out).or_default();
+                *e = e.saturating_add(arriving);
+            }
+            Some(cb) => {
+                let gains = prove_callback(world, cb, arriving, request_id, &req.account_id)?;
+                for (token, g) in gains {
+                    let e = amounts_out.entry(token).or_default();
+                    *e = e.saturating_add(g);
+                }
+                merge(&mut mins, &cb.mins);
+                merge(&mut fees, &cb.fees);
+                plans.extend(cb.plans.iter().cloned());
+            }
         }
     }
     let now = std::time::SystemTime::now()
@@ -1271,14 +1581,260 @@ pub fn compile_and_prove(
         tx,
         gas: outcome.gas_used,
         amounts_out,
-        min_amounts_out: c.mins,
-        fee_amounts: c.fees,
+        min_amounts_out: mins,
+        fee_amounts: fees,
         approvals,
-        plans: c.plans,
+        plans,
         request_id: c.request_id,
         block_number: head.map_or(0, |h| h.block_number),
         valid_until: now.max(head.map_or(0, |h| h.timestamp)) + ROUTE_VALIDITY_SECS,
     })
+}
+
+/// Where a bridge action's callback goes.
+struct Target<'r> {
+    route: &'r BridgeRoute,
+    /// What the compiler expects to arrive.
+    arriving: U256,
+    exact: bool,
+    /// Receiver of what the callback leaves.
+    receiver: Address,
+}
+
+/// Compiles a bridge action's callback for the destination chain's
+/// executor, as a bundle of its own that starts with the bridged funds in
+/// the executor.
+fn compile_callback(
+    state: &MarketState,
+    parent: &BundleRequest,
+    at: &str,
+    target: &Target<'_>,
+    actions: &[Action],
+    request_id: alloy_primitives::B256,
+) -> Result<Callback, EngineError> {
+    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+    let chain = target.route.to_chain;
+    let field = format!("{at}.destinationChainId");
+    let dw = world
+        .chain(chain)
+        .ok_or_else(|| BundleError::invalid(&field, format!("chain {chain} has no EVM world")))?;
+    let none = || {
+        BundleError::invalid(
+            &field,
+            format!("chain {chain} has no shortcuts router and receiver to run a callback"),
+        )
+    };
+    let (router, executor) = dw.shortcuts.router.ok_or_else(none)?;
+    let receiver_contract = dw.shortcuts.receiver.ok_or_else(none)?;
+    let refund_to = parent.refund_receiver.unwrap_or(target.receiver);
+    let req = BundleRequest {
+        chain,
+        from: parent.from,
+        strategy: RoutingStrategy::Router,
+        receiver: Some(target.receiver),
+        spender: None,
+        refund_receiver: Some(refund_to),
+        ignore_aggregators: parent.ignore_aggregators.clone(),
+        skip_quote: parent.skip_quote,
+        referral_code: parent.referral_code.clone(),
+        account_id: parent.account_id.clone(),
+        actions: actions.to_vec(),
+    };
+    let base = format!("{at}.callback");
+    let mut c = Compiler::new(
+        state,
+        dw,
+        &req,
+        Runner::Router { router, executor },
+        parent.from,
+        request_id,
+        base.clone(),
+    )?;
+    c.delivery = Some(Delivered {
+        token: target.route.token_out,
+        amount: target.arriving,
+        exact: target.exact,
+        untouched: true,
+    });
+    c.run()?;
+    if let Some(t) = c.external.keys().next() {
+        return Err(BundleError::invalid(
+            &base,
+            format!(
+                "a callback spends only what the bridge delivers; {t:#x} would have to come from elsewhere"
+            ),
+        )
+        .into());
+    }
+    let a = c.assemble(c.b.clone())?;
+    let payload = encode::bridge::receiver_payload(
+        encode::account_id(&parent.account_id),
+        request_id,
+        &a.program,
+        refund_to,
+    );
+    Ok(Callback {
+        at: base,
+        chain,
+        executor,
+        receiver_contract,
+        token: target.route.token_out,
+        program: a.program,
+        payload,
+        checks: c.checks,
+        marks: c.marks,
+        prologue: a.prologue,
+        watch: a.setup.watch,
+        mins: c.mins,
+        fees: c.fees,
+        plans: c.plans,
+    })
+}
+
+/// Plays a callback's delivery of `arriving` on its destination world:
+/// once as the executor call, to check the compiler's exact predictions
+/// against its final state, and once end to end through the receiver
+/// contract's `deliver`, which must run the program (not refund). Returns
+/// what the callback's beneficiaries gained, by token.
+fn prove_callback(
+    world: &crate::evm::world::World,
+    cb: &Callback,
+    arriving: U256,
+    request_id: alloy_primitives::B256,
+    account: &str,
+) -> Result<Vec<(Address, U256)>, EngineError> {
+    let dw =
+        world.chain(cb.chain).ok_or(EngineError::Route(KernelError::UnknownChain(cb.chain)))?;
+    let setup_err = |e: crate::evm::EvmError| {
+        EngineError::SimulationFailed(format!("funding the delivery: {}", describe(&e)))
+    };
+    let native = cb.token == NATIVE_TOKEN;
+    // The executor call, for the final state.
+    let mut evm = dw.fork();
+    let holder = if native { RELAYER } else { cb.executor };
+    dw.fund(&mut evm, cb.token, holder, arriving).map_err(setup_err)?;
+    let direct = Tx {
+        from: RELAYER,
+        to: cb.executor,
+        data: encode::protocols::IShortcuts::executeShortcutCall {
+            accountId: encode::account_id(account),
+            requestId: request_id,
+            commands: cb.program.commands.clone(),
+            state: cb.program.state.clone(),
+        }
+        .abi_encode()
+        .into(),
+        value: if native { arriving } else { U256::ZERO },
+    };
+    let out = run_prepared(&mut evm, &direct, &[])
+        .map_err(|e| reverted(e, &cb.at, &cb.marks, cb.prologue))?;
+    check_predictions(
+        &cb.checks,
+        <Vec<alloy_primitives::Bytes> as alloy_sol_types::SolValue>::abi_decode(&out.output).ok(),
+    )?;
+    // End to end, as the relayer delivers.
+    let mut evm = dw.fork();
+    dw.fund(&mut evm, cb.token, cb.receiver_contract, arriving).map_err(setup_err)?;
+    let deliver = Tx {
+        from: RELAYER,
+        to: cb.receiver_contract,
+        data: ShortcutsReceiver::deliverCall {
+            token: cb.token,
+            amount: arriving,
+            payload: cb.payload.clone(),
+        }
+        .abi_encode()
+        .into(),
+        value: U256::ZERO,
+    };
+    let out = run_prepared(&mut evm, &deliver, &cb.watch)
+        .map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
+    let ran = out
+        .logs
+        .iter()
+        .any(|l| ShortcutsReceiver::DeliveryExecuted::decode_log_data(&l.data).is_ok());
+    if !ran || !emitted(&out.logs, cb.executor, request_id) {
+        tracing::error!(at = %cb.at, "the callback's delivery did not run its program");
+        return Err(EngineError::SimulationMismatch { index: 0 });
+    }
+    let mut gains = BTreeMap::new();
+    add_gains(&mut gains, &cb.watch, &out.gains);
+    Ok(gains.into_iter().collect())
+}
+
+/// A failed simulation as the error of the action whose command failed.
+fn reverted(e: SimError, base: &str, marks: &[usize], prologue: usize) -> EngineError {
+    match e {
+        SimError::Failed { reason, source } => {
+            let failed = source
+                .revert_data()
+                .and_then(|d| {
+                    <ShortcutsExecutor::ExecutionFailed as alloy_sol_types::SolError>::abi_decode(d)
+                        .ok()
+                })
+                .and_then(|e| usize::try_from(e.command_index).ok());
+            let action = failed.map(|w| action_at(marks, w.saturating_sub(prologue)));
+            let at = action.map_or_else(|| base.to_owned(), |i| format!("{base}[{i}]"));
+            tracing::info!(at = %at, reason = %reason, "bundle reverts in simulation");
+            EngineError::Bundle(BundleError {
+                code: ErrorCode::Unprocessable,
+                at,
+                message: format!("the bundle reverts when executed: {reason}"),
+            })
+        }
+        other => EngineError::SimulationFailed(other.to_string()),
+    }
+}
+
+/// Every exact prediction against the executed program's final state.
+fn check_predictions(
+    checks: &[(String, In, U256)],
+    state_out: Option<Vec<alloy_primitives::Bytes>>,
+) -> Result<(), EngineError> {
+    for (at, slot, predicted) in checks {
+        let In::Fixed(s) = slot else { continue };
+        let got =
+            state_out.as_ref().and_then(|st| st.get(s.index())).map(|w| U256::from_be_slice(w));
+        if got != Some(*predicted) {
+            tracing::error!(at = %at, predicted = %predicted, executed = ?got, "bundle output differs from the kernel's: not returning it");
+            return Err(EngineError::SimulationMismatch { index: 0 });
+        }
+    }
+    Ok(())
+}
+
+/// Whether `logs` hold `ShortcutExecuted` with `request_id` from `account`.
+fn emitted(
+    logs: &[alloy_primitives::Log],
+    account: Address,
+    request_id: alloy_primitives::B256,
+) -> bool {
+    logs.iter().any(|l| {
+        l.address == account
+            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
+                .is_ok_and(|e| e.requestId == request_id)
+    })
+}
+
+/// Adds each watched balance's gain to its token's total.
+fn add_gains(
+    into: &mut BTreeMap<Address, U256>,
+    watch: &[(Address, Address)],
+    gains: &[Option<U256>],
+) {
+    for ((_, token), gain) in watch.iter().zip(gains) {
+        if let Some(g) = gain.filter(|g| !g.is_zero()) {
+            let e = into.entry(*token).or_default();
+            *e = e.saturating_add(g);
+        }
+    }
+}
+
+fn merge(into: &mut BTreeMap<Address, U256>, from: &BTreeMap<Address, U256>) {
+    for (t, v) in from {
+        let e = into.entry(*t).or_default();
+        *e = e.saturating_add(*v);
+    }
 }
 
 /// The action whose commands include body word `w`.

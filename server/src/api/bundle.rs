@@ -379,10 +379,38 @@ fn parse_action(a: &V<'_>, at: &str, index: usize) -> Result<Action, ApiError> {
             }
         }
         "bridge" => {
-            return Err(ApiError::not_implemented_field(
-                at.to_owned(),
-                "bridge actions are not built by this version yet",
-            ));
+            if args
+                .get("callbackValue")
+                .is_some_and(|v| !matches!(v.as_str(), Some("0")) && v.as_u64() != Some(0))
+            {
+                return Err(ApiError::not_implemented_field(
+                    args.path("callbackValue"),
+                    "native gas for the destination is not sent by this version: a callback runs on what the bridge delivers",
+                ));
+            }
+            let chain = args.required("destinationChainId")?;
+            let chain = match chain {
+                V::String(s) => s.parse::<u64>().ok(),
+                v => v.as_u64(),
+            }
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    args.path("destinationChainId"),
+                    format!("{} must be a chain id", args.path("destinationChainId")),
+                )
+            })?;
+            let callback = match args.get("callback") {
+                Some(list) => parse_actions(list, &args.path("callback"))?,
+                None => Vec::new(),
+            };
+            ActionKind::Bridge {
+                token_in: args.address("tokenIn")?,
+                amount_in: args.amount("amountIn")?,
+                primary: args.address("primaryAddress")?,
+                destination_chain: switchyard_catalog::ChainId(chain),
+                receiver: args.address("receiver")?,
+                callback,
+            }
         }
         "not" => ActionKind::Not(args.condition("condition")?),
         "check" => ActionKind::Check(args.condition("condition")?),
@@ -459,5 +487,28 @@ mod tests {
                 b: Amount::Value(U256::from(7u8))
             }
         );
+    }
+
+    #[test]
+    fn bridges_carry_their_callback_with_its_own_indexes() {
+        let a = parse(
+            r#"[{"protocol":"stargate","action":"bridge","args":{"primaryAddress":"0x77b2043768d28e9c9ab44e1abfc95944bce57931","destinationChainId":8453,"tokenIn":"0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee","amountIn":"1000","receiver":"0xd8da6bf26964af9d7eed9e03e53415d37aa96045",
+                "callback":[{"protocol":"enso","action":"balance","args":{"token":"0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}},
+                            {"protocol":"enso","action":"slippage","args":{"amountOut":{"useOutputOfCallAt":0},"bps":50}}]}}]"#,
+        )
+        .expect("parses");
+        let ActionKind::Bridge { destination_chain, callback, .. } = &a[0].kind else {
+            panic!("{:?}", a[0].kind)
+        };
+        assert_eq!(destination_chain.0, 8453);
+        assert_eq!(
+            callback[1].kind,
+            ActionKind::Slippage { bps: 50, amount_out: Amount::Output { action: 0, index: 0 } }
+        );
+        let e = parse(
+            r#"[{"protocol":"cctp","action":"bridge","args":{"primaryAddress":"0x28b5a0e9c621a5badaa536219b3a228c8168cf5d","destinationChainId":"base","tokenIn":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","amountIn":"1","receiver":"0xd8da6bf26964af9d7eed9e03e53415d37aa96045"}}]"#,
+        )
+        .err();
+        assert_eq!(e.and_then(|e| e.field).as_deref(), Some("body[0].args.destinationChainId"));
     }
 }
