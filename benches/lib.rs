@@ -308,6 +308,7 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
             gas_price_wei: U256::from(3_000_000_000u64),
         }],
         pools,
+        dual_vaults: Vec::new(),
     };
     Synthetic { catalog, market, prices, decimals }
 }

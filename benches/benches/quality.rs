@@ -340,6 +340,7 @@ fn main() {
                     description: inst.name.clone(),
                     chains: s.market.chains.clone(),
                     pools: records,
+                    dual_vaults: Vec::new(),
                 };
                 let snap = MarketSnapshot::build(&market, &s.catalog).expect("snapshot");
                 for usd in TRADES_USD {

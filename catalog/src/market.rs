@@ -18,6 +18,43 @@ pub struct MarketDocument {
     /// Pools.
     #[serde(default)]
     pub pools: Vec<PoolRecord>,
+    /// Two-token vaults (the IPOR-style static shortcut's): not routed
+    /// through, deposited into by their own endpoint.
+    #[serde(default)]
+    pub dual_vaults: Vec<DualVaultRecord>,
+}
+
+/// A vault taking two tokens at once for pro-rata shares (the target of
+/// `/shortcuts/static/ipor`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DualVaultRecord {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// The vault (its share token).
+    pub address: Address,
+    /// Protocol slug.
+    pub protocol: String,
+    /// Share token name.
+    pub name: String,
+    /// Share token symbol.
+    pub symbol: String,
+    /// First token.
+    pub token_a: Address,
+    /// Second token.
+    pub token_b: Address,
+    /// Amount of `token_a` the vault holds.
+    #[serde(deserialize_with = "de_u256")]
+    pub held_a: U256,
+    /// Amount of `token_b` the vault holds.
+    #[serde(deserialize_with = "de_u256")]
+    pub held_b: U256,
+    /// Shares outstanding.
+    #[serde(deserialize_with = "de_u256")]
+    pub total_supply: U256,
+    /// One whole B in whole A, 1e18 fixed point (a first deposit's price).
+    #[serde(deserialize_with = "de_u256")]
+    pub price_b_in_a: U256,
 }
 
 /// The head a chain's pool state belongs to.
@@ -302,6 +339,13 @@ pub struct LendingRecord {
     /// Asset available to withdraw.
     #[serde(deserialize_with = "de_u256")]
     pub available_liquidity: U256,
+    /// Loan to value (Aave) or collateral factor (Compound) of the asset,
+    /// bps; absent, the asset is not collateral.
+    #[serde(default)]
+    pub ltv_bps: Option<u16>,
+    /// Compound: the market's comptroller.
+    #[serde(default)]
+    pub comptroller: Option<Address>,
 }
 
 /// Liquid staking deposit (or a wrapper such as wstETH).
@@ -378,6 +422,8 @@ pub struct Market {
     pub chains: Vec<ChainState>,
     /// Pools, in file order.
     pub pools: Vec<PoolRecord>,
+    /// Two-token vaults, in file order.
+    pub dual_vaults: Vec<DualVaultRecord>,
 }
 
 impl Market {
@@ -424,8 +470,41 @@ impl Market {
             }
             check_pool(pool, catalog, &loc, &mut problems);
         }
+        for (i, v) in doc.dual_vaults.iter().enumerate() {
+            let loc = format!("dualVaults[{i}] ({})", v.address);
+            if chains.binary_search_by_key(&v.chain_id, |s| s.chain_id).is_err() {
+                problems.push(Problem::new(
+                    &loc,
+                    format!("chain {} has no `chains` entry", v.chain_id),
+                ));
+            }
+            if catalog.protocol(&v.protocol).is_none() {
+                problems.push(Problem::new(&loc, format!("unknown protocol `{}`", v.protocol)));
+            }
+            if v.token_a == v.token_b {
+                problems.push(Problem::new(&loc, "tokenA and tokenB are the same token"));
+            }
+            for t in [v.token_a, v.token_b] {
+                match catalog.token(v.chain_id, t) {
+                    None => problems
+                        .push(Problem::new(&loc, format!("token {t} is not in the catalog"))),
+                    Some(tok) if tok.decimals > 18 => problems
+                        .push(Problem::new(&loc, format!("token {t} has more than 18 decimals"))),
+                    Some(_) => {}
+                }
+            }
+            if v.total_supply.is_zero() != (v.held_a.is_zero() && v.held_b.is_zero()) {
+                problems
+                    .push(Problem::new(&loc, "shares without assets, or assets without shares"));
+            }
+        }
         if problems.is_empty() {
-            Ok(Self { description: doc.description, chains, pools: doc.pools })
+            Ok(Self {
+                description: doc.description,
+                chains,
+                pools: doc.pools,
+                dual_vaults: doc.dual_vaults,
+            })
         } else {
             Err(crate::CatalogError::Invalid { problems })
         }
@@ -562,6 +641,17 @@ fn check_pool(
         PoolRecord::Lending(p) => {
             if p.exchange_rate.is_zero() {
                 bad("exchangeRate must be positive".into());
+            }
+            // Compound caps collateral factors at 90%.
+            let cap = match p.model {
+                LendingModel::Aave => 10_000,
+                LendingModel::Compound => 9_000,
+            };
+            if p.ltv_bps.is_some_and(|l| l > cap) {
+                bad(format!("ltvBps must be at most {cap}"));
+            }
+            if p.comptroller.is_some() && p.model != LendingModel::Compound {
+                bad("only a Compound market has a comptroller".into());
             }
         }
         PoolRecord::LiquidStaking(p) => {

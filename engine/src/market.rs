@@ -48,7 +48,7 @@ pub struct StateInputs {
 pub fn build_state(inputs: &StateInputs, snapshot: Arc<MarketSnapshot>) -> MarketState {
     let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&inputs.catalog)));
     let world = inputs.npm.clone().and_then(|npm| {
-        World::build(&inputs.catalog, &inputs.market, &snapshot, &npm)
+        World::build(&inputs.catalog, &inputs.market, &snapshot, &prices, &npm)
             .map(Arc::new)
             .map_err(|e| error_chain(&e))
     });

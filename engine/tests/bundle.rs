@@ -363,3 +363,102 @@ async fn bridge_actions_run_their_callbacks_on_the_destination() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const AAVE_POOL: Address = address!("87870bca3f3fd6335c3f4ce8392d69350b4fa4e2");
+const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
+const WETH_DEBT: Address = address!("ea51d7853eefb32b6ee06b1c12e6dcca88be0ffe");
+const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
+const CDAI: Address = address!("5d3a536e4d6dbd6114cc1ead35777bab948e3643");
+
+/// Borrowing against collateral supplied in the same bundle, from the
+/// caller's own account: Aave (prices and loan to value from the world) and
+/// Compound (the collateral market entered on its comptroller first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_borrow_against_what_they_supply() {
+    let dir = temp_dir("borrow");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let usdc = U256::from(10_000_000_000u64);
+    let half_eth = U256::from(5u128 * 10u128.pow(17));
+    let supply = |protocol: &str, primary: Address, token_out: Address| Action {
+        protocol: protocol.into(),
+        kind: ActionKind::Deposit {
+            token_in: USDC,
+            token_out: Some(token_out),
+            amount_in: Amount::Value(usdc),
+            primary,
+            receiver: None,
+        },
+    };
+    let borrow =
+        |protocol: &str, primary: Address, token_out: Address, amount: U256, collateral| Action {
+            protocol: protocol.into(),
+            kind: ActionKind::Borrow {
+                token_out,
+                amount_out: Amount::Value(amount),
+                primary,
+                receiver: None,
+                collateral,
+            },
+        };
+    let dai = U256::from(5_000u64) * U256::from(10u64).pow(U256::from(18u8));
+    for (name, actions, token, amount) in [
+        (
+            "aave",
+            vec![
+                supply("aave-v3", AAVE_POOL, AUSDC),
+                borrow("aave-v3", AAVE_POOL, WETH, half_eth, Vec::new()),
+            ],
+            WETH,
+            half_eth,
+        ),
+        (
+            "compound",
+            vec![
+                supply("compound-v2", CUSDC, CUSDC),
+                borrow("compound-v2", CDAI, DAI, dai, vec![CUSDC]),
+            ],
+            DAI,
+            dai,
+        ),
+    ] {
+        let b = engine
+            .bundle(request(RoutingStrategy::Delegate, actions))
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let setup = SimSetup {
+            funds: vec![(USER, USDC, usdc)],
+            approvals: b.approvals.clone(),
+            delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+            watch: vec![(USER, token)],
+        };
+        let mut evm = world.fork();
+        switchyard_engine::simulate::prepare(&world, &mut evm, &setup).expect("setup");
+        let out = switchyard_engine::simulate::run_prepared(&mut evm, &b.tx, &setup.watch)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(out.gains[0], Some(amount), "{name}: the borrowed amount arrives");
+        // The debt is the account's.
+        let debt = if name == "aave" {
+            evm.view(
+                WETH_DEBT,
+                &switchyard_engine::evm::abi::ReferenceVariableDebtToken::balanceOfCall {
+                    user: USER,
+                },
+            )
+        } else {
+            evm.view(
+                CDAI,
+                &switchyard_engine::evm::abi::ReferenceCToken::borrowBalanceStoredCall {
+                    account: USER,
+                },
+            )
+        }
+        .expect("debt");
+        assert_eq!(debt, amount, "{name}");
+    }
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -703,7 +703,7 @@ impl<'a> Compiler<'a> {
                 };
                 one(self.through_pool(&p, &at)?)
             }
-            ActionKind::Borrow { token_out, amount_out, primary, receiver } => {
+            ActionKind::Borrow { token_out, amount_out, primary, receiver, collateral } => {
                 let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
                 match self.lending_model(*primary) {
                     Some(LendingModel::Aave) => {
@@ -720,12 +720,15 @@ impl<'a> Compiler<'a> {
                             )
                             .map_err(weiroll(&at))?;
                     }
-                    Some(LendingModel::Compound) => self.compound_call(
-                        *primary,
-                        lending::ICompoundBorrow::borrowCall::SELECTOR,
-                        x.clone(),
-                        &at,
-                    )?,
+                    Some(LendingModel::Compound) => {
+                        self.enter_markets(*primary, collateral, &at)?;
+                        self.compound_call(
+                            *primary,
+                            lending::ICompoundBorrow::borrowCall::SELECTOR,
+                            x.clone(),
+                            &at,
+                        )?
+                    }
                     None => {
                         return Err(BundleError::invalid(
                             format!("{at}.primaryAddress"),
@@ -1168,6 +1171,64 @@ impl<'a> Compiler<'a> {
                 one(Output { slot, predicted: None, exact: false, token: None })
             }
         }
+    }
+
+    /// `enterMarkets` on the comptroller of Compound market `primary`: the
+    /// collateral markets (named by cToken or by underlying token) and the
+    /// market borrowed from.
+    fn enter_markets(
+        &mut self,
+        primary: Address,
+        collateral: &[Address],
+        at: &str,
+    ) -> Result<(), BundleError> {
+        let compound = |r: &switchyard_catalog::PoolRecord| match r {
+            switchyard_catalog::PoolRecord::Lending(l)
+                if l.chain_id == self.chain && l.model == LendingModel::Compound =>
+            {
+                Some(l.clone())
+            }
+            _ => None,
+        };
+        let markets: Vec<_> = self.state.market.pools.iter().filter_map(compound).collect();
+        let Some(comptroller) =
+            markets.iter().find(|m| m.address == primary).and_then(|m| m.comptroller)
+        else {
+            return Err(BundleError::invalid(
+                format!("{at}.primaryAddress"),
+                format!("{primary:#x} has no comptroller in the market data"),
+            ));
+        };
+        let mut entered = Vec::with_capacity(collateral.len() + 1);
+        for (k, c) in collateral.iter().enumerate() {
+            let market = markets
+                .iter()
+                .find(|m| m.comptroller == Some(comptroller) && (m.address == *c || m.asset == *c))
+                .ok_or_else(|| {
+                    BundleError::invalid(
+                        format!("{at}.collateral[{k}]"),
+                        format!("{c:#x} is not a market of {primary:#x}'s comptroller"),
+                    )
+                })?;
+            entered.push(market.address);
+        }
+        entered.push(primary);
+        entered.dedup();
+        let list = entered
+            .into_iter()
+            .map(|m| self.b.address(m))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(weiroll(at))?;
+        self.b
+            .call(
+                CallKind::Call,
+                comptroller,
+                crate::evm::abi::ReferenceComptroller::enterMarketsCall::SELECTOR,
+                &[In::Array(list)],
+                Out::Ignore,
+            )
+            .map_err(weiroll(at))?;
+        Ok(())
     }
 
     fn compound_call(

@@ -182,6 +182,9 @@ pub enum ActionKind {
         primary: Address,
         /// Receiver of the borrowed tokens.
         receiver: Option<Address>,
+        /// Collateral markets to enter first (Compound: cTokens, or their
+        /// underlying tokens); Aave uses every supplied asset anyway.
+        collateral: Vec<Address>,
     },
     /// `<protocol> repay`.
     Repay {

@@ -256,7 +256,18 @@ sol! {
     #[sol(all_derives)]
     contract ReferenceAavePool {
         function initReserve(address asset, address aToken, uint256 liquidityIndex) external;
+        function initDebt(address asset, address debtToken) external;
+        function setAssetPrice(address asset, uint256 priceUsd1e8) external;
+        function setLtv(address asset, uint16 ltvBps) external;
         function getReserveNormalizedIncome(address asset) external view returns (uint256);
+        function debtTokenOf(address asset) external view returns (address);
+    }
+
+    /// `contracts/src/ReferenceVariableDebtToken.sol`.
+    #[sol(all_derives)]
+    contract ReferenceVariableDebtToken {
+        constructor(address pool, address underlying, string name_, string symbol_, uint8 decimals_);
+        function balanceOf(address user) external view returns (uint256);
     }
 
     /// `contracts/src/ReferenceAToken.sol`.
@@ -269,6 +280,33 @@ sol! {
     #[sol(all_derives)]
     contract ReferenceCToken {
         constructor(address underlying_, uint256 exchangeRate_, string name_, string symbol_, uint8 decimals_);
+        function setComptroller(address newComptroller) external;
+        function borrowBalanceStored(address account) external view returns (uint256);
+    }
+
+    /// `contracts/src/ReferenceComptroller.sol`.
+    #[sol(all_derives)]
+    contract ReferenceComptroller {
+        function supportMarket(address cToken, uint256 collateralFactorMantissa) external;
+        function setUnderlyingPrice(address cToken, uint256 price) external;
+        function enterMarkets(address[] cTokens) external returns (uint256[]);
+    }
+
+    /// `contracts/src/ReferenceCurveGauge.sol`.
+    #[sol(all_derives)]
+    contract ReferenceCurveGauge {
+        constructor(address lpToken, address rewardToken);
+        function set_claimable(address user, uint256 amount) external;
+    }
+
+    /// `contracts/src/ReferenceDualVault.sol`.
+    #[sol(all_derives)]
+    contract ReferenceDualVault {
+        event Deposit(address indexed sender, address indexed owner, uint256 amountA, uint256 amountB, uint256 shares);
+
+        constructor(address tokenA_, address tokenB_, uint256 priceBInA_, string name_, string symbol_);
+        function deposit(uint256 amountA, uint256 amountB, address receiver) external returns (uint256 shares);
+        function previewDeposit(uint256 amountA, uint256 amountB) external view returns (uint256 shares);
     }
 
     /// `contracts/src/ReferenceStETH.sol`.

@@ -76,6 +76,17 @@ pub enum Artifact {
     ReferenceRelayDepository,
     /// `ShortcutsReceiver.sol`: runs bridged funds' destination program.
     ShortcutsReceiver,
+    /// `ReferenceVariableDebtToken.sol`: Aave V3's variable debt token;
+    /// constructor `(address pool, address underlying, string, string, uint8)`.
+    ReferenceVariableDebtToken,
+    /// `ReferenceComptroller.sol`: Compound V2's comptroller and oracle.
+    ReferenceComptroller,
+    /// `ReferenceCurveGauge.sol`: constructor `(address lpToken, address
+    /// rewardToken)`.
+    ReferenceCurveGauge,
+    /// `ReferenceDualVault.sol`: a two-token vault; constructor `(address
+    /// tokenA, address tokenB, uint256 priceBInA, string, string)`.
+    ReferenceDualVault,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
     UniswapV2Factory,
     /// `@uniswap/v2-core@1.0.1` pair (npm; the factory embeds it).
@@ -99,7 +110,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 28] = [
+    pub const ALL: [Self; 32] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -124,6 +135,10 @@ impl Artifact {
         Self::ReferenceCcipRouter,
         Self::ReferenceRelayDepository,
         Self::ShortcutsReceiver,
+        Self::ReferenceVariableDebtToken,
+        Self::ReferenceComptroller,
+        Self::ReferenceCurveGauge,
+        Self::ReferenceDualVault,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
@@ -158,6 +173,10 @@ impl Artifact {
             Self::ReferenceCcipRouter => "ReferenceCcipRouter",
             Self::ReferenceRelayDepository => "ReferenceRelayDepository",
             Self::ShortcutsReceiver => "ShortcutsReceiver",
+            Self::ReferenceVariableDebtToken => "ReferenceVariableDebtToken",
+            Self::ReferenceComptroller => "ReferenceComptroller",
+            Self::ReferenceCurveGauge => "ReferenceCurveGauge",
+            Self::ReferenceDualVault => "ReferenceDualVault",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
@@ -230,6 +249,18 @@ impl Artifact {
             }
             Self::ShortcutsReceiver => {
                 include_str!("../../../contracts/artifacts/ShortcutsReceiver.json")
+            }
+            Self::ReferenceVariableDebtToken => {
+                include_str!("../../../contracts/artifacts/ReferenceVariableDebtToken.json")
+            }
+            Self::ReferenceComptroller => {
+                include_str!("../../../contracts/artifacts/ReferenceComptroller.json")
+            }
+            Self::ReferenceCurveGauge => {
+                include_str!("../../../contracts/artifacts/ReferenceCurveGauge.json")
+            }
+            Self::ReferenceDualVault => {
+                include_str!("../../../contracts/artifacts/ReferenceDualVault.json")
             }
             Self::UniswapV2Factory
             | Self::UniswapV2Pair

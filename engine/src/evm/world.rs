@@ -36,18 +36,19 @@ use alloy_primitives::{
 use alloy_sol_types::{SolConstructor, SolValue};
 use switchyard_catalog::{
     Catalog, ChainId, FactoryKind, NATIVE_TOKEN, RoutingStrategy,
-    market::{Market, PoolRecord},
+    market::{DualVaultRecord, LendingRecord, Market, PoolRecord},
 };
-use switchyard_kernel::{MarketSnapshot, Pool, PoolState};
+use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
 
 use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts,
     abi::{
         LegacyShortcutsRouter, ReferenceAToken, ReferenceAavePool, ReferenceBalancerVault,
-        ReferenceCToken, ReferenceStETH, ReferenceStableSwap, ReferenceStargatePool,
-        ReferenceV2Pair, ReferenceVault, ReferenceWETH, ReferenceWstETH, ShortcutsReceiver,
-        ShortcutsRouter, TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV3Factory,
-        UniswapV3Pool, V3Swapper, WalletFactory,
+        ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault,
+        ReferenceStETH, ReferenceStableSwap, ReferenceStargatePool, ReferenceV2Pair,
+        ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH, ReferenceWstETH,
+        ShortcutsReceiver, ShortcutsRouter, TestERC20, UniswapV2Factory, UniswapV2Pair,
+        UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
     },
 };
 
@@ -158,6 +159,27 @@ pub struct ChainWorld {
     /// Pools the world could not reproduce, with the reason: a transaction
     /// through one cannot be proven, so routes avoid them.
     pub unbuilt: Vec<(Address, String)>,
+    /// The catalog's non-tokenized positions on the chain, by address: the
+    /// fixture that holds them, or why there is none.
+    pub positions: BTreeMap<Address, Result<PositionFixture, String>>,
+}
+
+/// What holds a non-tokenized position in the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PositionFixture {
+    /// An Aave V3 variable debt: the pool and the borrowed asset (the
+    /// position's address is the debt token).
+    AaveDebt {
+        /// The pool.
+        pool: Address,
+        /// The borrowed asset.
+        asset: Address,
+    },
+    /// A Curve gauge staking `lp` (the position's address is the gauge).
+    Gauge {
+        /// The LP token staked.
+        lp: Address,
+    },
 }
 
 /// Every chain's world.
@@ -172,6 +194,7 @@ impl World {
         catalog: &Catalog,
         market: &Market,
         snapshot: &MarketSnapshot,
+        prices: &PriceTable,
         npm: &NpmArtifacts,
     ) -> Result<Self, WorldError> {
         let mut chains = BTreeMap::new();
@@ -181,7 +204,8 @@ impl World {
                 number: head.block_number,
                 timestamp: head.timestamp,
             };
-            let world = ChainBuilder::new(*chain, block, catalog, npm).build(market, snapshot)?;
+            let world =
+                ChainBuilder::new(*chain, block, catalog, prices, npm).build(market, snapshot)?;
             chains.insert(*chain, Arc::new(world));
         }
         Ok(Self { chains })
@@ -319,6 +343,7 @@ struct ChainBuilder<'a> {
     chain: ChainId,
     evm: Evm,
     catalog: &'a Catalog,
+    prices: &'a PriceTable,
     npm: &'a NpmArtifacts,
     tokens: HashMap<Address, TokenImpl>,
     /// Scratch Uniswap V2 factory for pairs that are relocated.
@@ -327,19 +352,32 @@ struct ChainBuilder<'a> {
     v2_factories: HashMap<Address, Address>,
     /// Scratch V3 factory and the swapper that mints positions.
     v3: Option<(Address, Address)>,
+    /// Aave debt positions placed with their reserves.
+    debts: Vec<(Address, Result<PositionFixture, String>)>,
+    /// Compound comptrollers placed.
+    comptrollers: Vec<Address>,
 }
 
 impl<'a> ChainBuilder<'a> {
-    fn new(chain: ChainId, block: BlockEnv, catalog: &'a Catalog, npm: &'a NpmArtifacts) -> Self {
+    fn new(
+        chain: ChainId,
+        block: BlockEnv,
+        catalog: &'a Catalog,
+        prices: &'a PriceTable,
+        npm: &'a NpmArtifacts,
+    ) -> Self {
         Self {
             chain,
             evm: Evm::at(block),
             catalog,
+            prices,
             npm,
             tokens: HashMap::new(),
             v2_scratch_factory: None,
             v2_factories: HashMap::new(),
             v3: None,
+            debts: Vec::new(),
+            comptrollers: Vec::new(),
         }
     }
 
@@ -376,12 +414,29 @@ impl<'a> ChainBuilder<'a> {
             }
         }
         self.placeholder_tokens()?;
+        let mut positions = BTreeMap::new();
+        for (p, fixture) in self.gauges() {
+            positions.insert(p, fixture);
+        }
+        for (p, fixture) in std::mem::take(&mut self.debts) {
+            positions.insert(p, fixture);
+        }
+        for v in market.dual_vaults.iter().filter(|v| v.chain_id == chain) {
+            if let Err(e) = self.dual_vault(v) {
+                unbuilt.push((v.address, super::artifacts::error_chain(&e)));
+            }
+        }
+        for p in self.catalog.positions().iter().filter(|p| p.chain_id == chain) {
+            positions
+                .entry(p.address)
+                .or_insert_with(|| Err(format!("no EVM fixture for {} positions", p.protocol)));
+        }
         let shortcuts = self.shortcuts()?;
         for (bridge, why) in self.bridges() {
             unbuilt.push((bridge, why));
         }
         let (base, block) = self.evm.freeze();
-        Ok(ChainWorld { chain, base, block, tokens: self.tokens, shortcuts, unbuilt })
+        Ok(ChainWorld { chain, base, block, tokens: self.tokens, shortcuts, unbuilt, positions })
     }
 
     /// Deploys `artifact` at a scratch address and moves it to `target`.
@@ -489,10 +544,10 @@ impl<'a> ChainBuilder<'a> {
                 Some(PoolRecord::Lending(r)),
             ) => match model {
                 switchyard_catalog::market::LendingModel::Aave => {
-                    self.aave(pool, r.asset, r.receipt, *exchange_rate, *available_liquidity)
+                    self.aave(pool, r, *exchange_rate, *available_liquidity)
                 }
                 switchyard_catalog::market::LendingModel::Compound => {
-                    self.compound(pool, r.asset, *exchange_rate, *available_liquidity)
+                    self.compound(pool, r, *exchange_rate, *available_liquidity)
                 }
             },
             (
@@ -804,16 +859,19 @@ impl<'a> ChainBuilder<'a> {
     }
 
     /// An Aave reserve: the pool (once per address), the aToken at the
-    /// receipt address at the snapshot's liquidity index, and the
-    /// available liquidity held by the pool.
+    /// receipt address at the snapshot's liquidity index, the available
+    /// liquidity held by the pool, the asset's price (the price table's, in
+    /// USD with 8 decimals) and loan to value, and, where the catalog lists
+    /// the reserve's variable debt position, its debt token at the
+    /// position's address.
     fn aave(
         &mut self,
         pool: &Pool,
-        asset: Address,
-        a_token: Address,
+        r: &LendingRecord,
         index: U256,
         available: U256,
     ) -> Result<(), WorldError> {
+        let (asset, a_token) = (r.asset, r.receipt);
         if self.evm.code(pool.address).is_empty() {
             self.deploy_at(Artifact::ReferenceAavePool, &[], pool.address)?;
         }
@@ -839,18 +897,82 @@ impl<'a> ChainBuilder<'a> {
             )
             .doing(|| format!("reserve {asset} of {}", pool.address))?;
         self.tokens.insert(a_token, TokenImpl::AToken { index });
-        self.fund(asset, pool.address, available)
+        self.fund(asset, pool.address, available)?;
+        if let Some(price) = self.usd_price(asset, 8) {
+            self.evm
+                .call_sol(
+                    DEPLOYER,
+                    pool.address,
+                    &ReferenceAavePool::setAssetPriceCall { asset, priceUsd1e8: price },
+                )
+                .doing(|| format!("price of {asset}"))?;
+        }
+        if let Some(ltv) = r.ltv_bps {
+            self.evm
+                .call_sol(
+                    DEPLOYER,
+                    pool.address,
+                    &ReferenceAavePool::setLtvCall { asset, ltvBps: ltv },
+                )
+                .doing(|| format!("LTV of {asset}"))?;
+        }
+        let debt = self.catalog.positions().iter().find(|p| {
+            p.chain_id == self.chain
+                && p.primary_address == pool.address
+                && p.underlying_tokens == [asset]
+                && p.position_id.ends_with(":variable-debt")
+        });
+        if let Some(position) = debt {
+            let fixture = self.aave_debt(pool.address, asset, position.address);
+            self.debts
+                .push((position.address, fixture.map_err(|e| super::artifacts::error_chain(&e))));
+        }
+        Ok(())
+    }
+
+    /// Aave's variable debt token of `asset` at `at`, enabled on the pool.
+    fn aave_debt(
+        &mut self,
+        pool: Address,
+        asset: Address,
+        at: Address,
+    ) -> Result<PositionFixture, WorldError> {
+        let (name, symbol, decimals) = self.token_meta(at, "variableDebt", 18);
+        let args = ReferenceVariableDebtToken::constructorCall {
+            pool,
+            underlying: asset,
+            name_: name,
+            symbol_: symbol,
+            decimals_: decimals,
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::ReferenceVariableDebtToken, &args, at)?;
+        self.evm
+            .call_sol(DEPLOYER, pool, &ReferenceAavePool::initDebtCall { asset, debtToken: at })
+            .doing(|| format!("debt of {asset} on {pool}"))?;
+        Ok(PositionFixture::AaveDebt { pool, asset })
+    }
+
+    /// The price table's USD price of one whole `token`, with `decimals`
+    /// decimals (an oracle's fixed point; a fixture's parameter, never an
+    /// amount a route returns).
+    fn usd_price(&self, token: Address, decimals: u8) -> Option<U256> {
+        let usd = self.prices.get(self.chain, token)?.usd;
+        let scaled = (usd * 10f64.powi(i32::from(decimals))).round();
+        (1.0..1e36).contains(&scaled).then(|| U256::from(scaled as u128))
     }
 
     /// A Compound cToken at its address with the snapshot's exchange rate,
-    /// holding the available cash.
+    /// holding the available cash, listed on its comptroller (placed once
+    /// per address) with its collateral factor and the price table's price.
     fn compound(
         &mut self,
         pool: &Pool,
-        asset: Address,
+        r: &LendingRecord,
         rate: U256,
         available: U256,
     ) -> Result<(), WorldError> {
+        let asset = r.asset;
         let (name, symbol, decimals) = self.token_meta(pool.address, "cToken", 8);
         let args = ReferenceCToken::constructorCall {
             underlying_: asset,
@@ -863,7 +985,89 @@ impl<'a> ChainBuilder<'a> {
         self.deploy_at(Artifact::ReferenceCToken, &args, pool.address)?;
         self.tokens
             .insert(pool.address, TokenImpl::Mapping(Artifact::ReferenceCToken, "_balances"));
-        self.fund(asset, pool.address, available)
+        self.fund(asset, pool.address, available)?;
+        let Some(comptroller) = r.comptroller else { return Ok(()) };
+        if !self.comptrollers.contains(&comptroller) {
+            self.deploy_at(Artifact::ReferenceComptroller, &[], comptroller)?;
+            self.comptrollers.push(comptroller);
+        }
+        let cf = U256::from(r.ltv_bps.unwrap_or(0)) * U256::from(100_000_000_000_000u64);
+        let c_token = pool.address;
+        let listing = ReferenceComptroller::supportMarketCall {
+            cToken: c_token,
+            collateralFactorMantissa: cf,
+        };
+        self.evm
+            .call_sol(DEPLOYER, comptroller, &listing)
+            .doing(|| format!("listing {c_token}"))?;
+        // Compound's oracle scale: 1e36 / 10^decimals per whole token.
+        let underlying_decimals = self.catalog.token(self.chain, asset).map_or(18, |t| t.decimals);
+        if let Some(price) = self.usd_price(asset, 36u8.saturating_sub(underlying_decimals)) {
+            let set = ReferenceComptroller::setUnderlyingPriceCall { cToken: c_token, price };
+            self.evm.call_sol(DEPLOYER, comptroller, &set).doing(|| format!("price of {asset}"))?;
+        }
+        let link = ReferenceCToken::setComptrollerCall { newComptroller: comptroller };
+        self.evm
+            .call_sol(DEPLOYER, c_token, &link)
+            .doing(|| format!("comptroller of {c_token}"))?;
+        Ok(())
+    }
+
+    /// The catalog's Curve gauge positions: a gauge staking the position's
+    /// underlying LP token at the position's address, paying CRV (funded
+    /// with some, so that rewards a test grants can be claimed).
+    fn gauges(&mut self) -> Vec<(Address, Result<PositionFixture, String>)> {
+        let catalog = self.catalog;
+        let chain = self.chain;
+        let reward = catalog.tokens_on(chain).iter().find(|t| t.symbol == "CRV").map(|t| t.address);
+        let mut out = Vec::new();
+        for p in catalog
+            .positions()
+            .iter()
+            .filter(|p| p.chain_id == chain && p.protocol == "curve-gauge")
+        {
+            let built = (|| -> Result<PositionFixture, WorldError> {
+                let (Some(lp), Some(reward)) = (p.underlying_tokens.first().copied(), reward)
+                else {
+                    return Err(self.inconsistent(p.address, "a gauge needs its LP token and CRV"));
+                };
+                let args =
+                    ReferenceCurveGauge::constructorCall { lpToken: lp, rewardToken: reward }
+                        .abi_encode();
+                self.deploy_at(Artifact::ReferenceCurveGauge, &args, p.address)?;
+                self.tokens.insert(
+                    p.address,
+                    TokenImpl::Mapping(Artifact::ReferenceCurveGauge, "balanceOf"),
+                );
+                self.fund(reward, p.address, U256::from(10u8).pow(U256::from(24u8)))?;
+                Ok(PositionFixture::Gauge { lp })
+            })();
+            out.push((p.address, built.map_err(|e| super::artifacts::error_chain(&e))));
+        }
+        out
+    }
+
+    /// A two-token vault with the market's holdings and shares (the shares
+    /// held by [`SEED_HOLDER`]).
+    fn dual_vault(&mut self, v: &DualVaultRecord) -> Result<(), WorldError> {
+        let args = ReferenceDualVault::constructorCall {
+            tokenA_: v.token_a,
+            tokenB_: v.token_b,
+            priceBInA_: v.price_b_in_a,
+            name_: v.name.clone(),
+            symbol_: v.symbol.clone(),
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::ReferenceDualVault, &args, v.address)?;
+        self.tokens
+            .insert(v.address, TokenImpl::Mapping(Artifact::ReferenceDualVault, "balanceOf"));
+        self.fund(v.token_a, v.address, v.held_a)?;
+        self.fund(v.token_b, v.address, v.held_b)?;
+        let supply = Artifact::ReferenceDualVault
+            .storage_slot("totalSupply")
+            .ok_or_else(|| self.inconsistent(v.address, "dual vault layout has no totalSupply"))?;
+        self.evm.set_storage(v.address, U256::from(supply), v.total_supply);
+        self.fund(v.address, SEED_HOLDER, v.total_supply)
     }
 
     /// Lido's stETH with the snapshot's totals (the shares held by
@@ -1078,7 +1282,9 @@ mod tests {
         let snapshot = MarketSnapshot::build(&market, &catalog)?;
         let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
         let t = std::time::Instant::now();
-        let world = World::build(&catalog, &market, &snapshot, &npm)?;
+        let prices =
+            switchyard_kernel::derive_prices(&snapshot, &switchyard_kernel::usd_anchors(&catalog));
+        let world = World::build(&catalog, &market, &snapshot, &prices, &npm)?;
         eprintln!("built in {:?}", t.elapsed());
         let unbuilt: Vec<_> = world.unbuilt().collect();
         assert!(unbuilt.is_empty(), "pools without a fixture: {unbuilt:#?}");
@@ -1088,6 +1294,31 @@ mod tests {
         let pair = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
         let r = evm.view(pair, &UniswapV2Pair::getReservesCall {})?;
         assert_eq!(U256::from(r.reserve0), U256::from(21_000_000_000_000u64));
+        // Every non-tokenized position has its fixture, but Compound V3's
+        // (no Comet fixture), and the Aave pool knows its debt tokens.
+        let aave = address!("87870bca3f3fd6335c3f4ce8392d69350b4fa4e2");
+        let usdc = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
+        let usdc_debt = address!("72e95b8931767c79ba4eee721354d6e99a61d004");
+        assert_eq!(
+            w.positions.get(&usdc_debt),
+            Some(&Ok(PositionFixture::AaveDebt { pool: aave, asset: usdc }))
+        );
+        assert_eq!(evm.view(aave, &ReferenceAavePool::debtTokenOfCall { asset: usdc })?, usdc_debt);
+        let gauge = address!("bfcf63294ad7105dea65aa58f8ae5be2d9d0952a");
+        let three_crv = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
+        assert_eq!(w.positions.get(&gauge), Some(&Ok(PositionFixture::Gauge { lp: three_crv })));
+        let comet = address!("c3d688b66703497daa19211eedff47f25384cdc3");
+        assert!(w.positions.get(&comet).is_some_and(Result::is_err));
+        // The dual vault holds the market's totals.
+        let vault = address!("5eed000000000000000000000000000000001f01");
+        let shares = evm.view(
+            vault,
+            &ReferenceDualVault::previewDepositCall {
+                amountA: U256::from(10u64).pow(U256::from(18u8)),
+                amountB: U256::from(3_000_000_000u64),
+            },
+        )?;
+        assert_eq!(shares, U256::from(2u8) * U256::from(10u64).pow(U256::from(18u8)));
         Ok(())
     }
 

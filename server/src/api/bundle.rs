@@ -287,6 +287,10 @@ fn parse_action(a: &V<'_>, at: &str, index: usize) -> Result<Action, ApiError> {
             amount_out: args.amount("amountOut")?,
             primary: args.address("primaryAddress")?,
             receiver: args.opt_address("receiver")?,
+            collateral: match args.get("collateral") {
+                Some(_) => args.addresses("collateral")?,
+                None => Vec::new(),
+            },
         },
         "repay" => ActionKind::Repay {
             token_in: args.address("tokenIn")?,
