@@ -74,6 +74,20 @@ pub enum EngineError {
         /// Chain.
         chain: switchyard_catalog::ChainId,
     },
+    /// A non-tokenized position the world holds no fixture for.
+    #[error("position {position} cannot be entered here: {why}")]
+    PositionUnavailable {
+        /// The position's address.
+        position: alloy_primitives::Address,
+        /// Why.
+        why: String,
+    },
+    /// Non-tokenized positions are entered from the caller's own account.
+    #[error("non-tokenized positions are entered with a delegate strategy")]
+    PositionNeedsDelegate,
+    /// An IPOR shortcut was refused.
+    #[error("ipor")]
+    Ipor(#[from] crate::ipor::IporError),
     /// A native input cannot be pulled from a spender.
     #[error("a native-coin input cannot be taken from a spender")]
     SpenderNative,
@@ -113,7 +127,12 @@ impl EngineError {
             Self::ZeroAfterFee { .. } | Self::SpenderNative | Self::StrategyUnavailable { .. } => {
                 ErrorCode::BadRequest
             }
-            Self::MinAmountOut { .. } => ErrorCode::Unprocessable,
+            Self::MinAmountOut { .. } | Self::PositionUnavailable { .. } => {
+                ErrorCode::Unprocessable
+            }
+            Self::PositionNeedsDelegate => ErrorCode::BadRequest,
+            Self::Ipor(crate::ipor::IporError::NoVault { .. }) => ErrorCode::NotFound,
+            Self::Ipor(crate::ipor::IporError::EmptySide) => ErrorCode::BadRequest,
             Self::Bundle(e) => e.code,
             Self::Approve(crate::wallet::ApproveError::UnknownToken { .. }) => ErrorCode::NotFound,
             Self::Approve(_) => ErrorCode::BadRequest,

@@ -32,8 +32,10 @@ pub mod bundle;
 pub mod encode;
 mod error;
 pub mod evm;
+pub mod ipor;
 pub mod keys;
 mod market;
+pub mod nontokenized;
 pub mod quote;
 pub mod rate_limit;
 pub mod route;
@@ -307,6 +309,26 @@ impl EngineHandle {
         let chain = req.quote.chain;
         let r = route::route(self.state(), req).await?;
         if let Err(e) = self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0)).await {
+            tracing::warn!(error = %e, "routed volume not recorded");
+        }
+        Ok(r)
+    }
+
+    /// Builds the IPOR-style static shortcut, executes it in the EVM world
+    /// and checks the shares it mints.
+    pub async fn ipor(&self, req: ipor::IporRequest) -> Result<ipor::IporTx, EngineError> {
+        ipor::ipor(self.state(), req).await
+    }
+
+    /// Builds a route into a non-tokenized position, executes it in the
+    /// EVM world and checks the position moved by the quoted amount.
+    pub async fn nontokenized(
+        &self,
+        req: nontokenized::NontokenizedRequest,
+    ) -> Result<nontokenized::NontokenizedTx, EngineError> {
+        let chain = req.route.quote.chain;
+        let r = nontokenized::nontokenized(self.state(), req).await?;
+        if let Err(e) = self.record_volume(chain, r.route.quote.usd_in.unwrap_or(0.0)).await {
             tracing::warn!(error = %e, "routed volume not recorded");
         }
         Ok(r)

@@ -164,7 +164,7 @@ fn delegation(world: &ChainWorld, runner: Runner) -> Option<(Address, Address)> 
 }
 
 /// Weighted pool ids from the market records.
-struct Book<'a>(&'a MarketState);
+pub(crate) struct Book<'a>(pub(crate) &'a MarketState);
 
 impl ProtocolBook for Book<'_> {
     fn pool_id(&self, chain: ChainId, pool: Address) -> Option<B256> {
@@ -180,22 +180,31 @@ impl ProtocolBook for Book<'_> {
 }
 
 /// A fresh low half for a request id.
-fn unique() -> Result<[u8; 16], EngineError> {
+pub(crate) fn unique() -> Result<[u8; 16], EngineError> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|_| EngineError::Random)?;
     Ok(b)
 }
 
-/// Builds, simulates and checks the route (call it on the pool).
-pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, EngineError> {
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
-    let chain = req.quote.chain;
-    let unknown = |c| EngineError::Route(switchyard_kernel::KernelError::UnknownChain(c));
-    let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
-    let quote = quote_now(state, &req.quote)?;
-    let plan = &quote.plan;
-    let runner = runner(cw, req.strategy, chain, req.from)?;
-    let account = runner.account();
+/// Who takes part in a request on its source chain.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parties {
+    /// The strategy's runner.
+    pub(crate) runner: Runner,
+    /// The address the program runs as.
+    pub(crate) account: Address,
+    /// Receiver of the outputs.
+    pub(crate) receiver: Address,
+    /// Whose inputs the program spends (a delegate's spender, or the
+    /// sender).
+    pub(crate) owner: Address,
+    /// Whom the program pulls the inputs from with `transferFrom`.
+    pub(crate) pull_from: Option<Address>,
+}
+
+/// The parties of `req` on `cw`.
+pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, EngineError> {
+    let runner = runner(cw, req.strategy, req.quote.chain, req.from)?;
     let receiver = match (req.receiver, runner) {
         (Some(r), _) => r,
         (None, Runner::Wallet { wallet, .. }) if !req.to_eoa => wallet,
@@ -208,19 +217,72 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
     if owner != req.from && req.quote.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN) {
         return Err(EngineError::SpenderNative);
     }
-    let mins =
-        min_amounts(&plan.amounts_out, &req.min_amount_out, req.slippage_bps, req.slippage_given)?;
-    let inputs: Vec<TokenAmount> = req
-        .quote
-        .inputs
-        .iter()
-        .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
-        .collect();
     let pull_from = match runner {
         Runner::Wallet { .. } => Some(req.from),
         Runner::Delegate { .. } | Runner::LegacyDelegate { .. } if owner != req.from => Some(owner),
         _ => None,
     };
+    Ok(Parties { runner, account: runner.account(), receiver, owner, pull_from })
+}
+
+pub(crate) fn token_amounts(list: &[(Address, U256)]) -> Vec<TokenAmount> {
+    list.iter().map(|(token, amount)| TokenAmount { token: *token, amount: *amount }).collect()
+}
+
+/// The allowances the owner grants whoever pulls its inputs: the router,
+/// its own wallet, or (delegate with a spender) the sender's account.
+pub(crate) fn approvals_of(p: &Parties, from: Address, inputs: &[TokenAmount]) -> Vec<Approval> {
+    match p.runner {
+        Runner::Delegate { account } | Runner::LegacyDelegate { account } if p.owner != from => {
+            inputs
+                .iter()
+                .filter(|t| t.token != NATIVE_TOKEN)
+                .map(|t| Approval {
+                    token: t.token,
+                    spender: account,
+                    amount: t.amount,
+                    owner: p.owner,
+                })
+                .collect()
+        }
+        _ => approvals(p.runner, p.owner, inputs),
+    }
+}
+
+/// The simulation's starting point: the inputs with their owner (the
+/// native coin with the sender), the approvals granted, the sender's
+/// account delegated for a delegate strategy; nothing watched yet.
+pub(crate) fn sim_setup(
+    cw: &ChainWorld,
+    p: &Parties,
+    from: Address,
+    inputs: &[TokenAmount],
+    approvals: &[Approval],
+) -> SimSetup {
+    SimSetup {
+        funds: inputs
+            .iter()
+            .map(|t| (if t.token == NATIVE_TOKEN { from } else { p.owner }, t.token, t.amount))
+            .collect(),
+        approvals: approvals.to_vec(),
+        delegations: delegation(cw, p.runner).into_iter().collect(),
+        watch: Vec::new(),
+        debts: Vec::new(),
+    }
+}
+
+/// Builds, simulates and checks the route (call it on the pool).
+pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, EngineError> {
+    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+    let chain = req.quote.chain;
+    let unknown = |c| EngineError::Route(switchyard_kernel::KernelError::UnknownChain(c));
+    let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
+    let quote = quote_now(state, &req.quote)?;
+    let plan = &quote.plan;
+    let Parties { runner, account, receiver, owner, pull_from } = parties(cw, req)?;
+    let mins =
+        min_amounts(&plan.amounts_out, &req.min_amount_out, req.slippage_bps, req.slippage_given)?;
+    let inputs = token_amounts(&req.quote.inputs);
     let request_id = encode::request_id(req.referral_code.as_deref(), unique()?);
     let account_id = encode::account_id(&req.account_id);
     // Across chains: the destination's executor runs each delivery, the
@@ -284,31 +346,13 @@ pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<Route
             request_id,
         },
     );
-    // The owner approves whoever pulls its inputs: the router, its own
-    // wallet, or (delegate with a spender) the sender's account.
-    let approvals = match runner {
-        Runner::Delegate { account } | Runner::LegacyDelegate { account } if owner != req.from => {
-            inputs
-                .iter()
-                .filter(|t| t.token != NATIVE_TOKEN)
-                .map(|t| Approval { token: t.token, spender: account, amount: t.amount, owner })
-                .collect()
-        }
-        _ => approvals(runner, owner, &inputs),
-    };
-    let mut setup = SimSetup {
-        funds: inputs
-            .iter()
-            .map(|t| (if t.token == NATIVE_TOKEN { req.from } else { owner }, t.token, t.amount))
-            .collect(),
-        approvals: approvals.clone(),
-        delegations: delegation(cw, runner).into_iter().collect(),
-        watch: match destination {
-            Some(_) => Vec::new(),
-            None => req.quote.outputs.iter().map(|t| (receiver, *t)).collect(),
-        },
-    };
-    setup.watch.dedup();
+    let parts = Parties { runner, account, receiver, owner, pull_from };
+    let approvals = approvals_of(&parts, req.from, &inputs);
+    let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
+    if destination.is_none() {
+        setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
+        setup.watch.dedup();
+    }
     let failed = |e: SimError, side: &str| {
         tracing::error!(error = %e, chain = %chain, strategy = %req.strategy, side, "route transaction failed in simulation");
         EngineError::SimulationFailed(e.to_string())

@@ -32,6 +32,10 @@ pub struct SimSetup {
     pub delegations: Vec<(Address, Address)>,
     /// Balances to measure: `(holder, token)`.
     pub watch: Vec<(Address, Address)>,
+    /// Debts assumed to exist: `(variable debt token, borrower, amount)`.
+    /// The embedded world has no borrowers; a repayment on someone's behalf
+    /// is proven against a debt of the amount it repays.
+    pub debts: Vec<(Address, Address, U256)>,
 }
 
 /// What the transaction did.
@@ -92,6 +96,11 @@ pub fn prepare(world: &ChainWorld, evm: &mut ForkEvm, setup: &SimSetup) -> Resul
     }
     for (account, delegate) in &setup.delegations {
         evm.delegate_account(*account, *delegate);
+    }
+    for (token, borrower, amount) in &setup.debts {
+        world
+            .add_debt(evm, *token, *borrower, *amount)
+            .map_err(|e| setup_err(format!("a debt of {borrower} in {token}"), e))?;
     }
     Ok(())
 }

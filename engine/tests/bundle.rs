@@ -123,6 +123,7 @@ async fn bundles_execute_for_every_strategy() {
                 _ => Vec::new(),
             },
             watch: vec![(beneficiary, SDAI)],
+            ..SimSetup::default()
         };
         let out = simulate(&world, &b.tx, &setup).expect("executes again");
         assert_eq!(out.gains[0], b.amounts_out.get(&SDAI).copied(), "{strategy}");
@@ -183,7 +184,8 @@ fn replay_bridged(
     let world = state.world.as_ref().expect("world");
     let src = world.chain(ChainId(1)).expect("chain 1");
     let dst = world.chain(to).expect("destination");
-    let setup = SimSetup { funds, approvals: b.approvals.clone(), delegations, watch: Vec::new() };
+    let setup =
+        SimSetup { funds, approvals: b.approvals.clone(), delegations, ..SimSetup::default() };
     let out = simulate(src, &b.tx, &setup).expect("the source transaction executes");
     let mut evm = dst.fork();
     let before: Vec<U256> = watch
@@ -434,6 +436,7 @@ async fn bundles_borrow_against_what_they_supply() {
             approvals: b.approvals.clone(),
             delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
             watch: vec![(USER, token)],
+            ..SimSetup::default()
         };
         let mut evm = world.fork();
         switchyard_engine::simulate::prepare(&world, &mut evm, &setup).expect("setup");

@@ -65,6 +65,7 @@ fn replay(world: &ChainWorld, r: &RouteTx, req: &RouteRequest, receiver: Address
         approvals: r.approvals.clone(),
         delegations: Vec::new(),
         watch: req.quote.outputs.iter().map(|t| (receiver, *t)).collect(),
+        ..SimSetup::default()
     };
     let out = simulate(world, &r.tx, &setup).expect("the returned transaction executes");
     for (k, token) in req.quote.outputs.iter().enumerate() {
@@ -193,6 +194,7 @@ fn replay_cross(
             _ => Vec::new(),
         },
         watch: Vec::new(),
+        ..SimSetup::default()
     };
     let out = simulate(src, &r.tx, &setup).expect("the source transaction executes");
     let events: Vec<_> = out

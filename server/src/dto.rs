@@ -622,6 +622,58 @@ pub struct RouteResponse {
     pub bridging_estimates: Vec<BridgeLatencyEstimate>,
 }
 
+/// `NontokenizedRouteShortcutTransaction`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NontokenizedResponse {
+    /// Block of the state the transaction was built and executed on.
+    pub created_at: u64,
+    /// Gas the transaction used when it was executed against the snapshot.
+    pub gas: String,
+    /// What goes into the position, in its underlying token, wei (the debt
+    /// repaid, the LP tokens staked).
+    pub amount_deposited: String,
+    /// USD value lost from inputs to the underlying, bps; null without USD
+    /// prices.
+    pub price_impact: Option<f64>,
+    /// The transaction.
+    pub tx: Transaction,
+    /// The route to the underlying token (empty when the input is it).
+    pub route: Vec<Hop>,
+    /// Fee taken off each input, wei.
+    pub fee_amount: Vec<String>,
+    /// Unix seconds after which the route should be fetched again.
+    pub valid_until: u64,
+}
+
+/// `IporLog`: a log of the simulated transaction.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct IporLog {
+    /// Topics, `0x` hex.
+    pub topics: Vec<String>,
+    /// Data, `0x` hex.
+    pub data: String,
+    /// Emitting contract.
+    pub address: String,
+}
+
+/// `IporShortcutTransaction`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IporResponse {
+    /// Block of the state the transaction was built and executed on.
+    pub created_at: u64,
+    /// The transaction.
+    pub tx: Transaction,
+    /// The logs of its execution against that state (the swap, the vault's
+    /// `Deposit` with the shares minted, `ShortcutExecuted`…).
+    pub logs: Vec<IporLog>,
+    /// Always empty: the transaction was executed in this server's own EVM
+    /// (its logs are above); there is no hosted simulation to link to.
+    #[serde(rename = "simulationURL")]
+    pub simulation_url: String,
+}
+
 /// An approval to send before a bundle (`BundleApprovalTransaction`).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BundleApproval {

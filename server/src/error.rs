@@ -98,15 +98,6 @@ impl ApiError {
             .field("Authorization")
     }
 
-    /// 501 for an endpoint of the API this build does not serve yet.
-    pub fn not_implemented(what: &'static str) -> Self {
-        Self::new(
-            ErrorCode::NotImplemented,
-            "NOT_IMPLEMENTED",
-            format!("{what} is not served by this version of switchyard yet"),
-        )
-    }
-
     /// 501 for a part of a request this build does not serve yet, naming the
     /// field.
     pub fn not_implemented_field(
@@ -225,6 +216,21 @@ impl From<EngineError> for ApiError {
             EngineError::SpenderNative => {
                 Self::invalid("spender", "a native-coin input cannot be taken from a spender")
             }
+            EngineError::PositionUnavailable { .. } => {
+                Self::new(ErrorCode::Unprocessable, "POSITION_UNAVAILABLE", e.to_string())
+                    .field("positionOut")
+            }
+            EngineError::Ipor(i) => {
+                use switchyard_engine::ipor::IporError as I;
+                match i {
+                    I::NoVault { .. } => Self::not_found("tokenBToBuy", i.to_string()),
+                    I::EmptySide => Self::invalid("percentageForTokenB", i.to_string()),
+                }
+            }
+            EngineError::PositionNeedsDelegate => Self::invalid(
+                "routingStrategy",
+                "non-tokenized positions are entered from the caller's own account: use delegate or delegate-legacy",
+            ),
             EngineError::Approve(a) => {
                 use switchyard_engine::wallet::ApproveError as A;
                 match a {

@@ -1456,6 +1456,7 @@ impl<'a> Compiler<'a> {
                 approvals: approvals.clone(),
                 delegations: delegations.into_iter().collect(),
                 watch,
+                debts: Vec::new(),
             },
             approvals,
             prologue,

@@ -25,7 +25,7 @@ use switchyard_catalog::{ChainId, RoutingStrategy};
 
 pub use self::{
     cross::{CrossSpec, Delivery},
-    route::{Encoded, RouteSpec, encode_plan},
+    route::{Encoded, RouteSpec, encode_plan, encode_plan_then},
     tx::{Approval, Runner, Tx, transaction},
     weiroll::{Program, ProgramBuilder, WeirollError},
 };

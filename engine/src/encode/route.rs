@@ -101,6 +101,19 @@ fn v3_limit(zero_for_one: bool) -> U256 {
 
 /// Builds the program of a plan (and, across chains, of its deliveries).
 pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Encoded, EncodeError> {
+    encode_plan_then(spec, book, |_, _| Ok(()))
+}
+
+/// [`encode_plan`], with `then` writing more calls once the outputs are
+/// measured (and checked against their minimums): it gets the slot of what
+/// the program produced of each output, in `spec.outputs` order without
+/// repeats. For a plan whose outputs stay in the account (`receiver` is the
+/// account) and go on into something else, a position.
+pub fn encode_plan_then(
+    spec: &RouteSpec<'_>,
+    book: &dyn ProtocolBook,
+    then: impl FnOnce(&mut ProgramBuilder, &[In]) -> Result<(), EncodeError>,
+) -> Result<Encoded, EncodeError> {
     let crosses = spec.plan.chain != spec.plan.destination_chain;
     if crosses != spec.cross.is_some() {
         return Err(EncodeError::Unsupported(
@@ -174,6 +187,7 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Enco
         }
     };
 
+    let mut produced = Vec::with_capacity(outputs.len());
     for (k, t) in outputs.iter().enumerate() {
         let t_in = b.address(*t)?;
         let mut after = balance_of(&mut b, acct, t_in, acct_in.clone())?;
@@ -205,6 +219,7 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Enco
                 &[delta, min],
             )?;
         }
+        produced.push(delta.clone());
         if spec.receiver == acct {
             continue;
         }
@@ -230,6 +245,8 @@ pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Enco
             send(&mut b, *t, spec.receiver, Amount::In(delta))?;
         }
     }
+
+    then(&mut b, &produced)?;
 
     if let Some(refund) = spec.refund {
         let out_set: BTreeSet<Address> = outputs.iter().copied().collect();

@@ -256,6 +256,33 @@ impl ChainWorld {
         fund(evm, self.tokens.get(&token).copied(), token, holder, amount)
     }
 
+    /// Gives `borrower` `amount` more variable debt in an Aave debt token of
+    /// the world (its variable index is one ray, so scaled units are wei).
+    pub fn add_debt<E>(
+        &self,
+        evm: &mut Evm<E>,
+        debt_token: Address,
+        borrower: Address,
+        amount: U256,
+    ) -> Result<(), EvmError>
+    where
+        E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible>
+            + std::fmt::Debug,
+    {
+        let artifact = Artifact::ReferenceVariableDebtToken;
+        let (Some(balances), Some(total)) =
+            (artifact.storage_slot("_scaledBalance"), artifact.storage_slot("_scaledTotalSupply"))
+        else {
+            return Err(EvmError::NotAContract(debt_token));
+        };
+        let slot = mapping_slot(borrower, balances);
+        let b = evm.storage(debt_token, slot);
+        evm.set_storage(debt_token, slot, b.saturating_add(amount));
+        let t = evm.storage(debt_token, U256::from(total));
+        evm.set_storage(debt_token, U256::from(total), t.saturating_add(amount));
+        Ok(())
+    }
+
     /// `holder`'s balance of `token` (the native coin for [`NATIVE_TOKEN`]).
     pub fn balance_of<E>(
         evm: &mut Evm<E>,

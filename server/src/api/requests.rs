@@ -277,6 +277,8 @@ pub struct NontokenizedRequest {
     pub route: RouteRequest,
     /// The position to deposit into (its catalog `positionId`).
     pub position_id: String,
+    /// Its address.
+    pub position: Address,
 }
 
 /// Parses a non-tokenized route request; the position must be in the
@@ -307,7 +309,7 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
             from_address: Some(required_address(q, "fromAddress")?),
             routing_strategy: q
                 .strategy("routingStrategy", &NONTOKENIZED_STRATEGIES)?
-                .unwrap_or(RoutingStrategy::Router),
+                .unwrap_or(RoutingStrategy::Delegate),
             execution_mode: ExecutionMode::User,
             to_eoa: None,
             receiver: Some(required_address(q, "receiver")?),
@@ -328,6 +330,7 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
             destination_chain_id: destination_chain(q, catalog)?,
         },
         position_id: pos.position_id.clone(),
+        position: pos.address,
     })
 }
 

@@ -12,7 +12,9 @@ use axum::{
     extract::{RawQuery, State},
 };
 use switchyard_catalog::{Catalog, RoutingStrategy};
-use switchyard_engine::{QuoteRequest, RouteRequest, bundle::BundleRequest};
+use switchyard_engine::{
+    QuoteRequest, RouteRequest, bundle::BundleRequest, nontokenized::NontokenizedRequest,
+};
 use switchyard_kernel::Plan;
 
 use super::{
@@ -39,13 +41,6 @@ async fn read_body(s: &AppState, body: Body) -> Result<Vec<u8>, ApiError> {
 fn parse_json(buf: &mut [u8]) -> Result<simd_json::BorrowedValue<'_>, ApiError> {
     simd_json::to_borrowed_value(buf)
         .map_err(|e| ApiError::invalid("body", format!("body is not valid json: {e}")))
-}
-
-fn not_yet(parsed: Result<impl Sized, ApiError>, what: &'static str) -> ApiError {
-    match parsed {
-        Ok(_) => ApiError::not_implemented(what),
-        Err(e) => e,
-    }
 }
 
 /// `GET /api/v1/shortcuts/quote`: the best route by exact pool math
@@ -348,13 +343,17 @@ async fn route_response(
     }))
 }
 
-/// `GET /api/v1/shortcuts/route/nontokenized`: validated (the position must be
-/// in the catalog); 501 until the execution layer lands.
+/// `GET /api/v1/shortcuts/route/nontokenized`: the inputs routed to the
+/// position's underlying token in the caller's own account (delegate
+/// strategies; the default here is `delegate`), then into the position on
+/// `receiver`'s behalf (an Aave debt repaid, a Curve gauge stake). The
+/// transaction is executed against the snapshot first, and the position
+/// must move by exactly `amountDeposited`.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route/nontokenized", tag = "shortcuts",
     params(
         ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
-        ("routingStrategy" = Option<String>, Query, description = "router (default), delegate, delegate-legacy or checkout", pattern = "^(router|delegate|delegate-legacy|checkout)$"),
+        ("routingStrategy" = Option<String>, Query, description = "delegate (default), delegate-legacy or checkout; router is refused", pattern = "^(router|delegate|delegate-legacy|checkout)$"),
         ("tokenIn" = Vec<String>, Query, description = "Input tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
         ("positionOut" = String, Query, description = "Position id (or address) of a non-tokenized position"),
@@ -370,10 +369,56 @@ async fn route_response(
         ("ignoreStandards" = Option<Vec<String>>, Query, description = "Standards to exclude"),
         ("ignoreBridges" = Option<Vec<String>>, Query, description = "Bridges to exclude"),
     ),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn route_nontokenized(State(s): State<AppState>, raw: RawQuery) -> ApiError {
-    let parsed = query(&raw).and_then(|q| requests::parse_nontokenized(&q, &s.engine.catalog()));
-    not_yet(parsed, "GET /shortcuts/route/nontokenized")
+    responses((status = 200, body = dto::NontokenizedResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn route_nontokenized(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    raw: RawQuery,
+) -> Result<Json<dto::NontokenizedResponse>, ApiError> {
+    let q = query(&raw)?;
+    let catalog = s.engine.catalog();
+    let req = requests::parse_nontokenized(&q, &catalog)?;
+    let route = &req.route;
+    if route.destination_chain_id.is_some_and(|d| d != route.chain_id) {
+        return Err(ApiError::not_implemented_field(
+            "destinationChainId",
+            "positions on another chain are not built by this version: bridge with a bundle callback instead",
+        ));
+    }
+    check_tokens(&catalog, route)?;
+    let from = route.from_address.ok_or_else(|| ApiError::missing("fromAddress"))?;
+    let r = s
+        .engine
+        .nontokenized(NontokenizedRequest {
+            route: RouteRequest {
+                quote: quote_request(route),
+                from,
+                strategy: route.routing_strategy,
+                receiver: route.receiver,
+                spender: route.spender,
+                refund_receiver: route.refund_receiver,
+                to_eoa: false,
+                fee_receiver: route.fee_receiver,
+                min_amount_out: Vec::new(),
+                slippage_bps: route.slippage_bps,
+                slippage_given: route.slippage_given,
+                referral_code: route.referral_code.clone(),
+                account_id: key.0.account_id.clone(),
+            },
+            position: req.position,
+        })
+        .await?;
+    let q = &r.route.quote;
+    Ok(Json(dto::NontokenizedResponse {
+        created_at: r.route.block_number,
+        gas: r.route.gas.to_string(),
+        amount_deposited: r.amount_deposited.to_string(),
+        price_impact: q.price_impact_bps,
+        tx: transaction(&r.route.tx),
+        route: hops(&q.plan),
+        fee_amount: q.fee_amounts.iter().map(ToString::to_string).collect(),
+        valid_until: r.route.valid_until,
+    }))
 }
 
 /// `POST /api/v1/shortcuts/bundle`: the actions are checked against the
@@ -458,23 +503,68 @@ pub async fn bundle(
     }))
 }
 
-/// `POST /api/v1/shortcuts/static/ipor`: validated; 501 until the execution
-/// layer lands.
+/// `POST /api/v1/shortcuts/static/ipor`: `percentageForTokenB` of `amountIn`
+/// buys `tokenBToBuy` (the kernel's route, `slippage` default 300 bps), the
+/// rest (wrapped, for the native coin) and what was bought go into the
+/// market's two-token vault of the pair for `fromAddress`. Through the
+/// shared router unless `isRouter` is false (then from the sender's own
+/// account). The transaction is executed against the snapshot first: its
+/// logs are returned, and the shares it mints must be the vault's
+/// `previewDeposit` of the two amounts. `simulationURL` is always empty.
 #[utoipa::path(post, path = "/api/v1/shortcuts/static/ipor", tag = "shortcuts",
     params(
         ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
     ),
     request_body(content = dto::IporShortcutInput, content_type = "application/json"),
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 501, body = crate::error::ErrorBody)))]
-pub async fn ipor(State(s): State<AppState>, raw: RawQuery, body: Body) -> ApiError {
-    let parsed = async {
-        let q = query(&raw)?;
-        let mut buf = read_body(&s, body).await?;
-        let value = parse_json(&mut buf)?;
-        requests::parse_ipor(&q, &Query::from_json_object(&value)?, &s.engine.catalog())
-    };
-    not_yet(parsed.await, "POST /shortcuts/static/ipor")
+    responses((status = 200, body = dto::IporResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn ipor(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    raw: RawQuery,
+    body: Body,
+) -> Result<Json<dto::IporResponse>, ApiError> {
+    let q = query(&raw)?;
+    let mut buf = read_body(&s, body).await?;
+    let value = parse_json(&mut buf)?;
+    let catalog = s.engine.catalog();
+    let req = requests::parse_ipor(&q, &Query::from_json_object(&value)?, &catalog)?;
+    for (field, token) in [("tokenIn", req.token_in), ("tokenBToBuy", req.token_b)] {
+        if catalog.token(req.chain_id, token).is_none() {
+            return Err(ApiError::not_found(
+                field,
+                format!("token {token:#x} is not known on chain {}", req.chain_id),
+            ));
+        }
+    }
+    let r = s
+        .engine
+        .ipor(switchyard_engine::ipor::IporRequest {
+            chain: req.chain_id,
+            from: req.from_address,
+            is_router: req.is_router,
+            token_in: req.token_in,
+            amount_in: req.amount_in,
+            token_b: req.token_b,
+            percentage_b_bps: req.percentage_for_token_b_bps,
+            slippage_bps: req.slippage_bps,
+            account_id: key.0.account_id.clone(),
+            referral_code: None,
+        })
+        .await?;
+    Ok(Json(dto::IporResponse {
+        created_at: r.block_number,
+        tx: transaction(&r.tx),
+        logs: r
+            .logs
+            .iter()
+            .map(|l| {
+                let (topics, data, address) = switchyard_engine::ipor::log_parts(l);
+                dto::IporLog { topics, data: data.to_string(), address: addr(address) }
+            })
+            .collect(),
+        simulation_url: String::new(),
+    }))
 }
 
 /// `GET /api/v1/wallet/approve`: the `approve` transaction for the

@@ -1,0 +1,273 @@
+//! Routes into non-tokenized positions (`/shortcuts/route/nontokenized`):
+//! the inputs are routed to the position's underlying token in the caller's
+//! own account (a delegate strategy), and what arrives goes into the
+//! position on the receiver's behalf.
+//!
+//! ```text
+//! inputs ─route (fee, slippage)─▶ underlying in the account (y, checked ≥ min)
+//!   Aave variable debt   approve(pool, y); pool.repay(asset, y, 2, receiver)   the receiver's debt −y
+//!   Curve gauge          approve(gauge, y); gauge.deposit(y, receiver)        the receiver's stake +y
+//! ```
+//!
+//! `amountDeposited` is `y` as the kernel predicts it, and the simulation
+//! must move the receiver's position by exactly that much. The embedded
+//! world has no borrowers, so a repayment is proven against a debt of the
+//! amount it repays (the receiver's real debt must be at least that much for
+//! all of `y` to be used; Aave repays no more than the debt and the rest
+//! stays in the caller's account).
+
+use std::sync::Arc;
+
+use alloy_primitives::{Address, U256};
+use alloy_sol_types::SolCall;
+use switchyard_catalog::NATIVE_TOKEN;
+use switchyard_kernel::Plan;
+
+use crate::{
+    EngineError, MarketState,
+    encode::{
+        self, EncodeError, Runner,
+        route::{RouteSpec, approve},
+        tx::TxSpec,
+        weiroll::{CallKind, Out},
+    },
+    evm::world::PositionFixture,
+    quote::{Quote, fee_of, on_pool, quote_now},
+    route::{
+        Book, ROUTE_VALIDITY_SECS, RouteRequest, RouteTx, approvals_of, min_amounts, parties,
+        sim_setup, token_amounts, unique,
+    },
+    simulate::simulate,
+};
+
+/// The position calls (public ABIs).
+mod calls {
+    #![allow(missing_docs)]
+    alloy_sol_types::sol! {
+        interface IAaveRepay {
+            function repay(address asset, uint256 amount, uint256 interestRateMode, address onBehalfOf) external returns (uint256);
+        }
+        interface IGaugeDeposit {
+            function deposit(uint256 value, address addr) external;
+        }
+    }
+}
+
+/// A route into a non-tokenized position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NontokenizedRequest {
+    /// The route to the position's underlying token; `receiver` owns the
+    /// position, `quote.outputs` is the underlying token.
+    pub route: RouteRequest,
+    /// The position's address (its catalog `address`).
+    pub position: Address,
+}
+
+/// An executable route into a position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NontokenizedTx {
+    /// The transaction and its quote (the route to the underlying token).
+    pub route: RouteTx,
+    /// What goes into the position, in the underlying token.
+    pub amount_deposited: U256,
+}
+
+/// Builds, simulates and checks a route into a position (call it on the
+/// pool).
+pub(crate) fn nontokenized_now(
+    state: &MarketState,
+    req: &NontokenizedRequest,
+) -> Result<NontokenizedTx, EngineError> {
+    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+    let route = &req.route;
+    let chain = route.quote.chain;
+    let cw = world
+        .chain(chain)
+        .ok_or(EngineError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
+    let fixture = match cw.positions.get(&req.position) {
+        Some(Ok(f)) => *f,
+        Some(Err(why)) => {
+            return Err(EngineError::PositionUnavailable {
+                position: req.position,
+                why: why.clone(),
+            });
+        }
+        None => {
+            return Err(EngineError::PositionUnavailable {
+                position: req.position,
+                why: format!("not a position of chain {chain}"),
+            });
+        }
+    };
+    let p = parties(cw, route)?;
+    if !matches!(p.runner, Runner::Delegate { .. } | Runner::LegacyDelegate { .. }) {
+        return Err(EngineError::PositionNeedsDelegate);
+    }
+    let underlying = match fixture {
+        PositionFixture::AaveDebt { asset, .. } => asset,
+        PositionFixture::Gauge { lp } => lp,
+    };
+    if route.quote.outputs != [underlying] {
+        return Err(EngineError::Encode(EncodeError::Unsupported(
+            "a position takes its one underlying token",
+        )));
+    }
+    let quote = quote_into(state, route, underlying)?;
+    let deposited = quote.plan.amounts_out.first().copied().unwrap_or_default();
+    let mins = min_amounts(
+        &quote.plan.amounts_out,
+        &route.min_amount_out,
+        route.slippage_bps,
+        route.slippage_given,
+    )?;
+    let inputs = token_amounts(&route.quote.inputs);
+    let account = p.account;
+    let spec = RouteSpec {
+        snapshot: &state.snapshot,
+        plan: &quote.plan,
+        account,
+        pull_from: p.pull_from,
+        inputs: &inputs,
+        fees: &quote.fee_amounts,
+        fee_receiver: route.fee_receiver,
+        // The underlying stays in the account and goes on into the position.
+        receiver: account,
+        outputs: &route.quote.outputs,
+        check_min: Some(&mins),
+        refund: None,
+        cross: None,
+    };
+    let owner = p.receiver;
+    let encoded = encode::encode_plan_then(&spec, &Book(state), |b, produced| {
+        let y = produced.first().cloned().ok_or(EncodeError::Unsupported("no output"))?;
+        let owner_in = b.address(owner)?;
+        match fixture {
+            PositionFixture::AaveDebt { pool, asset } => {
+                approve(b, asset, pool, y.clone())?;
+                let asset_in = b.address(asset)?;
+                let variable = b.uint(U256::from(2u8))?;
+                b.call(
+                    CallKind::Call,
+                    pool,
+                    calls::IAaveRepay::repayCall::SELECTOR,
+                    &[asset_in, y, variable, owner_in],
+                    Out::Ignore,
+                )?;
+            }
+            PositionFixture::Gauge { lp } => {
+                approve(b, lp, req.position, y.clone())?;
+                b.call(
+                    CallKind::Call,
+                    req.position,
+                    calls::IGaugeDeposit::depositCall::SELECTOR,
+                    &[y, owner_in],
+                    Out::Ignore,
+                )?;
+            }
+        }
+        Ok(())
+    })
+    .map_err(EngineError::Encode)?;
+    let request_id = encode::request_id(route.referral_code.as_deref(), unique()?);
+    let tx = encode::transaction(
+        p.runner,
+        &encoded.program,
+        &TxSpec {
+            from: route.from,
+            inputs: &inputs,
+            outputs: &[],
+            receiver: owner,
+            account_id: encode::account_id(&route.account_id),
+            request_id,
+        },
+    );
+    let approvals = approvals_of(&p, route.from, &inputs);
+    let mut setup = sim_setup(cw, &p, route.from, &inputs, &approvals);
+    // The position as a balance: the receiver's debt or stake.
+    setup.watch = vec![(owner, req.position)];
+    if let PositionFixture::AaveDebt { .. } = fixture {
+        setup.debts = vec![(req.position, owner, deposited)];
+    }
+    let outcome = simulate(cw, &tx, &setup).map_err(|e| {
+        tracing::error!(error = %e, chain = %chain, "position transaction failed in simulation");
+        EngineError::SimulationFailed(e.to_string())
+    })?;
+    let (before, after) = (outcome.before.first(), outcome.after.first());
+    let moved = before.zip(after).and_then(|(b, a)| match fixture {
+        PositionFixture::AaveDebt { .. } => b.checked_sub(*a),
+        PositionFixture::Gauge { .. } => a.checked_sub(*b),
+    });
+    if moved != Some(deposited) {
+        tracing::error!(
+            chain = %chain,
+            position = %req.position,
+            quoted = %deposited,
+            simulated = ?moved,
+            "the position moved by another amount than quoted: not returning the transaction"
+        );
+        return Err(EngineError::SimulationMismatch { index: 0 });
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let head = state.snapshot.head(chain).map_or(0, |h| h.timestamp);
+    Ok(NontokenizedTx {
+        route: RouteTx {
+            valid_until: now.max(head) + ROUTE_VALIDITY_SECS,
+            block_number: quote.block_number,
+            quote,
+            min_amounts_out: mins,
+            tx,
+            gas: outcome.gas_used,
+            approvals,
+            request_id,
+            deliveries: Vec::new(),
+        },
+        amount_deposited: deposited,
+    })
+}
+
+/// The quote of the route to `underlying`; when the one input already is
+/// it, no route: what is left after the fee goes in.
+fn quote_into(
+    state: &MarketState,
+    route: &RouteRequest,
+    underlying: Address,
+) -> Result<Quote, EngineError> {
+    let q = &route.quote;
+    match q.inputs.as_slice() {
+        [(token, amount)] if *token == underlying => {
+            let bps = q.fee_bps.first().copied().unwrap_or(0);
+            let fee = fee_of(*amount, bps);
+            let net = *amount - fee;
+            if net.is_zero() {
+                return Err(EngineError::ZeroAfterFee { index: 0 });
+            }
+            Ok(Quote {
+                plan: Plan {
+                    chain: q.chain,
+                    destination_chain: q.chain,
+                    bridging: Vec::new(),
+                    legs: Vec::new(),
+                    amounts_out: vec![net],
+                    gas: 0,
+                },
+                fee_amounts: vec![fee],
+                price_impact_bps: Some(0.0),
+                usd_in: None,
+                block_number: state.snapshot.head(q.chain).map_or(0, |h| h.block_number),
+            })
+        }
+        _ if q.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN && underlying == NATIVE_TOKEN) => {
+            Err(EngineError::Encode(EncodeError::Unsupported("a position of the native coin")))
+        }
+        _ => quote_now(state, q),
+    }
+}
+
+pub(crate) async fn nontokenized(
+    state: Arc<MarketState>,
+    req: NontokenizedRequest,
+) -> Result<NontokenizedTx, EngineError> {
+    on_pool("position route builder", move || nontokenized_now(&state, &req)).await
+}
