@@ -143,9 +143,29 @@ pub fn describe(e: &EvmError) -> String {
     decode_revert(data).unwrap_or_else(|| e.to_string())
 }
 
-/// The shortcut contracts' custom errors, by name and arguments.
+/// The shortcut contracts' custom errors, by name and arguments. An
+/// executor's `ExecutionFailed` shows the failed call's own reason decoded
+/// too, when it is one of these (`requireAtLeast`'s `AmountBelowMinimum`,
+/// say), after the hex the VM put in its message.
 pub fn decode_revert(data: &Bytes) -> Option<String> {
     if let Ok(err) = ShortcutsExecutor::ShortcutsExecutorErrors::abi_decode(data) {
+        if let ShortcutsExecutor::ShortcutsExecutorErrors::ExecutionFailed(f) = &err
+            && let Some(inner) = f
+                .message
+                .strip_prefix("0x")
+                .and_then(|h| alloy_primitives::hex::decode(h).ok())
+                .and_then(|b| {
+                    let b = Bytes::from(b);
+                    decode_revert(&b).or_else(|| {
+                        alloy_sol_types::GenericRevertReason::decode(&b).map(|r| r.to_string())
+                    })
+                })
+        {
+            return Some(format!(
+                "ExecutionFailed {{ command_index: {}, target: {}, reason: {inner} }}",
+                f.command_index, f.target
+            ));
+        }
         return Some(format!("{err:?}"));
     }
     if let Ok(err) = ShortcutsRouter::ShortcutsRouterErrors::abi_decode(data) {

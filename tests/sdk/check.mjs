@@ -285,5 +285,80 @@ await test("getRouteData with several outputs answers one amount per output", as
   assert(r.amountOut.length === 2, JSON.stringify(r.amountOut));
 });
 
+await test("getApprovalData approves the router, never the executor", async () => {
+  const r = await client.getApprovalData({
+    chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045",
+    tokenAddress: USDC, amount: "1000000000", routingStrategy: "router",
+  });
+  check(r, { tx: TX_SHAPE, gas: "string", token: "string", amount: "string", spender: "string" });
+  assert(r.spender === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", r.spender);
+  assert(r.tx.to === USDC && r.tx.data.startsWith("0x095ea7b3"), JSON.stringify(r.tx));
+});
+await test("getBalances of an address", async () => {
+  const r = await client.getBalances({
+    chainId: 1, eoaAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", useEoa: true,
+  });
+  check(r, ["array", { token: "string", amount: "string", chainId: "number", decimals: "number", "price?": "any", "name?": "any", "symbol?": "any", "logoUri?": "any" }]);
+});
+
+// The client's own bundle examples (tests/docs.actions.test.ts): each is
+// built, or refused with a 4xx that names the action it cannot build.
+// Those whose actions and addresses the embedded catalog has must build.
+const BUILDS = new Set([
+  "slippage", "route", "swap", "call", "deposit", "borrow", "repay", "harvest", "approve",
+  "fee", "merge", "balance", "minAmountOut",
+]);
+{
+  const { readFileSync } = await import("node:fs");
+  const file = new URL("./node_modules/@ensofinance/sdk/tests/docs.actions.test.ts", import.meta.url);
+  const text = readFileSync(file, "utf8");
+  const examples = [];
+  const itRe = /\bit(?:\.skip)?\(\s*"([^"]+)"/g;
+  let m;
+  while ((m = itRe.exec(text))) {
+    const name = m[1];
+    const call = text.indexOf("client.getBundleData(", m.index);
+    const next = text.slice(m.index + 1).search(/\bit(?:\.skip)?\(\s*"/);
+    if (call < 0 || (next >= 0 && call > m.index + 1 + next)) continue;
+    // The call's arguments: up to the matching parenthesis.
+    let depth = 0;
+    let end = call + "client.getBundleData".length;
+    for (; end < text.length; end++) {
+      if (text[end] === "(") depth++;
+      else if (text[end] === ")" && --depth === 0) break;
+    }
+    // TypeScript casts (`x as Address`) are the only non-JavaScript in them.
+    const args = text
+      .slice(call + "client.getBundleData(".length, end)
+      .replace(/\s+as\s+[A-Za-z_][\w.]*(?:<[^>]*>)?(?:\[\])?/g, "");
+    try {
+      examples.push({ name, args: new Function(`return [${args}];`)() });
+    } catch (e) {
+      // Examples built from the test file's own variables (its HyperEVM
+      // wallet flows) are not self-contained.
+      console.log(`     skipped example "${name}": ${e.message}`);
+    }
+  }
+  assert(examples.length >= 15, `found ${examples.length} examples`);
+  for (const { name, args } of examples) {
+    await test(`bundle example "${name}"`, async () => {
+      try {
+        const r = await client.getBundleData(args[0], args[1]);
+        check(r, { bundle: ["array", "object"], tx: TX_SHAPE, "gas?": "string", "amountsOut?": "object", createdAt: "number" });
+        assert(BUILDS.has(name), `built, but "${name}" is not expected to: update the list`);
+      } catch (e) {
+        const status = e?.response?.status ?? e?.status ?? e?.statusCode;
+        const body = e?.responseData ?? e?.response?.data ?? e?.data;
+        if (BUILDS.has(name)) throw new Error(`"${name}" must build: ${status} ${JSON.stringify(body)}`);
+        // 4xx, or 501 for an action the catalog lists that this version
+        // does not build; never another 5xx.
+        assert((status >= 400 && status < 500) || status === 501, `"${name}": ${status} ${JSON.stringify(body)} ${e}`);
+        assert(typeof body?.field === "string" && body.field.length > 0, `"${name}" names no field: ${JSON.stringify(body)}`);
+        console.log(`     refused with ${status} at ${body.field}: ${body.message}`);
+      }
+    });
+  }
+}
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

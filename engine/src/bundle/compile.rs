@@ -333,11 +333,20 @@ impl<'a> Compiler<'a> {
 
     /// Records that `amount` of `token` is spent: a literal amount of a
     /// token the bundle has not produced comes from outside.
-    fn consume(&mut self, token: Address, amount: &Amount) {
+    fn consume(&mut self, token: Address, amount: &Amount, field: &str) -> Result<(), BundleError> {
         if let Some(d) = self.delivery.as_mut().filter(|d| d.token == token) {
             // A callback spends what the bridge delivered.
             d.untouched = false;
-            return;
+            return Ok(());
+        }
+        let known = token == NATIVE_TOKEN
+            || self.state.catalog.token(self.chain, token).is_some()
+            || self.world.token_impl(token).is_some();
+        if !known {
+            return Err(BundleError::invalid(
+                field,
+                format!("token {token:#x} is not known on chain {}", self.chain),
+            ));
         }
         if let Amount::Value(v) = amount
             && !self.produced.contains(&token)
@@ -345,6 +354,7 @@ impl<'a> Compiler<'a> {
             let e = self.external.entry(token).or_default();
             *e = e.saturating_add(*v);
         }
+        Ok(())
     }
 
     fn produce(&mut self, token: Address) {
@@ -397,7 +407,14 @@ impl<'a> Compiler<'a> {
     fn planned_amount(&self, x: &In, pred: Option<U256>, at: &str) -> Result<U256, EngineError> {
         match pred {
             Some(v) => Ok(v),
-            None => self.observe(x, at),
+            None => match self.observe(x, at)? {
+                v if v.is_zero() => Err(BundleError::unroutable(
+                    at,
+                    "is 0 when the actions before it run on this server's chain state (an account holds nothing there unless the bundle brings it): nothing to route",
+                )
+                .into()),
+                v => Ok(v),
+            },
         }
     }
 
@@ -514,7 +531,7 @@ impl<'a> Compiler<'a> {
     ) -> Result<Output, EngineError> {
         let amount_at = format!("{at}.amountIn");
         let (mut x, mut pred, exact) = self.amount(&args.amount_in, &amount_at)?;
-        self.consume(args.token_in, &args.amount_in);
+        self.consume(args.token_in, &args.amount_in, &format!("{at}.tokenIn"))?;
         if let Some((bps, fee_to)) = args.fee {
             let bps_in = self.b.uint(U256::from(bps)).map_err(weiroll(at))?;
             let fee =
@@ -608,7 +625,7 @@ impl<'a> Compiler<'a> {
         let (k, from, to) = self.pool_of(protocol, primary, token_in, token_out, deposit, at)?;
         let amount_at = format!("{at}.amountIn");
         let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
-        self.consume(from, amount_in);
+        self.consume(from, amount_in, &format!("{at}.tokenIn"))?;
         let amount = self.planned_amount(&x, pred, &amount_at)?;
         let plan = plan_through(&self.snapshot, k, from, to, amount).map_err(|_| {
             BundleError::unroutable(
@@ -746,7 +763,7 @@ impl<'a> Compiler<'a> {
             }
             ActionKind::Repay { token_in, amount_in, primary } => {
                 let (x, pred, _) = self.amount(amount_in, &format!("{at}.amountIn"))?;
-                self.consume(*token_in, amount_in);
+                self.consume(*token_in, amount_in, &format!("{at}.tokenIn"))?;
                 encode::route::approve(&mut self.b, *token_in, *primary, x.clone())
                     .map_err(encode_err(&at))?;
                 let repaid = match self.lending_model(*primary) {
@@ -812,7 +829,7 @@ impl<'a> Compiler<'a> {
             }
             ActionKind::Transfer { token, amount, receiver } => {
                 let (x, _, _) = self.amount(amount, &format!("{at}.amount"))?;
-                self.consume(*token, amount);
+                self.consume(*token, amount, &format!("{at}.token"))?;
                 self.send(*token, *receiver, x, &at)?;
                 self.receivers.insert(*receiver);
                 Ok(Vec::new())
@@ -864,7 +881,7 @@ impl<'a> Compiler<'a> {
                 }
                 let amount_at = format!("{at}.amountIn");
                 let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
-                self.consume(*token_in, amount_in);
+                self.consume(*token_in, amount_in, &format!("{at}.tokenIn"))?;
                 let n = U256::from(tokens_out.len());
                 let n_in = self.b.uint(n).map_err(weiroll(&at))?;
                 let part = self.helper(
@@ -1010,7 +1027,7 @@ impl<'a> Compiler<'a> {
             }
             ActionKind::Fee { token, amount, bps, receiver } => {
                 let (x, pred, exact) = self.amount(amount, &format!("{at}.amount"))?;
-                self.consume(*token, amount);
+                self.consume(*token, amount, &format!("{at}.token"))?;
                 let bps_in = self.b.uint(U256::from(*bps)).map_err(weiroll(&at))?;
                 let fee =
                     self.helper(IShortcutsHelpers::bpsOfCall::SELECTOR, &[x.clone(), bps_in], &at)?;
@@ -1033,7 +1050,7 @@ impl<'a> Compiler<'a> {
                 let kind = match value {
                     Some(v) => {
                         let (x, _, _) = self.amount(v, &format!("{at}.value"))?;
-                        self.consume(NATIVE_TOKEN, v);
+                        self.consume(NATIVE_TOKEN, v, &format!("{at}.value"))?;
                         let In::Fixed(s) = x else {
                             return Err(BundleError::invalid(
                                 format!("{at}.value"),
@@ -1096,7 +1113,7 @@ impl<'a> Compiler<'a> {
                 }
                 let amount_at = format!("{at}.amountIn");
                 let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
-                self.consume(*token_in, amount_in);
+                self.consume(*token_in, amount_in, &format!("{at}.tokenIn"))?;
                 let (k, route) = self.bridge_route(*primary, *token_in, *destination_chain, &at)?;
                 let amount = self.planned_amount(&x, pred, &amount_at)?;
                 let arriving = route.amount_out(amount).map_err(|_| {

@@ -1,0 +1,504 @@
+//! End to end: the API's transactions, taken from its JSON answers, executed
+//! again in an EVM world this test builds itself from the embedded catalog
+//! and market (not the server's).
+//!
+//! For every route class the embedded catalog supports (single hop,
+//! multi-hop, split, several inputs, several outputs, each position kind,
+//! each routing strategy, the native coin in and out, a fee, a referral
+//! code, a refund receiver, the source leg of a cross-chain route):
+//!
+//! - the approvals come from `GET /wallet/approve`, are sent as they are,
+//!   and never name an executor;
+//! - the transaction executes, and the receiver gains exactly `amountOut`
+//!   (at least `minAmountOut`);
+//! - `ShortcutExecuted(accountId, requestId)` carries the key's account and
+//!   the referral code;
+//! - a shared executor is left holding nothing.
+//!
+//! A price that moves between the quote and the execution makes the
+//! minimum fail on chain, with the router's decoded `AmountTooLow`.
+
+mod common;
+
+use std::{collections::BTreeSet, sync::Arc};
+
+use alloy_primitives::{Address, B256, Bytes, U256, address, hex};
+use alloy_sol_types::SolEvent;
+use axum::{
+    Router,
+    body::Body,
+    http::{Request, StatusCode, header},
+};
+use serde_json::Value;
+use switchyard_catalog::{ChainId, NATIVE_TOKEN, loaders};
+use switchyard_engine::evm::{
+    ForkEvm, NpmArtifacts,
+    abi::{ReferenceBridge, ShortcutsExecutor},
+    world::{ChainWorld, World, legacy_executor},
+};
+use switchyard_kernel::{MarketSnapshot, derive_prices, usd_anchors};
+use tower::ServiceExt;
+
+const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
+const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
+const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
+const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
+const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
+const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
+const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
+const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
+const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
+const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
+const STEAKUSDC: Address = address!("beef01735c132ada46aa9aa4c54623caa92a64cb");
+const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
+const OTHER: Address = address!("00000000000000000000000000000000000b0b01");
+const FEE_TO: Address = address!("00000000000000000000000000000000000fee01");
+const REFUND_TO: Address = address!("00000000000000000000000000000000000ef00d");
+const NATIVE: Address = NATIVE_TOKEN;
+
+/// The world this test executes in, built here from the embedded data.
+fn own_world() -> World {
+    let catalog = loaders::load_catalog(&[] as &[&str]).expect("catalog");
+    let market = loaders::load_market(None, &catalog).expect("market");
+    let snapshot = MarketSnapshot::build(&market, &catalog).expect("snapshot");
+    let prices = derive_prices(&snapshot, &usd_anchors(&catalog));
+    let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())
+        .expect("the Uniswap bytecode (scripts/setup.sh installs it)");
+    World::build(&catalog, &market, &snapshot, &prices, &npm).expect("world")
+}
+
+struct Api {
+    app: Router,
+    key: String,
+}
+
+impl Api {
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let req = Request::get(path)
+            .header(header::AUTHORIZATION, format!("Bearer {}", self.key))
+            .body(Body::empty())
+            .expect("request");
+        self.send(req).await
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        let req = Request::post(path)
+            .header(header::AUTHORIZATION, format!("Bearer {}", self.key))
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.to_string()))
+            .expect("request");
+        self.send(req).await
+    }
+
+    async fn send(&self, req: Request<Body>) -> (StatusCode, Value) {
+        let res = self.app.clone().oneshot(req).await.expect("service");
+        let status = res.status();
+        let bytes = axum::body::to_bytes(res.into_body(), 1 << 24).await.expect("body");
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+}
+
+fn addr(v: &Value) -> Address {
+    v.as_str().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("an address: {v}"))
+}
+
+fn wei(v: &Value) -> U256 {
+    v.as_str().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("a wei amount: {v}"))
+}
+
+/// `amountOut` / `minAmountOut`: one string or one per output.
+fn amounts(v: &Value) -> Vec<U256> {
+    match v {
+        Value::Array(items) => items.iter().map(wei).collect(),
+        other => vec![wei(other)],
+    }
+}
+
+fn bytes(v: &Value) -> Bytes {
+    v.as_str().and_then(|s| hex::decode(s).ok()).map(Bytes::from).expect("hex data")
+}
+
+/// One route request and what to check about its answer.
+struct Case {
+    name: &'static str,
+    strategy: &'static str,
+    inputs: Vec<(Address, u128)>,
+    outputs: Vec<Address>,
+    /// Extra query parameters.
+    extra: String,
+    /// Who receives the outputs.
+    receiver: Address,
+}
+
+fn case(
+    name: &'static str,
+    strategy: &'static str,
+    inputs: Vec<(Address, u128)>,
+    outputs: Vec<Address>,
+) -> Case {
+    Case { name, strategy, inputs, outputs, extra: String::new(), receiver: USER }
+}
+
+impl Case {
+    fn path(&self) -> String {
+        let mut p = format!(
+            "/api/v1/shortcuts/route?chainId=1&fromAddress={USER:#x}&routingStrategy={}&referralCode=e2e-{}",
+            self.strategy,
+            self.strategy.len()
+        );
+        for (t, a) in &self.inputs {
+            p.push_str(&format!("&tokenIn={t:#x}&amountIn={a}"));
+        }
+        for t in &self.outputs {
+            p.push_str(&format!("&tokenOut={t:#x}"));
+        }
+        p + &self.extra
+    }
+
+    fn referral(&self) -> String {
+        format!("e2e-{}", self.strategy.len())
+    }
+}
+
+/// The executors of the world: never approved.
+fn executors(w: &ChainWorld) -> Vec<Address> {
+    let mut out = Vec::new();
+    if let Some((_, e)) = w.shortcuts.router {
+        out.push(e);
+    }
+    if let Some((r, e)) = w.shortcuts.legacy_router {
+        out.push(e);
+        out.push(legacy_executor(r));
+    }
+    out
+}
+
+/// Funds the sender, sends the approvals `/wallet/approve` gives, and
+/// delegates the sender's account for the delegate strategies.
+async fn prepare(api: &Api, w: &ChainWorld, evm: &mut ForkEvm, c: &Case) {
+    for (t, a) in &c.inputs {
+        w.fund(evm, *t, USER, U256::from(*a)).expect("fund");
+        let delegated = c.strategy.starts_with("delegate");
+        if *t == NATIVE || delegated {
+            continue;
+        }
+        let (status, body) = api
+            .get(&format!(
+                "/api/v1/wallet/approve?chainId=1&fromAddress={USER:#x}&tokenAddress={t:#x}&amount={a}&routingStrategy={}",
+                c.strategy
+            ))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{}: approve {body}", c.name);
+        let spender = addr(&body["spender"]);
+        assert!(!executors(w).contains(&spender), "{}: an approval names an executor", c.name);
+        let tx = &body["tx"];
+        assert_eq!(addr(&tx["to"]), *t);
+        evm.call(USER, *t, bytes(&tx["data"]), U256::ZERO).expect("the approval executes");
+    }
+    if c.strategy == "delegate" {
+        evm.delegate_account(USER, w.shortcuts.delegate.expect("delegate code"));
+    }
+    if c.strategy == "delegate-legacy" {
+        evm.delegate_account(USER, w.shortcuts.legacy_delegate.expect("legacy delegate code"));
+    }
+}
+
+fn balance(evm: &mut ForkEvm, token: Address, who: Address) -> U256 {
+    ChainWorld::balance_of(evm, token, who).expect("balance")
+}
+
+/// The account id of the test key as the event carries it.
+fn account_word(account: &str) -> B256 {
+    switchyard_engine::encode::account_id(account)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_class_executes_as_answered() {
+    let env = common::start("e2e");
+    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let world = Arc::new(own_world());
+    let w = world.chain(ChainId(1)).expect("chain 1");
+
+    let mut cases = vec![
+        case("single hop", "router", vec![(USDC, 5_000_000_000)], vec![WETH]),
+        case("multi-hop", "router", vec![(WBTC, 10_000_000)], vec![DAI]),
+        case("split", "router", vec![(WETH, 300_000_000_000_000_000_000)], vec![USDC]),
+        case(
+            "several inputs",
+            "router",
+            vec![(USDC, 1_000_000_000), (DAI, 1_000_000_000_000_000_000_000)],
+            vec![WETH],
+        ),
+        case(
+            "several outputs",
+            "router",
+            vec![(USDC, 1_000_000_000), (WETH, 1_000_000_000_000_000_000)],
+            vec![WETH, USDC],
+        ),
+        case("stableswap", "router", vec![(DAI, 10_000_000_000_000_000_000_000)], vec![USDT]),
+        case("ERC-4626 deposit", "router", vec![(DAI, 1_000_000_000_000_000_000_000)], vec![SDAI]),
+        case("ERC-4626 redeem", "router", vec![(SDAI, 1_000_000_000_000_000_000_000)], vec![DAI]),
+        case("vault by a curator", "router", vec![(USDC, 1_000_000_000)], vec![STEAKUSDC]),
+        case("Aave supply", "router", vec![(USDC, 1_000_000_000)], vec![AUSDC]),
+        case("Aave withdraw", "router", vec![(AUSDC, 1_000_000_000)], vec![USDC]),
+        case("Compound mint", "router", vec![(USDC, 1_000_000_000)], vec![CUSDC]),
+        case("Compound redeem", "router", vec![(CUSDC, 40_000_000_000)], vec![USDC]),
+        case("Lido stake", "router", vec![(NATIVE, 10_000_000_000_000_000_000)], vec![STETH]),
+        case("wstETH", "router", vec![(NATIVE, 10_000_000_000_000_000_000)], vec![WSTETH]),
+        case("native in", "router", vec![(NATIVE, 1_000_000_000_000_000_000)], vec![USDC]),
+        case("native out", "router", vec![(USDC, 1_000_000_000)], vec![NATIVE]),
+        case("delegate", "delegate", vec![(USDC, 5_000_000_000)], vec![WETH]),
+        case("delegate, native", "delegate", vec![(NATIVE, 1_000_000_000_000_000_000)], vec![DAI]),
+        case("legacy router", "router-legacy", vec![(USDC, 5_000_000_000)], vec![WETH]),
+        case(
+            "legacy delegate",
+            "delegate-legacy",
+            vec![(WETH, 1_000_000_000_000_000_000)],
+            vec![USDC],
+        ),
+    ];
+    let mut weighted = case("weighted pool", "router", vec![(WBTC, 100_000_000)], vec![WETH]);
+    weighted.extra = "&ignoreStandards=uniswap-v2&ignoreStandards=uniswap-v3".into();
+    cases.push(weighted);
+    let mut fee = case("fee", "router", vec![(USDC, 2_000_000_000)], vec![WETH]);
+    fee.extra = format!("&fee=25&feeReceiver={FEE_TO:#x}");
+    cases.push(fee);
+    let mut other = case(
+        "receiver and refund receiver",
+        "router",
+        vec![(WETH, 2_000_000_000_000_000_000)],
+        vec![USDC],
+    );
+    other.extra = format!("&receiver={OTHER:#x}&refundReceiver={REFUND_TO:#x}");
+    other.receiver = OTHER;
+    cases.push(other);
+    let mut wallet = case(
+        "ensowallet-v2, to the sender",
+        "ensowallet-v2",
+        vec![(USDC, 1_000_000_000)],
+        vec![WETH],
+    );
+    wallet.extra = "&toEoa=true".into();
+    cases.push(wallet);
+    let mut min = case("explicit minimum", "router", vec![(USDC, 1_000_000_000)], vec![DAI]);
+    min.extra = "&minAmountOut=900000000000000000000".into();
+    cases.push(min);
+
+    let mut protocols = BTreeSet::new();
+    for c in &cases {
+        let (status, body) = api.get(&c.path()).await;
+        assert_eq!(status, StatusCode::OK, "{}: {body}", c.name);
+        for hop in body["route"].as_array().expect("route") {
+            protocols.insert(hop["protocol"].as_str().unwrap_or_default().to_owned());
+            for path in hop["internalRoutes"].as_array().into_iter().flatten() {
+                for seg in path.as_array().into_iter().flatten() {
+                    protocols.insert(seg["protocol"].as_str().unwrap_or_default().to_owned());
+                }
+            }
+        }
+        let out = amounts(&body["amountOut"]);
+        let mins = amounts(&body["minAmountOut"]);
+        let tx = &body["tx"];
+        let mut evm = w.fork();
+        prepare(&api, w, &mut evm, c).await;
+        let before: Vec<U256> =
+            c.outputs.iter().map(|t| balance(&mut evm, *t, c.receiver)).collect();
+        let fee_before = balance(&mut evm, c.inputs[0].0, FEE_TO);
+        let result = evm
+            .call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
+            .unwrap_or_else(|e| panic!("{}: the transaction reverts: {e}", c.name));
+        for (k, t) in c.outputs.iter().enumerate() {
+            // What the receiver paid of the same token as an input counts back.
+            let paid = c
+                .inputs
+                .iter()
+                .filter(|(i, _)| i == t && c.receiver == USER)
+                .fold(U256::ZERO, |a, (_, x)| a + U256::from(*x));
+            let gained = balance(&mut evm, *t, c.receiver) + paid - before[k];
+            assert_eq!(gained, out[k], "{}: output {k} is exactly amountOut", c.name);
+            assert!(gained >= mins[k], "{}: at least minAmountOut", c.name);
+        }
+        if c.extra.contains("fee=") {
+            let fee = wei(&body["feeAmount"][0]);
+            assert!(!fee.is_zero());
+            assert_eq!(balance(&mut evm, c.inputs[0].0, FEE_TO) - fee_before, fee, "{}", c.name);
+        }
+        // The event: the key's account, the referral code in the high half
+        // (the legacy router's ABI carries no ids: zeros).
+        let ev = result
+            .logs
+            .iter()
+            .find_map(|l| ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data).ok())
+            .unwrap_or_else(|| panic!("{}: no ShortcutExecuted", c.name));
+        if c.strategy != "router-legacy" {
+            if c.strategy != "delegate-legacy" {
+                assert_eq!(ev.accountId, account_word(&env.account_id), "{}", c.name);
+            }
+            let referral = c.referral();
+            assert_eq!(&ev.requestId[..referral.len()], referral.as_bytes(), "{}", c.name);
+        }
+        // A shared executor keeps nothing.
+        if c.strategy.starts_with("router") {
+            for e in executors(w) {
+                for t in c.inputs.iter().map(|i| i.0).chain(c.outputs.iter().copied()) {
+                    assert!(balance(&mut evm, t, e).is_zero(), "{}: executor holds {t}", c.name);
+                }
+            }
+        }
+    }
+    for p in [
+        "uniswap-v2",
+        "uniswap-v3",
+        "curve",
+        "balancer-v2",
+        "spark-savings",
+        "morpho-vaults",
+        "aave-v3",
+        "compound-v2",
+        "lido",
+        "wrapped-native",
+    ] {
+        assert!(protocols.contains(p), "no route went through {p}: {protocols:?}");
+    }
+}
+
+/// The source side of a cross-chain route: the transaction executes, and
+/// the bridge request it makes carries the input to the destination
+/// chain's receiver contract.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_chain_source_legs_execute() {
+    let env = common::start("e2e-cross");
+    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let world = own_world();
+    let w = world.chain(ChainId(1)).expect("chain 1");
+    let base = world.chain(ChainId(8453)).expect("base");
+    for (tin, amount, tout, bridge) in [
+        (USDC, 1_000_000_000u128, "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "cctp"),
+        (WETH, 1_000_000_000_000_000_000, "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "cctp"),
+        (NATIVE, 1_000_000_000_000_000_000, "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee", "relay"),
+    ] {
+        let c = Case {
+            name: "cross-chain",
+            strategy: "router",
+            inputs: vec![(tin, amount)],
+            outputs: Vec::new(),
+            extra: format!("&tokenOut={tout}&destinationChainId=8453&receiver={USER:#x}"),
+            receiver: USER,
+        };
+        let (status, body) = api.get(&c.path()).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["bridgingEstimates"][0]["toChainId"], 8453, "{body}");
+        assert!(body["route"].as_array().expect("route").iter().any(|h| h["protocol"] == bridge));
+        let mut evm = w.fork();
+        prepare(&api, w, &mut evm, &c).await;
+        let tx = &body["tx"];
+        let result = evm
+            .call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
+            .unwrap_or_else(|e| panic!("{tin}: the transaction reverts: {e}"));
+        let request = result
+            .logs
+            .iter()
+            .find_map(|l| ReferenceBridge::BridgeRequest::decode_log_data(&l.data).ok())
+            .expect("a bridge request");
+        assert_eq!(request.destinationChainId, U256::from(8453u32));
+        assert_eq!(Some(request.recipient), base.shortcuts.receiver);
+        assert!(!request.payload.is_empty() || bridge == "relay");
+        assert!(balance(&mut evm, tin, USER).is_zero(), "the whole input left");
+    }
+}
+
+/// A price that moves between the quote and the execution: the route's
+/// minimum fails on chain, and the revert decodes to the router's
+/// `AmountTooLow` (a delegate's program to the failed `requireAtLeast`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_moved_price_reverts_on_the_minimum() {
+    let env = common::start("e2e-moved");
+    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let world = own_world();
+    let w = world.chain(ChainId(1)).expect("chain 1");
+    for (strategy, expected) in [("router", "AmountTooLow"), ("delegate", "ExecutionFailed")] {
+        let c = case("victim", strategy, vec![(USDC, 10_000_000_000)], vec![WETH]);
+        let (status, body) = api.get(&c.path()).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let mut evm = w.fork();
+        prepare(&api, w, &mut evm, &c).await;
+        // Someone else buys a lot of WETH first, through the same pools.
+        let whale = case("whale", "router", vec![(USDC, 20_000_000_000_000)], vec![WETH]);
+        let (status, front) = api
+            .get(
+                &whale
+                    .path()
+                    .replace(&format!("fromAddress={USER:#x}"), &format!("fromAddress={OTHER:#x}")),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{front}");
+        w.fund(&mut evm, USDC, OTHER, U256::from(20_000_000_000_000u128)).expect("fund");
+        let approve =
+            switchyard_engine::encode::approve_calldata(addr(&front["tx"]["to"]), U256::MAX);
+        evm.call(OTHER, USDC, approve, U256::ZERO).expect("approval");
+        let ftx = &front["tx"];
+        evm.call(OTHER, addr(&ftx["to"]), bytes(&ftx["data"]), U256::ZERO)
+            .expect("the whale trades");
+        let tx = &body["tx"];
+        let err = evm
+            .call(USER, addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
+            .expect_err("the minimum is not met");
+        let data = err.revert_data().expect("revert data").clone();
+        let decoded = switchyard_engine::simulate::decode_revert(&data).unwrap_or_default();
+        assert!(decoded.contains(expected), "{strategy}: {decoded}");
+        if strategy == "delegate" {
+            assert!(decoded.contains("AmountBelowMinimum"), "{decoded}");
+        }
+    }
+}
+
+/// A bundle through the API: its approvals (never to an executor) and its
+/// transaction, executed here, give the receiver exactly `amountsOut`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_execute_as_answered() {
+    let env = common::start("e2e-bundle");
+    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let world = own_world();
+    let w = world.chain(ChainId(1)).expect("chain 1");
+    let usdc_in = U256::from(3_000_000_000u64);
+    let body = serde_json::json!([
+        {"protocol": "enso", "action": "route", "args": {"tokenIn": format!("{USDC:#x}"), "tokenOut": format!("{DAI:#x}"), "amountIn": usdc_in.to_string()}},
+        {"protocol": "erc4626", "action": "deposit", "args": {"tokenIn": format!("{DAI:#x}"), "tokenOut": format!("{SDAI:#x}"), "amountIn": {"useOutputOfCallAt": 0}, "primaryAddress": format!("{SDAI:#x}")}},
+        {"protocol": "enso", "action": "slippage", "args": {"amountOut": {"useOutputOfCallAt": 1}, "bps": "50"}}
+    ]);
+    for strategy in ["router", "delegate", "ensowallet-v2"] {
+        let (status, r) = api
+            .post(
+                &format!("/api/v1/shortcuts/bundle?chainId=1&fromAddress={USER:#x}&routingStrategy={strategy}&receiver={OTHER:#x}&referralCode=bundle-e2e"),
+                &body,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{strategy}: {r}");
+        let mut evm = w.fork();
+        w.fund(&mut evm, USDC, USER, usdc_in).expect("fund");
+        for a in r["approvals"].as_array().expect("approvals") {
+            let data = bytes(&a["data"]);
+            let spender = Address::from_slice(&data[16..36]);
+            assert!(!executors(w).contains(&spender), "{strategy}: an approval names an executor");
+            evm.call(addr(&a["from"]), addr(&a["to"]), data, U256::ZERO).expect("approval");
+        }
+        if strategy == "delegate" {
+            evm.delegate_account(USER, w.shortcuts.delegate.expect("delegate code"));
+        }
+        let before = balance(&mut evm, SDAI, OTHER);
+        let tx = &r["tx"];
+        let result = evm
+            .call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
+            .unwrap_or_else(|e| panic!("{strategy}: the bundle reverts: {e}"));
+        let gained = balance(&mut evm, SDAI, OTHER) - before;
+        assert_eq!(gained, wei(&r["amountsOut"][format!("{SDAI:#x}")]), "{strategy}");
+        assert!(gained >= wei(&r["minAmountsOut"][format!("{SDAI:#x}")]), "{strategy}");
+        let ev = result
+            .logs
+            .iter()
+            .find_map(|l| ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data).ok())
+            .expect("ShortcutExecuted");
+        assert_eq!(ev.accountId, account_word(&env.account_id));
+        assert_eq!(&ev.requestId[..10], b"bundle-e2e");
+    }
+}
