@@ -3,7 +3,8 @@
 # loopback, several endpoints interleaved over ROUNDS rounds in one run, so
 # the ratios between them are taken under the same machine noise.
 #
-#   scripts/load.sh                 # defaults below
+#   scripts/load.sh                 # metadata endpoints, defaults below
+#   SET=route scripts/load.sh       # /shortcuts/route next to /shortcuts/quote
 #   ROUNDS=5 DURATION=5s CONC=32 scripts/load.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,13 +18,31 @@ cargo build --release -p switchyard-server --locked
 . scripts/lib.sh
 start_server target/release/switchyard "$PORT" 1000000000
 
-endpoints=(
-  "/health"
-  "/api/v1/networks"
-  "/api/v1/tokens?chainId=1&pageSize=1000"
-  "/api/v1/tokens"
-  "/api/v1/tokens?type=defi&includeMetadata=true"
-)
+case "${SET:-metadata}" in
+  metadata)
+    endpoints=(
+      "/health"
+      "/api/v1/networks"
+      "/api/v1/tokens?chainId=1&pageSize=1000"
+      "/api/v1/tokens"
+      "/api/v1/tokens?type=defi&includeMetadata=true"
+    )
+    ;;
+  route)
+    # The same trades quoted, then built and executed in the EVM world.
+    from="fromAddress=0xd8da6bf26964af9d7eed9e03e53415d37aa96045"
+    one="chainId=1&$from&tokenIn=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48&amountIn=5000000000&tokenOut=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
+    split="chainId=1&$from&tokenIn=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2&amountIn=300000000000000000000&tokenOut=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"
+    endpoints=(
+      "/health"
+      "/api/v1/shortcuts/quote?$one"
+      "/api/v1/shortcuts/route?$one"
+      "/api/v1/shortcuts/quote?$split"
+      "/api/v1/shortcuts/route?$split"
+    )
+    ;;
+  *) echo "SET is metadata or route" >&2; exit 2 ;;
+esac
 out=$(mktemp -d)
 for r in $(seq "$ROUNDS"); do
   for i in "${!endpoints[@]}"; do
@@ -49,6 +68,7 @@ base = rows[0][1]
 print(f"| endpoint | req/s (median of {rounds}) | vs /health | p50 µs | p99 µs | success |")
 print("|---|---:|---:|---:|---:|---:|")
 for ep, rps, p50, p99, ok in rows:
-    print(f"| `{ep}` | {rps:,.0f} | {rps / base:.2f} | {p50:,.0f} | {p99:,.0f} | {ok:.0%} |")
+    short = ep if len(ep) < 60 else ep.split("?")[0] + "?…" + ("split" if "300000000000000000000" in ep else "one hop")
+    print(f"| `{short}` | {rps:,.0f} | {rps / base:.2f} | {p50:,.0f} | {p99:,.0f} | {ok:.0%} |")
 PY
 rm -rf "$out"

@@ -280,8 +280,10 @@ impl EngineHandle {
     }
 
     /// Records one routed transaction of `usd` value.
-    pub async fn record_volume(&self, chain: ChainId, usd: f64) -> Result<(), EngineError> {
-        ask(&self.inner.volume, volume::RecordVolume { chain, usd }, "volume recorder").await?
+    /// Not awaited: the recorder adds it up and writes in batches, off the
+    /// request path (a read through [`Self::volume`] sees it).
+    pub fn record_volume(&self, chain: ChainId, usd: f64) {
+        self.inner.volume.do_send(volume::RecordVolume { chain, usd });
     }
 
     /// Routed volume of a chain.
@@ -308,9 +310,7 @@ impl EngineHandle {
     pub async fn route(&self, req: RouteRequest) -> Result<RouteTx, EngineError> {
         let chain = req.quote.chain;
         let r = route::route(self.state(), req).await?;
-        if let Err(e) = self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0)).await {
-            tracing::warn!(error = %e, "routed volume not recorded");
-        }
+        self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0));
         Ok(r)
     }
 
@@ -328,9 +328,7 @@ impl EngineHandle {
     ) -> Result<nontokenized::NontokenizedTx, EngineError> {
         let chain = req.route.quote.chain;
         let r = nontokenized::nontokenized(self.state(), req).await?;
-        if let Err(e) = self.record_volume(chain, r.route.quote.usd_in.unwrap_or(0.0)).await {
-            tracing::warn!(error = %e, "routed volume not recorded");
-        }
+        self.record_volume(chain, r.route.quote.usd_in.unwrap_or(0.0));
         Ok(r)
     }
 

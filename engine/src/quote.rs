@@ -160,7 +160,7 @@ pub(crate) fn search_params(state: &MarketState, req: &QuoteRequest) -> SearchPa
 }
 
 /// Quotes on the current thread (call it on the pool).
-pub(crate) fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, EngineError> {
+pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, EngineError> {
     let out_chain = req.destination_chain.unwrap_or(req.chain);
     let mut fee_amounts = Vec::with_capacity(req.inputs.len());
     let mut routed = Vec::with_capacity(req.inputs.len());

@@ -271,8 +271,10 @@ pub(crate) fn sim_setup(
     }
 }
 
-/// Builds, simulates and checks the route (call it on the pool).
-pub(crate) fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, EngineError> {
+/// Builds, simulates and checks the route, on the calling thread (the
+/// handle's [`EngineHandle::route`](crate::EngineHandle::route) runs it on
+/// the engine's pool; benchmarks call it directly).
+pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, EngineError> {
     let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
     let chain = req.quote.chain;
     let unknown = |c| EngineError::Route(switchyard_kernel::KernelError::UnknownChain(c));

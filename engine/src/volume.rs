@@ -1,6 +1,11 @@
 //! Routed volume per chain, persisted in the engine database.
+//!
+//! Recording is off the request path: a route sends its volume without
+//! waiting, the recorder adds it up in memory and writes the totals in one
+//! transaction per second (and before it answers a read, and when it
+//! stops), so no request waits for the database's sync to disk.
 
-use std::path::PathBuf;
+use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
 use actix::prelude::*;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -19,15 +24,50 @@ pub struct VolumeStats {
     pub transactions: u64,
 }
 
+/// How often recorded volume is written to the database.
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
 /// Records and serves [`VolumeStats`].
 pub(crate) struct VolumeRecorder {
     data_dir: PathBuf,
     conn: Option<Connection>,
+    /// Recorded and not yet written: per chain, USD and transactions.
+    pending: BTreeMap<i64, (f64, i64)>,
 }
 
 impl VolumeRecorder {
     pub(crate) const fn new(data_dir: PathBuf) -> Self {
-        Self { data_dir, conn: None }
+        Self { data_dir, conn: None, pending: BTreeMap::new() }
+    }
+
+    /// Writes what is pending in one transaction; on failure it stays
+    /// pending for the next flush.
+    fn flush(&mut self) -> Result<(), EngineError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let written = (|| -> Result<(), EngineError> {
+            let conn = self.conn()?;
+            let tx = conn.unchecked_transaction()?;
+            for (chain, (usd, n)) in &pending {
+                tx.execute(
+                    "INSERT INTO volume (chain_id, usd, tx_count) VALUES (?1, ?2, ?3)
+                     ON CONFLICT(chain_id) DO UPDATE SET usd = usd + ?2, tx_count = tx_count + ?3",
+                    params![chain, usd, n],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })();
+        if written.is_err() {
+            for (chain, (usd, n)) in pending {
+                let e = self.pending.entry(chain).or_default();
+                e.0 += usd;
+                e.1 += n;
+            }
+        }
+        written
     }
 
     fn conn(&mut self) -> Result<&Connection, EngineError> {
@@ -40,6 +80,21 @@ impl VolumeRecorder {
 
 impl Actor for VolumeRecorder {
     type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.run_interval(FLUSH_EVERY, |act, _| {
+            if let Err(e) = act.flush() {
+                tracing::warn!(error = %e, "routed volume not written yet; retrying");
+            }
+        });
+    }
+
+    fn stopping(&mut self, _: &mut Self::Context) -> Running {
+        if let Err(e) = self.flush() {
+            tracing::error!(error = %e, "routed volume lost on stop");
+        }
+        Running::Stop
+    }
 }
 
 impl Supervised for VolumeRecorder {
@@ -48,26 +103,23 @@ impl Supervised for VolumeRecorder {
     }
 }
 
-/// Adds one routed transaction.
+/// Adds one routed transaction (sent without waiting for an answer).
 #[derive(Message)]
-#[rtype(result = "Result<(), EngineError>")]
+#[rtype(result = "()")]
 pub(crate) struct RecordVolume {
     pub(crate) chain: ChainId,
     pub(crate) usd: f64,
 }
 
 impl Handler<RecordVolume> for VolumeRecorder {
-    type Result = Result<(), EngineError>;
+    type Result = ();
 
-    fn handle(&mut self, msg: RecordVolume, _: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, msg: RecordVolume, _: &mut Self::Context) {
         let chain = i64::try_from(msg.chain.0).unwrap_or(i64::MAX);
         let usd = if msg.usd.is_finite() && msg.usd > 0.0 { msg.usd } else { 0.0 };
-        self.conn()?.execute(
-            "INSERT INTO volume (chain_id, usd, tx_count) VALUES (?1, ?2, 1)
-             ON CONFLICT(chain_id) DO UPDATE SET usd = usd + ?2, tx_count = tx_count + 1",
-            params![chain, usd],
-        )?;
-        Ok(())
+        let e = self.pending.entry(chain).or_default();
+        e.0 += usd;
+        e.1 += 1;
     }
 }
 
@@ -80,6 +132,7 @@ impl Handler<GetVolume> for VolumeRecorder {
     type Result = Result<VolumeStats, EngineError>;
 
     fn handle(&mut self, msg: GetVolume, _: &mut Self::Context) -> Self::Result {
+        self.flush()?;
         let chain = i64::try_from(msg.0.0).unwrap_or(i64::MAX);
         let row = self
             .conn()?

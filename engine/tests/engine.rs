@@ -75,9 +75,9 @@ async fn volume_is_persisted_across_restarts() {
     let dir = temp_dir("volume");
     {
         let (engine, shutdown) = Engine::start(config(&dir)).expect("engine starts");
-        engine.record_volume(ChainId(1), 1500.5).await.expect("record");
-        engine.record_volume(ChainId(1), 499.5).await.expect("record");
-        engine.record_volume(ChainId(10), 7.0).await.expect("record");
+        engine.record_volume(ChainId(1), 1500.5);
+        engine.record_volume(ChainId(1), 499.5);
+        engine.record_volume(ChainId(10), 7.0);
         shutdown.stop();
     }
     let (engine, shutdown) = Engine::start(config(&dir)).expect("engine restarts");

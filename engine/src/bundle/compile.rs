@@ -1585,7 +1585,7 @@ pub fn compile_and_prove(
     let request_id = encode::request_id(req.referral_code.as_deref(), unique);
     let mut c = Compiler::new(state, cw, req, runner, owner, request_id, "body".to_owned())?;
     c.run()?;
-    let Assembled { tx, setup, approvals, prologue, .. } = c.assemble(c.b.clone())?;
+    let Assembled { program, tx, setup, approvals, prologue } = c.assemble(c.b.clone())?;
     let mut evm = cw.fork();
     prepare(cw, &mut evm, &setup).map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
     let outcome = run_prepared(&mut evm, &tx, &setup.watch)
@@ -1657,6 +1657,7 @@ pub fn compile_and_prove(
         .map_or(0, |d| d.as_secs());
     let head = state.snapshot.head(req.chain);
     Ok(super::BundleTx {
+        program,
         tx,
         gas: outcome.gas_used,
         amounts_out,

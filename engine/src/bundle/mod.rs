@@ -381,6 +381,8 @@ pub struct BundleRequest {
 /// A compiled and executed bundle.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BundleTx {
+    /// The program the transaction runs.
+    pub program: crate::encode::Program,
     /// The transaction.
     pub tx: Tx,
     /// Gas it used in the simulation.

@@ -1,0 +1,160 @@
+//! Executable routes on the embedded market: what building and proving a
+//! transaction adds to a quote.
+//!
+//! Per route, on one thread, the engine's own state (its EVM world built):
+//!
+//! - `route/quote/…`: the kernel search and pricing (`quote_now`), what
+//!   `/shortcuts/quote` costs;
+//! - `route/encode/…`: the weiroll program and the router transaction of
+//!   that quote's plan;
+//! - `route/simulate/…`: executing that transaction in a fork of the world
+//!   (funding, approvals, the call, balances read before and after);
+//! - `route/total/…`: `route_now`, all of it as `/shortcuts/route` runs it
+//!   (quote, encode, simulate, the checks; a cross-chain route also plays
+//!   each delivery on the destination world).
+//!
+//! Run with `cargo bench -p switchyard-benches --bench route`.
+
+use std::hint::black_box;
+
+use alloy_primitives::{Address, U256, address};
+use criterion::{Criterion, criterion_group, criterion_main};
+use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
+use switchyard_engine::{
+    Engine, EngineConfig, QuoteRequest, RouteRequest,
+    encode::{self, RouteSpec, Runner, TokenAmount, route::ProtocolBook, tx::TxSpec},
+    quote::quote_now,
+    route::route_now,
+    simulate::{SimSetup, simulate},
+};
+
+const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
+const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
+const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
+const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
+const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
+const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
+
+fn request(token_in: Address, amount: u128, token_out: Address, to: Option<u64>) -> RouteRequest {
+    RouteRequest {
+        quote: QuoteRequest {
+            chain: ChainId(1),
+            destination_chain: to.map(ChainId),
+            inputs: vec![(token_in, U256::from(amount))],
+            fee_bps: Vec::new(),
+            inputs_transferred: true,
+            outputs: vec![token_out],
+            ignore_aggregators: Vec::new(),
+            ignore_standards: Vec::new(),
+            ignore_bridges: Vec::new(),
+        },
+        from: USER,
+        strategy: RoutingStrategy::Router,
+        receiver: Some(USER),
+        spender: None,
+        refund_receiver: None,
+        to_eoa: false,
+        fee_receiver: None,
+        min_amount_out: Vec::new(),
+        slippage_bps: 50,
+        slippage_given: false,
+        referral_code: Some("bench".into()),
+        account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+    }
+}
+
+fn routes(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("switchyard-bench-route-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (engine, _shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("the EVM world (scripts/setup.sh)");
+    let w1 = world.chain(ChainId(1)).expect("chain 1");
+    let (router, executor) = w1.shortcuts.router.expect("router");
+    let cases = [
+        ("single_hop_usdc_weth", request(USDC, 5_000_000_000, WETH, None)),
+        ("split_300_weth_usdc", request(WETH, 300_000_000_000_000_000_000, USDC, None)),
+        ("native_eth_dai", request(NATIVE_TOKEN, 1_000_000_000_000_000_000, DAI, None)),
+        ("deposit_dai_sdai", request(DAI, 1_000_000_000_000_000_000_000, SDAI, None)),
+        ("cross_chain_usdc_base", request(USDC, 1_000_000_000, USDC_BASE, Some(8453))),
+    ];
+    let mut group = c.benchmark_group("route");
+    for (name, req) in &cases {
+        let quote = quote_now(&state, &req.quote).expect("quote");
+        group.bench_function(format!("quote/{name}"), |b| {
+            b.iter(|| quote_now(black_box(&state), black_box(&req.quote)).expect("quote"))
+        });
+        group.bench_function(format!("total/{name}"), |b| {
+            b.iter(|| route_now(black_box(&state), black_box(req)).expect("route"))
+        });
+        if req.quote.destination_chain.is_some() {
+            continue;
+        }
+        let inputs: Vec<TokenAmount> = req
+            .quote
+            .inputs
+            .iter()
+            .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
+            .collect();
+        let mins = switchyard_engine::route::min_amounts(&quote.plan.amounts_out, &[], 50, true)
+            .expect("minimums");
+        let outputs: Vec<TokenAmount> = req
+            .quote
+            .outputs
+            .iter()
+            .zip(&mins)
+            .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
+            .collect();
+        let spec = RouteSpec {
+            snapshot: &state.snapshot,
+            plan: &quote.plan,
+            account: executor,
+            pull_from: None,
+            inputs: &inputs,
+            fees: &quote.fee_amounts,
+            fee_receiver: None,
+            receiver: USER,
+            outputs: &req.quote.outputs,
+            check_min: None,
+            refund: None,
+            cross: None,
+        };
+        let runner = Runner::Router { router, executor };
+        let book: &dyn ProtocolBook = &();
+        let build = || {
+            let encoded = encode::encode_plan(&spec, book).expect("encodes");
+            encode::transaction(
+                runner,
+                &encoded.program,
+                &TxSpec {
+                    from: USER,
+                    inputs: &inputs,
+                    outputs: &outputs,
+                    receiver: USER,
+                    account_id: encode::account_id(&req.account_id),
+                    request_id: encode::request_id(Some("bench"), [7; 16]),
+                },
+            )
+        };
+        group.bench_function(format!("encode/{name}"), |b| b.iter(|| black_box(build())));
+        let tx = build();
+        let setup = SimSetup {
+            funds: inputs.iter().map(|t| (USER, t.token, t.amount)).collect(),
+            approvals: encode::tx::approvals(runner, USER, &inputs),
+            watch: req.quote.outputs.iter().map(|t| (USER, *t)).collect(),
+            ..SimSetup::default()
+        };
+        let out = simulate(w1, &tx, &setup).expect("executes");
+        assert_eq!(out.gains[0], Some(quote.plan.amounts_out[0]), "{name}");
+        group.bench_function(format!("simulate/{name}"), |b| {
+            b.iter(|| simulate(black_box(w1), black_box(&tx), black_box(&setup)).expect("runs"))
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, routes);
+criterion_main!(benches);
