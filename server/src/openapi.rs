@@ -78,7 +78,9 @@ Errors share one body: {statusCode, error, message, code, field}. \
 Array query parameters accept repeated keys, `key[]=`, `key[0]=`, a single value or a comma list. \
 Addresses are 0x and 40 hex digits; a mixed-case address must be a valid EIP-55 checksum. \
 Amounts are decimal integers in wei within uint256. \
-Endpoints answering 501 validate their whole request first and answer 400 for bad input.",
+Every transaction returned (route, bundle, non-tokenized route, IPOR shortcut, approval) was executed \
+against the state it was quoted on and delivered exactly the amounts answered; `gas` is the gas it used. \
+A 501 names the part of a request this version does not build; a 400 names bad input.",
     ),
     paths(
         api::metadata::networks,
