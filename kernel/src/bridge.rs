@@ -65,6 +65,14 @@ impl BridgeRoute {
             return Err(AmmError::InvalidState);
         }
         let amount_in = self.amount_taken(amount_in);
+        // Shared units travel as a `uint64`: more cannot be sent at once.
+        if let Some(s) = self.shared_decimals
+            && self.decimals_in >= s
+            && amount_in / U256::from(10u8).pow(U256::from(self.decimals_in - s))
+                > U256::from(u64::MAX)
+        {
+            return Err(AmmError::InsufficientLiquidity);
+        }
         let bps = U256::from(self.fee_bps);
         let fee = amount_in
             .checked_mul(bps)
@@ -123,6 +131,17 @@ mod tests {
         assert_eq!(r.amount_out(U256::from(1_000_000_001u64)), Ok(U256::from(998_900_000u64)));
         assert_eq!(r.amount_out(U256::from(500_000u64)), Err(AmmError::InsufficientLiquidity));
         assert!((r.shadow_out(1_000_000_001.0) - 998_900_000.4).abs() < 1.0);
+    }
+
+    #[test]
+    fn shared_units_beyond_u64_cannot_be_sent() {
+        let r = BridgeRoute { shared_decimals: Some(6), ..route(0, 0, 18, 18) };
+        let max = U256::from(u64::MAX) * U256::from(10u64.pow(12));
+        assert!(r.amount_out(max).is_ok());
+        assert_eq!(
+            r.amount_out(max + U256::from(10u64.pow(12))),
+            Err(AmmError::InsufficientLiquidity)
+        );
     }
 
     #[test]

@@ -5,7 +5,9 @@
 use std::{collections::BTreeMap, sync::Arc};
 
 use alloy_primitives::U256;
-use switchyard_catalog::{Address, Catalog, ChainId, Market, NATIVE_TOKEN, PoolRecord};
+use switchyard_catalog::{
+    Address, Catalog, ChainId, Market, NATIVE_TOKEN, PoolRecord, market::LendingModel,
+};
 
 use crate::{
     KernelError,
@@ -37,6 +39,11 @@ pub struct MarketSnapshot {
     /// Rebasing share tokens (stETH), by (chain, token): the index of the
     /// staking pool whose totals convert their balances to shares.
     share_tokens: Arc<std::collections::HashMap<(ChainId, Address), usize>>,
+    /// Tokens whose balances are scaled units read through an index (stETH
+    /// and the other share tokens, Aave aTokens): deposits of them do not
+    /// add up wei for wei.
+    /// The pool that issues each, by (chain, token).
+    scaled_receipts: Arc<std::collections::HashMap<(ChainId, Address), usize>>,
 }
 
 /// State changes to apply to a snapshot: what one block (or several) moved.
@@ -160,12 +167,24 @@ impl MarketSnapshot {
                 _ => None,
             })
             .collect();
+        let scaled_receipts = pools
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match p.state {
+                PoolState::LiquidStaking { rebasing: true, .. }
+                | PoolState::Lending { model: LendingModel::Aave, .. } => {
+                    p.tokens.get(1).map(|t| ((p.chain, *t), k))
+                }
+                _ => None,
+            })
+            .collect();
         let mut snapshot = Self {
             heads,
             pools: pools.into_iter().map(Arc::new).collect(),
             graph: Arc::default(),
             bridges: Arc::from(Vec::new()),
             share_tokens: Arc::new(share_tokens),
+            scaled_receipts: Arc::new(scaled_receipts),
         };
         // Prices of this very state size the bridges' fixed fees.
         let prices = crate::price::derive_prices(&snapshot, &crate::price::usd_anchors(catalog));
@@ -238,6 +257,21 @@ impl MarketSnapshot {
     /// `transfer` moves whole shares.
     pub fn share_pool(&self, chain: ChainId, token: Address) -> Option<usize> {
         self.share_tokens.get(&(chain, token)).copied()
+    }
+
+    /// Whether balances of `token` are scaled units read through an index
+    /// (rebasing share tokens, Aave aTokens): two deposits of `a` and `b`
+    /// can read back one wei apart from `a + b`, so a split into one is not
+    /// quoted exactly.
+    pub fn is_scaled_receipt(&self, chain: ChainId, token: Address) -> bool {
+        self.scaled_receipts.contains_key(&(chain, token))
+    }
+
+    /// The pool whose state converts balances of a scaled receipt `token`
+    /// (see [`Self::is_scaled_receipt`]) to its units: the staking pool of a
+    /// share token, the lending pool of an aToken.
+    pub fn scaled_pool(&self, chain: ChainId, token: Address) -> Option<usize> {
+        self.scaled_receipts.get(&(chain, token)).copied()
     }
 }
 

@@ -19,6 +19,12 @@ pub fn amount_out(
     if reserve_in.is_zero() || reserve_out.is_zero() {
         return Err(AmmError::InsufficientLiquidity);
     }
+    // The pair keeps reserves as `uint112` and reverts (`OVERFLOW`) when a
+    // balance would exceed it: the pool cannot take this much.
+    let max_reserve = (U256::ONE << 112) - U256::ONE;
+    if reserve_in.checked_add(amount_in).is_none_or(|b| b > max_reserve) {
+        return Err(AmmError::InsufficientLiquidity);
+    }
     let with_fee =
         amount_in.checked_mul(U256::from(10_000 - fee_bps)).ok_or(AmmError::InvalidState)?;
     let numerator = with_fee.checked_mul(reserve_out).ok_or(AmmError::InvalidState)?;
@@ -62,7 +68,20 @@ mod tests {
         );
         assert_eq!(
             amount_out(U256::MAX, U256::from(1u8), U256::from(1u8), 30),
-            Err(AmmError::InvalidState)
+            Err(AmmError::InsufficientLiquidity)
+        );
+    }
+
+    /// The pair's reserves are `uint112`: a trade that would take the input
+    /// reserve past `2^112 - 1` reverts on chain, so it is refused here.
+    #[test]
+    fn input_reserve_stays_within_uint112() {
+        let max = (U256::ONE << 112) - U256::ONE;
+        let reserve = U256::from(10u64).pow(U256::from(24u64));
+        assert!(amount_out(max - reserve, reserve, reserve, 30).is_ok());
+        assert_eq!(
+            amount_out(max - reserve + U256::ONE, reserve, reserve, 30),
+            Err(AmmError::InsufficientLiquidity)
         );
     }
 }

@@ -301,6 +301,11 @@ pub fn swap_exact_in(
     if spacing <= 0 || fee_pips >= 1_000_000 {
         return Err(AmmError::InvalidState);
     }
+    // `amountSpecified` is an `int256`: above its maximum the call means
+    // something else (exact output), so such an input cannot be swapped.
+    if amount_in.bit(255) {
+        return Err(AmmError::InsufficientLiquidity);
+    }
     let limit = if zero_for_one {
         MIN_SQRT_RATIO + U256::from(1u8)
     } else {

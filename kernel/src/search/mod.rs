@@ -254,9 +254,8 @@ fn simulate(
                 let idx = idx as usize;
                 let (i, j) = (usize::from(i), usize::from(j));
                 let pool = snapshot.pools().get(idx).ok_or((AmmError::InvalidState, e))?;
-                let s = pool
-                    .swap_exact_in_from(working.get(&idx).unwrap_or(&pool.state), i, j, x)
-                    .map_err(|err| (err, e))?;
+                let from = trading_state(snapshot, working, &next_states, idx, pool);
+                let s = pool.swap_exact_in_from(&from, i, j, x).map_err(|err| (err, e))?;
                 let received =
                     share_receipt(snapshot, working, &next_states, pool, j, s.amount_out)
                         .ok_or((AmmError::InvalidState, e))?;
@@ -319,20 +318,54 @@ fn share_receipt(
     let Some(k) = pool.tokens.get(j).and_then(|t| snapshot.share_pool(pool.chain, *t)) else {
         return Some(amount);
     };
-    let stake = snapshot.pools().get(k)?;
-    let state = path_states
-        .iter()
-        .rev()
-        .find(|(idx, _)| *idx == k)
-        .map(|(_, st)| st)
-        .or_else(|| working.get(&k))
-        .unwrap_or(&stake.state);
-    match state {
+    match current_state(snapshot, working, path_states, k)? {
         PoolState::LiquidStaking { total_pooled_asset, total_shares, .. } => {
             crate::snapshot::share_transfer(amount, *total_pooled_asset, *total_shares)
         }
         _ => Some(amount),
     }
+}
+
+/// Pool `k`'s state as the path has left it so far.
+fn current_state<'a>(
+    snapshot: &'a MarketSnapshot,
+    working: &'a Working,
+    path_states: &'a NextStates,
+    k: usize,
+) -> Option<&'a PoolState> {
+    path_states
+        .iter()
+        .rev()
+        .find(|(idx, _)| *idx == k)
+        .map(|(_, st)| st)
+        .or_else(|| working.get(&k))
+        .or_else(|| snapshot.pools().get(k).map(|p| &p.state))
+}
+
+/// The state pool `idx` trades at. A non-rebasing wrapper of a rebasing
+/// share token (wstETH over stETH) converts at the share token's staking
+/// totals as the path has left them: a stake earlier in the same
+/// transaction moves them, and the wrapper reads them live.
+fn trading_state<'a>(
+    snapshot: &'a MarketSnapshot,
+    working: &'a Working,
+    path_states: &'a NextStates,
+    idx: usize,
+    pool: &'a Pool,
+) -> std::borrow::Cow<'a, PoolState> {
+    let own = working.get(&idx).unwrap_or(&pool.state);
+    if let PoolState::LiquidStaking { rebasing: false, .. } = own
+        && let Some(k) = pool.tokens.first().and_then(|t| snapshot.share_pool(pool.chain, *t))
+        && let Some(PoolState::LiquidStaking { total_pooled_asset, total_shares, .. }) =
+            current_state(snapshot, working, path_states, k)
+    {
+        return std::borrow::Cow::Owned(PoolState::LiquidStaking {
+            total_pooled_asset: *total_pooled_asset,
+            total_shares: *total_shares,
+            rebasing: false,
+        });
+    }
+    std::borrow::Cow::Borrowed(own)
 }
 
 fn path_gas(steps: &[Step]) -> u64 {
@@ -460,10 +493,17 @@ fn route_leg(
     // found gives over the single path; below a basis point it is not tried.
     let amount_f = u256_to_f64(amount);
     let found_paths: Vec<&[Edge]> = shadow_ranked.iter().map(Vec::as_slice).collect();
-    // Receipts of a rebasing share token add up by shares, not by the
-    // amounts each path reads: a split into one is not quoted exactly.
-    let share_out = snapshot.share_pool(ends.to_chain, token_out).is_some();
+    // Receipts of a rebasing share token or an aToken add up by scaled
+    // units, not by the amounts each path reads: a split into one is not
+    // quoted exactly.
+    let share_out = snapshot.is_scaled_receipt(ends.to_chain, token_out);
+    // An aToken input is burned per path at `rayDiv(part, index)` rounded
+    // half up, and those can add up to a unit more than the account holds
+    // (a share token's floors never do).
+    let atoken_in = snapshot.is_scaled_receipt(ends.chain, token_in)
+        && snapshot.share_pool(ends.chain, token_in).is_none();
     let worth_splitting = !share_out
+        && !atoken_in
         && params.max_splits > 1
         && params.split_chunks > 1
         && split::upper_bound(snapshot, &found_paths, amount_f)
