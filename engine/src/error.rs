@@ -101,6 +101,14 @@ pub enum EngineError {
     /// returned.
     #[error("simulation failed: {0}")]
     SimulationFailed(String),
+    /// An input amount is more of the token than can exist.
+    #[error("{amount} of {token} is more than can exist")]
+    Unfundable {
+        /// The token.
+        token: alloy_primitives::Address,
+        /// The amount.
+        amount: alloy_primitives::U256,
+    },
     /// An approval was refused.
     #[error("approval")]
     Approve(#[from] crate::wallet::ApproveError),
@@ -127,9 +135,9 @@ impl EngineError {
             Self::ZeroAfterFee { .. } | Self::SpenderNative | Self::StrategyUnavailable { .. } => {
                 ErrorCode::BadRequest
             }
-            Self::MinAmountOut { .. } | Self::PositionUnavailable { .. } => {
-                ErrorCode::Unprocessable
-            }
+            Self::MinAmountOut { .. }
+            | Self::PositionUnavailable { .. }
+            | Self::Unfundable { .. } => ErrorCode::Unprocessable,
             Self::PositionNeedsDelegate => ErrorCode::BadRequest,
             Self::Ipor(crate::ipor::IporError::NoVault { .. }) => ErrorCode::NotFound,
             Self::Ipor(crate::ipor::IporError::EmptySide) => ErrorCode::BadRequest,

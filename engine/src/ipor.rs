@@ -258,7 +258,7 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
     setup.watch = vec![(req.from, vault.address)];
     let outcome = simulate(cw, &tx, &setup).map_err(|e| {
         tracing::error!(error = %e, chain = %chain, "IPOR shortcut failed in simulation");
-        EngineError::SimulationFailed(e.to_string())
+        e.into_engine()
     })?;
     let minted = outcome.gains.first().copied().flatten();
     if minted != Some(shares_expected) {

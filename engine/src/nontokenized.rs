@@ -190,7 +190,7 @@ pub(crate) fn nontokenized_now(
     }
     let outcome = simulate(cw, &tx, &setup).map_err(|e| {
         tracing::error!(error = %e, chain = %chain, "position transaction failed in simulation");
-        EngineError::SimulationFailed(e.to_string())
+        e.into_engine()
     })?;
     let (before, after) = (outcome.before.first(), outcome.after.first());
     let moved = before.zip(after).and_then(|(b, a)| match fixture {

@@ -112,16 +112,64 @@ pub fn fee_of(amount: U256, bps: u32) -> U256 {
     )
 }
 
-/// The staking totals behind a rebasing share token (stETH), if `token` is
-/// one.
-fn share_totals(state: &MarketState, chain: ChainId, token: Address) -> Option<(U256, U256)> {
-    let k = state.snapshot.share_pool(chain, token)?;
-    match state.snapshot.pools().get(k)?.state {
-        switchyard_kernel::PoolState::LiquidStaking {
-            total_pooled_asset, total_shares, ..
-        } => Some((total_pooled_asset, total_shares)),
-        _ => None,
+/// How balances of a scaled receipt move by `transfer`: in units that
+/// read back through the issuing pool's state.
+#[derive(Debug, Clone, Copy)]
+enum Scaled {
+    /// A rebasing share token (stETH): `⌊a·S/P⌋` shares, read back as
+    /// `⌊s·P/S⌋`.
+    Shares { pooled: U256, shares: U256 },
+    /// An Aave aToken: `rayDiv(a, index)` scaled units (half up), read back
+    /// as `rayMul(s, index)` (half up).
+    Aave { index: U256 },
+}
+
+impl Scaled {
+    fn of(state: &MarketState, chain: ChainId, token: Address) -> Option<Self> {
+        let k = state.snapshot.scaled_pool(chain, token)?;
+        match state.snapshot.pools().get(k)?.state {
+            switchyard_kernel::PoolState::LiquidStaking {
+                total_pooled_asset,
+                total_shares,
+                rebasing: true,
+            } => Some(Self::Shares { pooled: total_pooled_asset, shares: total_shares }),
+            switchyard_kernel::PoolState::Lending {
+                model: switchyard_catalog::market::LendingModel::Aave,
+                exchange_rate,
+                ..
+            } => Some(Self::Aave { index: exchange_rate }),
+            _ => None,
+        }
     }
+
+    /// The units a transfer of `a` moves.
+    fn units(self, a: U256) -> U256 {
+        match self {
+            Self::Shares { pooled, shares } => mul_div(a, shares, pooled).unwrap_or_default(),
+            Self::Aave { index } => half_up(a, ray(), index),
+        }
+    }
+
+    /// What `u` units read as.
+    fn read(self, u: U256) -> U256 {
+        match self {
+            Self::Shares { pooled, shares } => mul_div(u, pooled, shares).unwrap_or_default(),
+            Self::Aave { index } => half_up(u, index, ray()),
+        }
+    }
+}
+
+fn ray() -> U256 {
+    U256::from(10u8).pow(U256::from(27u8))
+}
+
+/// `(a·b + c/2) / c`, Aave's half-up rounding (zero when it overflows or
+/// `c` is zero: no holder has such an amount).
+fn half_up(a: U256, b: U256, c: U256) -> U256 {
+    if c.is_zero() {
+        return U256::ZERO;
+    }
+    a.checked_mul(b).and_then(|p| p.checked_add(c / U256::from(2u8))).map_or(U256::ZERO, |p| p / c)
 }
 
 /// Runs `f` on the rayon pool under `catch_unwind`, waiting at most
@@ -167,14 +215,12 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, Engin
     for (k, (token, amount)) in req.inputs.iter().enumerate() {
         let bps = req.fee_bps.get(k).or(req.fee_bps.first()).copied().unwrap_or(0);
         let fee = fee_of(*amount, bps);
-        let left = match share_totals(state, req.chain, *token) {
-            // The account holds the shares of `amount`, less those of the
-            // fee it sends on: that is what it can route.
-            Some((pooled, shares)) if req.inputs_transferred => {
-                let of = |a: U256| mul_div(a, shares, pooled).unwrap_or_default();
-                let held =
-                    of(*amount).saturating_sub(if fee.is_zero() { U256::ZERO } else { of(fee) });
-                mul_div(held, pooled, shares).unwrap_or_default()
+        let left = match Scaled::of(state, req.chain, *token) {
+            // The account holds the units of `amount`, less those of the
+            // fee it sends on: what they read as is what it can route.
+            Some(scaled) if req.inputs_transferred => {
+                let fee_units = if fee.is_zero() { U256::ZERO } else { scaled.units(fee) };
+                scaled.read(scaled.units(*amount).saturating_sub(fee_units))
             }
             _ => amount.saturating_sub(fee),
         };

@@ -356,8 +356,12 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
         setup.watch.dedup();
     }
     let failed = |e: SimError, side: &str| {
-        tracing::error!(error = %e, chain = %chain, strategy = %req.strategy, side, "route transaction failed in simulation");
-        EngineError::SimulationFailed(e.to_string())
+        if matches!(e, SimError::Unfundable { .. }) {
+            tracing::info!(error = %e, chain = %chain, side, "route input cannot exist");
+        } else {
+            tracing::error!(error = %e, chain = %chain, strategy = %req.strategy, side, "route transaction failed in simulation");
+        }
+        e.into_engine()
     };
     let outcome = simulate(cw, &tx, &setup).map_err(|e| failed(e, "source"))?;
     let delivered = match destination {

@@ -68,9 +68,36 @@ pub enum SimError {
         #[source]
         source: EvmError,
     },
-    /// Setting up the fork failed (funding, an approval).
+    /// Setting up the fork failed (an approval, a balance read).
     #[error("simulation setup: {0}")]
     Setup(String),
+    /// An input cannot be put in its owner's balance: more of the token
+    /// than can exist (its supply would overflow). The request's amount is
+    /// at fault, not the transaction.
+    #[error("{amount} of {token} cannot be given to {holder}: {reason}")]
+    Unfundable {
+        /// Who would hold it.
+        holder: Address,
+        /// The token.
+        token: Address,
+        /// The amount asked for.
+        amount: U256,
+        /// The token's refusal.
+        reason: String,
+    },
+}
+
+impl SimError {
+    /// The error for the caller: an unfundable amount is the request's
+    /// fault (422); anything else is the engine's.
+    pub fn into_engine(self) -> crate::EngineError {
+        match self {
+            Self::Unfundable { token, amount, .. } => {
+                crate::EngineError::Unfundable { token, amount }
+            }
+            other => crate::EngineError::SimulationFailed(other.to_string()),
+        }
+    }
 }
 
 /// Runs `tx` in a fork of `world` after `setup`.
@@ -85,9 +112,12 @@ pub fn prepare(world: &ChainWorld, evm: &mut ForkEvm, setup: &SimSetup) -> Resul
     let setup_err =
         |what: String, e: EvmError| SimError::Setup(format!("{what}: {}", describe(&e)));
     for (holder, token, amount) in &setup.funds {
-        world
-            .fund(evm, *token, *holder, *amount)
-            .map_err(|e| setup_err(format!("funding {holder} with {token}"), e))?;
+        world.fund(evm, *token, *holder, *amount).map_err(|e| SimError::Unfundable {
+            holder: *holder,
+            token: *token,
+            amount: *amount,
+            reason: describe(&e),
+        })?;
     }
     for a in &setup.approvals {
         let call = IERC20::approveCall { spender: a.spender, amount: a.amount };

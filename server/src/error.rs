@@ -213,6 +213,10 @@ impl From<EngineError> for ApiError {
                 "routingStrategy",
                 format!("routing strategy {strategy} is not deployed on chain {chain}"),
             ),
+            EngineError::Unfundable { .. } => {
+                Self::new(ErrorCode::Unprocessable, "AMOUNT_TOO_LARGE", e.to_string())
+                    .field("amountIn")
+            }
             EngineError::SpenderNative => {
                 Self::invalid("spender", "a native-coin input cannot be taken from a spender")
             }

@@ -389,8 +389,7 @@ impl<'a> Compiler<'a> {
         };
         let Assembled { tx, setup, .. } = self.assemble(self.b.clone())?;
         let mut evm = self.world.fork();
-        prepare(self.world, &mut evm, &setup)
-            .map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
+        prepare(self.world, &mut evm, &setup).map_err(|e| setup_failed(e, &self.base))?;
         let out = run_prepared(&mut evm, &tx, &[]).map_err(|e| {
             EngineError::Bundle(BundleError::unroutable(
                 at,
@@ -1587,7 +1586,7 @@ pub fn compile_and_prove(
     c.run()?;
     let Assembled { program, tx, setup, approvals, prologue } = c.assemble(c.b.clone())?;
     let mut evm = cw.fork();
-    prepare(cw, &mut evm, &setup).map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
+    prepare(cw, &mut evm, &setup).map_err(|e| setup_failed(e, "body"))?;
     let outcome = run_prepared(&mut evm, &tx, &setup.watch)
         .map_err(|e| reverted(e, "body", &c.marks, prologue))?;
     check_predictions(&c.checks, c.final_state(&outcome.output))?;
@@ -1840,6 +1839,21 @@ fn prove_callback(
     let mut gains = BTreeMap::new();
     add_gains(&mut gains, &cb.watch, &out.gains);
     Ok(gains.into_iter().collect())
+}
+
+/// A failed simulation setup: an input no account could hold is the
+/// bundle's fault, anything else the engine's.
+fn setup_failed(e: SimError, base: &str) -> EngineError {
+    match e {
+        SimError::Unfundable { token, amount, .. } => EngineError::Bundle(BundleError {
+            code: ErrorCode::Unprocessable,
+            at: base.to_owned(),
+            message: format!(
+                "the bundle spends {amount} of {token:#x}, more than can exist (its supply would overflow)"
+            ),
+        }),
+        other => other.into_engine(),
+    }
 }
 
 /// A failed simulation as the error of the action whose command failed.

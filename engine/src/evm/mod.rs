@@ -125,6 +125,10 @@ pub enum EvmError {
     /// A contract to relocate has no code.
     #[error("no contract at {0}")]
     NotAContract(Address),
+    /// A balance no account could hold: more of a token than exists or
+    /// could be minted.
+    #[error("more than can exist ({0})")]
+    Unfundable(String),
 }
 
 impl EvmError {

@@ -241,7 +241,8 @@ impl ChainWorld {
     }
 
     /// Gives `holder` `amount` more of `token` (the native coin for
-    /// [`NATIVE_TOKEN`]) without touching any pool's state.
+    /// [`NATIVE_TOKEN`]) without touching any pool's state; refuses
+    /// ([`EvmError::Unfundable`]) an amount no holder could have.
     pub fn fund<E>(
         &self,
         evm: &mut Evm<E>,
@@ -253,7 +254,9 @@ impl ChainWorld {
         E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible>
             + std::fmt::Debug,
     {
-        fund(evm, self.tokens.get(&token).copied(), token, holder, amount)
+        let kind = self.tokens.get(&token).copied();
+        fundable(evm, kind, token, amount)?;
+        fund(evm, kind, token, holder, amount)
     }
 
     /// Gives `borrower` `amount` more variable debt in an Aave debt token of
@@ -303,6 +306,39 @@ impl ChainWorld {
 /// The storage slot of `mapping[key]` for a mapping at `slot`.
 pub fn mapping_slot(key: Address, slot: u64) -> U256 {
     U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
+}
+
+/// Refuses a balance no holder could have: near 2^128 wei of a native coin
+/// (or WETH, backed by it), or more of a token the world does not mint than
+/// its supply (where the fixture keeps one). A test token is minted, and
+/// refuses an overflowing supply itself.
+fn fundable<E>(
+    evm: &mut Evm<E>,
+    kind: Option<TokenImpl>,
+    token: Address,
+    amount: U256,
+) -> Result<(), EvmError>
+where
+    E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible> + std::fmt::Debug,
+{
+    match kind {
+        _ if token == NATIVE_TOKEN => {}
+        Some(TokenImpl::Weth) => {}
+        Some(TokenImpl::Mapping(..) | TokenImpl::AToken { .. } | TokenImpl::StEth) => {
+            let supply = evm.view(token, &TestERC20::totalSupplyCall {}).unwrap_or_default();
+            if !supply.is_zero() && amount > supply {
+                return Err(EvmError::Unfundable(format!(
+                    "{amount}, above the supply of {supply}"
+                )));
+            }
+            return Ok(());
+        }
+        Some(TokenImpl::TestErc20) | None => return Ok(()),
+    }
+    if amount > U256::from(u128::MAX) {
+        return Err(EvmError::Unfundable(format!("{amount} wei of a native coin")));
+    }
+    Ok(())
 }
 
 fn fund<E>(
@@ -1148,7 +1184,12 @@ impl<'a> ChainBuilder<'a> {
         let backing =
             switchyard_kernel::amm::full_math::mul_div(shares, pooled, shares.max(U256::ONE))
                 .unwrap_or(shares);
-        self.fund(st_eth, wst_eth, backing)
+        self.fund(st_eth, wst_eth, backing)?;
+        let supply = Artifact::ReferenceWstETH
+            .storage_slot("totalSupply")
+            .ok_or_else(|| self.inconsistent(wst_eth, "wstETH layout has no totalSupply"))?;
+        self.evm.set_storage(wst_eth, U256::from(supply), shares);
+        Ok(())
     }
 
     /// An ERC-4626 vault whose `totalAssets` and `totalSupply` are the
