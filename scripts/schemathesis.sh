@@ -31,9 +31,9 @@ common=(run "$base/api/v1/openapi.json" --url "$base" -H "Authorization: Bearer 
 echo "== served endpoints: every other check"
 "$VENV/bin/schemathesis" "${common[@]}" --exclude-checks positive_data_acceptance \
   --exclude-path-regex '^/api/v1/(shortcuts|wallet)/'
-# Shortcut and wallet endpoints: most validate their whole request and then
-# answer 501 until execution lands (quote does so only cross-chain); the 501
-# is by design, every other answer is checked.
+# Shortcut and wallet endpoints run separately so their warnings (random
+# addresses are mostly unknown tokens: 404) stay readable; every check runs,
+# so a 5xx from a simulated transaction fails here too.
 echo "== shortcut and wallet endpoints"
-"$VENV/bin/schemathesis" "${common[@]}" --exclude-checks positive_data_acceptance,not_a_server_error \
+"$VENV/bin/schemathesis" "${common[@]}" --exclude-checks positive_data_acceptance \
   --include-path-regex '^/api/v1/(shortcuts|wallet)/'
