@@ -7,7 +7,12 @@
 #                           committed) and solc 0.8.37 (to rebuild our own
 #                           contracts' committed artifacts).
 #
-# Versions are pinned by contracts/package-lock.json. Needs node and npm.
+#   redis-server            Debian's package, for the test of rate limits shared
+#                           by two replicas (the test starts its own on a free
+#                           loopback port; nothing is left running).
+#
+# Versions are pinned by contracts/package-lock.json. Needs node and npm, and
+# apt-get (as root, or through sudo) when redis-server is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,3 +30,12 @@ if ! need; then
   npm ci --prefix contracts --no-audit --no-fund --loglevel=error
 fi
 need
+
+if ! command -v redis-server >/dev/null; then
+  echo "setup: installing redis-server (apt-get)" >&2
+  if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get install -y -q redis-server >/dev/null ||
+    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q redis-server >/dev/null; }
+  command -v redis-server >/dev/null || { echo "setup: redis-server could not be installed" >&2; exit 1; }
+fi

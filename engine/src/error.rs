@@ -101,6 +101,10 @@ pub enum EngineError {
     /// returned.
     #[error("simulation failed: {0}")]
     SimulationFailed(String),
+    /// The rate-limit store (Redis) is unreachable and the policy refuses,
+    /// or its URL is malformed at start.
+    #[error("rate-limit store: {0}")]
+    RateStore(String),
     /// An input amount is more of the token than can exist.
     #[error("{amount} of {token} is more than can exist")]
     Unfundable {
@@ -144,7 +148,7 @@ impl EngineError {
             Self::Bundle(e) => e.code,
             Self::Approve(crate::wallet::ApproveError::UnknownToken { .. }) => ErrorCode::NotFound,
             Self::Approve(_) => ErrorCode::BadRequest,
-            Self::SimulatorUnavailable(_) => ErrorCode::Unavailable,
+            Self::SimulatorUnavailable(_) | Self::RateStore(_) => ErrorCode::Unavailable,
             Self::Encode(_) | Self::SimulationFailed(_) | Self::SimulationMismatch { .. } => {
                 ErrorCode::Internal
             }

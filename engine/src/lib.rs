@@ -39,6 +39,7 @@ pub mod nontokenized;
 pub mod quote;
 pub mod rate_limit;
 pub mod route;
+pub mod shared_limit;
 pub mod simulate;
 mod volume;
 pub mod wallet;
@@ -74,6 +75,11 @@ pub struct EngineConfig {
     /// The `node_modules` directory holding the Uniswap npm packages
     /// (`None`: [`evm::NpmArtifacts::default_dir`]).
     pub node_modules: Option<PathBuf>,
+    /// Redis holding the rate-limit counters every replica shares (`None`:
+    /// each process limits on its own).
+    pub redis_url: Option<String>,
+    /// What a check does when that Redis cannot be reached.
+    pub on_redis_error: shared_limit::OnStoreError,
 }
 
 /// Status of a market data feed (tycho's states).
@@ -193,6 +199,12 @@ impl Engine {
                 }
             })
             .map_err(|source| EngineError::DataDir { path: "engine thread".into(), source })?;
+        let shared = config
+            .redis_url
+            .as_deref()
+            .map(|url| shared_limit::SharedLimiter::new(url, config.on_redis_error))
+            .transpose()
+            .map_err(|e| EngineError::RateStore(e.to_string()))?;
         let (system, keys, volume, prices) =
             rx.recv().map_err(|_| EngineError::Unavailable("actor system"))?;
         let handle = EngineHandle {
@@ -200,6 +212,7 @@ impl Engine {
                 state,
                 key_cache,
                 limiter: RateLimiter::new(),
+                shared,
                 keys,
                 volume,
                 prices,
@@ -213,6 +226,9 @@ struct Inner {
     state: Arc<ArcSwap<MarketState>>,
     key_cache: Arc<ArcSwap<KeyCache>>,
     limiter: RateLimiter,
+    /// Limits shared through Redis, when configured (then `limiter` is
+    /// unused).
+    shared: Option<shared_limit::SharedLimiter>,
     keys: Addr<keys::KeyStoreActor>,
     volume: Addr<volume::VolumeRecorder>,
     prices: Addr<market::PriceCacheActor>,
@@ -260,9 +276,15 @@ impl EngineHandle {
         self.inner.key_cache.load().authenticate(key)
     }
 
-    /// Admits (or refuses) one request of `key` under its rate.
-    pub fn admit(&self, key: &KeyRecord) -> RateDecision {
-        self.inner.limiter.check(key.id, key.rate_per_s)
+    /// Admits (or refuses) one request of `key` under its rate: in this
+    /// process, or across every replica sharing the configured Redis.
+    pub async fn admit(&self, key: &KeyRecord) -> Result<RateDecision, EngineError> {
+        match &self.inner.shared {
+            None => Ok(self.inner.limiter.check(key.id, key.rate_per_s)),
+            Some(shared) => {
+                shared.check(key.id, key.rate_per_s).await.map_err(|e| EngineError::RateStore(e.0))
+            }
+        }
     }
 
     /// Creates a key while the server runs.

@@ -27,6 +27,15 @@ pub struct RateDecision {
 
 const SHARDS: usize = 16;
 
+/// The emission interval `T` and the burst of a key at `rate` requests per
+/// second (a rate that is not a positive number admits nearly nothing).
+pub(crate) fn gcra_params(rate: f64) -> (Duration, u32) {
+    let rate = if rate.is_finite() && rate > 0.0 { rate } else { f64::MIN_POSITIVE };
+    let t_ns = (1e9 / rate).min(1e18) as u64;
+    let burst = rate.ceil().clamp(1.0, 1e6) as u32;
+    (Duration::from_nanos(t_ns), burst)
+}
+
 /// GCRA state for many keys, sharded to keep lock hold times tiny.
 #[derive(Debug)]
 pub struct RateLimiter {
@@ -57,9 +66,8 @@ impl RateLimiter {
 
     /// [`Self::check`] at a given instant (tests drive time explicitly).
     pub fn check_at(&self, id: i64, rate: f64, now: Instant) -> RateDecision {
-        let rate = if rate.is_finite() && rate > 0.0 { rate } else { f64::MIN_POSITIVE };
-        let t_ns = (1e9 / rate).min(1e18) as u128;
-        let burst = rate.ceil().clamp(1.0, 1e6) as u32;
+        let (interval, burst) = gcra_params(rate);
+        let t_ns = interval.as_nanos();
         let tau = t_ns * u128::from(burst);
         let now_ns = now.saturating_duration_since(self.epoch).as_nanos();
         let shard = &self.shards[(id.unsigned_abs() as usize) % SHARDS];

@@ -44,8 +44,8 @@ async fn first_start_creates_one_documentation_key() {
     assert!(engine.ensure_documentation_key().await.expect("store works").is_none());
     // 1 request per second: the second one at once is refused.
     let rec = engine.authenticate(&k.key).expect("valid");
-    assert!(engine.admit(&rec).retry_after.is_none());
-    assert!(engine.admit(&rec).retry_after.is_some());
+    assert!(engine.admit(&rec).await.expect("local limiter").retry_after.is_none());
+    assert!(engine.admit(&rec).await.expect("local limiter").retry_after.is_some());
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -89,6 +89,12 @@ pub struct RawConfig {
     /// bytecode of the EVM world); `None`: the source tree's
     /// `contracts/node_modules`.
     pub node_modules: Option<PathBuf>,
+    /// `redis://host:port/db` holding the rate-limit counters that every
+    /// replica shares; `None`: each process limits on its own.
+    pub redis_url: Option<String>,
+    /// `closed` (refuse with 503 while Redis is unreachable) or `open`
+    /// (limit per replica meanwhile).
+    pub on_redis_error: String,
 }
 
 impl Default for RawConfig {
@@ -105,6 +111,8 @@ impl Default for RawConfig {
             log_filter: "info".to_owned(),
             contracts: Vec::new(),
             node_modules: None,
+            redis_url: None,
+            on_redis_error: "closed".to_owned(),
         }
     }
 }
@@ -132,6 +140,10 @@ pub struct Config {
     pub contracts: Vec<ContractSet>,
     /// The Uniswap npm packages' directory.
     pub node_modules: Option<PathBuf>,
+    /// Shared rate-limit store.
+    pub redis_url: Option<String>,
+    /// What a check does when it is unreachable.
+    pub on_redis_error: switchyard_engine::shared_limit::OnStoreError,
 }
 
 /// A configuration error.
@@ -183,6 +195,18 @@ impl RawConfig {
         if !(self.default_key_rate.is_finite() && self.default_key_rate > 0.0) {
             return Err(invalid("default_key_rate", "must be a positive number"));
         }
+        let on_redis_error = match self.on_redis_error.as_str() {
+            "closed" => switchyard_engine::shared_limit::OnStoreError::Closed,
+            "open" => switchyard_engine::shared_limit::OnStoreError::Open,
+            other => {
+                return Err(invalid("on_redis_error", format!("`{other}` is not closed or open")));
+            }
+        };
+        if let Some(url) = &self.redis_url
+            && !(url.starts_with("redis://") || url.starts_with("unix://"))
+        {
+            return Err(invalid("redis_url", format!("`{url}` is not a redis:// or unix:// URL")));
+        }
         let pretty_logs = match self.log_format.as_str() {
             "json" => false,
             "pretty" => true,
@@ -228,6 +252,8 @@ impl RawConfig {
             log_filter: self.log_filter,
             contracts,
             node_modules: self.node_modules,
+            redis_url: self.redis_url,
+            on_redis_error,
         })
     }
 }
@@ -257,5 +283,9 @@ mod tests {
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "bind", .. })));
         let raw = RawConfig { log_format: "xml".into(), ..RawConfig::default() };
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "log_format", .. })));
+        let raw = RawConfig { on_redis_error: "maybe".into(), ..RawConfig::default() };
+        assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "on_redis_error", .. })));
+        let raw = RawConfig { redis_url: Some("localhost:6379".into()), ..RawConfig::default() };
+        assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "redis_url", .. })));
     }
 }

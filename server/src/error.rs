@@ -263,6 +263,17 @@ impl From<EngineError> for ApiError {
                     )
                 }
             }
+            EngineError::RateStore(why) => {
+                tracing::debug!(reason = %why, "request refused: rate-limit store unreachable");
+                Self {
+                    retry_after: Some(Duration::from_secs(1)),
+                    ..Self::new(
+                        ErrorCode::Unavailable,
+                        "RATE_LIMITER_UNAVAILABLE",
+                        "rate limits cannot be checked right now (the shared store is unreachable); retry",
+                    )
+                }
+            }
             EngineError::Unavailable(what) => Self {
                 retry_after: Some(Duration::from_secs(1)),
                 ..Self::new(

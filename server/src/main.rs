@@ -146,6 +146,8 @@ fn serve(mut cfg: Config) -> Result<()> {
         market_file: cfg.market.take(),
         contract_overrides: std::mem::take(&mut cfg.contracts),
         node_modules: cfg.node_modules.take(),
+        redis_url: cfg.redis_url.take(),
+        on_redis_error: cfg.on_redis_error,
     })
     .context("starting the engine")?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -114,7 +114,10 @@ pub(crate) async fn auth(
         Ok(r) => r,
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let decision = state.engine.admit(&rec);
+    let decision = match state.engine.admit(&rec).await {
+        Ok(d) => d,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
     if let Some(retry_after) = decision.retry_after {
         let mut res = ApiError::from(EngineError::RateLimited { retry_after }).into_response();
         rate_headers(&mut res, &decision);
