@@ -22,7 +22,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::EngineError;
+use crate::{
+    EngineError,
+    supervise::{Backoff, guarded},
+};
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "switchyard.db";
@@ -263,11 +266,20 @@ pub(crate) struct KeyStoreActor {
     store: Option<KeyStore>,
     cache: Arc<ArcSwap<KeyCache>>,
     seen_version: i64,
+    backoff: Backoff,
+    pause: Duration,
 }
 
 impl KeyStoreActor {
     pub(crate) fn new(data_dir: PathBuf, cache: Arc<ArcSwap<KeyCache>>) -> Self {
-        Self { data_dir, store: None, cache, seen_version: -1 }
+        Self {
+            data_dir,
+            store: None,
+            cache,
+            seen_version: -1,
+            backoff: Backoff::default(),
+            pause: Duration::ZERO,
+        }
     }
 
     fn store(&mut self) -> Result<&KeyStore, EngineError> {
@@ -296,6 +308,7 @@ impl Actor for KeyStoreActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
+        Backoff::hold(self.pause, self, ctx);
         if let Err(e) = self.refresh(true) {
             tracing::error!(error = %e, "key store failed to load");
         }
@@ -313,6 +326,16 @@ impl Supervised for KeyStoreActor {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.store = None;
         self.seen_version = -1;
+        self.pause = self.backoff.restarted();
+    }
+}
+
+#[cfg(feature = "fault-injection")]
+impl Handler<crate::supervise::Crash> for KeyStoreActor {
+    type Result = Result<(), EngineError>;
+
+    fn handle(&mut self, _: crate::supervise::Crash, ctx: &mut Self::Context) -> Self::Result {
+        guarded(ctx, "key store", || panic!("injected fault"))
     }
 }
 
@@ -327,10 +350,12 @@ pub(crate) struct CreateKey {
 impl Handler<CreateKey> for KeyStoreActor {
     type Result = Result<NewKey, EngineError>;
 
-    fn handle(&mut self, msg: CreateKey, _: &mut Self::Context) -> Self::Result {
-        let k = self.store()?.create(msg.rate_per_s, msg.label.as_deref())?;
-        self.refresh(true)?;
-        Ok(k)
+    fn handle(&mut self, msg: CreateKey, ctx: &mut Self::Context) -> Self::Result {
+        guarded(ctx, "key store", || {
+            let k = self.store()?.create(msg.rate_per_s, msg.label.as_deref())?;
+            self.refresh(true)?;
+            Ok(k)
+        })
     }
 }
 
@@ -342,14 +367,17 @@ pub(crate) struct EnsureDocKey;
 impl Handler<EnsureDocKey> for KeyStoreActor {
     type Result = Result<Option<NewKey>, EngineError>;
 
-    fn handle(&mut self, _: EnsureDocKey, _: &mut Self::Context) -> Self::Result {
-        let store = self.store()?;
-        if !store.is_empty()? {
-            return Ok(None);
-        }
-        let k = store.create(DOC_KEY_RATE, Some("documentation key (created on first start)"))?;
-        self.refresh(true)?;
-        Ok(Some(k))
+    fn handle(&mut self, _: EnsureDocKey, ctx: &mut Self::Context) -> Self::Result {
+        guarded(ctx, "key store", || {
+            let store = self.store()?;
+            if !store.is_empty()? {
+                return Ok(None);
+            }
+            let k =
+                store.create(DOC_KEY_RATE, Some("documentation key (created on first start)"))?;
+            self.refresh(true)?;
+            Ok(Some(k))
+        })
     }
 }
 

@@ -41,6 +41,7 @@ pub mod rate_limit;
 pub mod route;
 pub mod shared_limit;
 pub mod simulate;
+mod supervise;
 mod volume;
 pub mod wallet;
 
@@ -151,6 +152,18 @@ impl Drop for Shutdown {
     }
 }
 
+/// The engine's supervised actors (for fault injection).
+#[cfg(feature = "fault-injection")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActorName {
+    /// Keys and their cache.
+    KeyStore,
+    /// Routed volume.
+    VolumeRecorder,
+    /// Snapshot publication and prices.
+    PriceCache,
+}
+
 /// Entry point.
 #[derive(Debug)]
 pub struct Engine;
@@ -191,7 +204,7 @@ impl Engine {
                     let volume =
                         Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir));
                     let prices =
-                        Supervisor::start(move |_| market::PriceCacheActor { state: st, inputs });
+                        Supervisor::start(move |_| market::PriceCacheActor::new(st, inputs));
                     let _ = tx.send((System::current(), keys, volume, prices));
                 });
                 if let Err(e) = sys.run() {
@@ -311,6 +324,22 @@ impl EngineHandle {
     /// Routed volume of a chain.
     pub async fn volume(&self, chain: ChainId) -> Result<VolumeStats, EngineError> {
         ask(&self.inner.volume, volume::GetVolume(chain), "volume recorder").await?
+    }
+
+    /// Makes one actor panic inside a handler (test-only fault injection):
+    /// the answer is the error its callers would see; its supervisor
+    /// restarts it.
+    #[cfg(feature = "fault-injection")]
+    pub async fn crash_actor(&self, which: ActorName) -> Result<(), EngineError> {
+        match which {
+            ActorName::KeyStore => ask(&self.inner.keys, supervise::Crash, "key store").await?,
+            ActorName::VolumeRecorder => {
+                ask(&self.inner.volume, supervise::Crash, "volume recorder").await?
+            }
+            ActorName::PriceCache => {
+                ask(&self.inner.prices, supervise::Crash, "price cache").await?
+            }
+        }
     }
 
     /// Publishes a new snapshot; prices are recomputed before it is visible.

@@ -12,7 +12,10 @@ use arc_swap::ArcSwap;
 use switchyard_catalog::{Catalog, Market};
 use switchyard_kernel::{MarketSnapshot, PriceTable, derive_prices, usd_anchors};
 
-use crate::evm::{NpmArtifacts, artifacts::error_chain, world::World};
+use crate::{
+    evm::{NpmArtifacts, artifacts::error_chain, world::World},
+    supervise::{Backoff, guarded},
+};
 
 /// Everything a request reads, published together.
 #[derive(Debug)]
@@ -85,13 +88,38 @@ pub fn build_state(inputs: &StateInputs, snapshot: Arc<MarketSnapshot>) -> Marke
 pub(crate) struct PriceCacheActor {
     pub(crate) state: Arc<ArcSwap<MarketState>>,
     pub(crate) inputs: StateInputs,
+    pub(crate) backoff: Backoff,
+    pub(crate) pause: std::time::Duration,
+}
+
+impl PriceCacheActor {
+    pub(crate) fn new(state: Arc<ArcSwap<MarketState>>, inputs: StateInputs) -> Self {
+        Self { state, inputs, backoff: Backoff::default(), pause: std::time::Duration::ZERO }
+    }
 }
 
 impl Actor for PriceCacheActor {
     type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        Backoff::hold(self.pause, self, ctx);
+    }
 }
 
-impl Supervised for PriceCacheActor {}
+impl Supervised for PriceCacheActor {
+    fn restarting(&mut self, _: &mut Self::Context) {
+        self.pause = self.backoff.restarted();
+    }
+}
+
+#[cfg(feature = "fault-injection")]
+impl Handler<crate::supervise::Crash> for PriceCacheActor {
+    type Result = Result<(), crate::EngineError>;
+
+    fn handle(&mut self, _: crate::supervise::Crash, ctx: &mut Self::Context) -> Self::Result {
+        guarded(ctx, "price cache", || panic!("injected fault"))
+    }
+}
 
 /// A new snapshot to publish (from a feed).
 #[derive(Message)]
@@ -101,7 +129,10 @@ pub(crate) struct PublishSnapshot(pub(crate) Arc<MarketSnapshot>);
 impl Handler<PublishSnapshot> for PriceCacheActor {
     type Result = ();
 
-    fn handle(&mut self, msg: PublishSnapshot, _: &mut Self::Context) {
-        self.state.store(Arc::new(build_state(&self.inputs, msg.0)));
+    fn handle(&mut self, msg: PublishSnapshot, ctx: &mut Self::Context) {
+        let _ = guarded(ctx, "price cache", || {
+            self.state.store(Arc::new(build_state(&self.inputs, msg.0)));
+            Ok(())
+        });
     }
 }

@@ -11,7 +11,11 @@ use actix::prelude::*;
 use rusqlite::{Connection, OptionalExtension, params};
 use switchyard_catalog::ChainId;
 
-use crate::{EngineError, keys::open_db};
+use crate::{
+    EngineError,
+    keys::open_db,
+    supervise::{Backoff, guarded},
+};
 
 /// What this instance has routed on one chain.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,12 +36,21 @@ pub(crate) struct VolumeRecorder {
     data_dir: PathBuf,
     conn: Option<Connection>,
     /// Recorded and not yet written: per chain, USD and transactions.
+    /// Kept across a restart (the actor is restarted in place).
     pending: BTreeMap<i64, (f64, i64)>,
+    backoff: Backoff,
+    pause: Duration,
 }
 
 impl VolumeRecorder {
-    pub(crate) const fn new(data_dir: PathBuf) -> Self {
-        Self { data_dir, conn: None, pending: BTreeMap::new() }
+    pub(crate) fn new(data_dir: PathBuf) -> Self {
+        Self {
+            data_dir,
+            conn: None,
+            pending: BTreeMap::new(),
+            backoff: Backoff::default(),
+            pause: Duration::ZERO,
+        }
     }
 
     /// Writes what is pending in one transaction; on failure it stays
@@ -82,6 +95,7 @@ impl Actor for VolumeRecorder {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
+        Backoff::hold(self.pause, self, ctx);
         ctx.run_interval(FLUSH_EVERY, |act, _| {
             if let Err(e) = act.flush() {
                 tracing::warn!(error = %e, "routed volume not written yet; retrying");
@@ -100,6 +114,16 @@ impl Actor for VolumeRecorder {
 impl Supervised for VolumeRecorder {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.conn = None;
+        self.pause = self.backoff.restarted();
+    }
+}
+
+#[cfg(feature = "fault-injection")]
+impl Handler<crate::supervise::Crash> for VolumeRecorder {
+    type Result = Result<(), EngineError>;
+
+    fn handle(&mut self, _: crate::supervise::Crash, ctx: &mut Self::Context) -> Self::Result {
+        guarded(ctx, "volume recorder", || panic!("injected fault"))
     }
 }
 
@@ -114,12 +138,15 @@ pub(crate) struct RecordVolume {
 impl Handler<RecordVolume> for VolumeRecorder {
     type Result = ();
 
-    fn handle(&mut self, msg: RecordVolume, _: &mut Self::Context) {
-        let chain = i64::try_from(msg.chain.0).unwrap_or(i64::MAX);
-        let usd = if msg.usd.is_finite() && msg.usd > 0.0 { msg.usd } else { 0.0 };
-        let e = self.pending.entry(chain).or_default();
-        e.0 += usd;
-        e.1 += 1;
+    fn handle(&mut self, msg: RecordVolume, ctx: &mut Self::Context) {
+        let _ = guarded(ctx, "volume recorder", || {
+            let chain = i64::try_from(msg.chain.0).unwrap_or(i64::MAX);
+            let usd = if msg.usd.is_finite() && msg.usd > 0.0 { msg.usd } else { 0.0 };
+            let e = self.pending.entry(chain).or_default();
+            e.0 += usd;
+            e.1 += 1;
+            Ok(())
+        });
     }
 }
 
@@ -131,16 +158,18 @@ pub(crate) struct GetVolume(pub(crate) ChainId);
 impl Handler<GetVolume> for VolumeRecorder {
     type Result = Result<VolumeStats, EngineError>;
 
-    fn handle(&mut self, msg: GetVolume, _: &mut Self::Context) -> Self::Result {
-        self.flush()?;
-        let chain = i64::try_from(msg.0.0).unwrap_or(i64::MAX);
-        let row = self
-            .conn()?
-            .query_row("SELECT usd, tx_count FROM volume WHERE chain_id = ?1", [chain], |r| {
-                Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)?))
-            })
-            .optional()?;
-        let (total_usd, n) = row.unwrap_or((0.0, 0));
-        Ok(VolumeStats { chain: msg.0, total_usd, transactions: u64::try_from(n).unwrap_or(0) })
+    fn handle(&mut self, msg: GetVolume, ctx: &mut Self::Context) -> Self::Result {
+        guarded(ctx, "volume recorder", || {
+            self.flush()?;
+            let chain = i64::try_from(msg.0.0).unwrap_or(i64::MAX);
+            let row = self
+                .conn()?
+                .query_row("SELECT usd, tx_count FROM volume WHERE chain_id = ?1", [chain], |r| {
+                    Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)?))
+                })
+                .optional()?;
+            let (total_usd, n) = row.unwrap_or((0.0, 0));
+            Ok(VolumeStats { chain: msg.0, total_usd, transactions: u64::try_from(n).unwrap_or(0) })
+        })
     }
 }
