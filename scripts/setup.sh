@@ -7,9 +7,10 @@
 #                           committed) and solc 0.8.37 (to rebuild our own
 #                           contracts' committed artifacts).
 #
-#   redis-server            Debian's package, for the test of rate limits shared
-#                           by two replicas (the test starts its own on a free
-#                           loopback port; nothing is left running).
+#   redis-server            with --tests only: Debian's package, for the test
+#                           of rate limits shared by two replicas (the test
+#                           starts its own on a free loopback port; nothing is
+#                           left running).
 #
 # Versions are pinned by contracts/package-lock.json. Needs node and npm, and
 # apt-get (as root, or through sudo) when redis-server is missing.
@@ -31,7 +32,7 @@ if ! need; then
 fi
 need
 
-if ! command -v redis-server >/dev/null; then
+if [ "${1:-}" = "--tests" ] && ! command -v redis-server >/dev/null; then
   echo "setup: installing redis-server (apt-get)" >&2
   if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
   export DEBIAN_FRONTEND=noninteractive

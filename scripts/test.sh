@@ -2,9 +2,10 @@
 # The whole test suite: unit, integration, differential tests against real
 # bytecode, transactions executed in the EVM, HTTP scenarios, properties,
 # tidy checks, the CLI, and the official TypeScript client against a live
-# server (that test runs `npm ci` in tests/sdk itself). scripts/setup.sh
-# installs the Uniswap bytecode the EVM tests run first.
+# server (that test runs `npm ci` in tests/sdk itself), and two replicas
+# sharing rate limits through Redis. scripts/setup.sh first installs the
+# Uniswap bytecode the EVM tests run and redis-server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --tests
 exec cargo test --workspace --locked "$@"
