@@ -26,6 +26,7 @@ async fn touch(engine: &EngineHandle, which: ActorName) -> Result<(), EngineErro
             let snapshot = (*engine.state().snapshot).clone();
             engine.publish_snapshot(snapshot).await
         }
+        ActorName::EmbeddedFeed => engine.step_blocks(1).await.map(drop),
     }
 }
 
@@ -72,7 +73,12 @@ async fn a_killed_actor_fails_fast_and_is_back_within_a_second() {
     }
 
     let engine = env.engine().clone();
-    for which in [ActorName::VolumeRecorder, ActorName::KeyStore, ActorName::PriceCache] {
+    for which in [
+        ActorName::VolumeRecorder,
+        ActorName::KeyStore,
+        ActorName::PriceCache,
+        ActorName::EmbeddedFeed,
+    ] {
         touch(&engine, which).await.unwrap_or_else(|e| panic!("{which:?} works before: {e:?}"));
         tokio::time::sleep(Duration::from_millis(200)).await;
         // The message that hits the panic is answered with an error at once.

@@ -27,6 +27,10 @@ pub const EMBEDDED_CATALOG: &[(&str, &[u8])] = &[
 /// The embedded demo market snapshot.
 pub const EMBEDDED_MARKET: &[u8] = include_bytes!("../data/market.json");
 
+/// The recorded block stream over the embedded market
+/// (`data/tools/make_blocks.py`).
+pub const EMBEDDED_BLOCKS: &[u8] = include_bytes!("../data/blocks.json");
+
 fn parse<T: DeserializeOwned>(name: &str, bytes: &[u8]) -> Result<T, CatalogError> {
     // serde would also accept a JSON array for a struct; a document is an
     // object.
@@ -64,6 +68,11 @@ pub fn embedded_catalog() -> Result<Catalog, CatalogError> {
 /// The embedded demo market, validated against `catalog`.
 pub fn embedded_market(catalog: &Catalog) -> Result<Market, CatalogError> {
     Market::validate(parse_market_document("market.json", EMBEDDED_MARKET)?, catalog)
+}
+
+/// The recorded block stream of the embedded market.
+pub fn embedded_blocks() -> Result<crate::market::BlockStream, CatalogError> {
+    parse("blocks.json", EMBEDDED_BLOCKS)
 }
 
 /// Reads a file.

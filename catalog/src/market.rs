@@ -661,3 +661,33 @@ fn check_pool(
         }
     }
 }
+
+/// One trade of a recorded block: `amount_in` of `token_in` sold into the
+/// pool at `pool` for `token_out`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordedTrade {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// Pool address.
+    pub pool: Address,
+    /// Token sold.
+    pub token_in: Address,
+    /// Token bought.
+    pub token_out: Address,
+    /// Amount sold, wei.
+    #[serde(deserialize_with = "de_u256")]
+    pub amount_in: U256,
+}
+
+/// A recorded block stream over a market (`blocks.json`): the trades of
+/// each block, in order. The embedded feed replays it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BlockStream {
+    /// Free text.
+    #[serde(default)]
+    pub description: String,
+    /// Per block, its trades.
+    pub blocks: Vec<Vec<RecordedTrade>>,
+}

@@ -32,6 +32,7 @@ pub mod bundle;
 pub mod encode;
 mod error;
 pub mod evm;
+mod feed;
 pub mod ipor;
 pub mod keys;
 mod market;
@@ -50,6 +51,7 @@ use std::{path::PathBuf, sync::Arc, thread::JoinHandle, time::Duration};
 use actix::prelude::*;
 use arc_swap::ArcSwap;
 pub use error::EngineError;
+pub use feed::BLOCK_SECONDS;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
 pub use market::{MarketState, StateInputs, build_state};
 pub use quote::{Quote, QuoteRequest};
@@ -81,6 +83,10 @@ pub struct EngineConfig {
     pub redis_url: Option<String>,
     /// What a check does when that Redis cannot be reached.
     pub on_redis_error: shared_limit::OnStoreError,
+    /// How often the embedded feed replays the next recorded block (only
+    /// on the embedded market). `None`: only [`EngineHandle::step_blocks`]
+    /// moves it.
+    pub block_interval: Option<Duration>,
 }
 
 /// Status of a market data feed (tycho's states).
@@ -162,6 +168,8 @@ pub enum ActorName {
     VolumeRecorder,
     /// Snapshot publication and prices.
     PriceCache,
+    /// The embedded market's recorded block stream.
+    EmbeddedFeed,
 }
 
 /// Entry point.
@@ -177,6 +185,13 @@ impl Engine {
         }
         let market = loaders::load_market(config.market_file.as_deref(), &catalog)?;
         let snapshot = MarketSnapshot::build(&market, &catalog)?;
+        // The recorded stream fits the embedded market only.
+        let stream = match config.market_file {
+            None => Some(Arc::new(loaders::embedded_blocks()?)),
+            Some(_) => None,
+        };
+        let feed_ended = Arc::new(std::sync::atomic::AtomicBool::new(stream.is_none()));
+        let start_snapshot = Arc::new(snapshot.clone());
         let npm_dir = config.node_modules.clone().unwrap_or_else(evm::NpmArtifacts::default_dir);
         let inputs = StateInputs {
             catalog: Arc::new(catalog),
@@ -195,6 +210,8 @@ impl Engine {
         let data_dir = config.data_dir.clone();
         let volume_dir = config.data_dir;
         let (st, kc) = (Arc::clone(&state), Arc::clone(&key_cache));
+        let ended = Arc::clone(&feed_ended);
+        let block_interval = config.block_interval;
         let thread = std::thread::Builder::new()
             .name("switchyard-engine".into())
             .spawn(move || {
@@ -205,7 +222,19 @@ impl Engine {
                         Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir));
                     let prices =
                         Supervisor::start(move |_| market::PriceCacheActor::new(st, inputs));
-                    let _ = tx.send((System::current(), keys, volume, prices));
+                    let feed = stream.map(|stream| {
+                        let (publisher, ended) = (prices.clone(), Arc::clone(&ended));
+                        Supervisor::start(move |_| {
+                            feed::EmbeddedFeed::new(
+                                stream,
+                                start_snapshot,
+                                block_interval,
+                                publisher,
+                                ended,
+                            )
+                        })
+                    });
+                    let _ = tx.send((System::current(), keys, volume, prices, feed));
                 });
                 if let Err(e) = sys.run() {
                     tracing::error!(error = %e, "engine actor system stopped with an error");
@@ -218,7 +247,7 @@ impl Engine {
             .map(|url| shared_limit::SharedLimiter::new(url, config.on_redis_error))
             .transpose()
             .map_err(|e| EngineError::RateStore(e.to_string()))?;
-        let (system, keys, volume, prices) =
+        let (system, keys, volume, prices, feed) =
             rx.recv().map_err(|_| EngineError::Unavailable("actor system"))?;
         let handle = EngineHandle {
             inner: Arc::new(Inner {
@@ -229,6 +258,8 @@ impl Engine {
                 keys,
                 volume,
                 prices,
+                feed,
+                feed_ended,
             }),
         };
         Ok((handle, Shutdown { system: Some(system), thread: Some(thread) }))
@@ -245,6 +276,9 @@ struct Inner {
     keys: Addr<keys::KeyStoreActor>,
     volume: Addr<volume::VolumeRecorder>,
     prices: Addr<market::PriceCacheActor>,
+    /// The embedded feed (on the embedded market only).
+    feed: Option<Addr<feed::EmbeddedFeed>>,
+    feed_ended: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The server's only way into the engine. Cheap to clone; usable from any
@@ -339,6 +373,11 @@ impl EngineHandle {
             ActorName::PriceCache => {
                 ask(&self.inner.prices, supervise::Crash, "price cache").await?
             }
+            ActorName::EmbeddedFeed => {
+                let feed =
+                    self.inner.feed.as_ref().ok_or(EngineError::Unavailable("embedded feed"))?;
+                ask(feed, supervise::Crash, "embedded feed").await?
+            }
         }
     }
 
@@ -423,10 +462,12 @@ impl EngineHandle {
         quote::on_pool("balances", move || wallet::balances_now(&state, chain, eoa, use_eoa)).await
     }
 
-    /// Status of every feed. The embedded snapshot is one `ready` feed per
-    /// chain that has a head.
+    /// Status of every feed: per chain with a head, the embedded feed at
+    /// the published head; `ended` once its recorded stream has run out (or
+    /// for a market file, which nothing moves).
     pub fn feeds(&self) -> Vec<FeedStatus> {
         let state = self.inner.state.load();
+        let ended = self.inner.feed_ended.load(std::sync::atomic::Ordering::Relaxed);
         state
             .snapshot
             .heads()
@@ -434,11 +475,19 @@ impl EngineHandle {
             .map(|(chain, head)| FeedStatus {
                 chain: *chain,
                 source: "embedded",
-                state: FeedState::Ready,
+                state: if ended { FeedState::Ended } else { FeedState::Ready },
                 head_block: head.block_number,
                 lag_blocks: 0,
             })
             .collect()
+    }
+
+    /// Replays the next `n` recorded blocks of the embedded feed and
+    /// publishes the result; returns how many were replayed (fewer at the
+    /// end of the stream) once requests see the new state.
+    pub async fn step_blocks(&self, n: usize) -> Result<usize, EngineError> {
+        let feed = self.inner.feed.as_ref().ok_or(EngineError::Unavailable("embedded feed"))?;
+        ask(feed, feed::StepBlocks(n), "embedded feed").await?
     }
 
     /// Whether the engine can serve requests.
@@ -446,5 +495,6 @@ impl EngineHandle {
         self.inner.keys.connected()
             && self.inner.volume.connected()
             && self.inner.prices.connected()
+            && self.inner.feed.as_ref().is_none_or(Addr::connected)
     }
 }

@@ -227,6 +227,52 @@ impl MarketSnapshot {
         Ok(next)
     }
 
+    /// The delta of one recorded block: its trades through the exact pool
+    /// math, in order, on the states the earlier ones leave, and every
+    /// chain's head one block and `block_seconds` later. A trade the math
+    /// refuses (the contract would revert) is left out, as it would not have
+    /// landed; so is one naming no pool or token of the snapshot. Returns the
+    /// delta and how many trades it applies.
+    pub fn replay_block(
+        &self,
+        trades: &[switchyard_catalog::market::RecordedTrade],
+        block_seconds: u64,
+    ) -> (SnapshotDelta, usize) {
+        let mut working: BTreeMap<usize, PoolState> = BTreeMap::new();
+        let mut applied = 0;
+        for t in trades {
+            let Some((k, pool)) = self
+                .pools
+                .iter()
+                .enumerate()
+                .find(|(_, p)| p.chain == t.chain_id && p.address == t.pool)
+            else {
+                continue;
+            };
+            let (Some(i), Some(j)) = (pool.index_of(t.token_in), pool.index_of(t.token_out)) else {
+                continue;
+            };
+            let from = working.get(&k).unwrap_or(&pool.state);
+            if let Ok(s) = pool.swap_exact_in_from(from, i, j, t.amount_in) {
+                working.insert(k, s.next);
+                applied += 1;
+            }
+        }
+        let heads = self
+            .heads
+            .iter()
+            .map(|(chain, h)| {
+                let next = ChainHead {
+                    block_number: h.block_number.saturating_add(1),
+                    timestamp: h.timestamp.saturating_add(block_seconds),
+                    gas_price_wei: h.gas_price_wei,
+                };
+                (*chain, next)
+            })
+            .collect();
+        (SnapshotDelta { heads, pools: working.into_iter().collect() }, applied)
+    }
+
     /// Heads by chain.
     pub const fn heads(&self) -> &BTreeMap<ChainId, ChainHead> {
         &self.heads

@@ -41,6 +41,9 @@ pub const DEFAULT_BODY_LIMIT_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 10_000;
 /// Default rate of new keys, requests per second.
 pub const DEFAULT_KEY_RATE: f64 = 10.0;
+/// Milliseconds between the embedded market's recorded blocks (Ethereum's
+/// slot time).
+pub const DEFAULT_EMBEDDED_BLOCK_MS: u64 = 12_000;
 
 /// One contract override.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +98,9 @@ pub struct RawConfig {
     /// `closed` (refuse with 503 while Redis is unreachable) or `open`
     /// (limit per replica meanwhile).
     pub on_redis_error: String,
+    /// Milliseconds between the embedded market's recorded blocks; 0 keeps
+    /// it still. Ignored with a market file.
+    pub embedded_block_ms: u64,
 }
 
 impl Default for RawConfig {
@@ -113,6 +119,7 @@ impl Default for RawConfig {
             node_modules: None,
             redis_url: None,
             on_redis_error: "closed".to_owned(),
+            embedded_block_ms: DEFAULT_EMBEDDED_BLOCK_MS,
         }
     }
 }
@@ -144,6 +151,8 @@ pub struct Config {
     pub redis_url: Option<String>,
     /// What a check does when it is unreachable.
     pub on_redis_error: switchyard_engine::shared_limit::OnStoreError,
+    /// The embedded feed's block interval (`None`: still).
+    pub embedded_block: Option<std::time::Duration>,
 }
 
 /// A configuration error.
@@ -254,6 +263,8 @@ impl RawConfig {
             node_modules: self.node_modules,
             redis_url: self.redis_url,
             on_redis_error,
+            embedded_block: (self.embedded_block_ms > 0)
+                .then(|| std::time::Duration::from_millis(self.embedded_block_ms)),
         })
     }
 }

@@ -148,6 +148,7 @@ fn serve(mut cfg: Config) -> Result<()> {
         node_modules: cfg.node_modules.take(),
         redis_url: cfg.redis_url.take(),
         on_redis_error: cfg.on_redis_error,
+        block_interval: cfg.embedded_block,
     })
     .context("starting the engine")?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
