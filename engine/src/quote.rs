@@ -8,7 +8,10 @@ use std::{collections::BTreeSet, panic::AssertUnwindSafe, sync::Arc};
 
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, Catalog, ChainId, NATIVE_TOKEN};
-use switchyard_kernel::amm::full_math::mul_div;
+use switchyard_kernel::amm::{
+    full_math::mul_div,
+    vault::{ray_div, ray_mul},
+};
 use switchyard_kernel::{
     MarketSnapshot, Plan, PriceTable, RouteRequest, SearchParams, find_routes, pool::u256_to_f64,
 };
@@ -119,8 +122,9 @@ enum Scaled {
     /// A rebasing share token (stETH): `⌊a·S/P⌋` shares, read back as
     /// `⌊s·P/S⌋`.
     Shares { pooled: U256, shares: U256 },
-    /// An Aave aToken: `rayDiv(a, index)` scaled units (half up), read back
-    /// as `rayMul(s, index)` (half up).
+    /// An Aave aToken: `rayDiv(a, index)` scaled units, read back as
+    /// `rayMul(s, index)` (both half up; zero where the index is zero or a
+    /// product overflows: no holder has such an amount).
     Aave { index: U256 },
 }
 
@@ -146,7 +150,7 @@ impl Scaled {
     fn units(self, a: U256) -> U256 {
         match self {
             Self::Shares { pooled, shares } => mul_div(a, shares, pooled).unwrap_or_default(),
-            Self::Aave { index } => half_up(a, ray(), index),
+            Self::Aave { index } => ray_div(a, index).unwrap_or_default(),
         }
     }
 
@@ -154,22 +158,9 @@ impl Scaled {
     fn read(self, u: U256) -> U256 {
         match self {
             Self::Shares { pooled, shares } => mul_div(u, pooled, shares).unwrap_or_default(),
-            Self::Aave { index } => half_up(u, index, ray()),
+            Self::Aave { index } => ray_mul(u, index).unwrap_or_default(),
         }
     }
-}
-
-fn ray() -> U256 {
-    U256::from(10u8).pow(U256::from(27u8))
-}
-
-/// `(a·b + c/2) / c`, Aave's half-up rounding (zero when it overflows or
-/// `c` is zero: no holder has such an amount).
-fn half_up(a: U256, b: U256, c: U256) -> U256 {
-    if c.is_zero() {
-        return U256::ZERO;
-    }
-    a.checked_mul(b).and_then(|p| p.checked_add(c / U256::from(2u8))).map_or(U256::ZERO, |p| p / c)
 }
 
 /// Runs `f` on the rayon pool under `catch_unwind`, waiting at most

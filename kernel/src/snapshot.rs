@@ -36,13 +36,9 @@ pub struct MarketSnapshot {
     pools: Vec<Arc<Pool>>,
     graph: Arc<TokenGraph>,
     bridges: Arc<[BridgeRoute]>,
-    /// Rebasing share tokens (stETH), by (chain, token): the index of the
-    /// staking pool whose totals convert their balances to shares.
-    share_tokens: Arc<std::collections::HashMap<(ChainId, Address), usize>>,
-    /// Tokens whose balances are scaled units read through an index (stETH
-    /// and the other share tokens, Aave aTokens): deposits of them do not
-    /// add up wei for wei.
-    /// The pool that issues each, by (chain, token).
+    /// Tokens whose balances are scaled units read through the issuing
+    /// pool's state (rebasing share tokens such as stETH, Aave aTokens), by
+    /// (chain, token): the index of that pool.
     scaled_receipts: Arc<std::collections::HashMap<(ChainId, Address), usize>>,
 }
 
@@ -157,16 +153,6 @@ impl MarketSnapshot {
                 });
             }
         }
-        let share_tokens = pools
-            .iter()
-            .enumerate()
-            .filter_map(|(k, p)| match p.state {
-                PoolState::LiquidStaking { rebasing: true, .. } => {
-                    p.tokens.get(1).map(|t| ((p.chain, *t), k))
-                }
-                _ => None,
-            })
-            .collect();
         let scaled_receipts = pools
             .iter()
             .enumerate()
@@ -183,7 +169,6 @@ impl MarketSnapshot {
             pools: pools.into_iter().map(Arc::new).collect(),
             graph: Arc::default(),
             bridges: Arc::from(Vec::new()),
-            share_tokens: Arc::new(share_tokens),
             scaled_receipts: Arc::new(scaled_receipts),
         };
         // Prices of this very state size the bridges' fixed fees.
@@ -302,7 +287,11 @@ impl MarketSnapshot {
     /// are shares times the pool's pooled asset over its shares, and a
     /// `transfer` moves whole shares.
     pub fn share_pool(&self, chain: ChainId, token: Address) -> Option<usize> {
-        self.share_tokens.get(&(chain, token)).copied()
+        self.scaled_pool(chain, token).filter(|k| {
+            self.pools
+                .get(*k)
+                .is_some_and(|p| matches!(p.state, PoolState::LiquidStaking { rebasing: true, .. }))
+        })
     }
 
     /// Whether balances of `token` are scaled units read through an index

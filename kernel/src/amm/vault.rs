@@ -41,14 +41,16 @@ pub fn vault_redeem(
     nonzero(out)
 }
 
-fn ray_mul(a: U256, b: U256) -> Result<U256, AmmError> {
+/// Aave's `rayMul`: `(a·b + RAY/2) / RAY`.
+pub fn ray_mul(a: U256, b: U256) -> Result<U256, AmmError> {
     a.checked_mul(b)
         .and_then(|p| p.checked_add(RAY / U256::from(2u8)))
         .map(|p| p / RAY)
         .ok_or(AmmError::InvalidState)
 }
 
-fn ray_div(a: U256, b: U256) -> Result<U256, AmmError> {
+/// Aave's `rayDiv`: `(a·RAY + b/2) / b`.
+pub fn ray_div(a: U256, b: U256) -> Result<U256, AmmError> {
     let b = nonzero(b).map_err(|_| AmmError::InvalidState)?;
     a.checked_mul(RAY)
         .and_then(|p| p.checked_add(b / U256::from(2u8)))
