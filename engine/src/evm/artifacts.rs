@@ -87,6 +87,9 @@ pub enum Artifact {
     /// `ReferenceDualVault.sol`: a two-token vault; constructor `(address
     /// tokenA, address tokenB, uint256 priceBInA, string, string)`.
     ReferenceDualVault,
+    /// `PoolLens.sol`: never deployed; its initcode, sent as an `eth_call`,
+    /// reads many pools' state at one block (the RPC feed's batched load).
+    PoolLens,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
     UniswapV2Factory,
     /// `@uniswap/v2-core@1.0.1` pair (npm; the factory embeds it).
@@ -110,7 +113,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 32] = [
+    pub const ALL: [Self; 33] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -139,6 +142,7 @@ impl Artifact {
         Self::ReferenceComptroller,
         Self::ReferenceCurveGauge,
         Self::ReferenceDualVault,
+        Self::PoolLens,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
@@ -177,6 +181,7 @@ impl Artifact {
             Self::ReferenceComptroller => "ReferenceComptroller",
             Self::ReferenceCurveGauge => "ReferenceCurveGauge",
             Self::ReferenceDualVault => "ReferenceDualVault",
+            Self::PoolLens => "PoolLens",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
@@ -262,6 +267,7 @@ impl Artifact {
             Self::ReferenceDualVault => {
                 include_str!("../../../contracts/artifacts/ReferenceDualVault.json")
             }
+            Self::PoolLens => include_str!("../../../contracts/artifacts/PoolLens.json"),
             Self::UniswapV2Factory
             | Self::UniswapV2Pair
             | Self::UniswapV3Factory
