@@ -72,56 +72,7 @@ impl MarketSnapshot {
             let c = rec.common();
             let tokens = rec.tokens();
             let decs = tokens.iter().map(|t| decimals(c.chain_id, *t)).collect::<Result<_, _>>()?;
-            let state = match rec {
-                PoolRecord::UniswapV2(p) => {
-                    PoolState::UniswapV2 { reserves: [p.reserve0, p.reserve1], fee_bps: p.fee_bps }
-                }
-                PoolRecord::UniswapV3(p) => PoolState::UniswapV3 {
-                    sqrt_price_x96: p.sqrt_price_x96,
-                    liquidity: p.liquidity,
-                    tick: p.tick,
-                    fee: p.fee,
-                    tick_spacing: p.tick_spacing,
-                    ticks: p
-                        .ticks
-                        .iter()
-                        .map(|t| (t.index, t.liquidity_net))
-                        .collect::<Vec<_>>()
-                        .into(),
-                },
-                PoolRecord::Stableswap(p) => PoolState::Stableswap(Box::new(StableswapState {
-                    balances: p.balances.clone(),
-                    amp: p.amp,
-                    fee: p.fee,
-                    admin_fee: p.admin_fee.unwrap_or_default(),
-                    a_precision: U256::from(p.a_precision.unwrap_or(1)),
-                    lp_supply: p.lp_supply,
-                })),
-                PoolRecord::Weighted(p) => PoolState::Weighted(Box::new(WeightedState {
-                    balances: p.balances.clone(),
-                    weights: p.weights.clone(),
-                    swap_fee: p.swap_fee,
-                    pow_rule: if p.pool_version == Some(1) {
-                        crate::amm::weighted::PowRule::First
-                    } else {
-                        crate::amm::weighted::PowRule::Current
-                    },
-                })),
-                PoolRecord::Erc4626(p) => PoolState::Erc4626 {
-                    total_assets: p.total_assets,
-                    total_supply: p.total_supply,
-                },
-                PoolRecord::Lending(p) => PoolState::Lending {
-                    model: p.model,
-                    exchange_rate: p.exchange_rate,
-                    available_liquidity: p.available_liquidity,
-                },
-                PoolRecord::LiquidStaking(p) => PoolState::LiquidStaking {
-                    total_pooled_asset: p.total_pooled_asset,
-                    total_shares: p.total_shares,
-                    rebasing: p.rebasing,
-                },
-            };
+            let state = PoolState::from_record(rec);
             pools.push(Pool {
                 chain: c.chain_id,
                 address: c.address,
@@ -307,6 +258,61 @@ impl MarketSnapshot {
     /// share token, the lending pool of an aToken.
     pub fn scaled_pool(&self, chain: ChainId, token: Address) -> Option<usize> {
         self.scaled_receipts.get(&(chain, token)).copied()
+    }
+}
+
+impl PoolState {
+    /// The state a market record describes.
+    pub fn from_record(rec: &PoolRecord) -> Self {
+        match rec {
+            PoolRecord::UniswapV2(p) => {
+                Self::UniswapV2 { reserves: [p.reserve0, p.reserve1], fee_bps: p.fee_bps }
+            }
+            PoolRecord::UniswapV3(p) => Self::UniswapV3 {
+                sqrt_price_x96: p.sqrt_price_x96,
+                liquidity: p.liquidity,
+                tick: p.tick,
+                fee: p.fee,
+                tick_spacing: p.tick_spacing,
+                ticks: p
+                    .ticks
+                    .iter()
+                    .map(|t| (t.index, t.liquidity_net))
+                    .collect::<Vec<_>>()
+                    .into(),
+            },
+            PoolRecord::Stableswap(p) => Self::Stableswap(Box::new(StableswapState {
+                balances: p.balances.clone(),
+                amp: p.amp,
+                fee: p.fee,
+                admin_fee: p.admin_fee.unwrap_or_default(),
+                a_precision: U256::from(p.a_precision.unwrap_or(1)),
+                lp_supply: p.lp_supply,
+            })),
+            PoolRecord::Weighted(p) => Self::Weighted(Box::new(WeightedState {
+                balances: p.balances.clone(),
+                weights: p.weights.clone(),
+                swap_fee: p.swap_fee,
+                pow_rule: if p.pool_version == Some(1) {
+                    crate::amm::weighted::PowRule::First
+                } else {
+                    crate::amm::weighted::PowRule::Current
+                },
+            })),
+            PoolRecord::Erc4626(p) => {
+                Self::Erc4626 { total_assets: p.total_assets, total_supply: p.total_supply }
+            }
+            PoolRecord::Lending(p) => Self::Lending {
+                model: p.model,
+                exchange_rate: p.exchange_rate,
+                available_liquidity: p.available_liquidity,
+            },
+            PoolRecord::LiquidStaking(p) => Self::LiquidStaking {
+                total_pooled_asset: p.total_pooled_asset,
+                total_shares: p.total_shares,
+                rebasing: p.rebasing,
+            },
+        }
     }
 }
 
