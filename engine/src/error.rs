@@ -37,6 +37,16 @@ pub enum EngineError {
         /// When a request would be admitted again.
         retry_after: Duration,
     },
+    /// The configuration cannot be used (a node's URL, a factory).
+    #[error("configuration: {0}")]
+    Config(String),
+    /// No route, and pools the request could have used are left out
+    /// because their feed is stale.
+    #[error("the market of chain {chain} is stale")]
+    StaleMarket {
+        /// Chain.
+        chain: switchyard_catalog::ChainId,
+    },
     /// An actor is not running (restarting or stopped).
     #[error("engine service {0} unavailable")]
     Unavailable(&'static str),
@@ -134,7 +144,8 @@ impl EngineError {
             Self::Unauthenticated => ErrorCode::Unauthenticated,
             Self::Revoked => ErrorCode::Forbidden,
             Self::RateLimited { .. } => ErrorCode::TooManyRequests,
-            Self::Unavailable(_) => ErrorCode::Unavailable,
+            Self::Unavailable(_) | Self::StaleMarket { .. } => ErrorCode::Unavailable,
+            Self::Config(_) => ErrorCode::Internal,
             Self::Route(e) => e.code(),
             Self::ZeroAfterFee { .. } | Self::SpenderNative | Self::StrategyUnavailable { .. } => {
                 ErrorCode::BadRequest

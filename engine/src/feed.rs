@@ -22,12 +22,12 @@ use std::{
 };
 
 use actix::prelude::*;
-use switchyard_catalog::market::BlockStream;
+use switchyard_catalog::{ChainId, market::BlockStream};
 use switchyard_kernel::MarketSnapshot;
 
 use crate::{
     EngineError,
-    market::{PriceCacheActor, PublishSnapshot},
+    market::{ApplyStates, PriceCacheActor},
     supervise::{Backoff, guarded},
 };
 
@@ -47,6 +47,11 @@ pub(crate) struct EmbeddedFeed {
     ended: Arc<AtomicBool>,
     backoff: Backoff,
     pause: Duration,
+    /// Chains another feed (a node) owns: their recorded trades and heads
+    /// are not replayed.
+    skip: std::collections::BTreeSet<ChainId>,
+    /// What the replayed blocks changed since the last publication.
+    pending: ApplyStates,
 }
 
 impl EmbeddedFeed {
@@ -56,6 +61,7 @@ impl EmbeddedFeed {
         interval: Option<Duration>,
         publisher: Addr<PriceCacheActor>,
         ended: Arc<AtomicBool>,
+        skip: std::collections::BTreeSet<ChainId>,
     ) -> Self {
         ended.store(stream.blocks.is_empty(), Ordering::Relaxed);
         Self {
@@ -67,7 +73,15 @@ impl EmbeddedFeed {
             ended,
             backoff: Backoff::default(),
             pause: Duration::ZERO,
+            skip,
+            pending: ApplyStates { heads: Vec::new(), pools: Vec::new() },
         }
+    }
+
+    /// What to publish: the changes since the last publication, by
+    /// address (the publisher's snapshot also holds other feeds' pools).
+    fn take_pending(&mut self) -> ApplyStates {
+        std::mem::replace(&mut self.pending, ApplyStates { heads: Vec::new(), pools: Vec::new() })
     }
 
     /// Replays up to `n` blocks onto `current`; returns how many.
@@ -78,7 +92,19 @@ impl EmbeddedFeed {
                 self.ended.store(true, Ordering::Relaxed);
                 break;
             };
-            let (delta, applied) = self.current.replay_block(trades, BLOCK_SECONDS);
+            let (mut delta, applied) = self.current.replay_block(trades, BLOCK_SECONDS);
+            let pools = self.current.pools();
+            delta
+                .pools
+                .retain(|(k, _)| pools.get(*k).is_some_and(|p| !self.skip.contains(&p.chain)));
+            delta.heads.retain(|(c, _)| !self.skip.contains(c));
+            for (k, state) in &delta.pools {
+                if let Some(p) = pools.get(*k) {
+                    self.pending.pools.push((p.chain, p.address, state.clone()));
+                }
+            }
+            self.pending.heads.retain(|(c, _)| delta.heads.iter().all(|(d, _)| d != c));
+            self.pending.heads.extend(delta.heads.iter().copied());
             self.current = Arc::new(self.current.apply(&delta)?);
             self.next += 1;
             stepped += 1;
@@ -104,7 +130,8 @@ impl Actor for EmbeddedFeed {
                     Ok(_) => {
                         let head = act.current.heads().values().next().map(|h| h.block_number);
                         tracing::info!(head = ?head, "embedded feed: new block");
-                        act.publisher.do_send(PublishSnapshot(Arc::clone(&act.current)));
+                        let changes = act.take_pending();
+                        act.publisher.do_send(changes);
                     }
                     Err(e) => tracing::error!(error = %e, "embedded feed: block not applied"),
                 }
@@ -130,7 +157,7 @@ impl Handler<StepBlocks> for EmbeddedFeed {
 
     fn handle(&mut self, msg: StepBlocks, ctx: &mut Self::Context) -> Self::Result {
         let stepped = guarded(ctx, "embedded feed", || self.advance(msg.0));
-        let publish = PublishSnapshot(Arc::clone(&self.current));
+        let publish = self.take_pending();
         let publisher = self.publisher.clone();
         Box::pin(async move {
             let n = stepped?;

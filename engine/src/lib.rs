@@ -40,6 +40,8 @@ pub mod nontokenized;
 pub mod quote;
 pub mod rate_limit;
 pub mod route;
+pub mod rpc;
+pub mod rpc_feed;
 pub mod shared_limit;
 pub mod simulate;
 mod supervise;
@@ -53,7 +55,7 @@ use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use feed::BLOCK_SECONDS;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
-pub use market::{MarketState, StateInputs, build_state};
+pub use market::{MarketState, StateInputs, build_state, build_state_after};
 pub use quote::{Quote, QuoteRequest};
 pub use rate_limit::{RateDecision, RateLimiter};
 pub use route::{RouteRequest, RouteTx};
@@ -87,11 +89,18 @@ pub struct EngineConfig {
     /// on the embedded market). `None`: only [`EngineHandle::step_blocks`]
     /// moves it.
     pub block_interval: Option<Duration>,
+    /// Chains followed through a node: their pools come from the node's
+    /// factories (one [`rpc_feed`] per catalog factory on the chain), and
+    /// the embedded market's pools of those chains are dropped.
+    pub rpc_feeds: Vec<rpc_feed::RpcFeedConfig>,
 }
 
 /// Status of a market data feed (tycho's states).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedState {
+    /// Loading its pools for the first time (or again, after losing the
+    /// chain).
+    Indexing,
     /// Up to date.
     Ready,
     /// Behind, still usable.
@@ -106,6 +115,7 @@ impl FeedState {
     /// Lower-case name.
     pub const fn as_str(self) -> &'static str {
         match self {
+            Self::Indexing => "indexing",
             Self::Ready => "ready",
             Self::Delayed => "delayed",
             Self::Stale => "stale",
@@ -119,8 +129,8 @@ impl FeedState {
 pub struct FeedStatus {
     /// Chain.
     pub chain: ChainId,
-    /// Source name.
-    pub source: &'static str,
+    /// Source name: `embedded`, or the protocol an RPC feed follows.
+    pub source: Arc<str>,
     /// State.
     pub state: FeedState,
     /// Head block of the published state.
@@ -183,7 +193,14 @@ impl Engine {
         for set in config.contract_overrides {
             catalog.override_contracts(set);
         }
-        let market = loaders::load_market(config.market_file.as_deref(), &catalog)?;
+        let mut market = loaders::load_market(config.market_file.as_deref(), &catalog)?;
+        // A chain followed through a node takes its pools (and head) from
+        // the node alone.
+        let node_chains: std::collections::BTreeSet<ChainId> =
+            config.rpc_feeds.iter().map(|f| f.chain).collect();
+        market.pools.retain(|p| !node_chains.contains(&p.common().chain_id));
+        market.chains.retain(|c| !node_chains.contains(&c.chain_id));
+        market.dual_vaults.retain(|v| !node_chains.contains(&v.chain_id));
         let snapshot = MarketSnapshot::build(&market, &catalog)?;
         // The recorded stream fits the embedded market only.
         let stream = match config.market_file {
@@ -193,8 +210,10 @@ impl Engine {
         let feed_ended = Arc::new(std::sync::atomic::AtomicBool::new(stream.is_none()));
         let start_snapshot = Arc::new(snapshot.clone());
         let npm_dir = config.node_modules.clone().unwrap_or_else(evm::NpmArtifacts::default_dir);
+        let catalog = Arc::new(catalog);
+        let rpc_sources = rpc_sources(&catalog, &config.rpc_feeds)?;
         let inputs = StateInputs {
-            catalog: Arc::new(catalog),
+            catalog: Arc::clone(&catalog),
             market: Arc::new(market),
             npm: evm::NpmArtifacts::load(&npm_dir)
                 .map(Arc::new)
@@ -212,6 +231,7 @@ impl Engine {
         let (st, kc) = (Arc::clone(&state), Arc::clone(&key_cache));
         let ended = Arc::clone(&feed_ended);
         let block_interval = config.block_interval;
+        let health: Vec<_> = rpc_sources.iter().map(|s| Arc::clone(&s.health)).collect();
         let thread = std::thread::Builder::new()
             .name("switchyard-engine".into())
             .spawn(move || {
@@ -231,9 +251,15 @@ impl Engine {
                                 block_interval,
                                 publisher,
                                 ended,
+                                node_chains,
                             )
                         })
                     });
+                    for src in rpc_sources {
+                        let hub = prices.clone();
+                        let catalog = Arc::clone(&catalog);
+                        Supervisor::start(move |_| src.start(catalog, hub));
+                    }
                     let _ = tx.send((System::current(), keys, volume, prices, feed));
                 });
                 if let Err(e) = sys.run() {
@@ -260,6 +286,7 @@ impl Engine {
                 prices,
                 feed,
                 feed_ended,
+                rpc_health: health,
             }),
         };
         Ok((handle, Shutdown { system: Some(system), thread: Some(thread) }))
@@ -279,6 +306,79 @@ struct Inner {
     /// The embedded feed (on the embedded market only).
     feed: Option<Addr<feed::EmbeddedFeed>>,
     feed_ended: Arc<std::sync::atomic::AtomicBool>,
+    /// Every RPC feed's status.
+    rpc_health: Vec<Arc<rpc_feed::FeedHealth>>,
+}
+
+/// One RPC feed to start: a factory of the catalog on a node's chain.
+struct RpcSource {
+    config: rpc_feed::RpcFeedConfig,
+    client: Arc<rpc::RpcClient>,
+    source: Arc<str>,
+    kind: switchyard_catalog::FactoryKind,
+    factory: alloy_primitives::Address,
+    health: Arc<rpc_feed::FeedHealth>,
+}
+
+impl RpcSource {
+    fn start(self, catalog: Arc<Catalog>, hub: Addr<market::PriceCacheActor>) -> rpc_feed::RpcFeed {
+        rpc_feed::RpcFeed::new(
+            self.config,
+            self.client,
+            self.source,
+            self.kind,
+            self.factory,
+            catalog,
+            hub,
+            self.health,
+        )
+    }
+}
+
+/// The feeds of the configured nodes: one per catalog factory on each
+/// node's chain (at the operator's address for it, if given).
+fn rpc_sources(
+    catalog: &Catalog,
+    configs: &[rpc_feed::RpcFeedConfig],
+) -> Result<Vec<RpcSource>, EngineError> {
+    let mut out = Vec::new();
+    for cfg in configs {
+        // Fail at start on a URL the client cannot use.
+        let client = Arc::new(
+            rpc::RpcClient::new(&cfg.url, cfg.timeout)
+                .map_err(|e| EngineError::Config(e.to_string()))?,
+        );
+        let factories: Vec<_> =
+            catalog.dex_factories().iter().filter(|f| f.chain_id == cfg.chain).collect();
+        if factories.is_empty() {
+            return Err(EngineError::Config(format!(
+                "chain {} has a node but no DEX factory in the catalog",
+                cfg.chain
+            )));
+        }
+        for (protocol, _) in &cfg.factories {
+            if !factories.iter().any(|f| &f.protocol == protocol) {
+                return Err(EngineError::Config(format!(
+                    "chain {}: no `{protocol}` factory in the catalog to move",
+                    cfg.chain
+                )));
+            }
+        }
+        for f in factories {
+            let at =
+                cfg.factories.iter().find(|(p, _)| *p == f.protocol).map_or(f.factory, |(_, a)| *a);
+            let source: Arc<str> = Arc::from(f.protocol.as_str());
+            out.push(RpcSource {
+                config: cfg.clone(),
+                client: Arc::clone(&client),
+                health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
+                source,
+                kind: f.kind,
+                factory: at,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The server's only way into the engine. Cheap to clone; usable from any
@@ -462,24 +562,37 @@ impl EngineHandle {
         quote::on_pool("balances", move || wallet::balances_now(&state, chain, eoa, use_eoa)).await
     }
 
-    /// Status of every feed: per chain with a head, the embedded feed at
-    /// the published head; `ended` once its recorded stream has run out (or
-    /// for a market file, which nothing moves).
+    /// Status of every feed: the embedded feed per chain it moves, at the
+    /// published head (`ended` once its recorded stream has run out, or for
+    /// a market file, which nothing moves); then every RPC feed.
     pub fn feeds(&self) -> Vec<FeedStatus> {
         let state = self.inner.state.load();
         let ended = self.inner.feed_ended.load(std::sync::atomic::Ordering::Relaxed);
-        state
+        let embedded: Arc<str> = Arc::from("embedded");
+        let mut out: Vec<FeedStatus> = state
             .snapshot
             .heads()
             .iter()
+            .filter(|(chain, _)| self.inner.rpc_health.iter().all(|h| h.chain != **chain))
             .map(|(chain, head)| FeedStatus {
                 chain: *chain,
-                source: "embedded",
+                source: Arc::clone(&embedded),
                 state: if ended { FeedState::Ended } else { FeedState::Ready },
                 head_block: head.block_number,
                 lag_blocks: 0,
             })
-            .collect()
+            .collect();
+        for h in &self.inner.rpc_health {
+            let (state, head_block, lag_blocks) = h.read();
+            out.push(FeedStatus {
+                chain: h.chain,
+                source: Arc::clone(&h.source),
+                state,
+                head_block,
+                lag_blocks,
+            });
+        }
+        out
     }
 
     /// Replays the next `n` recorded blocks of the embedded feed and

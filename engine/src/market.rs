@@ -5,12 +5,18 @@
 //! Readers load the whole [`MarketState`] with one atomic pointer read and
 //! never take a lock; a writer builds a new state and swaps it in.
 
-use std::{collections::BTreeSet, sync::Arc};
+use std::{
+    collections::{BTreeSet, HashMap},
+    sync::Arc,
+};
 
 use actix::prelude::*;
+use alloy_primitives::{Address, U256};
 use arc_swap::ArcSwap;
-use switchyard_catalog::{Catalog, Market};
-use switchyard_kernel::{MarketSnapshot, PriceTable, derive_prices, usd_anchors};
+use switchyard_catalog::{Catalog, ChainId, Market, PoolRecord, market::ChainState};
+use switchyard_kernel::{
+    ChainHead, MarketSnapshot, PoolState, PriceTable, SnapshotDelta, derive_prices, usd_anchors,
+};
 
 use crate::{
     evm::{NpmArtifacts, artifacts::error_chain, world::World},
@@ -34,6 +40,28 @@ pub struct MarketState {
     /// Snapshot indexes of pools the world could not reproduce: no route
     /// goes through them, since no transaction through them can be proven.
     pub unprovable: BTreeSet<u32>,
+    /// Snapshot indexes of pools whose feed is stale: not routed through
+    /// either, until the feed recovers.
+    pub stale: BTreeSet<u32>,
+}
+
+impl MarketState {
+    /// Every pool no route may go through: unprovable or stale.
+    pub fn excluded_pools(&self) -> BTreeSet<u32> {
+        if self.stale.is_empty() {
+            return self.unprovable.clone();
+        }
+        self.unprovable.union(&self.stale).copied().collect()
+    }
+
+    /// Whether a pool on `chain` (or `other`) is left out because its
+    /// feed is stale.
+    pub fn stale_on(&self, chain: ChainId, other: Option<ChainId>) -> bool {
+        let pools = self.snapshot.pools();
+        self.stale.iter().any(|k| {
+            pools.get(*k as usize).is_some_and(|p| p.chain == chain || Some(p.chain) == other)
+        })
+    }
 }
 
 /// What building a state needs besides the snapshot.
@@ -49,9 +77,20 @@ pub struct StateInputs {
 
 /// Builds a state: prices, and the world of the snapshot.
 pub fn build_state(inputs: &StateInputs, snapshot: Arc<MarketSnapshot>) -> MarketState {
+    build_state_after(inputs, snapshot, None)
+}
+
+/// Builds a state after `previous`: the worlds of the chains that did not
+/// move are shared with it, not built again.
+pub fn build_state_after(
+    inputs: &StateInputs,
+    snapshot: Arc<MarketSnapshot>,
+    previous: Option<&MarketState>,
+) -> MarketState {
     let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&inputs.catalog)));
+    let before = previous.and_then(|p| Some((&*p.snapshot, &**p.world.as_ref().ok()?)));
     let world = inputs.npm.clone().and_then(|npm| {
-        World::build(&inputs.catalog, &inputs.market, &snapshot, &prices, &npm)
+        World::build_reusing(&inputs.catalog, &inputs.market, &snapshot, &prices, &npm, before)
             .map(Arc::new)
             .map_err(|e| error_chain(&e))
     });
@@ -81,20 +120,79 @@ pub fn build_state(inputs: &StateInputs, snapshot: Arc<MarketSnapshot>) -> Marke
         prices,
         world,
         unprovable,
+        stale: BTreeSet::new(),
     }
 }
 
-/// Recomputes prices (and the world) for every published snapshot.
+/// Owns the published state: merges what every feed sends (whole
+/// snapshots, pool states by address, a source's records), and for each
+/// change recomputes prices and the world off the actor thread (on the
+/// rayon pool), holding its mailbox meanwhile so publications stay in
+/// order, before readers see the new state.
 pub(crate) struct PriceCacheActor {
     pub(crate) state: Arc<ArcSwap<MarketState>>,
     pub(crate) inputs: StateInputs,
     pub(crate) backoff: Backoff,
     pub(crate) pause: std::time::Duration,
+    /// `(chain, address)` → index in the published snapshot.
+    index: HashMap<(ChainId, Address), usize>,
+    /// Sources whose pools are left out: `(chain, protocol)`.
+    stale_sources: BTreeSet<(ChainId, Arc<str>)>,
 }
 
 impl PriceCacheActor {
     pub(crate) fn new(state: Arc<ArcSwap<MarketState>>, inputs: StateInputs) -> Self {
-        Self { state, inputs, backoff: Backoff::default(), pause: std::time::Duration::ZERO }
+        let mut me = Self {
+            state,
+            inputs,
+            backoff: Backoff::default(),
+            pause: std::time::Duration::ZERO,
+            index: HashMap::new(),
+            stale_sources: BTreeSet::new(),
+        };
+        me.reindex(&me.state.load().snapshot.clone());
+        me
+    }
+
+    fn reindex(&mut self, snapshot: &MarketSnapshot) {
+        self.index = snapshot
+            .pools()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !matches!(p.state, PoolState::Wrap))
+            .map(|(k, p)| ((p.chain, p.address), k))
+            .collect();
+    }
+
+    fn stale_pools(&self, snapshot: &MarketSnapshot) -> BTreeSet<u32> {
+        if self.stale_sources.is_empty() {
+            return BTreeSet::new();
+        }
+        snapshot
+            .pools()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| self.stale_sources.contains(&(p.chain, Arc::clone(&p.protocol))))
+            .map(|(k, _)| k as u32)
+            .collect()
+    }
+
+    /// Builds the state of `snapshot` on the rayon pool and publishes it;
+    /// the actor handles nothing else meanwhile.
+    fn publish(&mut self, snapshot: Arc<MarketSnapshot>) -> AtomicResponse<Self, ()> {
+        self.reindex(&snapshot);
+        let inputs = self.inputs.clone();
+        let previous = self.state.load_full();
+        let work = crate::quote::on_pool("price cache", move || {
+            Ok(build_state_after(&inputs, snapshot, Some(&previous)))
+        });
+        AtomicResponse::new(Box::pin(work.into_actor(self).map(|built, act, _| match built {
+            Ok(mut state) => {
+                state.stale = act.stale_pools(&state.snapshot);
+                act.state.store(Arc::new(state));
+            }
+            Err(e) => tracing::error!(error = %e, "state not rebuilt: the previous one stays"),
+        })))
     }
 }
 
@@ -127,12 +225,165 @@ impl Handler<crate::supervise::Crash> for PriceCacheActor {
 pub(crate) struct PublishSnapshot(pub(crate) Arc<MarketSnapshot>);
 
 impl Handler<PublishSnapshot> for PriceCacheActor {
+    type Result = AtomicResponse<Self, ()>;
+
+    fn handle(&mut self, msg: PublishSnapshot, _: &mut Self::Context) -> Self::Result {
+        self.publish(msg.0)
+    }
+}
+
+/// New pool states by address, and new heads (the embedded feed).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct ApplyStates {
+    pub(crate) heads: Vec<(ChainId, ChainHead)>,
+    pub(crate) pools: Vec<(ChainId, Address, PoolState)>,
+}
+
+impl Handler<ApplyStates> for PriceCacheActor {
+    type Result = AtomicResponse<Self, ()>;
+
+    fn handle(&mut self, msg: ApplyStates, ctx: &mut Self::Context) -> Self::Result {
+        let current = Arc::clone(&self.state.load().snapshot);
+        let pools =
+            msg.pools.into_iter().filter_map(|(c, a, s)| self.index.get(&(c, a)).map(|k| (*k, s)));
+        let delta = SnapshotDelta { heads: msg.heads, pools: pools.collect() };
+        match guarded(ctx, "price cache", || Ok(current.apply(&delta)?)) {
+            Ok(next) => self.publish(Arc::new(next)),
+            Err(e) => {
+                tracing::error!(error = %e, "pool states not applied");
+                AtomicResponse::new(Box::pin(fut::ready(())))
+            }
+        }
+    }
+}
+
+/// Every routable pool of one source on one chain, and its head: they
+/// replace what the source published before (an RPC feed).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct ReplaceSource {
+    pub(crate) source: Arc<str>,
+    pub(crate) head: ChainState,
+    /// The node's gas price (`None`: keep the last one).
+    pub(crate) gas_price: Option<U256>,
+    pub(crate) records: Vec<PoolRecord>,
+}
+
+impl Handler<ReplaceSource> for PriceCacheActor {
+    type Result = AtomicResponse<Self, ()>;
+
+    fn handle(&mut self, msg: ReplaceSource, ctx: &mut Self::Context) -> Self::Result {
+        let current = Arc::clone(&self.state.load().snapshot);
+        let built = guarded(ctx, "price cache", || self.replace_source(&current, msg));
+        match built {
+            Ok(next) => self.publish(Arc::new(next)),
+            Err(e) => {
+                tracing::error!(error = %e, "a feed's pools not published");
+                AtomicResponse::new(Box::pin(fut::ready(())))
+            }
+        }
+    }
+}
+
+impl PriceCacheActor {
+    /// The snapshot with `msg`'s source replaced: its pools' states moved
+    /// in place when it still has the same pools, else the snapshot built
+    /// again from the records (every other pool keeping its current state).
+    fn replace_source(
+        &mut self,
+        current: &MarketSnapshot,
+        msg: ReplaceSource,
+    ) -> Result<MarketSnapshot, crate::EngineError> {
+        let chain = msg.head.chain_id;
+        let ours = |r: &PoolRecord| {
+            let c = r.common();
+            c.chain_id == chain && c.protocol == &*msg.source
+        };
+        let gas = msg
+            .gas_price
+            .or_else(|| current.head(chain).map(|h| h.gas_price_wei))
+            .unwrap_or_default();
+        let head = ChainHead {
+            block_number: msg.head.block_number,
+            timestamp: msg.head.timestamp,
+            gas_price_wei: gas,
+        };
+        let identity = |r: &PoolRecord| (r.common().address, r.tokens());
+        let before: Vec<_> =
+            self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();
+        let after: Vec<_> = msg.records.iter().map(identity).collect();
+        if before == after && current.head(chain).is_some() {
+            let pools = msg
+                .records
+                .iter()
+                .filter_map(|r| {
+                    let k = self.index.get(&(chain, r.common().address))?;
+                    Some((*k, PoolState::from_record(r)))
+                })
+                .collect();
+            return Ok(current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?);
+        }
+        let mut market = Market::clone(&self.inputs.market);
+        market.pools.retain(|r| !ours(r));
+        market.pools.extend(msg.records);
+        market.chains.retain(|c| c.chain_id != chain);
+        market.chains.push(ChainState { gas_price_wei: gas, ..msg.head });
+        let built = MarketSnapshot::build(&market, &self.inputs.catalog)?;
+        // Everything else keeps the state it has now.
+        let mut delta = SnapshotDelta::default();
+        for (k, p) in built.pools().iter().enumerate() {
+            if p.chain == chain && *p.protocol == *msg.source {
+                continue;
+            }
+            if let Some(old) =
+                self.index.get(&(p.chain, p.address)).and_then(|i| current.pools().get(*i))
+                && old.tokens == p.tokens
+                && std::mem::discriminant(&old.state) == std::mem::discriminant(&p.state)
+            {
+                delta.pools.push((k, old.state.clone()));
+            }
+        }
+        delta.heads =
+            current.heads().iter().filter(|(c, _)| **c != chain).map(|(c, h)| (*c, *h)).collect();
+        delta.heads.push((chain, head));
+        self.inputs.market = Arc::new(market);
+        Ok(built.apply(&delta)?)
+    }
+}
+
+/// A source's pools go stale (left out of routing) or recover.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct SetStale {
+    pub(crate) chain: ChainId,
+    pub(crate) source: Arc<str>,
+    pub(crate) stale: bool,
+}
+
+impl Handler<SetStale> for PriceCacheActor {
     type Result = ();
 
-    fn handle(&mut self, msg: PublishSnapshot, ctx: &mut Self::Context) {
-        let _ = guarded(ctx, "price cache", || {
-            self.state.store(Arc::new(build_state(&self.inputs, msg.0)));
-            Ok(())
-        });
+    fn handle(&mut self, msg: SetStale, _: &mut Self::Context) {
+        let key = (msg.chain, msg.source);
+        let changed = if msg.stale {
+            self.stale_sources.insert(key)
+        } else {
+            self.stale_sources.remove(&key)
+        };
+        if changed {
+            // Nothing to recompute: the same state, other pools left out.
+            let now = self.state.load_full();
+            let stale = self.stale_pools(&now.snapshot);
+            self.state.store(Arc::new(MarketState {
+                catalog: Arc::clone(&now.catalog),
+                market: Arc::clone(&now.market),
+                snapshot: Arc::clone(&now.snapshot),
+                prices: Arc::clone(&now.prices),
+                world: now.world.clone(),
+                unprovable: now.unprovable.clone(),
+                stale,
+            }));
+        }
     }
 }

@@ -192,7 +192,7 @@ pub(crate) fn search_params(state: &MarketState, req: &QuoteRequest) -> SearchPa
     SearchParams {
         excluded_protocols: excluded_protocols(&state.catalog, req),
         excluded_bridges: req.ignore_bridges.iter().cloned().collect(),
-        excluded_pools: state.unprovable.clone(),
+        excluded_pools: state.excluded_pools(),
         gas_cost_in_out: req.outputs.iter().map(|t| gas_cost_in(state, out_chain, *t)).collect(),
         ..SearchParams::default()
     }
@@ -229,7 +229,14 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, Engin
         outputs: req.outputs.clone(),
     };
     let snapshot: &MarketSnapshot = &state.snapshot;
-    let plan = find_routes(snapshot, &route_req, &params).map_err(EngineError::Route)?;
+    let plan = find_routes(snapshot, &route_req, &params).map_err(|e| match e {
+        switchyard_kernel::KernelError::NoRoute { .. }
+            if state.stale_on(req.chain, req.destination_chain) =>
+        {
+            EngineError::StaleMarket { chain: req.chain }
+        }
+        e => EngineError::Route(e),
+    })?;
     let chain = req.chain;
     let usd_in: Option<f64> = route_req
         .inputs

@@ -599,7 +599,8 @@ impl<'a> Compiler<'a> {
             if token_in.is_some_and(|t| t != from) || token_out.is_some_and(|t| t != to) {
                 continue;
             }
-            if self.state.unprovable.contains(&(k as u32)) {
+            if self.state.unprovable.contains(&(k as u32)) || self.state.stale.contains(&(k as u32))
+            {
                 return Err(BundleError::unroutable(
                     at,
                     format!("{primary:#x} has no EVM fixture here"),

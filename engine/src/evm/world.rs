@@ -197,8 +197,32 @@ impl World {
         prices: &PriceTable,
         npm: &NpmArtifacts,
     ) -> Result<Self, WorldError> {
+        Self::build_reusing(catalog, market, snapshot, prices, npm, None)
+    }
+
+    /// Builds the world of `snapshot`, sharing `previous`'s world of every
+    /// chain whose head and pools are the same as in the snapshot that
+    /// world was built from: only the chains that moved are built again
+    /// (a block on one chain leaves the others' worlds as they are).
+    pub fn build_reusing(
+        catalog: &Catalog,
+        market: &Market,
+        snapshot: &MarketSnapshot,
+        prices: &PriceTable,
+        npm: &NpmArtifacts,
+        previous: Option<(&MarketSnapshot, &Self)>,
+    ) -> Result<Self, WorldError> {
         let mut chains = BTreeMap::new();
         for (chain, head) in snapshot.heads() {
+            let unchanged = previous.and_then(|(before, world)| {
+                let same =
+                    before.head(*chain) == Some(head) && same_pools(before, snapshot, *chain);
+                same.then(|| world.chain(*chain)).flatten()
+            });
+            if let Some(w) = unchanged {
+                chains.insert(*chain, Arc::clone(w));
+                continue;
+            }
             let block = BlockEnv {
                 chain_id: chain.0,
                 number: head.block_number,
@@ -222,6 +246,15 @@ impl World {
             .iter()
             .flat_map(|(c, w)| w.unbuilt.iter().map(move |(a, why)| (*c, *a, why.as_str())))
     }
+}
+
+/// Whether `chain`'s pools are the same, in the same order, in both.
+fn same_pools(a: &MarketSnapshot, b: &MarketSnapshot, chain: ChainId) -> bool {
+    fn on(s: &MarketSnapshot, chain: ChainId) -> impl Iterator<Item = &Arc<Pool>> {
+        s.pools().iter().filter(move |p| p.chain == chain)
+    }
+    on(a, chain).count() == on(b, chain).count()
+        && on(a, chain).zip(on(b, chain)).all(|(x, y)| Arc::ptr_eq(x, y) || x == y)
 }
 
 impl ChainWorld {

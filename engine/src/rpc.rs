@@ -1,0 +1,399 @@
+//! A small Ethereum JSON-RPC client: the calls the RPC feed makes, over
+//! hyper's HTTP/1 client on one kept-alive connection (reconnected after any
+//! failure), each with a timeout.
+//!
+//! Why not `alloy-provider`: it brings reqwest, rustls and a second HTTP
+//! stack; hyper is already in the tree for axum, so this client adds no
+//! crate. Plain `http://` only: a market maker's node sits on loopback or
+//! the LAN (put a TLS proxy in front of a remote one).
+//!
+//! Every answer a node sends is untrusted input: it is decoded into typed
+//! values, and anything malformed is an [`RpcError`], never a panic.
+
+use std::{
+    sync::atomic::{AtomicU64, Ordering},
+    time::Duration,
+};
+
+use alloy_primitives::{Address, B256, Bytes, U64, U256};
+use http_body_util::{BodyExt, Full};
+use hyper::{
+    Request,
+    body::Bytes as Body,
+    client::conn::http1::{self, SendRequest},
+    header,
+};
+use hyper_util::rt::TokioIo;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+
+/// Why a JSON-RPC call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RpcError {
+    /// The URL is not `http://host:port[/path]`.
+    #[error("rpc url `{0}`: expected http://host:port/path")]
+    Url(String),
+    /// No connection, or it broke.
+    #[error("rpc transport: {0}")]
+    Transport(String),
+    /// No answer within the timeout.
+    #[error("rpc call {method} timed out after {after:?}")]
+    Timeout {
+        /// Method.
+        method: String,
+        /// Timeout.
+        after: Duration,
+    },
+    /// The node answered with an HTTP error status.
+    #[error("rpc http status {0}")]
+    Status(u16),
+    /// The node answered with a JSON-RPC error.
+    #[error("rpc error {code} from {method}: {message}")]
+    Node {
+        /// Method.
+        method: String,
+        /// JSON-RPC error code.
+        code: i64,
+        /// Message.
+        message: String,
+    },
+    /// The answer is not what the method returns.
+    #[error("rpc answer to {method} malformed: {message}")]
+    Decode {
+        /// Method.
+        method: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// A block header: what the feed needs to follow the canonical chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Header {
+    /// Number.
+    pub number: U64,
+    /// Hash.
+    pub hash: B256,
+    /// Parent hash.
+    pub parent_hash: B256,
+    /// Unix seconds.
+    pub timestamp: U64,
+}
+
+/// A log, as `eth_getLogs` returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Log {
+    /// Emitter.
+    pub address: Address,
+    /// Topics.
+    pub topics: Vec<B256>,
+    /// Data.
+    pub data: Bytes,
+    /// Block number.
+    pub block_number: U64,
+    /// Block hash.
+    pub block_hash: B256,
+    /// Index in the block.
+    pub log_index: U64,
+    /// Set when a reorg removed the log (subscriptions only).
+    #[serde(default)]
+    pub removed: bool,
+}
+
+/// An `eth_getLogs` filter.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogFilter {
+    /// First block, inclusive.
+    pub from_block: U64,
+    /// Last block, inclusive.
+    pub to_block: U64,
+    /// Emitters (`None`: any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<Vec<Address>>,
+    /// Topic filters, by position; `topics[0]` lists event signatures.
+    pub topics: Vec<Vec<B256>>,
+}
+
+struct Target {
+    host: String,
+    port: u16,
+    path: String,
+}
+
+fn parse_url(url: &str) -> Result<Target, RpcError> {
+    let bad = || RpcError::Url(url.to_owned());
+    let rest = url.strip_prefix("http://").ok_or_else(bad)?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) => (h, p.parse::<u16>().map_err(|_| bad())?),
+        None => (authority, 80),
+    };
+    if host.is_empty() {
+        return Err(bad());
+    }
+    Ok(Target { host: host.to_owned(), port, path: path.to_owned() })
+}
+
+/// A JSON-RPC client of one node.
+pub struct RpcClient {
+    url: String,
+    target: Target,
+    timeout: Duration,
+    conn: Mutex<Option<SendRequest<Full<Body>>>>,
+    next_id: AtomicU64,
+}
+
+impl std::fmt::Debug for RpcClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RpcClient").field("url", &self.url).finish_non_exhaustive()
+    }
+}
+
+fn decode<T: DeserializeOwned>(method: &str, v: Value) -> Result<T, RpcError> {
+    serde_json::from_value(v)
+        .map_err(|e| RpcError::Decode { method: method.to_owned(), message: e.to_string() })
+}
+
+fn hex_quantity(n: u64) -> String {
+    format!("{n:#x}")
+}
+
+impl RpcClient {
+    /// A client of the node at `url`; every call gives up after `timeout`.
+    pub fn new(url: &str, timeout: Duration) -> Result<Self, RpcError> {
+        Ok(Self {
+            url: url.to_owned(),
+            target: parse_url(url)?,
+            timeout,
+            conn: Mutex::new(None),
+            next_id: AtomicU64::new(1),
+        })
+    }
+
+    /// The node's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    async fn connect(&self) -> Result<SendRequest<Full<Body>>, RpcError> {
+        let stream = tokio::net::TcpStream::connect((self.target.host.as_str(), self.target.port))
+            .await
+            .map_err(|e| RpcError::Transport(e.to_string()))?;
+        let _ = stream.set_nodelay(true);
+        let (sender, conn) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| RpcError::Transport(e.to_string()))?;
+        tokio::spawn(async move {
+            // Ends when the node closes the connection or the sender is
+            // dropped; the next call reconnects.
+            let _ = conn.await;
+        });
+        Ok(sender)
+    }
+
+    /// Posts one JSON body and parses the JSON answer.
+    async fn post(&self, method: &str, body: Vec<u8>) -> Result<Value, RpcError> {
+        let work = async {
+            let mut guard = self.conn.lock().await;
+            let mut sender = match guard.take() {
+                Some(s) if !s.is_closed() => s,
+                _ => self.connect().await?,
+            };
+            sender.ready().await.map_err(|e| RpcError::Transport(e.to_string()))?;
+            let req = Request::post(self.target.path.as_str())
+                .header(header::HOST, format!("{}:{}", self.target.host, self.target.port))
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Full::new(Body::from(body)))
+                .map_err(|e| RpcError::Transport(e.to_string()))?;
+            let resp =
+                sender.send_request(req).await.map_err(|e| RpcError::Transport(e.to_string()))?;
+            let status = resp.status();
+            let bytes = resp
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| RpcError::Transport(e.to_string()))?
+                .to_bytes();
+            // Only a connection that answered in full is kept.
+            *guard = Some(sender);
+            if !status.is_success() {
+                return Err(RpcError::Status(status.as_u16()));
+            }
+            serde_json::from_slice::<Value>(&bytes)
+                .map_err(|e| RpcError::Decode { method: method.to_owned(), message: e.to_string() })
+        };
+        match tokio::time::timeout(self.timeout, work).await {
+            Ok(r) => r,
+            Err(_) => {
+                // A half-finished exchange leaves the connection unusable.
+                if let Ok(mut g) = self.conn.try_lock() {
+                    *g = None;
+                }
+                Err(RpcError::Timeout { method: method.to_owned(), after: self.timeout })
+            }
+        }
+    }
+
+    fn result_of(method: &str, mut answer: Value) -> Result<Value, RpcError> {
+        if let Some(err) = answer.get("error").filter(|e| !e.is_null()) {
+            return Err(RpcError::Node {
+                method: method.to_owned(),
+                code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: err.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
+            });
+        }
+        match answer.get_mut("result") {
+            Some(v) => Ok(v.take()),
+            None => Err(RpcError::Decode {
+                method: method.to_owned(),
+                message: "neither result nor error".into(),
+            }),
+        }
+    }
+
+    /// One call.
+    pub async fn call<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, RpcError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let answer = self.post(method, body.to_string().into_bytes()).await?;
+        decode(method, Self::result_of(method, answer)?)
+    }
+
+    /// Several calls of one method in one JSON-RPC batch; answers in the
+    /// order of `params` (a node may answer a batch in any order).
+    pub async fn batch<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Vec<Value>,
+    ) -> Result<Vec<T>, RpcError> {
+        if params.is_empty() {
+            return Ok(Vec::new());
+        }
+        let first = self.next_id.fetch_add(params.len() as u64, Ordering::Relaxed);
+        let body: Vec<Value> = params
+            .into_iter()
+            .enumerate()
+            .map(|(k, p)| json!({"jsonrpc": "2.0", "id": first + k as u64, "method": method, "params": p}))
+            .collect();
+        let n = body.len();
+        let answer = self.post(method, Value::Array(body).to_string().into_bytes()).await?;
+        let Value::Array(items) = answer else {
+            // A node refusing the whole batch answers with one error object.
+            return Err(Self::result_of(method, answer).err().unwrap_or(RpcError::Decode {
+                method: method.to_owned(),
+                message: "a batch answered with one object".into(),
+            }));
+        };
+        let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+        for item in items {
+            let id = item.get("id").and_then(Value::as_u64).unwrap_or(u64::MAX);
+            let k =
+                id.checked_sub(first).map(|k| k as usize).filter(|k| *k < n).ok_or_else(|| {
+                    RpcError::Decode {
+                        method: method.to_owned(),
+                        message: format!("unknown id {id}"),
+                    }
+                })?;
+            out[k] = Some(decode(method, Self::result_of(method, item)?)?);
+        }
+        out.into_iter()
+            .map(|v| {
+                v.ok_or_else(|| RpcError::Decode {
+                    method: method.to_owned(),
+                    message: "a batch answer is missing".into(),
+                })
+            })
+            .collect()
+    }
+
+    /// `eth_chainId`.
+    pub async fn chain_id(&self) -> Result<u64, RpcError> {
+        Ok(self.call::<U64>("eth_chainId", json!([])).await?.to())
+    }
+
+    /// `eth_blockNumber`.
+    pub async fn block_number(&self) -> Result<u64, RpcError> {
+        Ok(self.call::<U64>("eth_blockNumber", json!([])).await?.to())
+    }
+
+    /// `eth_gasPrice`.
+    pub async fn gas_price(&self) -> Result<U256, RpcError> {
+        self.call("eth_gasPrice", json!([])).await
+    }
+
+    /// The headers of `numbers`, in one batch; `None` for a block the node
+    /// does not have.
+    pub async fn headers(&self, numbers: &[u64]) -> Result<Vec<Option<Header>>, RpcError> {
+        let params = numbers.iter().map(|n| json!([hex_quantity(*n), false])).collect();
+        self.batch("eth_getBlockByNumber", params).await
+    }
+
+    /// `eth_getLogs`.
+    pub async fn logs(&self, filter: &LogFilter) -> Result<Vec<Log>, RpcError> {
+        self.call("eth_getLogs", json!([filter])).await
+    }
+
+    /// Runs `initcode` (a contract never deployed) in an `eth_call` at
+    /// `block`: its constructor's return data is the answer.
+    pub async fn call_initcode(&self, initcode: &Bytes, block: u64) -> Result<Bytes, RpcError> {
+        self.call(
+            "eth_call",
+            json!([{"data": initcode, "gas": hex_quantity(BATCH_CALL_GAS)}, hex_quantity(block)]),
+        )
+        .await
+    }
+
+    /// `eth_call` of `data` on `to` at `block` (`None`: latest).
+    pub async fn eth_call(
+        &self,
+        to: Address,
+        data: &Bytes,
+        block: Option<u64>,
+    ) -> Result<Bytes, RpcError> {
+        let tag = block.map_or_else(|| "latest".to_owned(), hex_quantity);
+        self.call("eth_call", json!([{"to": to, "data": data}, tag])).await
+    }
+}
+
+/// The gas an `eth_call` of the batch reader asks for: below geth's default
+/// RPC gas cap (50M) and Hardhat's block gas limit (30M).
+pub const BATCH_CALL_GAS: u64 = 25_000_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        let t = parse_url("http://127.0.0.1:8545").unwrap();
+        assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("127.0.0.1", 8545, "/"));
+        let t = parse_url("http://node.lan/rpc/v1").unwrap();
+        assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("node.lan", 80, "/rpc/v1"));
+        assert!(parse_url("https://x:1").is_err());
+        assert!(parse_url("http://:1").is_err());
+        assert!(parse_url("http://x:99999").is_err());
+    }
+
+    #[test]
+    fn node_errors_are_typed() {
+        let e = RpcClient::result_of(
+            "eth_call",
+            json!({"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"execution reverted"}}),
+        )
+        .unwrap_err();
+        assert!(matches!(e, RpcError::Node { code: -32000, .. }), "{e}");
+        let e = RpcClient::result_of("eth_call", json!({"id":1})).unwrap_err();
+        assert!(matches!(e, RpcError::Decode { .. }));
+    }
+}

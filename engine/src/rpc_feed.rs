@@ -1,0 +1,963 @@
+//! The RPC feed: follows one liquidity source (a DEX factory of the
+//! catalog) on one chain through an Ethereum JSON-RPC node.
+//!
+//! - **Discovery:** the factory's `PairCreated` / `PoolCreated` logs, from
+//!   the configured first block, in ranges of `log_range` blocks. Pools of
+//!   tokens the catalog does not list on the chain are left out (counted in
+//!   the log).
+//! - **Initial state:** one `eth_call` per batch, pinned to one block, of
+//!   the [`PoolLens`](crate::evm::artifacts::Artifact::PoolLens) initcode:
+//!   never deployed, its constructor reads V2 reserves and V3 prices,
+//!   liquidity and every initialized tick, and returns them. A progress bar
+//!   shows it on a terminal.
+//! - **Following the chain:** every `poll`, `eth_blockNumber`, the headers
+//!   of the new blocks (one batch) and their logs: `Sync` (V2 reserves;
+//!   `Swap`, `Mint` and `Burn` of a pair always end in one), the new pairs
+//!   and pools, and the V3 `Initialize`, `Swap`, `Mint` and `Burn` (price,
+//!   liquidity and ticks, exactly as the pool's own bookkeeping moves them).
+//! - **Reorgs:** the last `reorg_depth` blocks are kept with their hashes
+//!   and the pool states after them. A head whose hash changed, or a new
+//!   block whose parent is not ours, rolls back to the newest kept block
+//!   the node still has, then replays from there. Deeper than that (or a
+//!   node that restarted on a new chain), the source is indexed again.
+//! - **Failures:** a node that is down, slow or answering errors is retried
+//!   with backoff (doubling from `poll` to [`MAX_RETRY`]). The feed's state
+//!   goes `delayed`, then `stale` past `stale_after` without a good answer:
+//!   its pools are then left out of routing (a request that needed them
+//!   gets 503 `STALE_MARKET`), with an error in the log. The first good
+//!   answer makes it `ready` again.
+//!
+//! Every change is published to the [`PriceCacheActor`]: the source's pool
+//! records replace the previous ones and the state (prices, the EVM world)
+//! is rebuilt off the actor thread before readers see it.
+
+use std::{
+    collections::{BTreeMap, VecDeque},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use actix::prelude::*;
+use alloy_primitives::{Address, B256, U64, U256};
+use alloy_sol_types::{SolEvent, SolValue, sol};
+use switchyard_catalog::{
+    Catalog, ChainId, FactoryKind, PoolRecord,
+    market::{ChainState, TickRecord, UniswapV2Record, UniswapV3Record},
+};
+
+use crate::{
+    FeedState,
+    evm::artifacts::Artifact,
+    market::{PriceCacheActor, ReplaceSource, SetStale},
+    rpc::{Header, Log, LogFilter, RpcClient, RpcError},
+};
+
+/// The longest wait between retries of a failing node.
+pub const MAX_RETRY: Duration = Duration::from_secs(5);
+/// At most this many new blocks are read per step (a feed catching up
+/// publishes every this many blocks).
+const MAX_BLOCKS_PER_STEP: u64 = 200;
+/// A `eth_getLogs` names the emitters when there are at most this many
+/// (else it asks for the event signatures alone and filters here).
+const MAX_FILTER_ADDRESSES: usize = 1000;
+/// Tick-bitmap words read per batch call: about 3k gas each, so a call
+/// stays far below [`crate::rpc::BATCH_CALL_GAS`] with ticks to read.
+const WORDS_PER_CALL: i32 = 2048;
+/// The V2 swap fee of a Uniswap V2 factory's pairs, in bps.
+const V2_FEE_BPS: u32 = 30;
+/// Uniswap V3's tick bounds.
+const MIN_TICK: i32 = -887_272;
+const MAX_TICK: i32 = 887_272;
+
+sol! {
+    event PairCreated(address indexed token0, address indexed token1, address pair, uint256 count);
+    event Sync(uint112 reserve0, uint112 reserve1);
+    event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool);
+    event Initialize(uint160 sqrtPriceX96, int24 tick);
+    event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
+    event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1);
+    event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1);
+
+    struct LensRequest { address pool; uint8 kind; int16 fromWord; int16 toWord; int24 tickSpacing; }
+    struct LensTick { int24 index; uint128 liquidityGross; int128 liquidityNet; }
+    struct LensResult { uint256 reserve0; uint256 reserve1; uint160 sqrtPriceX96; int24 tick; uint128 liquidity; LensTick[] ticks; }
+}
+
+/// One chain's node, as the operator configured it.
+#[derive(Debug, Clone)]
+pub struct RpcFeedConfig {
+    /// Chain.
+    pub chain: ChainId,
+    /// `http://host:port/path` of the node.
+    pub url: String,
+    /// How often the node is asked for a new block.
+    pub poll: Duration,
+    /// Without a good answer for this long the feed is `delayed`.
+    pub delayed_after: Duration,
+    /// Without a good answer for this long the feed is `stale`, and its
+    /// pools are not routed through.
+    pub stale_after: Duration,
+    /// Blocks kept for rolling back a reorg.
+    pub reorg_depth: u64,
+    /// First block searched for the factories' pools.
+    pub from_block: u64,
+    /// Blocks per discovery `eth_getLogs`.
+    pub log_range: u64,
+    /// Timeout of one JSON-RPC call.
+    pub timeout: Duration,
+    /// Factory addresses to use instead of the catalog's, by protocol.
+    pub factories: Vec<(String, Address)>,
+}
+
+impl RpcFeedConfig {
+    /// The defaults for a chain's node at `url`.
+    pub fn new(chain: ChainId, url: impl Into<String>) -> Self {
+        Self {
+            chain,
+            url: url.into(),
+            poll: Duration::from_secs(1),
+            delayed_after: Duration::from_secs(30),
+            stale_after: Duration::from_secs(60),
+            reorg_depth: 64,
+            from_block: 0,
+            log_range: 10_000,
+            timeout: Duration::from_secs(10),
+            factories: Vec::new(),
+        }
+    }
+}
+
+/// Why a step of the feed failed (it is retried).
+#[derive(Debug, thiserror::Error)]
+pub enum FeedError {
+    /// The node failed.
+    #[error(transparent)]
+    Rpc(#[from] RpcError),
+    /// The node is on another chain.
+    #[error("the node at {url} is on chain {found}, not {expected}")]
+    WrongChain {
+        /// URL.
+        url: String,
+        /// Configured chain.
+        expected: u64,
+        /// The node's.
+        found: u64,
+    },
+    /// The node's answers disagree with each other (a reorg while
+    /// reading): read again.
+    #[error("inconsistent answers: {0}")]
+    Inconsistent(String),
+    /// The batch reader's answer could not be decoded.
+    #[error("pool state batch: {0}")]
+    Lens(String),
+}
+
+/// What `/ready` and `/metrics` show of one feed; shared between the actor
+/// and the engine handle.
+#[derive(Debug)]
+pub(crate) struct FeedHealth {
+    pub(crate) chain: ChainId,
+    pub(crate) source: Arc<str>,
+    inner: Mutex<HealthInner>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct HealthInner {
+    state: FeedState,
+    head: u64,
+    node_head: u64,
+    /// Readers see the source's pools (its first publication is done).
+    published: bool,
+}
+
+impl FeedHealth {
+    pub(crate) fn new(chain: ChainId, source: Arc<str>) -> Self {
+        Self {
+            chain,
+            source,
+            inner: Mutex::new(HealthInner {
+                state: FeedState::Indexing,
+                head: 0,
+                node_head: 0,
+                published: false,
+            }),
+        }
+    }
+
+    /// `(state, head block, blocks behind the node)`.
+    pub(crate) fn read(&self) -> (FeedState, u64, u64) {
+        let h = *self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (h.state, h.head, h.node_head.saturating_sub(h.head))
+    }
+
+    fn update(&self, f: impl FnOnce(&mut HealthInner)) {
+        f(&mut self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    }
+}
+
+/// One V3 pool as the feed tracks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct V3Pool {
+    token0: Address,
+    token1: Address,
+    fee: u32,
+    spacing: i32,
+    sqrt_price_x96: U256,
+    tick: i32,
+    liquidity: u128,
+    /// Initialized ticks: `(liquidityGross, liquidityNet)`.
+    ticks: BTreeMap<i32, (u128, i128)>,
+}
+
+/// One pool as the feed tracks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tracked {
+    V2 { token0: Address, token1: Address, reserves: [U256; 2] },
+    V3(V3Pool),
+}
+
+type Pools = BTreeMap<Address, Arc<Tracked>>;
+
+/// The indexed source: its pools at `head`, and the recent blocks for
+/// rolling back.
+#[derive(Debug, Clone)]
+struct Book {
+    pools: Arc<Pools>,
+    head: Header,
+    /// `(header, pools after it)`, oldest first, at most `reorg_depth`.
+    history: VecDeque<(Header, Arc<Pools>)>,
+}
+
+impl Book {
+    fn push(&mut self, header: Header, depth: u64) {
+        self.head = header;
+        self.history.push_back((header, Arc::clone(&self.pools)));
+        while self.history.len() as u64 > depth.max(1) {
+            self.history.pop_front();
+        }
+    }
+}
+
+/// What the feed knows of its source, for the async steps.
+#[derive(Debug)]
+struct Spec {
+    config: RpcFeedConfig,
+    source: Arc<str>,
+    kind: FactoryKind,
+    factory: Address,
+    catalog: Arc<Catalog>,
+}
+
+impl Spec {
+    fn known(&self, token: Address) -> bool {
+        self.catalog.token(self.config.chain, token).is_some()
+    }
+
+    fn creation_topic(&self) -> B256 {
+        match self.kind {
+            FactoryKind::UniswapV2 => PairCreated::SIGNATURE_HASH,
+            FactoryKind::UniswapV3 => PoolCreated::SIGNATURE_HASH,
+        }
+    }
+
+    fn state_topics(&self) -> Vec<B256> {
+        match self.kind {
+            FactoryKind::UniswapV2 => vec![PairCreated::SIGNATURE_HASH, Sync::SIGNATURE_HASH],
+            FactoryKind::UniswapV3 => vec![
+                PoolCreated::SIGNATURE_HASH,
+                Initialize::SIGNATURE_HASH,
+                Swap::SIGNATURE_HASH,
+                Mint::SIGNATURE_HASH,
+                Burn::SIGNATURE_HASH,
+            ],
+        }
+    }
+
+    /// A new pool from a creation log of the factory, if both its tokens
+    /// are listed (`Err` counts one left out).
+    fn created(&self, log: &Log) -> Option<Result<(Address, Tracked), ()>> {
+        if log.address != self.factory {
+            return None;
+        }
+        let (token0, token1, pool, tracked) = match self.kind {
+            FactoryKind::UniswapV2 => {
+                let e = PairCreated::decode_raw_log(log.topics.iter().copied(), &log.data).ok()?;
+                let t =
+                    Tracked::V2 { token0: e.token0, token1: e.token1, reserves: [U256::ZERO; 2] };
+                (e.token0, e.token1, e.pair, t)
+            }
+            FactoryKind::UniswapV3 => {
+                let e = PoolCreated::decode_raw_log(log.topics.iter().copied(), &log.data).ok()?;
+                let spacing = i32::try_from(e.tickSpacing).ok().filter(|s| *s > 0)?;
+                let t = Tracked::V3(V3Pool {
+                    token0: e.token0,
+                    token1: e.token1,
+                    fee: e.fee.to::<u32>(),
+                    spacing,
+                    sqrt_price_x96: U256::ZERO,
+                    tick: 0,
+                    liquidity: 0,
+                    ticks: BTreeMap::new(),
+                });
+                (e.token0, e.token1, e.pool, t)
+            }
+        };
+        Some(if self.known(token0) && self.known(token1) { Ok((pool, tracked)) } else { Err(()) })
+    }
+
+    /// The records of every pool that can be routed through.
+    fn records(&self, pools: &Pools) -> Vec<PoolRecord> {
+        let chain_id = self.config.chain;
+        let protocol = self.source.to_string();
+        pools
+            .iter()
+            .filter_map(|(address, p)| match p.as_ref() {
+                Tracked::V2 { token0, token1, reserves } => {
+                    (!reserves[0].is_zero() && !reserves[1].is_zero()).then(|| {
+                        PoolRecord::UniswapV2(UniswapV2Record {
+                            chain_id,
+                            address: *address,
+                            protocol: protocol.clone(),
+                            token0: *token0,
+                            token1: *token1,
+                            reserve0: reserves[0],
+                            reserve1: reserves[1],
+                            fee_bps: V2_FEE_BPS,
+                        })
+                    })
+                }
+                Tracked::V3(v) => (!v.sqrt_price_x96.is_zero()
+                    && v.ticks.values().any(|(g, _)| *g > 0))
+                .then(|| {
+                    PoolRecord::UniswapV3(UniswapV3Record {
+                        chain_id,
+                        address: *address,
+                        protocol: protocol.clone(),
+                        token0: v.token0,
+                        token1: v.token1,
+                        fee: v.fee,
+                        tick_spacing: v.spacing,
+                        sqrt_price_x96: v.sqrt_price_x96,
+                        tick: v.tick,
+                        liquidity: v.liquidity,
+                        ticks: v
+                            .ticks
+                            .iter()
+                            .map(|(i, (_, net))| TickRecord { index: *i, liquidity_net: *net })
+                            .collect(),
+                    })
+                }),
+            })
+            .collect()
+    }
+}
+
+/// Applies one state log to `pools`; returns whether anything changed.
+fn apply_log(spec: &Spec, pools: &mut Arc<Pools>, log: &Log, skipped: &mut usize) -> bool {
+    if let Some(created) = spec.created(log) {
+        return match created {
+            Ok((address, tracked)) => {
+                Arc::make_mut(pools).entry(address).or_insert_with(|| Arc::new(tracked));
+                true
+            }
+            Err(()) => {
+                *skipped += 1;
+                false
+            }
+        };
+    }
+    let Some(current) = pools.get(&log.address) else { return false };
+    let topics = log.topics.iter().copied();
+    let next = match current.as_ref() {
+        Tracked::V2 { token0, token1, .. } => {
+            let Ok(e) = Sync::decode_raw_log(topics, &log.data) else { return false };
+            Tracked::V2 {
+                token0: *token0,
+                token1: *token1,
+                reserves: [U256::from(e.reserve0), U256::from(e.reserve1)],
+            }
+        }
+        Tracked::V3(v) => {
+            let mut v = v.clone();
+            let topic0 = log.topics.first().copied().unwrap_or_default();
+            if topic0 == Initialize::SIGNATURE_HASH {
+                let Ok(e) = Initialize::decode_raw_log(topics, &log.data) else { return false };
+                v.sqrt_price_x96 = U256::from(e.sqrtPriceX96);
+                v.tick = e.tick.as_i32();
+            } else if topic0 == Swap::SIGNATURE_HASH {
+                let Ok(e) = Swap::decode_raw_log(topics, &log.data) else { return false };
+                v.sqrt_price_x96 = U256::from(e.sqrtPriceX96);
+                v.liquidity = e.liquidity;
+                v.tick = e.tick.as_i32();
+            } else if topic0 == Mint::SIGNATURE_HASH {
+                let Ok(e) = Mint::decode_raw_log(topics, &log.data) else { return false };
+                modify_position(&mut v, e.tickLower.as_i32(), e.tickUpper.as_i32(), e.amount, true);
+            } else if topic0 == Burn::SIGNATURE_HASH {
+                let Ok(e) = Burn::decode_raw_log(topics, &log.data) else { return false };
+                modify_position(
+                    &mut v,
+                    e.tickLower.as_i32(),
+                    e.tickUpper.as_i32(),
+                    e.amount,
+                    false,
+                );
+            } else {
+                return false;
+            }
+            Tracked::V3(v)
+        }
+    };
+    if *current.as_ref() == next {
+        return false;
+    }
+    Arc::make_mut(pools).insert(log.address, Arc::new(next));
+    true
+}
+
+/// A position of `amount` added to (or removed from) `[lower, upper)`, as
+/// the pool's `_modifyPosition` books it.
+fn modify_position(v: &mut V3Pool, lower: i32, upper: i32, amount: u128, add: bool) {
+    if amount == 0 {
+        return;
+    }
+    let signed = i128::try_from(amount).unwrap_or(i128::MAX);
+    let mut book = |tick: i32, net: i128| {
+        let e = v.ticks.entry(tick).or_insert((0, 0));
+        e.0 = if add { e.0.saturating_add(amount) } else { e.0.saturating_sub(amount) };
+        e.1 = if add { e.1.saturating_add(net) } else { e.1.saturating_sub(net) };
+        if e.0 == 0 {
+            v.ticks.remove(&tick);
+        }
+    };
+    book(lower, signed);
+    book(upper, -signed);
+    if lower <= v.tick && v.tick < upper {
+        v.liquidity = if add {
+            v.liquidity.saturating_add(amount)
+        } else {
+            v.liquidity.saturating_sub(amount)
+        };
+    }
+}
+
+/// The tick-bitmap words of a pool with `spacing`, as the pool's
+/// `TickBitmap.position` places them.
+fn word_range(spacing: i32) -> (i32, i32) {
+    let compress = |t: i32| t.div_euclid(spacing);
+    (compress(MIN_TICK) >> 8, compress(MAX_TICK) >> 8)
+}
+
+/// The result of one step, for the actor.
+enum Step {
+    /// Indexed from scratch: publish everything.
+    Indexed { book: Book, node_head: u64, skipped: usize },
+    /// Followed to a new head (or rolled back); publish when `changed`.
+    Followed { book: Book, node_head: u64, changed: bool },
+    /// The book no longer matches the node beyond `reorg_depth`: index
+    /// again.
+    Lost { why: String },
+}
+
+async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
+    let chain = client.chain_id().await?;
+    if chain != spec.config.chain.0 {
+        return Err(FeedError::WrongChain {
+            url: client.url().to_owned(),
+            expected: spec.config.chain.0,
+            found: chain,
+        });
+    }
+    let node_head = client.block_number().await?;
+    let header = client
+        .headers(&[node_head])
+        .await?
+        .pop()
+        .flatten()
+        .ok_or_else(|| FeedError::Inconsistent(format!("block {node_head} vanished")))?;
+    let head = header.number.to::<u64>();
+    // Discovery.
+    let mut pools = Pools::new();
+    let mut skipped = 0;
+    let range = spec.config.log_range.max(1);
+    let mut from = spec.config.from_block.min(head);
+    while from <= head {
+        let to = from.saturating_add(range - 1).min(head);
+        let logs = client
+            .logs(&LogFilter {
+                from_block: U64::from(from),
+                to_block: U64::from(to),
+                address: Some(vec![spec.factory]),
+                topics: vec![vec![spec.creation_topic()]],
+            })
+            .await?;
+        for log in &logs {
+            match spec.created(log) {
+                Some(Ok((a, t))) => {
+                    pools.insert(a, Arc::new(t));
+                }
+                Some(Err(())) => skipped += 1,
+                None => {}
+            }
+        }
+        from = to + 1;
+    }
+    // State, at `head`, in batches.
+    let mut requests: Vec<(Address, LensRequest)> = Vec::new();
+    for (address, p) in &pools {
+        match p.as_ref() {
+            Tracked::V2 { .. } => requests.push((
+                *address,
+                LensRequest {
+                    pool: *address,
+                    kind: 0,
+                    fromWord: 0,
+                    toWord: 0,
+                    tickSpacing: Default::default(),
+                },
+            )),
+            Tracked::V3(v) => {
+                let (lo, hi) = word_range(v.spacing);
+                let mut w = lo;
+                while w <= hi {
+                    let end = (w + WORDS_PER_CALL - 1).min(hi);
+                    requests.push((
+                        *address,
+                        LensRequest {
+                            pool: *address,
+                            kind: 1,
+                            fromWord: w as i16,
+                            toWord: end as i16,
+                            tickSpacing: alloy_primitives::aliases::I24::try_from(v.spacing)
+                                .unwrap_or_default(),
+                        },
+                    ));
+                    w = end + 1;
+                }
+            }
+        }
+    }
+    // A V3 pool with a small tick spacing is read in several requests.
+    let bar = indicatif::ProgressBar::new(requests.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix} indexing {bar:30} {pos}/{len} pool reads ({elapsed})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_prefix(format!("chain {} {}: {} pools,", spec.config.chain, spec.source, pools.len()));
+    let lens = Artifact::PoolLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
+    let mut start = 0;
+    while start < requests.len() {
+        // Fill one call up to WORDS_PER_CALL words (a pair counts as one).
+        let mut words = 0;
+        let mut end = start;
+        while end < requests.len() {
+            let r = &requests[end].1;
+            let w = if r.kind == 0 { 1 } else { i32::from(r.toWord) - i32::from(r.fromWord) + 1 };
+            if end > start && words + w > WORDS_PER_CALL {
+                break;
+            }
+            words += w;
+            end += 1;
+        }
+        let batch: Vec<LensRequest> = requests[start..end].iter().map(|(_, r)| r.clone()).collect();
+        let mut data = lens.to_vec();
+        // The constructor's one argument, `abi.encode(requests)`.
+        data.extend(batch.abi_encode());
+        let out = client.call_initcode(&data.into(), head).await?;
+        let results =
+            <Vec<LensResult>>::abi_decode(&out).map_err(|e| FeedError::Lens(e.to_string()))?;
+        if results.len() != end - start {
+            return Err(FeedError::Lens(format!(
+                "{} results for {} requests",
+                results.len(),
+                end - start
+            )));
+        }
+        for ((address, _), r) in requests[start..end].iter().zip(results) {
+            let Some(p) = pools.get_mut(address) else { continue };
+            match Arc::make_mut(p) {
+                Tracked::V2 { reserves, .. } => *reserves = [r.reserve0, r.reserve1],
+                Tracked::V3(v) => {
+                    v.sqrt_price_x96 = U256::from(r.sqrtPriceX96);
+                    v.tick = r.tick.as_i32();
+                    v.liquidity = r.liquidity;
+                    for t in r.ticks {
+                        v.ticks.insert(t.index.as_i32(), (t.liquidityGross, t.liquidityNet));
+                    }
+                }
+            }
+        }
+        bar.inc((end - start) as u64);
+        start = end;
+    }
+    bar.finish_and_clear();
+    let mut book = Book { pools: Arc::new(pools), head: header, history: VecDeque::new() };
+    book.push(header, spec.config.reorg_depth);
+    Ok(Step::Indexed { book, node_head, skipped })
+}
+
+async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
+    let node_head = client.block_number().await?;
+    let ours = book.head.number.to::<u64>();
+    let to = node_head.min(ours.saturating_add(MAX_BLOCKS_PER_STEP));
+    let numbers: Vec<u64> = std::iter::once(ours).chain((ours + 1)..=to).collect();
+    let headers = client.headers(&numbers).await?;
+    if headers.first().copied().flatten().map(|h| h.hash) != Some(book.head.hash) {
+        return roll_back(spec, client, book, node_head).await;
+    }
+    let mut chain = Vec::with_capacity(headers.len().saturating_sub(1));
+    let mut parent = book.head;
+    for (n, h) in numbers.iter().zip(&headers).skip(1) {
+        let h = h.ok_or_else(|| FeedError::Inconsistent(format!("block {n} vanished")))?;
+        if h.parent_hash != parent.hash || h.number.to::<u64>() != *n {
+            return Err(FeedError::Inconsistent(format!(
+                "block {n} does not follow {}",
+                parent.hash
+            )));
+        }
+        chain.push(h);
+        parent = h;
+    }
+    if chain.is_empty() {
+        return Ok(Step::Followed { book, node_head, changed: false });
+    }
+    let addresses = (book.pools.len() < MAX_FILTER_ADDRESSES).then(|| {
+        std::iter::once(spec.factory).chain(book.pools.keys().copied()).collect::<Vec<_>>()
+    });
+    let mut logs = client
+        .logs(&LogFilter {
+            from_block: U64::from(ours + 1),
+            to_block: U64::from(to),
+            address: addresses,
+            topics: vec![spec.state_topics()],
+        })
+        .await?;
+    logs.sort_by_key(|l| (l.block_number, l.log_index));
+    let mut changed = false;
+    let mut skipped = 0;
+    let mut at = 0;
+    for h in chain {
+        let n = h.number;
+        while let Some(log) = logs.get(at).filter(|l| l.block_number == n) {
+            if log.block_hash != h.hash {
+                return Err(FeedError::Inconsistent(format!(
+                    "a log of block {n} names block {}",
+                    log.block_hash
+                )));
+            }
+            changed |= apply_log(spec, &mut book.pools, log, &mut skipped);
+            at += 1;
+        }
+        book.push(h, spec.config.reorg_depth);
+    }
+    if skipped > 0 {
+        tracing::info!(chain = %spec.config.chain, source = %spec.source, skipped, "new pools of unlisted tokens left out");
+    }
+    Ok(Step::Followed { book, node_head, changed })
+}
+
+/// Rolls `book` back to the newest kept block the node still has.
+async fn roll_back(
+    spec: &Spec,
+    client: &RpcClient,
+    mut book: Book,
+    node_head: u64,
+) -> Result<Step, FeedError> {
+    let numbers: Vec<u64> = book.history.iter().map(|(h, _)| h.number.to::<u64>()).collect();
+    let canonical = client.headers(&numbers).await?;
+    let keep = book
+        .history
+        .iter()
+        .zip(&canonical)
+        .rposition(|((ours, _), theirs)| theirs.is_some_and(|t| t.hash == ours.hash));
+    let Some(k) = keep else {
+        return Ok(Step::Lost {
+            why: format!(
+                "none of the last {} blocks is on the node's chain any more",
+                book.history.len()
+            ),
+        });
+    };
+    book.history.truncate(k + 1);
+    let (header, pools) = book.history[k].clone();
+    let dropped = book.head.number.to::<u64>().saturating_sub(header.number.to::<u64>());
+    tracing::warn!(
+        chain = %spec.config.chain,
+        source = %spec.source,
+        to = header.number.to::<u64>(),
+        dropped,
+        "reorg: rolled back"
+    );
+    book.head = header;
+    book.pools = pools;
+    Ok(Step::Followed { book, node_head, changed: true })
+}
+
+/// The feed's actor: one per (chain, source).
+pub(crate) struct RpcFeed {
+    spec: Arc<Spec>,
+    client: Arc<RpcClient>,
+    hub: Addr<PriceCacheActor>,
+    health: Arc<FeedHealth>,
+    book: Option<Book>,
+    busy: bool,
+    /// When the node last answered a whole step.
+    last_ok: Option<Instant>,
+    failures: u32,
+    next_try: Instant,
+    /// Whether the hub has the source's pools left out.
+    excluded: bool,
+}
+
+impl RpcFeed {
+    /// A feed of `kind` pools of `factory` (`source` is their protocol).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        config: RpcFeedConfig,
+        client: Arc<RpcClient>,
+        source: Arc<str>,
+        kind: FactoryKind,
+        factory: Address,
+        catalog: Arc<Catalog>,
+        hub: Addr<PriceCacheActor>,
+        health: Arc<FeedHealth>,
+    ) -> Self {
+        Self {
+            spec: Arc::new(Spec { config, source, kind, factory, catalog }),
+            client,
+            hub,
+            health,
+            book: None,
+            busy: false,
+            last_ok: None,
+            failures: 0,
+            next_try: Instant::now(),
+            excluded: false,
+        }
+    }
+
+    fn tick(&mut self, ctx: &mut Context<Self>) {
+        self.judge();
+        if self.busy || Instant::now() < self.next_try {
+            return;
+        }
+        self.busy = true;
+        let (spec, client, book) =
+            (Arc::clone(&self.spec), Arc::clone(&self.client), self.book.clone());
+        let work = async move {
+            let step = match book {
+                None => index(&spec, &client).await,
+                Some(b) => follow(&spec, &client, b).await,
+            }?;
+            // The gas price rides along; a node that fails to give it
+            // leaves the last one.
+            Ok((step, client.gas_price().await.ok()))
+        };
+        ctx.spawn(work.into_actor(self).map(|res, act, ctx| {
+            act.busy = false;
+            act.settle(res, ctx);
+        }));
+    }
+
+    fn settle(&mut self, res: Result<(Step, Option<U256>), FeedError>, ctx: &mut Context<Self>) {
+        let spec = Arc::clone(&self.spec);
+        match res {
+            Ok((step, gas)) => {
+                if self.failures > 0 || self.health.read().0 == FeedState::Stale {
+                    tracing::info!(chain = %spec.config.chain, source = %spec.source, url = %spec.config.url, "rpc feed: node answers again");
+                }
+                self.failures = 0;
+                self.next_try = Instant::now();
+                self.last_ok = Some(Instant::now());
+                match step {
+                    Step::Indexed { book, node_head, skipped } => {
+                        tracing::info!(
+                            chain = %spec.config.chain,
+                            source = %spec.source,
+                            pools = book.pools.len(),
+                            skipped,
+                            head = book.head.number.to::<u64>(),
+                            "rpc feed: indexed"
+                        );
+                        self.publish(&book, node_head, gas, ctx);
+                        self.book = Some(book);
+                    }
+                    Step::Followed { book, node_head, changed } => {
+                        let moved = self.book.as_ref().is_none_or(|b| b.head != book.head);
+                        if changed || moved {
+                            self.publish(&book, node_head, gas, ctx);
+                        } else {
+                            self.health.update(|h| h.node_head = node_head);
+                        }
+                        self.book = Some(book);
+                    }
+                    Step::Lost { why } => {
+                        tracing::warn!(chain = %spec.config.chain, source = %spec.source, reason = %why, "rpc feed: indexing again");
+                        self.book = None;
+                        self.health.update(|h| {
+                            h.state = FeedState::Indexing;
+                            h.published = false;
+                        });
+                    }
+                }
+            }
+            Err(e) => {
+                self.failures = self.failures.saturating_add(1);
+                let wait =
+                    (spec.config.poll * 2u32.saturating_pow(self.failures.min(8))).min(MAX_RETRY);
+                self.next_try = Instant::now() + wait;
+                tracing::warn!(
+                    chain = %spec.config.chain,
+                    source = %spec.source,
+                    url = %spec.config.url,
+                    error = %e,
+                    failures = self.failures,
+                    retry_in_ms = wait.as_millis() as u64,
+                    "rpc feed: step failed"
+                );
+            }
+        }
+        self.judge();
+    }
+
+    /// Sends the source's pools and head to the hub; the feed's head moves
+    /// once readers see them.
+    fn publish(&self, book: &Book, node_head: u64, gas: Option<U256>, ctx: &mut Context<Self>) {
+        let spec = &self.spec;
+        let head = book.head.number.to::<u64>();
+        let msg = ReplaceSource {
+            source: Arc::clone(&spec.source),
+            head: ChainState {
+                chain_id: spec.config.chain,
+                block_number: head,
+                timestamp: book.head.timestamp.to(),
+                gas_price_wei: U256::ZERO,
+            },
+            gas_price: gas,
+            records: spec.records(&book.pools),
+        };
+        tracing::debug!(chain = %spec.config.chain, source = %spec.source, head, pools = msg.records.len(), "rpc feed: publishing");
+        // Sent now, so publications keep the order of the blocks.
+        let sent = self.hub.send(msg);
+        let health = Arc::clone(&self.health);
+        ctx.spawn(
+            async move {
+                if sent.await.is_ok() {
+                    health.update(|h| {
+                        h.head = head;
+                        h.node_head = node_head;
+                        h.published = true;
+                    });
+                }
+            }
+            .into_actor(self),
+        );
+    }
+
+    /// The feed's state from the age of its last good answer; tells the hub
+    /// when its pools stop (or start again) being fit to route through.
+    fn judge(&mut self) {
+        let cfg = &self.spec.config;
+        let age = self.last_ok.map(|t| t.elapsed());
+        let published = self.health.inner.lock().map(|h| h.published).unwrap_or(false);
+        let state = match (self.book.is_some() && published, age) {
+            (_, Some(a)) if a > cfg.stale_after => FeedState::Stale,
+            (false, None) if self.failures > 0 => FeedState::Stale,
+            (false, _) => FeedState::Indexing,
+            (true, Some(a)) if a > cfg.delayed_after || self.failures > 0 => FeedState::Delayed,
+            (true, _) => {
+                let (_, _, lag) = self.health.read();
+                if lag > 1 { FeedState::Delayed } else { FeedState::Ready }
+            }
+        };
+        // Stale pools, and those of a source being indexed again (the chain
+        // they were on is gone), are not routed through until the source
+        // publishes fresh ones.
+        let exclude = matches!(state, FeedState::Stale | FeedState::Indexing);
+        if state == FeedState::Stale && self.health.read().0 != FeedState::Stale {
+            tracing::error!(
+                chain = %cfg.chain,
+                source = %self.spec.source,
+                url = %cfg.url,
+                stale_after_ms = cfg.stale_after.as_millis() as u64,
+                "ALERT rpc feed stale: its pools are left out of routing"
+            );
+        }
+        if exclude != self.excluded {
+            self.hub.do_send(SetStale {
+                chain: cfg.chain,
+                source: Arc::clone(&self.spec.source),
+                stale: exclude,
+            });
+            self.excluded = exclude;
+        }
+        self.health.update(|h| h.state = state);
+    }
+}
+
+impl Actor for RpcFeed {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        let every =
+            self.spec.config.poll.min(Duration::from_millis(250)).max(Duration::from_millis(10));
+        let poll = self.spec.config.poll;
+        self.tick(ctx);
+        let mut last = Instant::now();
+        ctx.run_interval(every, move |act, ctx| {
+            // Judge often (staleness is a matter of time), ask the node
+            // every `poll`.
+            if last.elapsed() >= poll || act.book.is_none() {
+                last = Instant::now();
+                act.tick(ctx);
+            } else {
+                act.judge();
+            }
+        });
+    }
+}
+
+impl Supervised for RpcFeed {
+    fn restarting(&mut self, _: &mut Self::Context) {
+        self.busy = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitmap_words_cover_every_tick() {
+        assert_eq!(word_range(60), (-58, 57));
+        assert_eq!(word_range(1), (-3466, 3465));
+        assert_eq!(word_range(200), (-18, 17));
+    }
+
+    #[test]
+    fn positions_book_ticks_like_the_pool() {
+        let mut v = V3Pool {
+            token0: Address::ZERO,
+            token1: Address::ZERO,
+            fee: 3000,
+            spacing: 60,
+            sqrt_price_x96: U256::from(1u8) << 96,
+            tick: 0,
+            liquidity: 0,
+            ticks: BTreeMap::new(),
+        };
+        modify_position(&mut v, -60, 60, 100, true);
+        modify_position(&mut v, 60, 120, 40, true);
+        assert_eq!(v.liquidity, 100);
+        assert_eq!(v.ticks.get(&60), Some(&(140, -60)));
+        // The current tick is inclusive below, exclusive above.
+        modify_position(&mut v, 0, 60, 5, true);
+        assert_eq!(v.liquidity, 105);
+        modify_position(&mut v, -120, 0, 7, true);
+        assert_eq!(v.liquidity, 105);
+        modify_position(&mut v, 60, 120, 40, false);
+        assert_eq!(v.ticks.get(&120), None, "an emptied tick is uninitialized");
+        assert_eq!(v.ticks.get(&60), Some(&(105, -105)));
+    }
+}
