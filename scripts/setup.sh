@@ -7,6 +7,10 @@
 #                           committed) and solc 0.8.37 (to rebuild our own
 #                           contracts' committed artifacts).
 #
+#   tests/node/node_modules with --tests only: hardhat@2.29.1, the local
+#                           Ethereum node the RPC feed's integration test
+#                           starts on a free loopback port (and stops).
+#
 #   redis-server            with --tests only: Debian's package, for the test
 #                           of rate limits shared by two replicas (the test
 #                           starts its own on a free loopback port; nothing is
@@ -31,6 +35,12 @@ if ! need; then
   npm ci --prefix contracts --no-audit --no-fund --loglevel=error
 fi
 need
+
+if [ "${1:-}" = "--tests" ] && [ ! -x tests/node/node_modules/.bin/hardhat ]; then
+  echo "setup: installing tests/node/node_modules (npm ci: hardhat)" >&2
+  npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+  [ -x tests/node/node_modules/.bin/hardhat ] || { echo "setup: hardhat could not be installed" >&2; exit 1; }
+fi
 
 if [ "${1:-}" = "--tests" ] && ! command -v redis-server >/dev/null; then
   echo "setup: installing redis-server (apt-get)" >&2

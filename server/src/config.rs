@@ -64,6 +64,35 @@ pub struct ContractOverride {
     pub receiver: Option<String>,
 }
 
+/// A chain followed through its own JSON-RPC node (`[[nodes]]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    /// Chain id; the node must answer it to `eth_chainId`.
+    pub chain_id: u64,
+    /// `http://host:port/path`.
+    pub url: String,
+    /// How often the node is asked for a new block (default 1000).
+    pub poll_ms: Option<u64>,
+    /// Without a good answer for this long the feed is `delayed` (default
+    /// 30000).
+    pub delayed_after_ms: Option<u64>,
+    /// Without a good answer for this long the feed is `stale` and its
+    /// pools are not routed through (default 60000).
+    pub stale_after_ms: Option<u64>,
+    /// Blocks kept to roll a reorg back (default 64).
+    pub reorg_depth: Option<u64>,
+    /// First block searched for the factories' pools (default 0).
+    pub from_block: Option<u64>,
+    /// Blocks per discovery `eth_getLogs` (default 10000).
+    pub log_range: Option<u64>,
+    /// Timeout of one call (default 10000).
+    pub timeout_ms: Option<u64>,
+    /// Factory addresses instead of the catalog's, by protocol slug.
+    #[serde(default)]
+    pub factories: std::collections::BTreeMap<String, String>,
+}
+
 /// The raw configuration, every field optional in the sources.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -101,6 +130,8 @@ pub struct RawConfig {
     /// Milliseconds between the embedded market's recorded blocks; 0 keeps
     /// it still. Ignored with a market file.
     pub embedded_block_ms: u64,
+    /// Chains followed through their own node.
+    pub nodes: Vec<NodeConfig>,
 }
 
 impl Default for RawConfig {
@@ -120,6 +151,7 @@ impl Default for RawConfig {
             redis_url: None,
             on_redis_error: "closed".to_owned(),
             embedded_block_ms: DEFAULT_EMBEDDED_BLOCK_MS,
+            nodes: Vec::new(),
         }
     }
 }
@@ -153,6 +185,8 @@ pub struct Config {
     pub on_redis_error: switchyard_engine::shared_limit::OnStoreError,
     /// The embedded feed's block interval (`None`: still).
     pub embedded_block: Option<std::time::Duration>,
+    /// Chains followed through their own node.
+    pub nodes: Vec<switchyard_engine::rpc_feed::RpcFeedConfig>,
 }
 
 /// A configuration error.
@@ -247,7 +281,13 @@ impl RawConfig {
                 })
             })
             .collect::<Result<_, ConfigError>>()?;
+        let nodes = self.nodes.iter().map(node_config).collect::<Result<Vec<_>, _>>()?;
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(n) = nodes.iter().find(|n| !seen.insert(n.chain)) {
+            return Err(invalid("nodes.chain_id", format!("chain {} has two nodes", n.chain)));
+        }
         Ok(Config {
+            nodes,
             bind,
             data_dir: self.data_dir,
             market: self.market,
@@ -267,6 +307,40 @@ impl RawConfig {
                 .then(|| std::time::Duration::from_millis(self.embedded_block_ms)),
         })
     }
+}
+
+fn node_config(n: &NodeConfig) -> Result<switchyard_engine::rpc_feed::RpcFeedConfig, ConfigError> {
+    use std::time::Duration;
+    let mut c = switchyard_engine::rpc_feed::RpcFeedConfig::new(ChainId(n.chain_id), &n.url);
+    if !n.url.starts_with("http://") {
+        return Err(invalid("nodes.url", format!("`{}` is not an http:// URL", n.url)));
+    }
+    let ms = |key: &'static str, v: Option<u64>, default: Duration| match v {
+        None => Ok(default),
+        Some(0) => Err(invalid(key, "must be positive")),
+        Some(ms) => Ok(Duration::from_millis(ms)),
+    };
+    c.poll = ms("nodes.poll_ms", n.poll_ms, c.poll)?;
+    c.delayed_after = ms("nodes.delayed_after_ms", n.delayed_after_ms, c.delayed_after)?;
+    c.stale_after = ms("nodes.stale_after_ms", n.stale_after_ms, c.stale_after)?;
+    c.timeout = ms("nodes.timeout_ms", n.timeout_ms, c.timeout)?;
+    if c.stale_after < c.delayed_after {
+        return Err(invalid("nodes.stale_after_ms", "must not be below delayed_after_ms"));
+    }
+    c.reorg_depth = n.reorg_depth.unwrap_or(c.reorg_depth).max(1);
+    c.from_block = n.from_block.unwrap_or(c.from_block);
+    c.log_range = match n.log_range {
+        Some(0) => return Err(invalid("nodes.log_range", "must be positive")),
+        Some(r) => r,
+        None => c.log_range,
+    };
+    for (protocol, addr) in &n.factories {
+        let a = addr
+            .parse::<Address>()
+            .map_err(|_| invalid("nodes.factories", format!("`{addr}` is not an address")))?;
+        c.factories.push((protocol.clone(), a));
+    }
+    Ok(c)
 }
 
 #[cfg(test)]
@@ -298,5 +372,41 @@ mod tests {
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "on_redis_error", .. })));
         let raw = RawConfig { redis_url: Some("localhost:6379".into()), ..RawConfig::default() };
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "redis_url", .. })));
+    }
+
+    #[test]
+    fn nodes_are_checked() {
+        let node = |url: &str| NodeConfig {
+            chain_id: 1,
+            url: url.into(),
+            poll_ms: Some(250),
+            delayed_after_ms: None,
+            stale_after_ms: None,
+            reorg_depth: None,
+            from_block: Some(10_000_835),
+            log_range: None,
+            timeout_ms: None,
+            factories: [(
+                "uniswap-v2".to_owned(),
+                "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f".to_owned(),
+            )]
+            .into(),
+        };
+        let raw = RawConfig { nodes: vec![node("http://127.0.0.1:8545")], ..RawConfig::default() };
+        let cfg = raw.validate().expect("valid");
+        let n = &cfg.nodes[0];
+        assert_eq!((n.poll.as_millis(), n.from_block, n.factories.len()), (250, 10_000_835, 1));
+        let raw = RawConfig { nodes: vec![node("https://node")], ..RawConfig::default() };
+        assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "nodes.url", .. })));
+        let two = vec![node("http://a:1"), node("http://b:1")];
+        let raw = RawConfig { nodes: two, ..RawConfig::default() };
+        assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "nodes.chain_id", .. })));
+        let mut bad = node("http://a:1");
+        bad.stale_after_ms = Some(10);
+        let raw = RawConfig { nodes: vec![bad], ..RawConfig::default() };
+        assert!(matches!(
+            raw.validate(),
+            Err(ConfigError::Invalid { key: "nodes.stale_after_ms", .. })
+        ));
     }
 }

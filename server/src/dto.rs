@@ -354,9 +354,9 @@ pub struct Health {
 pub struct FeedStatus {
     /// Chain.
     pub chain_id: u64,
-    /// Source.
-    pub source: &'static str,
-    /// `ready`, `delayed`, `stale` or `ended`.
+    /// Source: `embedded`, or the protocol an RPC feed follows.
+    pub source: String,
+    /// `indexing`, `ready`, `delayed`, `stale` or `ended`.
     pub status: &'static str,
     /// Head block.
     pub head_block: u64,

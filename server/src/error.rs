@@ -274,6 +274,17 @@ impl From<EngineError> for ApiError {
                     )
                 }
             }
+            EngineError::StaleMarket { chain } => Self {
+                retry_after: Some(Duration::from_secs(1)),
+                ..Self::new(
+                    ErrorCode::Unavailable,
+                    "STALE_MARKET",
+                    format!(
+                        "the market data of chain {chain} is stale (its node does not answer): no route through it until it recovers"
+                    ),
+                )
+                .field("chainId")
+            },
             EngineError::Unavailable(what) => Self {
                 retry_after: Some(Duration::from_secs(1)),
                 ..Self::new(

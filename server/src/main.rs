@@ -149,6 +149,7 @@ fn serve(mut cfg: Config) -> Result<()> {
         redis_url: cfg.redis_url.take(),
         on_redis_error: cfg.on_redis_error,
         block_interval: cfg.embedded_block,
+        rpc_feeds: cfg.nodes.clone(),
     })
     .context("starting the engine")?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -16,7 +16,9 @@ pub async fn health() -> Json<dto::Health> {
 }
 
 /// `GET /ready`: the engine's actors run and every feed's status; 503 when
-/// not ready.
+/// not ready: an actor is down, a feed is still indexing, or no feed is
+/// ready. A stale feed alone does not fail readiness (every replica shares
+/// the node); requests that need its pools get 503 `STALE_MARKET`.
 #[utoipa::path(get, path = "/ready", tag = "operations", security(()),
     responses((status = 200, body = dto::Ready), (status = 503, body = dto::Ready)))]
 pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
@@ -26,13 +28,15 @@ pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
         .into_iter()
         .map(|f| dto::FeedStatus {
             chain_id: f.chain.0,
-            source: f.source,
+            source: f.source.to_string(),
             status: f.state.as_str(),
             head_block: f.head_block,
             lag_blocks: f.lag_blocks,
         })
         .collect();
-    let ok = s.engine.ready() && feeds.iter().any(|f| f.status == "ready");
+    let ok = s.engine.ready()
+        && feeds.iter().all(|f| f.status != "indexing")
+        && feeds.iter().any(|f| f.status == "ready");
     let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(dto::Ready { status: if ok { "ready" } else { "not_ready" }, feeds }))
 }

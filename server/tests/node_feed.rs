@@ -1,0 +1,635 @@
+//! The RPC feed against a real node: a Hardhat 2 node on loopback
+//! (`tests/node`, installed by `scripts/setup.sh --tests`) runs the real
+//! Uniswap V2/V3 bytecode at the mainnet factory addresses, and the server
+//! binary follows it as chain 1.
+//!
+//! 1. The fixture deploys the tokens, a V2 pair and a V3 pool, with
+//!    liquidity; the feed discovers them from the factories' events and
+//!    loads their state.
+//! 2. The quote is the node's own exact answer (the V2 formula on
+//!    `getReserves`; an `eth_call` of the V3 swap).
+//! 3. A swap on the node moves the quote to the new exact value within 2
+//!    blocks; a reorg (`evm_revert`, then another swap) is rolled back.
+//! 4. With the node stopped the feed goes stale and the routes through its
+//!    pools get 503 `STALE_MARKET`; with the node back, it recovers by
+//!    itself.
+#![cfg(unix)]
+// Blocking test code driving child processes; no async runtime here.
+#![allow(clippy::disallowed_methods)]
+
+use std::{
+    io::{Read, Write},
+    net::TcpStream,
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use alloy_primitives::{Address, Bytes, U256, address, aliases::I24, aliases::U24, hex};
+use alloy_sol_types::{SolCall, SolValue, sol};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_switchyard");
+
+const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
+const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
+const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
+const V2_FACTORY: Address = address!("5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f");
+const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984");
+
+sol! {
+    interface Token {
+        function mint(address to, uint256 amount) external;
+    }
+    interface V2Factory {
+        function createPair(address tokenA, address tokenB) external returns (address pair);
+        function getPair(address a, address b) external view returns (address pair);
+    }
+    interface Pair {
+        function mint(address to) external returns (uint256 liquidity);
+        function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 ts);
+        function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes data) external;
+    }
+    interface V3Factory {
+        function createPool(address tokenA, address tokenB, uint24 fee) external returns (address pool);
+        function getPool(address a, address b, uint24 fee) external view returns (address pool);
+    }
+    interface Pool {
+        function initialize(uint160 sqrtPriceX96) external;
+    }
+    interface Swapper {
+        function mint(address pool, int24 lower, int24 upper, uint128 liquidity) external returns (uint256 amount0, uint256 amount1);
+        function swapExactIn(address pool, bool zeroForOne, uint256 amountIn, address recipient) external returns (uint256 out);
+    }
+}
+
+/// Kills its process (group) when dropped, so a failing assertion leaves
+/// nothing running.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("free port")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+fn wait_for(what: &str, secs: u64, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !ready() {
+        assert!(Instant::now() < deadline, "{what}: not within {secs} s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// One HTTP/1.1 exchange; `(status, body)`.
+fn http(addr: &str, method: &str, path: &str, key: &str, body: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .ok()?;
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let code = text.get(9..12)?.parse().ok()?;
+    let (head, rest) = text.split_once("\r\n\r\n")?;
+    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    Some((code, body))
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((len, rest)) = s.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(len.trim(), 16) else { break };
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// The Hardhat node and a JSON-RPC client of it.
+struct Node {
+    addr: String,
+    proc: Option<Proc>,
+}
+
+impl Node {
+    fn start(port: u16) -> Self {
+        let dir = repo().join("tests/node");
+        let bin = dir.join("node_modules/.bin/hardhat");
+        assert!(bin.exists(), "{} is missing: run scripts/setup.sh --tests", bin.display());
+        let child = Command::new(bin)
+            .args(["node", "--hostname", "127.0.0.1", "--port", &port.to_string()])
+            .current_dir(&dir)
+            .env("HARDHAT_DISABLE_TELEMETRY_PROMPT", "true")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("hardhat starts");
+        let node = Self { addr: format!("127.0.0.1:{port}"), proc: Some(Proc(child)) };
+        wait_for("the hardhat node", 60, || node.try_rpc("eth_chainId", json!([])).is_ok());
+        node
+    }
+
+    fn stop(&mut self) {
+        drop(self.proc.take());
+        wait_for("the node to stop", 10, || TcpStream::connect(&self.addr).is_err());
+    }
+
+    fn try_rpc(&self, method: &str, params: Value) -> Result<Value, String> {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let (_, text) = http(&self.addr, "POST", "/", "", &body.to_string())
+            .ok_or_else(|| "no answer".to_owned())?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| format!("{e}: {text}"))?;
+        if let Some(e) = v.get("error") {
+            return Err(format!("{method}: {e}"));
+        }
+        Ok(v["result"].clone())
+    }
+
+    fn rpc(&self, method: &str, params: Value) -> Value {
+        self.try_rpc(method, params).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn accounts(&self) -> Vec<Address> {
+        serde_json::from_value(self.rpc("eth_accounts", json!([]))).expect("accounts")
+    }
+
+    fn block_number(&self) -> u64 {
+        let v = self.rpc("eth_blockNumber", json!([]));
+        u64::from_str_radix(v.as_str().expect("hex").trim_start_matches("0x"), 16).expect("hex")
+    }
+
+    /// Sends a transaction (mined at once) and checks it succeeded; returns
+    /// the created contract, if any.
+    fn send(&self, from: Address, to: Option<Address>, data: &[u8]) -> Option<Address> {
+        let mut tx = json!({"from": from, "data": Bytes::copy_from_slice(data), "gas": "0xf42400"});
+        if let Some(to) = to {
+            tx["to"] = json!(to);
+        }
+        let hash = self.rpc("eth_sendTransaction", json!([tx]));
+        let receipt = self.rpc("eth_getTransactionReceipt", json!([hash]));
+        assert_eq!(receipt["status"], "0x1", "transaction failed: {receipt}");
+        serde_json::from_value(receipt["contractAddress"].clone()).ok()
+    }
+
+    fn call(&self, to: Address, data: &[u8]) -> Bytes {
+        let v = self
+            .rpc("eth_call", json!([{"to": to, "data": Bytes::copy_from_slice(data)}, "latest"]));
+        serde_json::from_value(v).expect("bytes")
+    }
+
+    fn code(&self, at: Address) -> Bytes {
+        serde_json::from_value(self.rpc("eth_getCode", json!([at, "latest"]))).expect("code")
+    }
+
+    /// Moves a deployed contract's code (with every copy of its own address
+    /// in it, its immutables, rewritten) and `slots` to `to`.
+    fn relocate(&self, from: Address, to: Address, slots: &[U256]) {
+        let mut code = self.code(from).to_vec();
+        let (old, new) = (from.as_slice(), to.as_slice());
+        let mut i = 0;
+        while i + 20 <= code.len() {
+            if &code[i..i + 20] == old {
+                code[i..i + 20].copy_from_slice(new);
+                i += 20;
+            } else {
+                i += 1;
+            }
+        }
+        self.rpc("hardhat_setCode", json!([to, Bytes::from(code)]));
+        for slot in slots {
+            let v = self.rpc("eth_getStorageAt", json!([from, slot, "latest"]));
+            let word = format!(
+                "{:#066x}",
+                U256::from_str_radix(v.as_str().expect("hex").trim_start_matches("0x"), 16)
+                    .expect("hex")
+            );
+            self.rpc("hardhat_setStorageAt", json!([to, format!("{slot:#x}"), word]));
+        }
+    }
+}
+
+fn artifact(path: &Path) -> Vec<u8> {
+    let v: Value = serde_json::from_slice(&std::fs::read(path).expect("artifact")).expect("json");
+    hex::decode(v["bytecode"].as_str().expect("bytecode").trim_start_matches("0x")).expect("hex")
+}
+
+fn ours(name: &str) -> Vec<u8> {
+    artifact(&repo().join(format!("contracts/artifacts/{name}.json")))
+}
+
+fn npm(path: &str) -> Vec<u8> {
+    artifact(&repo().join("contracts/node_modules/@uniswap").join(path))
+}
+
+/// What the fixture put on the node.
+struct Fixture {
+    me: Address,
+    pair: Address,
+    pool: Address,
+    swapper: Address,
+}
+
+/// Tokens, a USDC/WETH V2 pair and a DAI/WETH V3 pool at their mainnet
+/// addresses, with liquidity; the same on every fresh node.
+fn deploy(node: &Node) -> Fixture {
+    let me = node.accounts()[0];
+    for (token, symbol, decimals) in [(USDC, "USDC", 6u8), (WETH, "WETH", 18), (DAI, "DAI", 18)] {
+        let mut code = ours("TestERC20");
+        code.extend(
+            (symbol.to_owned(), symbol.to_owned(), U256::from(decimals)).abi_encode_params(),
+        );
+        let scratch = node.send(me, None, &code).expect("token deployed");
+        node.relocate(scratch, token, &[]);
+    }
+    // V2: no immutables; the factory creates pairs at their mainnet
+    // addresses (same init code).
+    let mut code = npm("v2-core/build/UniswapV2Factory.json");
+    code.extend(me.abi_encode());
+    let scratch = node.send(me, None, &code).expect("v2 factory");
+    node.relocate(scratch, V2_FACTORY, &[]);
+    node.send(
+        me,
+        Some(V2_FACTORY),
+        &V2Factory::createPairCall { tokenA: USDC, tokenB: WETH }.abi_encode(),
+    );
+    let pair = Address::from_slice(
+        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: USDC, b: WETH }.abi_encode())[12..32],
+    );
+    node.send(
+        me,
+        Some(USDC),
+        &Token::mintCall { to: pair, amount: U256::from(2_000_000_000_000u64) }.abi_encode(),
+    );
+    node.send(
+        me,
+        Some(WETH),
+        &Token::mintCall { to: pair, amount: U256::from(10u128.pow(21)) }.abi_encode(),
+    );
+    // UniswapV2Pair.mint(to)
+    node.send(me, Some(pair), &Pair::mintCall { to: me }.abi_encode());
+
+    // V3: the factory's own address is an immutable (NoDelegateCall), and
+    // its owner and fee tiers live in storage.
+    let scratch = node
+        .send(
+            me,
+            None,
+            &npm("v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json"),
+        )
+        .expect("v3 factory");
+    let mut slots: Vec<U256> = (0..8u64).map(U256::from).collect();
+    for fee in [500u64, 3000, 10000] {
+        for slot in 0..8u64 {
+            let key = (U256::from(fee), U256::from(slot)).abi_encode();
+            slots.push(U256::from_be_bytes(alloy_primitives::keccak256(key).0));
+        }
+    }
+    node.relocate(scratch, V3_FACTORY, &slots);
+    node.send(
+        me,
+        Some(V3_FACTORY),
+        &V3Factory::createPoolCall { tokenA: DAI, tokenB: WETH, fee: U24::from(3000) }.abi_encode(),
+    );
+    let pool = Address::from_slice(
+        &node.call(
+            V3_FACTORY,
+            &V3Factory::getPoolCall { a: DAI, b: WETH, fee: U24::from(3000) }.abi_encode(),
+        )[12..32],
+    );
+    // DAI (token0) per WETH at 3000: sqrt(1/3000) in Q64.96.
+    let sqrt = U256::from((2f64.powi(96) / 3000f64.sqrt()) as u128);
+    node.send(
+        me,
+        Some(pool),
+        &Pool::initializeCall { sqrtPriceX96: alloy_primitives::aliases::U160::from(sqrt) }
+            .abi_encode(),
+    );
+    let swapper = node.send(me, None, &ours("V3Swapper")).expect("swapper");
+    for t in [DAI, WETH] {
+        node.send(
+            me,
+            Some(t),
+            &Token::mintCall { to: swapper, amount: U256::from(10u128.pow(30)) }.abi_encode(),
+        );
+    }
+    // V3Swapper.mint(pool, lower, upper, liquidity): two overlapping
+    // positions around tick -80067.
+    for (lo, hi, liq) in
+        [(-81_000, -79_020, 10u128.pow(23)), (-82_020, -78_000, 5 * 10u128.pow(22))]
+    {
+        let data = Swapper::mintCall {
+            pool,
+            lower: I24::try_from(lo).expect("tick"),
+            upper: I24::try_from(hi).expect("tick"),
+            liquidity: liq,
+        }
+        .abi_encode();
+        node.send(me, Some(swapper), &data);
+    }
+    Fixture { me, pair, pool, swapper }
+}
+
+/// The V2 pair's exact output for `amount_in` USDC.
+fn v2_out(node: &Node, f: &Fixture, amount_in: U256) -> U256 {
+    let r = Pair::getReservesCall::abi_decode_returns(
+        &node.call(f.pair, &Pair::getReservesCall {}.abi_encode()),
+    )
+    .expect("reserves");
+    // token0 = USDC, token1 = WETH.
+    let (rin, rout) = (U256::from(r.reserve0), U256::from(r.reserve1));
+    let with_fee = amount_in * U256::from(997);
+    with_fee * rout / (rin * U256::from(1000) + with_fee)
+}
+
+/// The V3 pool's exact output for `amount_in` WETH (an `eth_call` of the
+/// swap itself).
+fn v3_out(node: &Node, f: &Fixture, amount_in: U256) -> U256 {
+    let out = node.call(
+        f.swapper,
+        &Swapper::swapExactInCall {
+            pool: f.pool,
+            zeroForOne: false,
+            amountIn: amount_in,
+            recipient: f.me,
+        }
+        .abi_encode(),
+    );
+    Swapper::swapExactInCall::abi_decode_returns(&out).expect("out")
+}
+
+struct Server {
+    addr: String,
+    key: String,
+    _proc: Proc,
+}
+
+impl Server {
+    fn quote(&self, token_in: Address, token_out: Address, amount: U256) -> (u16, Value) {
+        let path = format!(
+            "/api/v1/shortcuts/quote?chainId=1&tokenIn={token_in:#x}&tokenOut={token_out:#x}&amountIn={amount}"
+        );
+        let (code, body) = http(&self.addr, "GET", &path, &self.key, "").expect("an answer");
+        (code, serde_json::from_str(&body).unwrap_or(Value::Null))
+    }
+
+    fn amount_out(&self, token_in: Address, token_out: Address, amount: U256) -> Option<U256> {
+        let (code, v) = self.quote(token_in, token_out, amount);
+        if code != 200 {
+            return None;
+        }
+        v["amountOut"].as_str().and_then(|s| s.parse().ok())
+    }
+
+    fn feeds(&self) -> Vec<Value> {
+        let (_, body) = http(&self.addr, "GET", "/ready", "", "").expect("an answer");
+        let v: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+        v["feeds"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The status and head of chain 1's feed of `source`.
+    fn feed(&self, source: &str) -> (String, u64) {
+        self.feeds()
+            .iter()
+            .find(|f| f["chainId"] == 1 && f["source"] == source)
+            .map(|f| {
+                (
+                    f["status"].as_str().unwrap_or("").to_owned(),
+                    f["headBlock"].as_u64().unwrap_or(0),
+                )
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn serve(dir: &Path, node_port: u16) -> Server {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let config = dir.join("switchyard.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "bind = \"{addr}\"\ndata_dir = \"{}\"\nlog_filter = \"info\"\nembedded_block_ms = 0\n\n\
+             [[nodes]]\nchain_id = 1\nurl = \"http://127.0.0.1:{node_port}\"\npoll_ms = 100\n\
+             delayed_after_ms = 1000\nstale_after_ms = 2000\nreorg_depth = 16\ntimeout_ms = 1000\n",
+            dir.join("data").display()
+        ),
+    )
+    .expect("config written");
+    let out = Command::new(BIN)
+        .args(["keys", "create", "--rate", "1000", "--data-dir"])
+        .arg(dir.join("data"))
+        .output()
+        .expect("keys create runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let key = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_owned();
+    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
+    let child = Command::new(BIN)
+        .args(["serve", "--config", config.to_str().expect("utf-8")])
+        .env_remove("SWITCHYARD_DATA_DIR")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("serve starts");
+    let a = addr.clone();
+    wait_for("the server", 60, move || {
+        http(&a, "GET", "/health", "", "").is_some_and(|(c, _)| c == 200)
+    });
+    Server { addr, key, _proc: Proc(child) }
+}
+
+/// Mines blocks one at a time until `done`, at most `blocks`; returns how
+/// many it took.
+fn within_blocks(node: &Node, blocks: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
+    for mined in 0..=blocks {
+        // The feed polls every 100 ms: give each block a few polls.
+        let deadline = Instant::now() + Duration::from_millis(1_500);
+        while Instant::now() < deadline {
+            if done() {
+                return Some(mined);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if mined < blocks {
+            node.rpc("evm_mine", json!([]));
+        }
+    }
+    None
+}
+
+#[test]
+fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
+    let dir = std::env::temp_dir().join(format!("switchyard-node-feed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let node_port = free_port();
+    let mut node = Node::start(node_port);
+    let fx = deploy(&node);
+    let server = serve(&dir, node_port);
+    let log = dir.join("server.log");
+    let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
+
+    // 1. Discovered and loaded.
+    wait_for("both feeds ready", 60, || {
+        server.feed("uniswap-v2").0 == "ready" && server.feed("uniswap-v3").0 == "ready"
+    });
+    let usdc_in = U256::from(25_000_000_000u64); // 25,000 USDC
+    let weth_in = U256::from(3u128 * 10u128.pow(18));
+    // 2. The node's exact answers.
+    let q = |t_in, t_out, a| server.amount_out(t_in, t_out, a);
+    assert_eq!(
+        q(USDC, WETH, usdc_in),
+        Some(v2_out(&node, &fx, usdc_in)),
+        "{:?} {:?} {}",
+        server.quote(USDC, WETH, usdc_in),
+        server.feeds().iter().filter(|f| f["chainId"] == 1).collect::<Vec<_>>(),
+        show_log()
+    );
+    assert_eq!(
+        q(WETH, DAI, weth_in),
+        Some(v3_out(&node, &fx, weth_in)),
+        "{:?}",
+        server.quote(WETH, DAI, weth_in)
+    );
+
+    // 3. Swaps on the node: the quote follows within 2 blocks.
+    let before = q(USDC, WETH, usdc_in);
+    let sell = U256::from(100_000_000_000u64);
+    let out = v2_out(&node, &fx, sell);
+    node.send(fx.me, Some(USDC), &Token::mintCall { to: fx.pair, amount: sell }.abi_encode());
+    node.send(
+        fx.me,
+        Some(fx.pair),
+        &Pair::swapCall { amount0Out: U256::ZERO, amount1Out: out, to: fx.me, data: Bytes::new() }
+            .abi_encode(),
+    );
+    let expect = v2_out(&node, &fx, usdc_in);
+    assert_ne!(Some(expect), before);
+    let took = within_blocks(&node, 2, || q(USDC, WETH, usdc_in) == Some(expect));
+    assert!(took.is_some(), "the V2 quote did not follow the swap within 2 blocks: {}", show_log());
+
+    node.send(
+        fx.me,
+        Some(fx.swapper),
+        &Swapper::swapExactInCall {
+            pool: fx.pool,
+            zeroForOne: false,
+            amountIn: U256::from(40u128 * 10u128.pow(18)),
+            recipient: fx.me,
+        }
+        .abi_encode(),
+    );
+    let expect = v3_out(&node, &fx, weth_in);
+    let took = within_blocks(&node, 2, || q(WETH, DAI, weth_in) == Some(expect));
+    assert!(took.is_some(), "the V3 quote did not follow the swap within 2 blocks: {}", show_log());
+
+    // A route through the node's pools is proven in the EVM too.
+    let (code, body) = http(
+        &server.addr,
+        "GET",
+        &format!("/api/v1/shortcuts/route?chainId=1&fromAddress={:#x}&tokenIn={WETH:#x}&tokenOut={DAI:#x}&amountIn={weth_in}&slippage=50", fx.me),
+        &server.key,
+        "",
+    )
+    .expect("an answer");
+    assert_eq!(code, 200, "{body}");
+    let route: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{body}");
+
+    // 4. A reorg: the swap below is undone and replaced by another block.
+    let snapshot = node.rpc("evm_snapshot", json!([]));
+    node.send(
+        fx.me,
+        Some(fx.swapper),
+        &Swapper::swapExactInCall {
+            pool: fx.pool,
+            zeroForOne: true,
+            amountIn: U256::from(200_000u128 * 10u128.pow(18)),
+            recipient: fx.me,
+        }
+        .abi_encode(),
+    );
+    let moved = v3_out(&node, &fx, weth_in);
+    assert!(
+        within_blocks(&node, 2, || q(WETH, DAI, weth_in) == Some(moved)).is_some(),
+        "{}",
+        show_log()
+    );
+    assert_eq!(node.rpc("evm_revert", json!([snapshot])), json!(true));
+    // A different block at the same height, then one more.
+    node.send(
+        fx.me,
+        Some(fx.swapper),
+        &Swapper::swapExactInCall {
+            pool: fx.pool,
+            zeroForOne: true,
+            amountIn: U256::from(1_000u128 * 10u128.pow(18)),
+            recipient: fx.me,
+        }
+        .abi_encode(),
+    );
+    node.rpc("evm_mine", json!([]));
+    let expect = v3_out(&node, &fx, weth_in);
+    assert_ne!(expect, moved);
+    assert!(
+        within_blocks(&node, 2, || q(WETH, DAI, weth_in) == Some(expect)).is_some(),
+        "the reorg was not rolled back: {}",
+        show_log()
+    );
+    assert!(show_log().contains("reorg: rolled back"), "{}", show_log());
+
+    // 5. The node stops: stale, and routes through its pools are refused.
+    node.stop();
+    wait_for("the feeds to go stale", 15, || server.feed("uniswap-v2").0 == "stale");
+    let (code, body) = server.quote(USDC, WETH, usdc_in);
+    assert_eq!(code, 503, "{body}");
+    assert_eq!(body["code"], "STALE_MARKET", "{body}");
+    // Other chains still route, their transactions proven in worlds that
+    // chain 1's blocks never rebuilt.
+    let (code, body) = http(
+        &server.addr,
+        "GET",
+        &format!("/api/v1/shortcuts/route?chainId=10&fromAddress={:#x}&tokenIn=0x0b2c639c533813f4aa9d7837caf62653d097ff85&tokenOut=0x4200000000000000000000000000000000000006&amountIn=1000000000", fx.me),
+        &server.key,
+        "",
+    )
+    .expect("an answer");
+    assert_eq!(code, 200, "{body}");
+
+    // 6. The node is back (a fresh chain, the same fixture): the feed finds
+    // its blocks are gone, indexes again and routes at the new state.
+    let node = Node::start(node_port);
+    let fx = deploy(&node);
+    let expect = v2_out(&node, &fx, usdc_in);
+    wait_for("recovery", 60, || q(USDC, WETH, usdc_in) == Some(expect));
+    let head = node.block_number();
+    wait_for("the feeds ready at the node's head", 10, || {
+        ["uniswap-v2", "uniswap-v3"].iter().all(|s| server.feed(s) == ("ready".to_owned(), head))
+    });
+    assert_eq!(q(WETH, DAI, weth_in), Some(v3_out(&node, &fx, weth_in)));
+    let _ = std::fs::remove_dir_all(&dir);
+}

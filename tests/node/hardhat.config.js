@@ -1,0 +1,13 @@
+// The test node: chain id 1, so the catalog's Ethereum tokens and factories
+// apply unchanged (the test places its contracts at their mainnet
+// addresses). Blocks are mined per transaction, and on `evm_mine`.
+module.exports = {
+  networks: {
+    hardhat: {
+      chainId: 1,
+      hardfork: 'cancun',
+      mining: { auto: true },
+      accounts: { count: 2 },
+    },
+  },
+};
