@@ -70,6 +70,15 @@ fn tree(package: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Whether the engine's own manifest (through the workspace entry) asks
+/// hyper for its server half.
+fn engine_enables_hyper_server() -> bool {
+    let ws = std::fs::read_to_string(root().join("Cargo.toml")).expect("workspace manifest");
+    ws.lines()
+        .find(|l| l.starts_with("hyper ="))
+        .is_some_and(|l| l.contains("\"server\""))
+}
+
 fn crate_names(tree: &str) -> Vec<&str> {
     tree.lines().filter_map(|l| l.split_whitespace().next()).collect()
 }
@@ -96,8 +105,17 @@ fn dependencies_point_one_way() {
         assert!(!crate_names(&catalog).contains(&banned), "catalog depends on {banned}");
     }
     let engine = tree("switchyard-engine");
-    for banned in ["switchyard-server", "axum", "hyper", "tower-http"] {
+    for banned in ["switchyard-server", "axum", "tower-http", "reqwest"] {
         assert!(!crate_names(&engine).contains(&banned), "engine depends on {banned}");
+    }
+    // The engine is a JSON-RPC *client* of nodes (the RPC feed), on the
+    // hyper the server already brings; it never serves HTTP.
+    assert!(!engine_enables_hyper_server(), "the engine must not ask hyper for its server half");
+    let mut engine_src = Vec::new();
+    rust_files(&root().join("engine/src"), &mut engine_src);
+    for f in engine_src {
+        let text = std::fs::read_to_string(&f).expect("source");
+        assert!(!text.contains("hyper::server"), "{} serves HTTP", f.display());
     }
     let server_toml =
         std::fs::read_to_string(root().join("server/Cargo.toml")).expect("server manifest");
