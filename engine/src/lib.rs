@@ -55,7 +55,7 @@ use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use feed::BLOCK_SECONDS;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
-pub use market::{MarketState, StateInputs, build_state, build_state_after};
+pub use market::{MarketState, STALE_CONFIDENCE, StateInputs, build_state, build_state_after};
 pub use quote::{Quote, QuoteRequest};
 pub use rate_limit::{RateDecision, RateLimiter};
 pub use route::{RouteRequest, RouteTx};

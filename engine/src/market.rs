@@ -124,6 +124,9 @@ pub fn build_state_after(
     }
 }
 
+/// What a price's confidence keeps while its chain has a stale source.
+pub const STALE_CONFIDENCE: f64 = 0.25;
+
 /// Owns the published state: merges what every feed sends (whole
 /// snapshots, pool states by address, a source's records), and for each
 /// change recomputes prices and the world off the actor thread (on the
@@ -164,6 +167,20 @@ impl PriceCacheActor {
             .collect();
     }
 
+    /// `prices` with the confidence on every chain that has a stale source
+    /// cut to [`STALE_CONFIDENCE`] of what it was.
+    fn discounted(&self, prices: &Arc<PriceTable>) -> Arc<PriceTable> {
+        if self.stale_sources.is_empty() {
+            return Arc::clone(prices);
+        }
+        let mut p = PriceTable::clone(prices);
+        let chains: BTreeSet<ChainId> = self.stale_sources.iter().map(|(c, _)| *c).collect();
+        for chain in chains {
+            p.discount(chain, STALE_CONFIDENCE);
+        }
+        Arc::new(p)
+    }
+
     fn stale_pools(&self, snapshot: &MarketSnapshot) -> BTreeSet<u32> {
         if self.stale_sources.is_empty() {
             return BTreeSet::new();
@@ -189,6 +206,7 @@ impl PriceCacheActor {
         AtomicResponse::new(Box::pin(work.into_actor(self).map(|built, act, _| match built {
             Ok(mut state) => {
                 state.stale = act.stale_pools(&state.snapshot);
+                state.prices = act.discounted(&state.prices);
                 act.state.store(Arc::new(state));
             }
             Err(e) => tracing::error!(error = %e, "state not rebuilt: the previous one stays"),
@@ -372,14 +390,16 @@ impl Handler<SetStale> for PriceCacheActor {
             self.stale_sources.remove(&key)
         };
         if changed {
-            // Nothing to recompute: the same state, other pools left out.
+            // The same state, other pools left out, and the prices (derived
+            // again: cheap) with their confidence cut where stale.
             let now = self.state.load_full();
             let stale = self.stale_pools(&now.snapshot);
+            let fresh = Arc::new(derive_prices(&now.snapshot, &usd_anchors(&now.catalog)));
             self.state.store(Arc::new(MarketState {
                 catalog: Arc::clone(&now.catalog),
                 market: Arc::clone(&now.market),
                 snapshot: Arc::clone(&now.snapshot),
-                prices: Arc::clone(&now.prices),
+                prices: self.discounted(&fresh),
                 world: now.world.clone(),
                 unprovable: now.unprovable.clone(),
                 stale,

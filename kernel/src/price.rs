@@ -70,6 +70,17 @@ impl PriceTable {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
+    /// Multiplies the confidence of every price on `chain` by `factor`
+    /// (the chain's market data is stale: its prices stay, marked as less
+    /// certain, never passed off as fresh).
+    pub fn discount(&mut self, chain: ChainId, factor: f64) {
+        for ((c, _), e) in &mut self.entries {
+            if *c == chain {
+                e.confidence *= factor;
+            }
+        }
+    }
 }
 
 /// Derives USD prices for every token reachable from `anchors` (tokens worth

@@ -603,8 +603,19 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     assert!(show_log().contains("reorg: rolled back"), "{}", show_log());
 
     // 5. The node stops: stale, and routes through its pools are refused.
+    let confidence = || {
+        let path = format!("/api/v1/prices/1/{WETH:#x}");
+        let (code, body) = http(&server.addr, "GET", &path, &server.key, "").expect("an answer");
+        assert_eq!(code, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).expect("json");
+        v["confidence"].as_f64().expect("confidence")
+    };
+    let fresh = confidence();
     node.stop();
     wait_for("the feeds to go stale", 15, || server.feed("uniswap-v2").0 == "stale");
+    // The price stays, marked less certain.
+    let stale = confidence();
+    assert!(fresh > 0.0 && (stale - fresh * 0.25).abs() < 1e-9, "{fresh} then {stale}");
     let (code, body) = server.quote(USDC, WETH, usdc_in);
     assert_eq!(code, 503, "{body}");
     assert_eq!(body["code"], "STALE_MARKET", "{body}");
