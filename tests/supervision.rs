@@ -12,9 +12,13 @@ use std::{
     time::{Duration, Instant},
 };
 
+use alloy_primitives::{U256, address};
 use axum::{body::Body, http::Request};
-use switchyard_catalog::ChainId;
-use switchyard_engine::{ACTOR_TIMEOUT, ActorName, EngineError, EngineHandle};
+use switchyard_catalog::{ChainId, RoutingStrategy};
+use switchyard_engine::{
+    ACTOR_TIMEOUT, ActorName, EngineError, EngineHandle,
+    bundle::{Action, ActionKind, Amount, BundleRequest, RouteArgs},
+};
 use tower::ServiceExt as _;
 
 /// One operation that needs `which`, through the engine handle.
@@ -27,6 +31,40 @@ async fn touch(engine: &EngineHandle, which: ActorName) -> Result<(), EngineErro
             engine.publish_snapshot(snapshot).await
         }
         ActorName::EmbeddedFeed => engine.step_blocks(1).await.map(drop),
+        ActorName::BundleCompiler => engine.bundle(bundle()).await.map(drop),
+    }
+}
+
+/// One USDC → WETH route action, from an account that holds nothing (the
+/// simulation funds it).
+fn bundle() -> BundleRequest {
+    let usdc = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
+    let weth = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
+    BundleRequest {
+        chain: ChainId(1),
+        from: address!("d8da6bf26964af9d7eed9e03e53415d37aa96045"),
+        strategy: RoutingStrategy::Router,
+        receiver: None,
+        spender: None,
+        refund_receiver: None,
+        ignore_aggregators: Vec::new(),
+        skip_quote: false,
+        referral_code: None,
+        account_id: "supervision".into(),
+        actions: vec![Action {
+            protocol: "enso".into(),
+            kind: ActionKind::Route(RouteArgs {
+                token_in: usdc,
+                token_out: weth,
+                amount_in: Amount::Value(U256::from(1_000_000_000u64)),
+                slippage_bps: Some(100),
+                min_amount_out: None,
+                receiver: None,
+                fee: None,
+                ignore_aggregators: Vec::new(),
+                ignore_standards: Vec::new(),
+            }),
+        }],
     }
 }
 
@@ -78,6 +116,7 @@ async fn a_killed_actor_fails_fast_and_is_back_within_a_second() {
         ActorName::KeyStore,
         ActorName::PriceCache,
         ActorName::EmbeddedFeed,
+        ActorName::BundleCompiler,
     ] {
         touch(&engine, which).await.unwrap_or_else(|e| panic!("{which:?} works before: {e:?}"));
         tokio::time::sleep(Duration::from_millis(200)).await;

@@ -180,6 +180,8 @@ pub enum ActorName {
     PriceCache,
     /// The embedded market's recorded block stream.
     EmbeddedFeed,
+    /// Bundle compilation.
+    BundleCompiler,
 }
 
 /// Entry point.
@@ -219,7 +221,9 @@ impl Engine {
                 .map(Arc::new)
                 .map_err(|e| evm::artifacts::error_chain(&e)),
         };
-        let state = Arc::new(ArcSwap::from_pointee(build_state(&inputs, Arc::new(snapshot))));
+        let first = Arc::new(build_state(&inputs, Arc::new(snapshot)));
+        let state = Arc::new(ArcSwap::new(Arc::clone(&first)));
+        let latest = Arc::new(ArcSwap::new(first));
         // Open the database here first: a bad data directory fails the start
         // in this thread, and the first request already sees every key.
         let key_cache =
@@ -228,7 +232,7 @@ impl Engine {
         let (tx, rx) = std::sync::mpsc::channel();
         let data_dir = config.data_dir.clone();
         let volume_dir = config.data_dir;
-        let (st, kc) = (Arc::clone(&state), Arc::clone(&key_cache));
+        let (st, lt, kc) = (Arc::clone(&state), Arc::clone(&latest), Arc::clone(&key_cache));
         let ended = Arc::clone(&feed_ended);
         let block_interval = config.block_interval;
         let health: Vec<_> = rpc_sources.iter().map(|s| Arc::clone(&s.health)).collect();
@@ -241,7 +245,7 @@ impl Engine {
                     let volume =
                         Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir));
                     let prices =
-                        Supervisor::start(move |_| market::PriceCacheActor::new(st, inputs));
+                        Supervisor::start(move |_| market::PriceCacheActor::new(st, lt, inputs));
                     let feed = stream.map(|stream| {
                         let (publisher, ended) = (prices.clone(), Arc::clone(&ended));
                         Supervisor::start(move |_| {
@@ -260,7 +264,8 @@ impl Engine {
                         let catalog = Arc::clone(&catalog);
                         Supervisor::start(move |_| src.start(catalog, hub));
                     }
-                    let _ = tx.send((System::current(), keys, volume, prices, feed));
+                    let bundles = Supervisor::start(|_| bundle::BundleCompiler::new());
+                    let _ = tx.send((System::current(), keys, volume, prices, feed, bundles));
                 });
                 if let Err(e) = sys.run() {
                     tracing::error!(error = %e, "engine actor system stopped with an error");
@@ -273,17 +278,19 @@ impl Engine {
             .map(|url| shared_limit::SharedLimiter::new(url, config.on_redis_error))
             .transpose()
             .map_err(|e| EngineError::RateStore(e.to_string()))?;
-        let (system, keys, volume, prices, feed) =
+        let (system, keys, volume, prices, feed, bundles) =
             rx.recv().map_err(|_| EngineError::Unavailable("actor system"))?;
         let handle = EngineHandle {
             inner: Arc::new(Inner {
                 state,
+                latest,
                 key_cache,
                 limiter: RateLimiter::new(),
                 shared,
                 keys,
                 volume,
                 prices,
+                bundles,
                 feed,
                 feed_ended,
                 rpc_health: health,
@@ -294,7 +301,10 @@ impl Engine {
 }
 
 struct Inner {
+    /// The proven state (snapshot and its world).
     state: Arc<ArcSwap<MarketState>>,
+    /// The newest snapshot and prices, for quotes.
+    latest: Arc<ArcSwap<MarketState>>,
     key_cache: Arc<ArcSwap<KeyCache>>,
     limiter: RateLimiter,
     /// Limits shared through Redis, when configured (then `limiter` is
@@ -303,6 +313,7 @@ struct Inner {
     keys: Addr<keys::KeyStoreActor>,
     volume: Addr<volume::VolumeRecorder>,
     prices: Addr<market::PriceCacheActor>,
+    bundles: Addr<bundle::BundleCompiler>,
     /// The embedded feed (on the embedded market only).
     feed: Option<Addr<feed::EmbeddedFeed>>,
     feed_ended: Arc<std::sync::atomic::AtomicBool>,
@@ -408,9 +419,18 @@ where
 }
 
 impl EngineHandle {
-    /// The current market state (catalog, snapshot, prices), one atomic load.
+    /// The proven market state (catalog, snapshot, prices, and the world
+    /// built from that snapshot), one atomic load: transactions are built
+    /// and executed on it.
     pub fn state(&self) -> Arc<MarketState> {
         self.inner.state.load_full()
+    }
+
+    /// The newest market state: a new block's snapshot and prices as soon
+    /// as they are derived, before its world is built (its world is the
+    /// proven state's). Quotes and prices read it.
+    pub fn latest(&self) -> Arc<MarketState> {
+        self.inner.latest.load_full()
     }
 
     /// The catalog.
@@ -473,6 +493,9 @@ impl EngineHandle {
             ActorName::PriceCache => {
                 ask(&self.inner.prices, supervise::Crash, "price cache").await?
             }
+            ActorName::BundleCompiler => {
+                ask(&self.inner.bundles, supervise::Crash, "bundle compiler").await?
+            }
             ActorName::EmbeddedFeed => {
                 let feed =
                     self.inner.feed.as_ref().ok_or(EngineError::Unavailable("embedded feed"))?;
@@ -489,7 +512,7 @@ impl EngineHandle {
     /// Quotes a route on the current market state (kernel search on the
     /// rayon pool, never on the async runtime).
     pub async fn quote(&self, req: QuoteRequest) -> Result<Quote, EngineError> {
-        quote::quote(self.state(), req).await
+        quote::quote(self.latest(), req).await
     }
 
     /// Builds the transaction of a route and executes it in the EVM world
@@ -528,8 +551,8 @@ impl EngineHandle {
         &self,
         req: bundle::BundleRequest,
     ) -> Result<bundle::BundleTx, EngineError> {
-        let state = self.state();
-        quote::on_pool("bundle compiler", move || bundle::compile_and_prove(&state, &req)).await
+        let msg = bundle::CompileBundle { state: self.state(), req };
+        ask(&self.inner.bundles, msg, "bundle compiler").await?
     }
 
     /// The approval `from` sends so that `strategy` can take `amount` of
@@ -566,7 +589,7 @@ impl EngineHandle {
     /// published head (`ended` once its recorded stream has run out, or for
     /// a market file, which nothing moves); then every RPC feed.
     pub fn feeds(&self) -> Vec<FeedStatus> {
-        let state = self.inner.state.load();
+        let state = self.inner.latest.load();
         let ended = self.inner.feed_ended.load(std::sync::atomic::Ordering::Relaxed);
         let embedded: Arc<str> = Arc::from("embedded");
         let mut out: Vec<FeedStatus> = state
@@ -608,6 +631,7 @@ impl EngineHandle {
         self.inner.keys.connected()
             && self.inner.volume.connected()
             && self.inner.prices.connected()
+            && self.inner.bundles.connected()
             && self.inner.feed.as_ref().is_none_or(Addr::connected)
     }
 }

@@ -75,9 +75,16 @@ pub struct StateInputs {
     pub npm: Result<Arc<NpmArtifacts>, String>,
 }
 
-/// Builds a state: prices, and the world of the snapshot.
+/// Builds a state: prices, and the world of the snapshot (the first one:
+/// what it leaves out of routing is logged as a warning).
 pub fn build_state(inputs: &StateInputs, snapshot: Arc<MarketSnapshot>) -> MarketState {
-    build_state_after(inputs, snapshot, None)
+    let state = build_state_after(inputs, snapshot, None);
+    if let Ok(w) = &state.world {
+        for (chain, pool, why) in w.unbuilt() {
+            tracing::warn!(%chain, %pool, reason = why, "pool left out of routing: no EVM fixture");
+        }
+    }
+    state
 }
 
 /// Builds a state after `previous`: the worlds of the chains that did not
@@ -88,25 +95,27 @@ pub fn build_state_after(
     previous: Option<&MarketState>,
 ) -> MarketState {
     let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&inputs.catalog)));
+    prove_state(inputs, snapshot, prices, previous)
+}
+
+/// The state of `snapshot` with `prices`, and its world built (sharing
+/// `previous`'s worlds of the chains that did not move).
+fn prove_state(
+    inputs: &StateInputs,
+    snapshot: Arc<MarketSnapshot>,
+    prices: Arc<PriceTable>,
+    previous: Option<&MarketState>,
+) -> MarketState {
     let before = previous.and_then(|p| Some((&*p.snapshot, &**p.world.as_ref().ok()?)));
     let world = inputs.npm.clone().and_then(|npm| {
         World::build_reusing(&inputs.catalog, &inputs.market, &snapshot, &prices, &npm, before)
             .map(Arc::new)
             .map_err(|e| error_chain(&e))
     });
-    let mut unprovable = BTreeSet::new();
     match &world {
         Ok(w) => {
-            for (k, pool) in snapshot.pools().iter().enumerate() {
-                let unbuilt = w
-                    .chain(pool.chain)
-                    .is_none_or(|c| c.unbuilt.iter().any(|(a, _)| *a == pool.address));
-                if unbuilt {
-                    unprovable.insert(k as u32);
-                }
-            }
             for (chain, pool, why) in w.unbuilt() {
-                tracing::warn!(%chain, %pool, reason = why, "pool left out of routing: no EVM fixture");
+                tracing::debug!(%chain, %pool, reason = why, "pool left out of routing: no EVM fixture");
             }
         }
         Err(e) => {
@@ -116,12 +125,27 @@ pub fn build_state_after(
     MarketState {
         catalog: Arc::clone(&inputs.catalog),
         market: Arc::clone(&inputs.market),
+        unprovable: unprovable(&world, &snapshot),
         snapshot,
         prices,
         world,
-        unprovable,
         stale: BTreeSet::new(),
     }
+}
+
+/// The indexes of `snapshot`'s pools that `world` does not reproduce (by
+/// address: the world may be of an earlier snapshot of the same chains).
+fn unprovable(world: &Result<Arc<World>, String>, snapshot: &MarketSnapshot) -> BTreeSet<u32> {
+    let Ok(w) = world else { return BTreeSet::new() };
+    snapshot
+        .pools()
+        .iter()
+        .enumerate()
+        .filter(|(_, pool)| {
+            w.chain(pool.chain).is_none_or(|c| c.unbuilt.iter().any(|(a, _)| *a == pool.address))
+        })
+        .map(|(k, _)| k as u32)
+        .collect()
 }
 
 /// What a price's confidence keeps while its chain has a stale source.
@@ -133,7 +157,11 @@ pub const STALE_CONFIDENCE: f64 = 0.25;
 /// rayon pool), holding its mailbox meanwhile so publications stay in
 /// order, before readers see the new state.
 pub(crate) struct PriceCacheActor {
+    /// The proven state: a snapshot and the world built from it.
     pub(crate) state: Arc<ArcSwap<MarketState>>,
+    /// The newest snapshot and its prices, for quotes, as soon as they are
+    /// derived (its world is the proven one's, possibly a block behind).
+    pub(crate) latest: Arc<ArcSwap<MarketState>>,
     pub(crate) inputs: StateInputs,
     pub(crate) backoff: Backoff,
     pub(crate) pause: std::time::Duration,
@@ -144,9 +172,14 @@ pub(crate) struct PriceCacheActor {
 }
 
 impl PriceCacheActor {
-    pub(crate) fn new(state: Arc<ArcSwap<MarketState>>, inputs: StateInputs) -> Self {
+    pub(crate) fn new(
+        state: Arc<ArcSwap<MarketState>>,
+        latest: Arc<ArcSwap<MarketState>>,
+        inputs: StateInputs,
+    ) -> Self {
         let mut me = Self {
             state,
+            latest,
             inputs,
             backoff: Backoff::default(),
             pause: std::time::Duration::ZERO,
@@ -194,22 +227,38 @@ impl PriceCacheActor {
             .collect()
     }
 
-    /// Builds the state of `snapshot` on the rayon pool and publishes it;
-    /// the actor handles nothing else meanwhile.
+    /// Publishes `snapshot` in two steps, holding the actor's mailbox until
+    /// both are done: at once its prices, for quotes ([`Self::latest`]);
+    /// then, from the rayon pool, its world, which makes it the proven
+    /// state every transaction is built and executed on.
     fn publish(&mut self, snapshot: Arc<MarketSnapshot>) -> AtomicResponse<Self, ()> {
         self.reindex(&snapshot);
-        let inputs = self.inputs.clone();
         let previous = self.state.load_full();
+        let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&self.inputs.catalog)));
+        let stale = self.stale_pools(&snapshot);
+        let quoted = self.discounted(&prices);
+        self.latest.store(Arc::new(MarketState {
+            catalog: Arc::clone(&self.inputs.catalog),
+            market: Arc::clone(&self.inputs.market),
+            unprovable: unprovable(&previous.world, &snapshot),
+            snapshot: Arc::clone(&snapshot),
+            prices: Arc::clone(&quoted),
+            world: previous.world.clone(),
+            stale,
+        }));
+        let inputs = self.inputs.clone();
         let work = crate::quote::on_pool("price cache", move || {
-            Ok(build_state_after(&inputs, snapshot, Some(&previous)))
+            Ok(prove_state(&inputs, snapshot, prices, Some(&previous)))
         });
         AtomicResponse::new(Box::pin(work.into_actor(self).map(|built, act, _| match built {
             Ok(mut state) => {
                 state.stale = act.stale_pools(&state.snapshot);
                 state.prices = act.discounted(&state.prices);
-                act.state.store(Arc::new(state));
+                let state = Arc::new(state);
+                act.state.store(Arc::clone(&state));
+                act.latest.store(state);
             }
-            Err(e) => tracing::error!(error = %e, "state not rebuilt: the previous one stays"),
+            Err(e) => tracing::error!(error = %e, "world not rebuilt: transactions stay on the previous state"),
         })))
     }
 }
@@ -390,20 +439,22 @@ impl Handler<SetStale> for PriceCacheActor {
             self.stale_sources.remove(&key)
         };
         if changed {
-            // The same state, other pools left out, and the prices (derived
+            // The same states, other pools left out, and the prices (derived
             // again: cheap) with their confidence cut where stale.
-            let now = self.state.load_full();
-            let stale = self.stale_pools(&now.snapshot);
-            let fresh = Arc::new(derive_prices(&now.snapshot, &usd_anchors(&now.catalog)));
-            self.state.store(Arc::new(MarketState {
-                catalog: Arc::clone(&now.catalog),
-                market: Arc::clone(&now.market),
-                snapshot: Arc::clone(&now.snapshot),
-                prices: self.discounted(&fresh),
-                world: now.world.clone(),
-                unprovable: now.unprovable.clone(),
-                stale,
-            }));
+            for view in [Arc::clone(&self.state), Arc::clone(&self.latest)] {
+                let now = view.load_full();
+                let stale = self.stale_pools(&now.snapshot);
+                let fresh = Arc::new(derive_prices(&now.snapshot, &usd_anchors(&now.catalog)));
+                view.store(Arc::new(MarketState {
+                    catalog: Arc::clone(&now.catalog),
+                    market: Arc::clone(&now.market),
+                    snapshot: Arc::clone(&now.snapshot),
+                    prices: self.discounted(&fresh),
+                    world: now.world.clone(),
+                    unprovable: now.unprovable.clone(),
+                    stale,
+                }));
+            }
         }
     }
 }

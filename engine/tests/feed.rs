@@ -60,6 +60,11 @@ async fn replayed_blocks_move_the_market_exactly_and_routes_still_prove() {
         expected = expected.apply(&delta).expect("delta applies");
     }
     let now = engine.state();
+    // Once a publication is done, quotes and transactions see one state:
+    // the newest snapshot is the proven one, with its own world.
+    let latest = engine.latest();
+    assert!(std::sync::Arc::ptr_eq(&latest.snapshot, &now.snapshot));
+    assert!(matches!((&latest.world, &now.world), (Ok(a), Ok(b)) if std::sync::Arc::ptr_eq(a, b)));
     for (k, (a, b)) in now.snapshot.pools().iter().zip(expected.pools()).enumerate() {
         assert_eq!(a.state, b.state, "pool {k} ({})", a.address);
     }

@@ -19,7 +19,7 @@ use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::{ChainId, RoutingStrategy, loaders};
 use switchyard_engine::{
     MarketState, StateInputs, build_state,
-    bundle::{BundleRequest, compile_and_prove},
+    bundle::{BundleRequest, Templates, compile_and_prove},
     encode::protocols::IShortcuts,
     evm::{NpmArtifacts, abi::ShortcutsRouter},
 };
@@ -42,8 +42,16 @@ fn state() -> &'static MarketState {
     })
 }
 
+/// The compiler's templates of that state's catalog, kept across runs as
+/// the engine's compiler keeps them.
+fn templates() -> &'static Templates {
+    static TEMPLATES: OnceLock<Templates> = OnceLock::new();
+    TEMPLATES.get_or_init(|| Templates::new(Arc::clone(&state().catalog)))
+}
+
 fuzz_target!(|data: &[u8]| {
     let state = state();
+    let templates = templates();
     let mut buf = data.to_vec();
     let Ok(body) = simd_json::to_borrowed_value(&mut buf) else { return };
     let q = Query::parse(&format!("chainId=1&fromAddress={USER:#x}&routingStrategy=router"))
@@ -71,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
         account_id: "fuzz".into(),
         actions,
     };
-    let tx = match compile_and_prove(state, &req) {
+    let tx = match compile_and_prove(state, templates, &req) {
         Ok(tx) => tx,
         Err(switchyard_engine::EngineError::Bundle(e)) => {
             assert!(e.at.starts_with("body"), "{e:?}");

@@ -6,7 +6,6 @@
 //! array of single-word elements element by element.
 
 use alloy_dyn_abi::{DynSolType, DynSolValue, Specifier};
-use alloy_json_abi::Function;
 use alloy_primitives::U256;
 
 use super::BundleError;
@@ -48,15 +47,17 @@ pub(super) type Resolve<'r> = dyn FnMut(usize, usize, &str) -> Result<In, Bundle
 
 /// Parses `signature`, checks it names `method`, and turns `args` into
 /// program inputs.
+#[allow(clippy::too_many_arguments, reason = "the call's whole context, once")]
 pub(super) fn encode_call(
     b: &mut ProgramBuilder,
+    templates: &super::Templates,
     signature: &str,
     method: &str,
     args: &[CallArg],
     resolve: &mut Resolve<'_>,
     at: &str,
 ) -> Result<EncodedCall, BundleError> {
-    let f = Function::parse(signature).map_err(|e| {
+    let f = templates.function(signature).map_err(|e| {
         BundleError::invalid(format!("{at}.abi"), format!("not a function signature: {e}"))
     })?;
     if f.name != method {
@@ -215,6 +216,11 @@ mod tests {
         function adjust(address trove, uint256 fee, bool up, bytes data, uint256[] amounts) external returns (uint256);
     }
 
+    fn templates() -> super::super::Templates {
+        let catalog = switchyard_catalog::loaders::embedded_catalog().expect("catalog");
+        super::super::Templates::new(std::sync::Arc::new(catalog))
+    }
+
     #[test]
     fn literal_arguments_encode_like_the_abi() {
         let mut b = ProgramBuilder::new();
@@ -230,6 +236,7 @@ mod tests {
         ];
         let c = encode_call(
             &mut b,
+            &templates(),
             "function adjust(address trove, uint256 fee, bool up, bytes data, uint256[] amounts) external returns (uint256)",
             "adjust",
             &args,
@@ -260,6 +267,7 @@ mod tests {
         };
         let e = encode_call(
             &mut b,
+            &templates(),
             "function f(uint256) external",
             "g",
             &[],
@@ -270,6 +278,7 @@ mod tests {
         assert_eq!(e.map(|e| e.at), Some("body[1].args.method".to_owned()));
         let e = encode_call(
             &mut b,
+            &templates(),
             "function f(uint256) external",
             "f",
             &[],

@@ -24,7 +24,8 @@ use switchyard_kernel::{
 };
 
 use super::{
-    Action, ActionKind, Amount, BinaryOp, BundleError, BundleRequest, Condition, RouteArgs, call,
+    Action, ActionKind, Amount, BinaryOp, BundleError, BundleRequest, Condition, RouteArgs,
+    Templates, call,
 };
 use crate::{
     EngineError, MarketState,
@@ -90,6 +91,7 @@ fn encode_err(at: &str) -> impl Fn(encode::EncodeError) -> BundleError + '_ {
 
 struct Compiler<'a> {
     state: &'a MarketState,
+    templates: &'a Templates,
     world: &'a ChainWorld,
     req: &'a BundleRequest,
     chain: ChainId,
@@ -182,6 +184,7 @@ impl<'a> Compiler<'a> {
     #[allow(clippy::too_many_arguments, reason = "the compiler's whole context, once")]
     fn new(
         state: &'a MarketState,
+        templates: &'a Templates,
         world: &'a ChainWorld,
         req: &'a BundleRequest,
         runner: Runner,
@@ -194,6 +197,7 @@ impl<'a> Compiler<'a> {
         let account_in = b.address(account).map_err(weiroll(&base))?;
         Ok(Compiler {
             state,
+            templates,
             world,
             req,
             chain: req.chain,
@@ -586,7 +590,7 @@ impl<'a> Compiler<'a> {
         deposit: bool,
         at: &str,
     ) -> Result<(usize, Address, Address), BundleError> {
-        let family = family(self.state, protocol);
+        let family = self.templates.family(protocol);
         for (k, p) in self.snapshot.pools().iter().enumerate() {
             if p.chain != self.chain || !family.contains(&*p.protocol) || p.address != primary {
                 continue;
@@ -669,7 +673,7 @@ impl<'a> Compiler<'a> {
                 receiver,
                 slippage_bps,
             } => {
-                let family = family(self.state, &a.protocol);
+                let family = self.templates.family(&a.protocol);
                 let known = self.snapshot.pools().iter().any(|p| {
                     p.chain == self.chain && family.contains(&*p.protocol) && p.address == *primary
                 }) || self.known_address(&a.protocol, *primary);
@@ -1077,7 +1081,15 @@ impl<'a> Compiler<'a> {
                         BundleError::invalid(p, format!("action {action} has no output {index}"))
                     })
                 };
-                let c = call::encode_call(&mut self.b, abi, method, args, &mut resolve, &at)?;
+                let c = call::encode_call(
+                    &mut self.b,
+                    self.templates,
+                    abi,
+                    method,
+                    args,
+                    &mut resolve,
+                    &at,
+                )?;
                 let out = self
                     .b
                     .call(
@@ -1134,6 +1146,7 @@ impl<'a> Compiler<'a> {
                     let target = Target { route: &route, arriving, exact, receiver: *receiver };
                     Some(compile_callback(
                         self.state,
+                        self.templates,
                         self.req,
                         &at,
                         &target,
@@ -1530,17 +1543,6 @@ impl encode::route::ProtocolBook for NoBook {
     }
 }
 
-/// The protocol slugs an action's protocol stands for: itself, and the
-/// forks of its standard.
-fn family(state: &MarketState, protocol: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::from([protocol.to_owned()]);
-    if let Some(st) = state.catalog.standard(protocol) {
-        out.insert(st.protocol.clone());
-        out.extend(st.forks.iter().cloned());
-    }
-    out
-}
-
 /// The helper of a binary operation and its value on known operands.
 fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> ([u8; 4], Option<U256>) {
     use IShortcutsHelpers as H;
@@ -1570,6 +1572,7 @@ fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> ([u8; 4], Option<U2
 /// the callback delivered.
 pub fn compile_and_prove(
     state: &MarketState,
+    templates: &Templates,
     req: &BundleRequest,
 ) -> Result<super::BundleTx, EngineError> {
     let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
@@ -1583,7 +1586,8 @@ pub fn compile_and_prove(
     let mut unique = [0u8; 16];
     getrandom::fill(&mut unique).map_err(|_| EngineError::Random)?;
     let request_id = encode::request_id(req.referral_code.as_deref(), unique);
-    let mut c = Compiler::new(state, cw, req, runner, owner, request_id, "body".to_owned())?;
+    let mut c =
+        Compiler::new(state, templates, cw, req, runner, owner, request_id, "body".to_owned())?;
     c.run()?;
     let Assembled { program, tx, setup, approvals, prologue } = c.assemble(c.b.clone())?;
     let mut evm = cw.fork();
@@ -1686,6 +1690,7 @@ struct Target<'r> {
 /// the executor.
 fn compile_callback(
     state: &MarketState,
+    templates: &Templates,
     parent: &BundleRequest,
     at: &str,
     target: &Target<'_>,
@@ -1723,6 +1728,7 @@ fn compile_callback(
     let base = format!("{at}.callback");
     let mut c = Compiler::new(
         state,
+        templates,
         dw,
         &req,
         Runner::Router { router, executor },

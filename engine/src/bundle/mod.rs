@@ -13,10 +13,14 @@
 //!             amountsOut = what the beneficiaries gained
 //! ```
 //!
-//! The BundleCompiler actor owns this work; it runs on the rayon pool.
+//! The [`BundleCompiler`] actor owns this work: it keeps the [`Templates`]
+//! of the current catalog and compiles each bundle on the rayon pool, so a
+//! slow bundle never blocks the HTTP runtime or the actor.
 
 mod call;
 mod compile;
+mod service;
+mod templates;
 
 use std::collections::BTreeMap;
 
@@ -24,7 +28,8 @@ use alloy_primitives::{Address, B256, U256};
 use switchyard_catalog::{ChainId, ErrorCode, RoutingStrategy};
 use switchyard_kernel::Plan;
 
-pub use self::{call::CallArg, compile::compile_and_prove};
+pub(crate) use self::service::{BundleCompiler, CompileBundle};
+pub use self::{call::CallArg, compile::compile_and_prove, templates::Templates};
 use crate::encode::{Approval, Tx};
 
 /// An amount: a literal, or the output of an earlier action.

@@ -49,7 +49,7 @@ pub async fn price(
     State(s): State<AppState>,
     ApiPath((chain, address)): ApiPath<(String, String)>,
 ) -> Result<Json<dto::Price>, ApiError> {
-    let state = s.engine.state();
+    let state = s.engine.latest();
     let chain = known_chain(&state.catalog, "chainId", &chain)?.id;
     let token = parse_address("address", &address)?;
     if state.catalog.token(chain, token).is_none() {
@@ -77,7 +77,7 @@ pub async fn prices(
     raw: RawQuery,
 ) -> Result<Json<Vec<Option<dto::Price>>>, ApiError> {
     let q = query(&raw)?;
-    let state = s.engine.state();
+    let state = s.engine.latest();
     let chain = known_chain(&state.catalog, "chainId", &chain)?.id;
     let addresses = q.addresses("addresses")?;
     if addresses.is_empty() {
