@@ -74,9 +74,7 @@ fn tree(package: &str) -> String {
 /// hyper for its server half.
 fn engine_enables_hyper_server() -> bool {
     let ws = std::fs::read_to_string(root().join("Cargo.toml")).expect("workspace manifest");
-    ws.lines()
-        .find(|l| l.starts_with("hyper ="))
-        .is_some_and(|l| l.contains("\"server\""))
+    ws.lines().find(|l| l.starts_with("hyper =")).is_some_and(|l| l.contains("\"server\""))
 }
 
 fn crate_names(tree: &str) -> Vec<&str> {
