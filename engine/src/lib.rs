@@ -236,6 +236,7 @@ impl Engine {
         let ended = Arc::clone(&feed_ended);
         let block_interval = config.block_interval;
         let health: Vec<_> = rpc_sources.iter().map(|s| Arc::clone(&s.health)).collect();
+        let nodes = rpc_sources.iter().map(|s| (s.config.chain, Arc::clone(&s.client))).collect();
         let thread = std::thread::Builder::new()
             .name("switchyard-engine".into())
             .spawn(move || {
@@ -294,6 +295,7 @@ impl Engine {
                 feed,
                 feed_ended,
                 rpc_health: health,
+                nodes,
             }),
         };
         Ok((handle, Shutdown { system: Some(system), thread: Some(thread) }))
@@ -319,6 +321,8 @@ struct Inner {
     feed_ended: Arc<std::sync::atomic::AtomicBool>,
     /// Every RPC feed's status.
     rpc_health: Vec<Arc<rpc_feed::FeedHealth>>,
+    /// The node of each chain followed through one.
+    nodes: std::collections::BTreeMap<ChainId, Arc<rpc::RpcClient>>,
 }
 
 /// One RPC feed to start: a factory of the catalog on a node's chain.
@@ -574,7 +578,8 @@ impl EngineHandle {
     }
 
     /// The non-zero balances of `eoa` (or of its wallet) on `chain`, or on
-    /// every chain.
+    /// every chain: read from the chain's node where one is configured,
+    /// else in the proven state's world.
     pub async fn balances(
         &self,
         chain: Option<ChainId>,
@@ -582,7 +587,33 @@ impl EngineHandle {
         use_eoa: bool,
     ) -> Result<Vec<wallet::Balance>, EngineError> {
         let state = self.state();
-        quote::on_pool("balances", move || wallet::balances_now(&state, chain, eoa, use_eoa)).await
+        let chains: Vec<ChainId> = match chain {
+            Some(c) => vec![c],
+            None => {
+                let mut all: std::collections::BTreeSet<ChainId> =
+                    state.snapshot.heads().keys().copied().collect();
+                all.extend(self.inner.nodes.keys().copied());
+                all.into_iter().collect()
+            }
+        };
+        let (on_nodes, in_world): (Vec<ChainId>, Vec<ChainId>) =
+            chains.into_iter().partition(|c| self.inner.nodes.contains_key(c));
+        let mut out = Vec::new();
+        if !in_world.is_empty() {
+            let st = Arc::clone(&state);
+            let found = quote::on_pool("balances", move || {
+                wallet::balances_now(&st, &in_world, eoa, use_eoa)
+            })
+            .await?;
+            out.extend(found);
+        }
+        for c in on_nodes {
+            if let Some(node) = self.inner.nodes.get(&c) {
+                out.extend(wallet::node_balances(&state, c, node, eoa, use_eoa).await?);
+            }
+        }
+        out.sort_by_key(|b| b.chain);
+        Ok(out)
     }
 
     /// Status of every feed: the embedded feed per chain it moves, at the

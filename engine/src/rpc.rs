@@ -271,12 +271,23 @@ impl RpcClient {
     }
 
     /// Several calls of one method in one JSON-RPC batch; answers in the
-    /// order of `params` (a node may answer a batch in any order).
+    /// order of `params` (a node may answer a batch in any order). Fails
+    /// if any call fails.
     pub async fn batch<T: DeserializeOwned>(
         &self,
         method: &str,
         params: Vec<Value>,
     ) -> Result<Vec<T>, RpcError> {
+        self.batch_each(method, params).await?.into_iter().collect()
+    }
+
+    /// Like [`Self::batch`], with each call's own outcome (the batch itself
+    /// failing is the outer error).
+    pub async fn batch_each<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Vec<Value>,
+    ) -> Result<Vec<Result<T, RpcError>>, RpcError> {
         if params.is_empty() {
             return Ok(Vec::new());
         }
@@ -295,7 +306,7 @@ impl RpcClient {
                 message: "a batch answered with one object".into(),
             }));
         };
-        let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+        let mut out: Vec<Option<Result<T, RpcError>>> = (0..n).map(|_| None).collect();
         for item in items {
             let id = item.get("id").and_then(Value::as_u64).unwrap_or(u64::MAX);
             let k =
@@ -305,7 +316,7 @@ impl RpcClient {
                         message: format!("unknown id {id}"),
                     }
                 })?;
-            out[k] = Some(decode(method, Self::result_of(method, item)?)?);
+            out[k] = Some(Self::result_of(method, item).and_then(|v| decode(method, v)));
         }
         out.into_iter()
             .map(|v| {

@@ -40,6 +40,7 @@ const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984")
 sol! {
     interface Token {
         function mint(address to, uint256 amount) external;
+        function balanceOf(address who) external view returns (uint256);
     }
     interface V2Factory {
         function createPair(address tokenA, address tokenB) external returns (address pair);
@@ -559,6 +560,34 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     assert_eq!(code, 200, "{body}");
     let route: Value = serde_json::from_str(&body).expect("json");
     assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{body}");
+
+    // The wallet's balances come from the node itself.
+    let (code, body) = http(
+        &server.addr,
+        "GET",
+        &format!("/api/v1/wallet/balances?chainId=1&eoaAddress={:#x}&useEoa=true", fx.me),
+        &server.key,
+        "",
+    )
+    .expect("an answer");
+    assert_eq!(code, 200, "{body}");
+    let balances: Value = serde_json::from_str(&body).expect("json");
+    for token in [WETH, DAI] {
+        let on_node = U256::from_be_slice(
+            &node.call(token, &Token::balanceOfCall { who: fx.me }.abi_encode()),
+        );
+        assert!(!on_node.is_zero());
+        let served = balances
+            .as_array()
+            .and_then(|a| {
+                a.iter().find(|b| {
+                    b["token"].as_str().map(str::to_lowercase) == Some(format!("{token:#x}"))
+                })
+            })
+            .and_then(|b| b["amount"].as_str())
+            .unwrap_or_else(|| panic!("{token} missing: {body}"));
+        assert_eq!(served, on_node.to_string(), "{token}");
+    }
 
     // 4. A reorg: the swap below is undone and replaced by another block.
     let snapshot = node.rpc("evm_snapshot", json!([]));
