@@ -2,9 +2,16 @@
 //!
 //! - `feed/replay_block`: one recorded block of the embedded stream through
 //!   the exact pool math, applied to the snapshot copy-on-write;
+//!   This is all a quote waits for: the engine stores the new snapshot
+//!   for quotes at once;
+//! - `feed/derive_prices`: every price derived again (next, on the rayon
+//!   pool, then stored for quotes too);
 //! - `feed/publish_state`: what publishing that snapshot costs before
 //!   routes see it: prices re-derived and the EVM world rebuilt (routes are
 //!   proven against the very state they were quoted on);
+//! - `feed/publish_one_chain`: the same when the block moved one chain
+//!   only (a node feed's block): the other chains' worlds are shared with
+//!   the previous state, only Ethereum's (the largest) is rebuilt;
 //! - `feed/quote_idle` and `feed/quote_during_publish`: one quote, alone
 //!   and while another thread rebuilds and swaps in states back to back
 //!   (readers take no lock; on two cores the publisher has one to itself).
@@ -27,8 +34,8 @@ use arc_swap::ArcSwap;
 use criterion::{Criterion, criterion_group, criterion_main};
 use switchyard_catalog::{ChainId, loaders};
 use switchyard_engine::{
-    BLOCK_SECONDS, Engine, EngineConfig, QuoteRequest, StateInputs, build_state, evm::NpmArtifacts,
-    quote::quote_now,
+    BLOCK_SECONDS, Engine, EngineConfig, QuoteRequest, StateInputs, build_state, build_state_after,
+    evm::NpmArtifacts, quote::quote_now,
 };
 
 fn feed(c: &mut Criterion) {
@@ -58,9 +65,30 @@ fn feed(c: &mut Criterion) {
     };
     let (delta, _) = snapshot.replay_block(block, BLOCK_SECONDS);
     let next = Arc::new(snapshot.apply(&delta).expect("applies"));
+    // The prices, derived again after quotes already see the block.
+    let anchors = switchyard_kernel::usd_anchors(&state.catalog);
+    group.bench_function("derive_prices", |b| {
+        b.iter(|| switchyard_kernel::derive_prices(black_box(&next), &anchors))
+    });
     group.sample_size(10);
     group.bench_function("publish_state", |b| {
         b.iter(|| build_state(black_box(&inputs), Arc::clone(&next)))
+    });
+    // The first recorded block with a trade on Ethereum, replayed there only.
+    let eth_block = stream
+        .blocks
+        .iter()
+        .find(|b| b.iter().any(|t| t.chain_id == ChainId(1)))
+        .expect("a block trades on chain 1");
+    let (mut one, _) = snapshot.replay_block(eth_block, BLOCK_SECONDS);
+    let all = one.pools.len();
+    let pools = snapshot.pools();
+    one.pools.retain(|(k, _)| pools[*k].chain == ChainId(1));
+    one.heads.retain(|(c, _)| *c == ChainId(1));
+    eprintln!("publish_one_chain: {} of {all} pool updates", one.pools.len());
+    let next_one = Arc::new(snapshot.apply(&one).expect("applies"));
+    group.bench_function("publish_one_chain", |b| {
+        b.iter(|| build_state_after(black_box(&inputs), Arc::clone(&next_one), Some(&state)))
     });
     group.sample_size(100);
 

@@ -225,6 +225,15 @@ fn criterion_cases(c: &mut Criterion) {
     c.bench_function("snapshot/apply/1k_updates_100k_pools", |b| {
         b.iter(|| big_snap.apply(black_box(&delta)).expect("applies"))
     });
+    // Every price derived again (the engine does it after quotes already
+    // see the block, on the rayon pool).
+    let anchors = switchyard_kernel::usd_anchors(&big.catalog);
+    let mut group = c.benchmark_group("prices");
+    group.sample_size(10);
+    group.bench_function("derive/100k_pools", |b| {
+        b.iter(|| switchyard_kernel::derive_prices(black_box(&big_snap), &anchors))
+    });
+    group.finish();
     drop(big_snap);
     let s = synthetic_market(10_000, 42);
     let snap = MarketSnapshot::build(&s.market, &s.catalog).expect("snapshot");

@@ -227,33 +227,56 @@ impl PriceCacheActor {
             .collect()
     }
 
-    /// Publishes `snapshot` in two steps, holding the actor's mailbox until
-    /// both are done: at once its prices, for quotes ([`Self::latest`]);
-    /// then, from the rayon pool, its world, which makes it the proven
-    /// state every transaction is built and executed on.
-    fn publish(&mut self, snapshot: Arc<MarketSnapshot>) -> AtomicResponse<Self, ()> {
-        self.reindex(&snapshot);
+    /// Publishes `snapshot`, holding the actor's mailbox until it is done
+    /// so that publications stay in order:
+    ///
+    /// 1. at once, for quotes ([`Self::latest`]): the snapshot, with the
+    ///    prices of the state before (a block's pools are applied in
+    ///    microseconds; prices only rank by gas and show USD values);
+    /// 2. on the rayon pool: its prices, stored for quotes as soon as they
+    ///    are derived; then its world, which makes it the proven state every
+    ///    transaction is built and executed on.
+    ///
+    /// `same_pools`: the snapshot has the current one's pools in the same
+    /// order (a delta applied), so indexes carry over.
+    fn publish(
+        &mut self,
+        snapshot: Arc<MarketSnapshot>,
+        same_pools: bool,
+    ) -> AtomicResponse<Self, ()> {
         let previous = self.state.load_full();
-        let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&self.inputs.catalog)));
-        let stale = self.stale_pools(&snapshot);
-        let quoted = self.discounted(&prices);
-        self.latest.store(Arc::new(MarketState {
+        let before = self.latest.load_full();
+        let (unprovable_now, stale) = if same_pools {
+            (before.unprovable.clone(), before.stale.clone())
+        } else {
+            self.reindex(&snapshot);
+            (unprovable(&previous.world, &snapshot), self.stale_pools(&snapshot))
+        };
+        let quick = |snapshot: &Arc<MarketSnapshot>, prices: &Arc<PriceTable>| MarketState {
             catalog: Arc::clone(&self.inputs.catalog),
             market: Arc::clone(&self.inputs.market),
-            unprovable: unprovable(&previous.world, &snapshot),
-            snapshot: Arc::clone(&snapshot),
-            prices: Arc::clone(&quoted),
+            unprovable: unprovable_now.clone(),
+            snapshot: Arc::clone(snapshot),
+            prices: Arc::clone(prices),
             world: previous.world.clone(),
-            stale,
-        }));
-        let inputs = self.inputs.clone();
+            stale: stale.clone(),
+        };
+        self.latest.store(Arc::new(quick(&snapshot, &before.prices)));
+        let template = quick(&snapshot, &before.prices);
+        let stale_chains: BTreeSet<ChainId> = self.stale_sources.iter().map(|(c, _)| *c).collect();
+        let (inputs, latest) = (self.inputs.clone(), Arc::clone(&self.latest));
         let work = crate::quote::on_pool("price cache", move || {
+            let mut prices = derive_prices(&snapshot, &usd_anchors(&inputs.catalog));
+            for chain in &stale_chains {
+                prices.discount(*chain, STALE_CONFIDENCE);
+            }
+            let prices = Arc::new(prices);
+            latest.store(Arc::new(MarketState { prices: Arc::clone(&prices), ..template }));
             Ok(prove_state(&inputs, snapshot, prices, Some(&previous)))
         });
-        AtomicResponse::new(Box::pin(work.into_actor(self).map(|built, act, _| match built {
+        AtomicResponse::new(Box::pin(work.into_actor(self).map(move |built, act, _| match built {
             Ok(mut state) => {
-                state.stale = act.stale_pools(&state.snapshot);
-                state.prices = act.discounted(&state.prices);
+                state.stale = stale;
                 let state = Arc::new(state);
                 act.state.store(Arc::clone(&state));
                 act.latest.store(state);
@@ -295,7 +318,7 @@ impl Handler<PublishSnapshot> for PriceCacheActor {
     type Result = AtomicResponse<Self, ()>;
 
     fn handle(&mut self, msg: PublishSnapshot, _: &mut Self::Context) -> Self::Result {
-        self.publish(msg.0)
+        self.publish(msg.0, false)
     }
 }
 
@@ -316,7 +339,7 @@ impl Handler<ApplyStates> for PriceCacheActor {
             msg.pools.into_iter().filter_map(|(c, a, s)| self.index.get(&(c, a)).map(|k| (*k, s)));
         let delta = SnapshotDelta { heads: msg.heads, pools: pools.collect() };
         match guarded(ctx, "price cache", || Ok(current.apply(&delta)?)) {
-            Ok(next) => self.publish(Arc::new(next)),
+            Ok(next) => self.publish(Arc::new(next), true),
             Err(e) => {
                 tracing::error!(error = %e, "pool states not applied");
                 AtomicResponse::new(Box::pin(fut::ready(())))
@@ -344,7 +367,7 @@ impl Handler<ReplaceSource> for PriceCacheActor {
         let current = Arc::clone(&self.state.load().snapshot);
         let built = guarded(ctx, "price cache", || self.replace_source(&current, msg));
         match built {
-            Ok(next) => self.publish(Arc::new(next)),
+            Ok((next, same_pools)) => self.publish(Arc::new(next), same_pools),
             Err(e) => {
                 tracing::error!(error = %e, "a feed's pools not published");
                 AtomicResponse::new(Box::pin(fut::ready(())))
@@ -361,7 +384,7 @@ impl PriceCacheActor {
         &mut self,
         current: &MarketSnapshot,
         msg: ReplaceSource,
-    ) -> Result<MarketSnapshot, crate::EngineError> {
+    ) -> Result<(MarketSnapshot, bool), crate::EngineError> {
         let chain = msg.head.chain_id;
         let ours = |r: &PoolRecord| {
             let c = r.common();
@@ -389,7 +412,8 @@ impl PriceCacheActor {
                     Some((*k, PoolState::from_record(r)))
                 })
                 .collect();
-            return Ok(current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?);
+            let next = current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?;
+            return Ok((next, true));
         }
         let mut market = Market::clone(&self.inputs.market);
         market.pools.retain(|r| !ours(r));
@@ -415,7 +439,7 @@ impl PriceCacheActor {
             current.heads().iter().filter(|(c, _)| **c != chain).map(|(c, h)| (*c, *h)).collect();
         delta.heads.push((chain, head));
         self.inputs.market = Arc::new(market);
-        Ok(built.apply(&delta)?)
+        Ok((built.apply(&delta)?, false))
     }
 }
 
