@@ -625,15 +625,31 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
     let addresses = (book.pools.len() < MAX_FILTER_ADDRESSES).then(|| {
         std::iter::once(spec.factory).chain(book.pools.keys().copied()).collect::<Vec<_>>()
     });
-    let mut logs = client
-        .logs(&LogFilter {
-            from_block: U64::from(ours + 1),
-            to_block: U64::from(to),
-            address: addresses,
-            topics: vec![spec.state_topics()],
-        })
-        .await?;
+    let filtered = addresses.is_some();
+    let range = |address| LogFilter {
+        from_block: U64::from(ours + 1),
+        to_block: U64::from(to),
+        address,
+        topics: vec![spec.state_topics()],
+    };
+    let mut logs = client.logs(&range(addresses)).await?;
+    if filtered {
+        // Pools created in this range were not in the filter: their first
+        // logs (the V2 Sync of the first mint, the V3 Initialize and Mints)
+        // are read now, or their state would start wrong.
+        let born: Vec<Address> = logs
+            .iter()
+            .filter_map(|l| match spec.created(l) {
+                Some(Ok((pool, _))) if !book.pools.contains_key(&pool) => Some(pool),
+                _ => None,
+            })
+            .collect();
+        if !born.is_empty() {
+            logs.extend(client.logs(&range(Some(born))).await?);
+        }
+    }
     logs.sort_by_key(|l| (l.block_number, l.log_index));
+    logs.dedup_by_key(|l| (l.block_number, l.log_index));
     let mut changed = false;
     let mut skipped = 0;
     let mut at = 0;

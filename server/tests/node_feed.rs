@@ -34,6 +34,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_switchyard");
 const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
 const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
 const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
+const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
 const V2_FACTORY: Address = address!("5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f");
 const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984");
 
@@ -356,13 +357,17 @@ fn deploy(node: &Node) -> Fixture {
     Fixture { me, pair, pool, swapper }
 }
 
-/// The V2 pair's exact output for `amount_in` USDC.
+/// The V2 pair's exact output for `amount_in` USDC (its token0).
 fn v2_out(node: &Node, f: &Fixture, amount_in: U256) -> U256 {
+    pair_out0(node, f.pair, amount_in)
+}
+
+/// A pair's exact output for `amount_in` of its token0.
+fn pair_out0(node: &Node, pair: Address, amount_in: U256) -> U256 {
     let r = Pair::getReservesCall::abi_decode_returns(
-        &node.call(f.pair, &Pair::getReservesCall {}.abi_encode()),
+        &node.call(pair, &Pair::getReservesCall {}.abi_encode()),
     )
     .expect("reserves");
-    // token0 = USDC, token1 = WETH.
     let (rin, rout) = (U256::from(r.reserve0), U256::from(r.reserve1));
     let with_fee = amount_in * U256::from(997);
     with_fee * rout / (rin * U256::from(1000) + with_fee)
@@ -547,6 +552,42 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     let expect = v3_out(&node, &fx, weth_in);
     let took = within_blocks(&node, 2, || q(WETH, DAI, weth_in) == Some(expect));
     assert!(took.is_some(), "the V3 quote did not follow the swap within 2 blocks: {}", show_log());
+
+    // A pair created while the feed follows: discovered from its event,
+    // with the first mint of the same blocks (WBTC trades nowhere else, so
+    // the quote is this pair's own).
+    let mut code = ours("TestERC20");
+    code.extend(("WBTC".to_owned(), "WBTC".to_owned(), U256::from(8)).abi_encode_params());
+    let scratch = node.send(fx.me, None, &code).expect("token deployed");
+    node.relocate(scratch, WBTC, &[]);
+    node.send(
+        fx.me,
+        Some(V2_FACTORY),
+        &V2Factory::createPairCall { tokenA: WBTC, tokenB: USDC }.abi_encode(),
+    );
+    let wbtc_pair = Address::from_slice(
+        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: WBTC, b: USDC }.abi_encode())[12..32],
+    );
+    node.send(
+        fx.me,
+        Some(WBTC),
+        &Token::mintCall { to: wbtc_pair, amount: U256::from(5_000_000_000u64) }.abi_encode(),
+    );
+    node.send(
+        fx.me,
+        Some(USDC),
+        &Token::mintCall { to: wbtc_pair, amount: U256::from(4_750_000_000_000u64) }.abi_encode(),
+    );
+    node.send(fx.me, Some(wbtc_pair), &Pair::mintCall { to: fx.me }.abi_encode());
+    let btc_in = U256::from(10_000_000u64); // 0.1 WBTC
+    let usdc_out = pair_out0(&node, wbtc_pair, btc_in);
+    let took = within_blocks(&node, 2, || q(WBTC, USDC, btc_in) == Some(usdc_out));
+    assert!(
+        took.is_some(),
+        "a new pair was not followed: {:?} {}",
+        server.quote(WBTC, USDC, btc_in),
+        show_log()
+    );
 
     // A route through the node's pools is proven in the EVM too.
     let (code, body) = http(
