@@ -17,11 +17,12 @@
 // Blocking test code driving child processes; no async runtime here.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
 use std::{
-    io::{Read, Write},
     net::TcpStream,
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
@@ -29,7 +30,7 @@ use alloy_primitives::{Address, Bytes, U256, address, aliases::I24, aliases::U24
 use alloy_sol_types::{SolCall, SolValue, sol};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_switchyard");
+use common::{BIN, Proc, free_port, request, wait_for};
 
 const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
 const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
@@ -65,72 +66,13 @@ sol! {
     }
 }
 
-/// Kills its process (group) when dropped, so a failing assertion leaves
-/// nothing running.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("free port")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-fn wait_for(what: &str, secs: u64, mut ready: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while !ready() {
-        assert!(Instant::now() < deadline, "{what}: not within {secs} s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// One HTTP/1.1 exchange; `(status, body)`.
+/// `(status, body)` of one exchange.
 fn http(addr: &str, method: &str, path: &str, key: &str, body: &str) -> Option<(u16, String)> {
-    let mut s = TcpStream::connect(addr).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .ok()?;
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).ok()?;
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    let code = text.get(9..12)?.parse().ok()?;
-    let (head, rest) = text.split_once("\r\n\r\n")?;
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        dechunk(rest)
-    } else {
-        rest.to_owned()
-    };
-    Some((code, body))
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((len, rest)) = s.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(len.trim(), 16) else { break };
-        if n == 0 || rest.len() < n {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = rest[n..].trim_start_matches("\r\n");
-    }
-    out
+    request(addr, method, path, key, body).map(|a| (a.status, a.body))
 }
 
 /// The Hardhat node and a JSON-RPC client of it.
@@ -396,12 +338,24 @@ struct Server {
 }
 
 impl Server {
-    fn quote(&self, token_in: Address, token_out: Address, amount: U256) -> (u16, Value) {
-        let path = format!(
-            "/api/v1/shortcuts/quote?chainId=1&tokenIn={token_in:#x}&tokenOut={token_out:#x}&amountIn={amount}"
-        );
-        let (code, body) = http(&self.addr, "GET", &path, &self.key, "").expect("an answer");
+    /// `GET path` with the key: the status and the body as JSON (`Null`
+    /// when it is not JSON).
+    fn get(&self, path: &str) -> (u16, Value) {
+        let (code, body) = http(&self.addr, "GET", path, &self.key, "").expect("an answer");
         (code, serde_json::from_str(&body).unwrap_or(Value::Null))
+    }
+
+    /// `GET path`, which must answer 200.
+    fn ok(&self, path: &str) -> Value {
+        let (code, v) = self.get(path);
+        assert_eq!(code, 200, "{path}: {v}");
+        v
+    }
+
+    fn quote(&self, token_in: Address, token_out: Address, amount: U256) -> (u16, Value) {
+        self.get(&format!(
+            "/api/v1/shortcuts/quote?chainId=1&tokenIn={token_in:#x}&tokenOut={token_out:#x}&amountIn={amount}"
+        ))
     }
 
     fn amount_out(&self, token_in: Address, token_out: Address, amount: U256) -> Option<U256> {
@@ -446,13 +400,7 @@ fn serve(dir: &Path, node_port: u16) -> Server {
         ),
     )
     .expect("config written");
-    let out = Command::new(BIN)
-        .args(["keys", "create", "--rate", "1000", "--data-dir"])
-        .arg(dir.join("data"))
-        .output()
-        .expect("keys create runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let key = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_owned();
+    let key = common::create_key(&dir.join("data"), "1000");
     let log = std::fs::File::create(dir.join("server.log")).expect("log file");
     let child = Command::new(BIN)
         .args(["serve", "--config", config.to_str().expect("utf-8")])
@@ -489,9 +437,7 @@ fn within_blocks(node: &Node, blocks: u64, mut done: impl FnMut() -> bool) -> Op
 
 #[test]
 fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
-    let dir = std::env::temp_dir().join(format!("switchyard-node-feed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::temp_dir("node-feed");
     let node_port = free_port();
     let mut node = Node::start(node_port);
     let fx = deploy(&node);
@@ -590,29 +536,15 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     );
 
     // A route through the node's pools is proven in the EVM too.
-    let (code, body) = http(
-        &server.addr,
-        "GET",
-        &format!("/api/v1/shortcuts/route?chainId=1&fromAddress={:#x}&tokenIn={WETH:#x}&tokenOut={DAI:#x}&amountIn={weth_in}&slippage=50", fx.me),
-        &server.key,
-        "",
-    )
-    .expect("an answer");
-    assert_eq!(code, 200, "{body}");
-    let route: Value = serde_json::from_str(&body).expect("json");
-    assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{body}");
+    let route = server.ok(&format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={:#x}&tokenIn={WETH:#x}&tokenOut={DAI:#x}&amountIn={weth_in}&slippage=50",
+        fx.me
+    ));
+    assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{route}");
 
     // The wallet's balances come from the node itself.
-    let (code, body) = http(
-        &server.addr,
-        "GET",
-        &format!("/api/v1/wallet/balances?chainId=1&eoaAddress={:#x}&useEoa=true", fx.me),
-        &server.key,
-        "",
-    )
-    .expect("an answer");
-    assert_eq!(code, 200, "{body}");
-    let balances: Value = serde_json::from_str(&body).expect("json");
+    let balances = server
+        .ok(&format!("/api/v1/wallet/balances?chainId=1&eoaAddress={:#x}&useEoa=true", fx.me));
     for token in [WETH, DAI] {
         let on_node = U256::from_be_slice(
             &node.call(token, &Token::balanceOfCall { who: fx.me }.abi_encode()),
@@ -626,7 +558,7 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
                 })
             })
             .and_then(|b| b["amount"].as_str())
-            .unwrap_or_else(|| panic!("{token} missing: {body}"));
+            .unwrap_or_else(|| panic!("{token} missing: {balances}"));
         assert_eq!(served, on_node.to_string(), "{token}");
     }
 
@@ -674,10 +606,7 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
 
     // 5. The node stops: stale, and routes through its pools are refused.
     let confidence = || {
-        let path = format!("/api/v1/prices/1/{WETH:#x}");
-        let (code, body) = http(&server.addr, "GET", &path, &server.key, "").expect("an answer");
-        assert_eq!(code, 200, "{body}");
-        let v: Value = serde_json::from_str(&body).expect("json");
+        let v = server.ok(&format!("/api/v1/prices/1/{WETH:#x}"));
         v["confidence"].as_f64().expect("confidence")
     };
     let fresh = confidence();
@@ -691,15 +620,10 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     assert_eq!(body["code"], "STALE_MARKET", "{body}");
     // Other chains still route, their transactions proven in worlds that
     // chain 1's blocks never rebuilt.
-    let (code, body) = http(
-        &server.addr,
-        "GET",
-        &format!("/api/v1/shortcuts/route?chainId=10&fromAddress={:#x}&tokenIn=0x0b2c639c533813f4aa9d7837caf62653d097ff85&tokenOut=0x4200000000000000000000000000000000000006&amountIn=1000000000", fx.me),
-        &server.key,
-        "",
-    )
-    .expect("an answer");
-    assert_eq!(code, 200, "{body}");
+    server.ok(&format!(
+        "/api/v1/shortcuts/route?chainId=10&fromAddress={:#x}&tokenIn=0x0b2c639c533813f4aa9d7837caf62653d097ff85&tokenOut=0x4200000000000000000000000000000000000006&amountIn=1000000000",
+        fx.me
+    ));
 
     // 6. The node is back (a fresh chain, the same fixture): the feed finds
     // its blocks are gone, indexes again and routes at the new state.

@@ -8,63 +8,25 @@
 // Blocking test code driving child processes; no async runtime here.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
 use std::{
-    io::{Read, Write},
     net::TcpStream,
-    path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    path::Path,
+    process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
-const BIN: &str = env!("CARGO_BIN_EXE_switchyard");
+use common::{BIN, Proc, free_port, request, temp_dir};
 
-/// Kills its process when dropped, so a failing assertion leaves nothing
-/// running.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("free port")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("switchyard-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-/// The status of `GET path` with `key`, or `None` when nothing answers.
+/// The status of `GET path` with `key`, and the whole answer (headers
+/// included), or `None` when nothing answers.
 fn status(addr: &str, path: &str, key: &str) -> Option<(u16, String)> {
-    let mut s = TcpStream::connect(addr).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut buf = String::new();
-    s.read_to_string(&mut buf).ok()?;
-    let code = buf.get(9..12)?.parse().ok()?;
-    Some((code, buf))
+    request(addr, "GET", path, key, "").map(|a| (a.status, format!("{}\r\n\r\n{}", a.head, a.body)))
 }
 
-fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !ready() {
-        assert!(Instant::now() < deadline, "{what} did not come up in 30 s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn wait_for(what: &str, ready: impl FnMut() -> bool) {
+    common::wait_for(what, 30, ready);
 }
 
 fn redis(port: u16) -> Proc {
@@ -121,13 +83,7 @@ fn two_replicas_share_one_limit_and_follow_their_policy_without_redis() {
     let redis_port = free_port();
     let mut store = Some(redis(redis_port));
     // 2 requests per second: a burst of 2, then one every 500 ms.
-    let out = Command::new(BIN)
-        .args(["keys", "create", "--rate", "2", "--data-dir"])
-        .arg(dir.join("data"))
-        .output()
-        .expect("keys create runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let key = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_owned();
+    let key = common::create_key(&dir.join("data"), "2");
 
     let (_a, closed) = replica(&dir, "closed", redis_port, "closed");
     let (_b, open) = replica(&dir, "open", redis_port, "open");
