@@ -315,6 +315,18 @@ fn pair_out0(node: &Node, pair: Address, amount_in: U256) -> U256 {
     with_fee * rout / (rin * U256::from(1000) + with_fee)
 }
 
+/// Swaps `amount_in` through the V3 pool on the node (DAI in when
+/// `zero_for_one`).
+fn v3_swap(node: &Node, f: &Fixture, zero_for_one: bool, amount_in: U256) {
+    let call = Swapper::swapExactInCall {
+        pool: f.pool,
+        zeroForOne: zero_for_one,
+        amountIn: amount_in,
+        recipient: f.me,
+    };
+    node.send(f.me, Some(f.swapper), &call.abi_encode());
+}
+
 /// The V3 pool's exact output for `amount_in` WETH (an `eth_call` of the
 /// swap itself).
 fn v3_out(node: &Node, f: &Fixture, amount_in: U256) -> U256 {
@@ -484,17 +496,7 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     let took = within_blocks(&node, 2, || q(USDC, WETH, usdc_in) == Some(expect));
     assert!(took.is_some(), "the V2 quote did not follow the swap within 2 blocks: {}", show_log());
 
-    node.send(
-        fx.me,
-        Some(fx.swapper),
-        &Swapper::swapExactInCall {
-            pool: fx.pool,
-            zeroForOne: false,
-            amountIn: U256::from(40u128 * 10u128.pow(18)),
-            recipient: fx.me,
-        }
-        .abi_encode(),
-    );
+    v3_swap(&node, &fx, false, U256::from(40u128 * 10u128.pow(18)));
     let expect = v3_out(&node, &fx, weth_in);
     let took = within_blocks(&node, 2, || q(WETH, DAI, weth_in) == Some(expect));
     assert!(took.is_some(), "the V3 quote did not follow the swap within 2 blocks: {}", show_log());
@@ -564,17 +566,7 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
 
     // 4. A reorg: the swap below is undone and replaced by another block.
     let snapshot = node.rpc("evm_snapshot", json!([]));
-    node.send(
-        fx.me,
-        Some(fx.swapper),
-        &Swapper::swapExactInCall {
-            pool: fx.pool,
-            zeroForOne: true,
-            amountIn: U256::from(200_000u128 * 10u128.pow(18)),
-            recipient: fx.me,
-        }
-        .abi_encode(),
-    );
+    v3_swap(&node, &fx, true, U256::from(200_000u128 * 10u128.pow(18)));
     let moved = v3_out(&node, &fx, weth_in);
     assert!(
         within_blocks(&node, 2, || q(WETH, DAI, weth_in) == Some(moved)).is_some(),
@@ -583,17 +575,7 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     );
     assert_eq!(node.rpc("evm_revert", json!([snapshot])), json!(true));
     // A different block at the same height, then one more.
-    node.send(
-        fx.me,
-        Some(fx.swapper),
-        &Swapper::swapExactInCall {
-            pool: fx.pool,
-            zeroForOne: true,
-            amountIn: U256::from(1_000u128 * 10u128.pow(18)),
-            recipient: fx.me,
-        }
-        .abi_encode(),
-    );
+    v3_swap(&node, &fx, true, U256::from(1_000u128 * 10u128.pow(18)));
     node.rpc("evm_mine", json!([]));
     let expect = v3_out(&node, &fx, weth_in);
     assert_ne!(expect, moved);
