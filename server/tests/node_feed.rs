@@ -461,6 +461,18 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     wait_for("both feeds ready", 60, || {
         server.feed("uniswap-v2").0 == "ready" && server.feed("uniswap-v3").0 == "ready"
     });
+    // Prometheus sees each of the node's feeds, its head and its lag.
+    let (_, metrics) = http(&server.addr, "GET", "/metrics", "", "").expect("metrics");
+    for line in [
+        "switchyard_feed_up{chain=\"1\",source=\"uniswap-v2\",status=\"ready\"} 1".to_owned(),
+        format!(
+            "switchyard_feed_head_block{{chain=\"1\",source=\"uniswap-v3\"}} {}",
+            node.block_number()
+        ),
+        "switchyard_feed_lag_blocks{chain=\"1\",source=\"uniswap-v3\"} 0".to_owned(),
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} missing:\n{metrics}");
+    }
     let usdc_in = U256::from(25_000_000_000u64); // 25,000 USDC
     let weth_in = U256::from(3u128 * 10u128.pow(18));
     // 2. The node's exact answers.
