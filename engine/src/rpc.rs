@@ -215,8 +215,9 @@ impl RpcClient {
             let resp =
                 sender.send_request(req).await.map_err(|e| RpcError::Transport(e.to_string()))?;
             let status = resp.status();
-            let bytes = resp
-                .into_body()
+            // A node's answer is bounded: a broken or hostile one cannot
+            // make the feed hold unbounded memory.
+            let bytes = http_body_util::Limited::new(resp.into_body(), MAX_ANSWER_BYTES)
                 .collect()
                 .await
                 .map_err(|e| RpcError::Transport(e.to_string()))?
@@ -377,6 +378,10 @@ impl RpcClient {
     }
 }
 
+/// The largest answer read from a node (a discovery `eth_getLogs` over a
+/// busy range is the biggest: narrow `log_range` if a node hits this).
+pub const MAX_ANSWER_BYTES: usize = 256 * 1024 * 1024;
+
 /// The gas an `eth_call` of the batch reader asks for: below geth's default
 /// RPC gas cap (50M) and Hardhat's block gas limit (30M).
 pub const BATCH_CALL_GAS: u64 = 25_000_000;
@@ -394,6 +399,67 @@ mod tests {
         assert!(parse_url("https://x:1").is_err());
         assert!(parse_url("http://:1").is_err());
         assert!(parse_url("http://x:99999").is_err());
+    }
+
+    /// A fake node on loopback: answers each request on a new connection
+    /// with the next of `answers` (status, body), then closes it.
+    async fn fake_node(answers: Vec<(u16, &'static str)>) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            for (status, body) in answers {
+                let Ok((mut s, _)) = listener.accept().await else { return };
+                let mut buf = vec![0u8; 64 * 1024];
+                let _ = s.read(&mut buf).await;
+                let reply = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = s.write_all(reply.as_bytes()).await;
+            }
+        });
+        format!("http://{addr}")
+    }
+
+    #[tokio::test]
+    async fn answers_and_failures_of_a_node() {
+        let url = fake_node(vec![
+            (200, r#"{"jsonrpc":"2.0","id":1,"result":"0x10"}"#),
+            (500, "oops"),
+            (200, "not json"),
+            (200, r#"{"jsonrpc":"2.0","id":4,"result":"0xzz"}"#),
+            (200, r#"[{"jsonrpc":"2.0","id":6,"result":"0x2"},{"jsonrpc":"2.0","id":5,"error":{"code":3,"message":"reverted"}}]"#),
+        ])
+        .await;
+        let c = RpcClient::new(&url, Duration::from_secs(2)).unwrap();
+        // Each answer closes its connection: every call reconnects.
+        assert_eq!(c.block_number().await.unwrap(), 16);
+        assert!(matches!(c.block_number().await, Err(RpcError::Status(500))));
+        assert!(matches!(c.block_number().await, Err(RpcError::Decode { .. })));
+        assert!(matches!(c.block_number().await, Err(RpcError::Decode { .. })));
+        // A batch answered out of order, one call failing on its own.
+        let each =
+            c.batch_each::<U64>("eth_blockNumber", vec![json!([]), json!([])]).await.unwrap();
+        assert!(matches!(each[0], Err(RpcError::Node { code: 3, .. })));
+        assert_eq!(each[1].as_ref().unwrap().to::<u64>(), 2);
+        // Nothing listens any more: a transport error, not a hang.
+        assert!(matches!(c.block_number().await, Err(RpcError::Transport(_))));
+    }
+
+    #[tokio::test]
+    async fn a_silent_node_times_out() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let _hold = tokio::spawn(async move {
+            let conn = listener.accept().await;
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            drop(conn);
+        });
+        let c = RpcClient::new(&url, Duration::from_millis(200)).unwrap();
+        let t0 = std::time::Instant::now();
+        assert!(matches!(c.block_number().await, Err(RpcError::Timeout { .. })));
+        assert!(t0.elapsed() < Duration::from_secs(2));
     }
 
     #[test]
