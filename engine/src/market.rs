@@ -482,3 +482,110 @@ impl Handler<SetStale> for PriceCacheActor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::address;
+    use switchyard_catalog::{loaders, market::UniswapV2Record};
+
+    use super::*;
+
+    const PAIR: Address = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
+
+    fn pair(reserve0: u64, reserve1: u128) -> PoolRecord {
+        PoolRecord::UniswapV2(UniswapV2Record {
+            chain_id: ChainId(1),
+            address: PAIR,
+            protocol: "uniswap-v2".into(),
+            token0: address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"),
+            token1: address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"),
+            reserve0: U256::from(reserve0),
+            reserve1: U256::from(reserve1),
+            fee_bps: 30,
+        })
+    }
+
+    fn head(block_number: u64) -> ChainState {
+        ChainState {
+            chain_id: ChainId(1),
+            block_number,
+            timestamp: 1_800_000_000 + block_number,
+            gas_price_wei: U256::ZERO,
+        }
+    }
+
+    /// A node feed's pools join a market whose other pools have moved since
+    /// it was loaded: they keep their current states, not their records'.
+    #[test]
+    fn a_source_replaces_its_pools_and_leaves_the_rest_as_they_are() {
+        let catalog = Arc::new(loaders::embedded_catalog().expect("catalog"));
+        let mut market = loaders::embedded_market(&catalog).expect("market");
+        market.pools.retain(|p| p.common().chain_id != ChainId(1));
+        market.chains.retain(|c| c.chain_id != ChainId(1));
+        let start = MarketSnapshot::build(&market, &catalog).expect("snapshot");
+        let inputs = StateInputs {
+            catalog: Arc::clone(&catalog),
+            market: Arc::new(market),
+            npm: Err("not needed".into()),
+        };
+        let first = Arc::new(build_state(&inputs, Arc::new(start.clone())));
+        let mut hub = PriceCacheActor::new(
+            Arc::new(ArcSwap::new(Arc::clone(&first))),
+            Arc::new(ArcSwap::new(first)),
+            inputs,
+        );
+        // The embedded blocks move other chains' pools.
+        let stream = loaders::embedded_blocks().expect("blocks");
+        let mut current = start.clone();
+        for block in stream.blocks.iter().take(40) {
+            let (delta, _) = current.replay_block(block, 12);
+            current = current.apply(&delta).expect("applies");
+        }
+        let moved: Vec<_> = current
+            .pools()
+            .iter()
+            .zip(start.pools())
+            .filter(|(a, b)| a.state != b.state)
+            .map(|(a, _)| (a.chain, a.address, a.state.clone()))
+            .collect();
+        assert!(!moved.is_empty(), "the blocks moved pools");
+
+        let msg = ReplaceSource {
+            source: Arc::from("uniswap-v2"),
+            head: head(100),
+            gas_price: Some(U256::from(7u8)),
+            records: vec![pair(21_000_000_000_000, 7 * 10u128.pow(21))],
+        };
+        let (next, same) = hub.replace_source(&current, msg).expect("replaced");
+        assert!(!same, "a new pool: the snapshot is built again");
+        for (chain, address, state) in &moved {
+            let p = next.pools().iter().find(|p| p.chain == *chain && p.address == *address);
+            assert_eq!(p.map(|p| &p.state), Some(state), "{chain} {address} kept its state");
+        }
+        for (chain, h) in current.heads() {
+            assert_eq!(next.head(*chain), Some(h), "chain {chain}'s head kept");
+        }
+        let h1 = next.head(ChainId(1)).expect("chain 1 has a head");
+        assert_eq!((h1.block_number, h1.gas_price_wei), (100, U256::from(7u8)));
+        let k = next.pools().iter().position(|p| p.address == PAIR).expect("the pair");
+        assert!(matches!(next.pools()[k].state, PoolState::UniswapV2 { .. }));
+
+        // The same pool again, new reserves: moved in place, indexes kept.
+        hub.reindex(&next);
+        let msg = ReplaceSource {
+            source: Arc::from("uniswap-v2"),
+            head: head(101),
+            gas_price: None,
+            records: vec![pair(20_000_000_000_000, 8 * 10u128.pow(21))],
+        };
+        let (again, same) = hub.replace_source(&next, msg).expect("replaced");
+        assert!(same);
+        assert_eq!(again.pools().len(), next.pools().len());
+        let PoolState::UniswapV2 { reserves, .. } = &again.pools()[k].state else {
+            panic!("not the pair")
+        };
+        assert_eq!(reserves[0], U256::from(20_000_000_000_000u64));
+        let h1 = again.head(ChainId(1)).expect("head");
+        assert_eq!((h1.block_number, h1.gas_price_wei), (101, U256::from(7u8)), "gas price kept");
+    }
+}
