@@ -9,6 +9,9 @@
 //! - `feed/publish_state`: what publishing that snapshot costs before
 //!   routes see it: prices re-derived and the EVM world rebuilt (routes are
 //!   proven against the very state they were quoted on);
+//! - `feed/publish_block`: what the engine does for that block: the chains
+//!   whose pools did not move keep their world at the new head, only the
+//!   traded chain's world is rebuilt;
 //! - `feed/publish_one_chain`: the same when the block moved one chain
 //!   only (a node feed's block): the other chains' worlds are shared with
 //!   the previous state, only Ethereum's (the largest) is rebuilt;
@@ -73,6 +76,19 @@ fn feed(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("publish_state", |b| {
         b.iter(|| build_state(black_box(&inputs), Arc::clone(&next)))
+    });
+    let chains_moved = {
+        let pools = snapshot.pools();
+        let mut c: Vec<_> = delta.pools.iter().map(|(k, _)| pools[*k].chain).collect();
+        c.dedup();
+        c.len()
+    };
+    eprintln!(
+        "publish_block: {} pool updates on {chains_moved} chain(s), 12 heads moved",
+        delta.pools.len()
+    );
+    group.bench_function("publish_block", |b| {
+        b.iter(|| build_state_after(black_box(&inputs), Arc::clone(&next), Some(&state)))
     });
     // The first recorded block with a trade on Ethereum, replayed there only.
     let eth_block = stream

@@ -107,6 +107,63 @@ async fn replayed_blocks_move_the_market_exactly_and_routes_still_prove() {
         .expect("a route on the new block executes");
     assert_eq!(r.quote.block_number, head1);
 
+    // A chain whose pools the blocks did not touch keeps its world, moved
+    // to the new head; a route there executes at that block.
+    let now = engine.state();
+    let idle = now
+        .snapshot
+        .heads()
+        .keys()
+        .copied()
+        .find(|c| {
+            let on = |s: &switchyard_kernel::MarketSnapshot| {
+                s.pools()
+                    .iter()
+                    .filter(|p| p.chain == *c)
+                    .map(|p| p.state.clone())
+                    .collect::<Vec<_>>()
+            };
+            *c != ChainId(1) && on(&now.snapshot) == on(&start)
+        })
+        .expect("a chain the first blocks did not trade on");
+    let world = now.world.as_ref().expect("world");
+    let head = now.snapshot.head(idle).expect("head");
+    assert_eq!(world.chain(idle).expect("chain world").block().number, head.block_number);
+    // One whole token through a constant-product or concentrated pool there.
+    let pool = now
+        .snapshot
+        .pools()
+        .iter()
+        .find(|p| {
+            p.chain == idle
+                && matches!(
+                    p.state,
+                    switchyard_kernel::PoolState::UniswapV2 { .. }
+                        | switchyard_kernel::PoolState::UniswapV3 { .. }
+                )
+        })
+        .expect("a swap pool on the idle chain");
+    let one = U256::from(10u64).pow(U256::from(pool.decimals[0]));
+    let r = engine
+        .route(RouteRequest {
+            quote: quote_req(idle, pool.tokens[0], one, pool.tokens[1]),
+            from: USER,
+            strategy: RoutingStrategy::Router,
+            receiver: None,
+            spender: None,
+            refund_receiver: None,
+            to_eoa: false,
+            fee_receiver: None,
+            min_amount_out: Vec::new(),
+            slippage_bps: 50,
+            slippage_given: false,
+            referral_code: None,
+            account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("a route on chain {idle} at the new head: {e:?}"));
+    assert_eq!(r.quote.block_number, head.block_number);
+
     // The end of the stream: the feed says so and the market stays.
     let left = stream.blocks.len() - N;
     assert_eq!(engine.step_blocks(left + 10).await.expect("to the end"), left);

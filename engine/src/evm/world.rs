@@ -214,20 +214,32 @@ impl World {
     ) -> Result<Self, WorldError> {
         let mut chains = BTreeMap::new();
         for (chain, head) in snapshot.heads() {
-            let unchanged = previous.and_then(|(before, world)| {
-                let same =
-                    before.head(*chain) == Some(head) && same_pools(before, snapshot, *chain);
-                same.then(|| world.chain(*chain)).flatten()
-            });
-            if let Some(w) = unchanged {
-                chains.insert(*chain, Arc::clone(w));
-                continue;
-            }
             let block = BlockEnv {
                 chain_id: chain.0,
                 number: head.block_number,
                 timestamp: head.timestamp,
             };
+            let unchanged = previous.and_then(|(before, world)| {
+                let w = world.chain(*chain)?;
+                same_pools(before, snapshot, *chain)
+                    .then_some((w, before.head(*chain) == Some(head)))
+            });
+            match unchanged {
+                Some((w, true)) => {
+                    chains.insert(*chain, Arc::clone(w));
+                    continue;
+                }
+                // Only the head moved: the same state at the new block. No
+                // contract of the world reads the clock into an amount (V2
+                // pairs keep timestamps for their price accumulators only,
+                // deadlines only bound), so this is the world a rebuild
+                // would give.
+                Some((w, false)) => {
+                    chains.insert(*chain, Arc::new(w.at(block)));
+                    continue;
+                }
+                None => {}
+            }
             let world =
                 ChainBuilder::new(*chain, block, catalog, prices, npm).build(market, snapshot)?;
             chains.insert(*chain, Arc::new(world));
@@ -258,6 +270,19 @@ fn same_pools(a: &MarketSnapshot, b: &MarketSnapshot, chain: ChainId) -> bool {
 }
 
 impl ChainWorld {
+    /// The same world at another block (sharing its frozen state).
+    fn at(&self, block: BlockEnv) -> Self {
+        Self {
+            chain: self.chain,
+            base: Arc::clone(&self.base),
+            block,
+            tokens: self.tokens.clone(),
+            shortcuts: self.shortcuts.clone(),
+            unbuilt: self.unbuilt.clone(),
+            positions: self.positions.clone(),
+        }
+    }
+
     /// A fresh fork of the world: anything it does stays in it.
     pub fn fork(&self) -> ForkEvm {
         Evm::over(Arc::clone(&self.base), self.block)
