@@ -214,6 +214,12 @@ impl Evm {
         Self::with_db(CacheDB::new(EmptyDB::default()), block)
     }
 
+    /// A copy of a frozen state to change, reporting `block` (freeze it
+    /// again for forks).
+    pub fn thaw(base: &BaseDb, block: BlockEnv) -> Self {
+        Self::with_db(base.clone(), block)
+    }
+
     /// Freezes the state for forks ([`Evm::over`]).
     pub fn freeze(self) -> (Arc<BaseDb>, BlockEnv) {
         (Arc::new(self.inner.ctx.db_ref().clone()), self.block)

@@ -240,6 +240,14 @@ impl World {
                 }
                 None => {}
             }
+            // The same pools, some pairs and concentrated pools traded:
+            // their storage written in place.
+            let patched = previous
+                .and_then(|(before, world)| world.chain(*chain)?.patched(before, snapshot, block));
+            if let Some(w) = patched {
+                chains.insert(*chain, Arc::new(w));
+                continue;
+            }
             let world =
                 ChainBuilder::new(*chain, block, catalog, prices, npm).build(market, snapshot)?;
             chains.insert(*chain, Arc::new(world));
@@ -280,6 +288,131 @@ impl ChainWorld {
             shortcuts: self.shortcuts.clone(),
             unbuilt: self.unbuilt.clone(),
             positions: self.positions.clone(),
+        }
+    }
+
+    /// The world after the pools that moved between `before` and `after`
+    /// (this chain's) are written in place: the storage a rebuild would
+    /// write, for pairs (reserves, and balances equal to them) and for
+    /// concentrated pools whose ticks did not change (price, tick and
+    /// liquidity; their balances topped up, which no swap amount depends
+    /// on). `None` when anything else changed: the caller rebuilds.
+    fn patched(
+        &self,
+        before: &MarketSnapshot,
+        after: &MarketSnapshot,
+        block: BlockEnv,
+    ) -> Option<Self> {
+        let on = |s: &'_ MarketSnapshot| -> Vec<Arc<Pool>> {
+            s.pools().iter().filter(|p| p.chain == self.chain).cloned().collect()
+        };
+        let (old, new) = (on(before), on(after));
+        if old.len() != new.len() {
+            return None;
+        }
+        let mut evm: Option<Evm> = None;
+        for (a, b) in old.iter().zip(&new) {
+            if a.address != b.address || a.tokens != b.tokens {
+                return None;
+            }
+            if Arc::ptr_eq(a, b) || a == b {
+                continue;
+            }
+            if self.unbuilt.iter().any(|(x, _)| *x == b.address) {
+                return None;
+            }
+            let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
+            match (&a.state, &b.state) {
+                (
+                    PoolState::UniswapV2 { fee_bps: was, .. },
+                    PoolState::UniswapV2 { reserves, fee_bps },
+                ) if was == fee_bps => {
+                    // The npm pair keeps its reserves in slot 8, our
+                    // configurable-fee pair in slot 0; both pack
+                    // reserve0 | reserve1 << 112 | timestamp << 224.
+                    let slot = U256::from(if *fee_bps == 30 { 8u8 } else { 0 });
+                    let cap = U256::ONE << 112;
+                    if reserves[0] >= cap || reserves[1] >= cap {
+                        return None;
+                    }
+                    let kept = evm.storage(b.address, slot) >> 224 << 224;
+                    evm.set_storage(b.address, slot, kept | reserves[0] | (reserves[1] << 112));
+                    for (token, amount) in b.tokens.iter().zip(reserves) {
+                        self.set_balance(evm, *token, b.address, *amount)?;
+                    }
+                }
+                (
+                    PoolState::UniswapV3 { ticks: was, fee: f0, tick_spacing: s0, .. },
+                    PoolState::UniswapV3 {
+                        sqrt_price_x96,
+                        liquidity,
+                        tick,
+                        ticks,
+                        fee,
+                        tick_spacing,
+                        ..
+                    },
+                ) if was == ticks && f0 == fee && s0 == tick_spacing => {
+                    // slot0: sqrtPriceX96 (160 bits) | tick (int24) << 160 |
+                    // the oracle and lock fields above, kept; liquidity in
+                    // slot 4.
+                    let low: U256 = (U256::ONE << 184_usize) - U256::ONE;
+                    let t = U256::from(*tick as u32 & 0x00ff_ffff) << 160;
+                    let kept = evm.storage(b.address, U256::ZERO) & !low;
+                    evm.set_storage(b.address, U256::ZERO, kept | *sqrt_price_x96 | t);
+                    evm.set_storage(b.address, U256::from(4u8), U256::from(*liquidity));
+                    for token in b.tokens.iter() {
+                        let kind = self.tokens.get(token).copied();
+                        fund(evm, kind, *token, b.address, U256::from(10u8).pow(U256::from(30u8)))
+                            .ok()?;
+                    }
+                }
+                _ => return None,
+            }
+        }
+        let Some(evm) = evm else { return Some(self.at(block)) };
+        let (base, block) = evm.freeze();
+        Some(Self { base, ..self.at(block) })
+    }
+
+    /// Sets `holder`'s balance of `token` to exactly `amount` (tokens with
+    /// a plain balance mapping, WETH and `TestERC20`; `None` for others).
+    fn set_balance(
+        &self,
+        evm: &mut Evm,
+        token: Address,
+        holder: Address,
+        amount: U256,
+    ) -> Option<()> {
+        let kind = self.tokens.get(&token).copied();
+        let now = Self::balance_of(evm, token, holder).ok()?;
+        if amount >= now {
+            return match kind {
+                Some(TokenImpl::TestErc20 | TokenImpl::Weth | TokenImpl::Mapping(..)) => {
+                    fund(evm, kind, token, holder, amount - now).ok()
+                }
+                _ => None,
+            };
+        }
+        let less = now - amount;
+        match kind {
+            Some(TokenImpl::TestErc20) => evm
+                .call_sol(DEPLOYER, token, &TestERC20::burnCall { from: holder, amount: less })
+                .ok()
+                .map(drop),
+            Some(TokenImpl::Weth) => {
+                let slot = mapping_slot(holder, Artifact::ReferenceWeth.storage_slot("balanceOf")?);
+                evm.set_storage(token, slot, amount);
+                let backing = evm.balance(token);
+                evm.set_balance(token, backing.saturating_sub(less));
+                Some(())
+            }
+            Some(TokenImpl::Mapping(artifact, var)) => {
+                let slot = mapping_slot(holder, artifact.storage_slot(var)?);
+                evm.set_storage(token, slot, amount);
+                Some(())
+            }
+            _ => None,
         }
     }
 
@@ -1400,6 +1533,91 @@ mod tests {
     use switchyard_catalog::loaders;
 
     use super::*;
+
+    /// Patching the traded pools in place gives the storage a rebuild
+    /// gives, and swaps in both worlds pay the same: over 60 recorded
+    /// blocks, chain by chain.
+    #[test]
+    fn patched_pools_match_a_rebuild() -> Result<(), Box<dyn std::error::Error>> {
+        let catalog = loaders::load_catalog(&[] as &[&str])?;
+        let market = loaders::load_market(None, &catalog)?;
+        let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
+        let anchors = switchyard_kernel::usd_anchors(&catalog);
+        let mut snapshot = MarketSnapshot::build(&market, &catalog)?;
+        let prices = switchyard_kernel::derive_prices(&snapshot, &anchors);
+        let mut world = World::build(&catalog, &market, &snapshot, &prices, &npm)?;
+        let stream = loaders::embedded_blocks()?;
+        let (mut patched_v2, mut patched_v3) = (0, 0);
+        for block in stream.blocks.iter().take(60) {
+            let (delta, _) = snapshot.replay_block(block, 12);
+            let next = snapshot.apply(&delta)?;
+            let prices = switchyard_kernel::derive_prices(&next, &anchors);
+            let reused = World::build_reusing(
+                &catalog,
+                &market,
+                &next,
+                &prices,
+                &npm,
+                Some((&snapshot, &world)),
+            )?;
+            let rebuilt = World::build(&catalog, &market, &next, &prices, &npm)?;
+            for (k, _) in &delta.pools {
+                let pool = &next.pools()[*k];
+                let (Some(old), Some(b)) = (world.chain(pool.chain), rebuilt.chain(pool.chain))
+                else {
+                    continue;
+                };
+                // Only the chains the patch covers (a block that also moved
+                // a pool of another kind is rebuilt instead).
+                let Some(a) = old.patched(&snapshot, &next, b.block()) else { continue };
+                let (mut ea, mut eb) = (a.fork(), b.fork());
+                let slots: &[u64] = match pool.state {
+                    PoolState::UniswapV2 { fee_bps: 30, .. } => {
+                        patched_v2 += 1;
+                        &[8]
+                    }
+                    PoolState::UniswapV2 { .. } => {
+                        patched_v2 += 1;
+                        &[0]
+                    }
+                    PoolState::UniswapV3 { .. } => {
+                        patched_v3 += 1;
+                        &[0, 4]
+                    }
+                    _ => &[],
+                };
+                for slot in slots {
+                    // The timestamp and oracle fields above bit 184 may differ.
+                    let low = (U256::ONE << 184_usize) - U256::ONE;
+                    let (x, y) = (
+                        ea.storage(pool.address, U256::from(*slot)),
+                        eb.storage(pool.address, U256::from(*slot)),
+                    );
+                    assert_eq!(x & low, y & low, "{} slot {slot}", pool.address);
+                }
+                if matches!(pool.state, PoolState::UniswapV2 { .. }) {
+                    for t in pool.tokens.iter() {
+                        assert_eq!(
+                            ChainWorld::balance_of(&mut ea, *t, pool.address)?,
+                            ChainWorld::balance_of(&mut eb, *t, pool.address)?,
+                            "{} balance of {t}",
+                            pool.address
+                        );
+                    }
+                }
+                // And the reused world of that chain is the patched one.
+                let r = reused.chain(pool.chain).ok_or("chain")?;
+                assert_eq!(
+                    r.fork().storage(pool.address, U256::from(slots[0])),
+                    ea.storage(pool.address, U256::from(slots[0]))
+                );
+            }
+            snapshot = next;
+            world = reused;
+        }
+        assert!(patched_v2 > 0 && patched_v3 > 0, "{patched_v2} pairs, {patched_v3} V3 pools");
+        Ok(())
+    }
 
     #[test]
     fn the_embedded_market_builds() -> Result<(), Box<dyn std::error::Error>> {
