@@ -108,20 +108,12 @@ fn feed(c: &mut Criterion) {
     });
     group.sample_size(100);
 
-    let req = QuoteRequest {
-        chain: ChainId(1),
-        destination_chain: None,
-        inputs: vec![(
-            address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"),
-            U256::from(5_000_000_000u64),
-        )],
-        fee_bps: Vec::new(),
-        inputs_transferred: true,
-        outputs: vec![address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2")],
-        ignore_aggregators: Vec::new(),
-        ignore_standards: Vec::new(),
-        ignore_bridges: Vec::new(),
-    };
+    let req = QuoteRequest::one(
+        ChainId(1),
+        address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"),
+        U256::from(5_000_000_000u64),
+        address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"),
+    );
     let live = Arc::new(ArcSwap::new(Arc::clone(&state)));
     group.bench_function("quote_idle", |b| {
         b.iter(|| quote_now(&live.load_full(), black_box(&req)).expect("quote"))

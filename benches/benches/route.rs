@@ -19,7 +19,7 @@ use std::hint::black_box;
 
 use alloy_primitives::{Address, U256, address};
 use criterion::{Criterion, criterion_group, criterion_main};
-use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
+use switchyard_catalog::{ChainId, NATIVE_TOKEN};
 use switchyard_engine::{
     Engine, EngineConfig, QuoteRequest, RouteRequest,
     encode::{self, RouteSpec, Runner, TokenAmount, route::ProtocolBook, tx::TxSpec},
@@ -36,30 +36,14 @@ const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
 
 fn request(token_in: Address, amount: u128, token_out: Address, to: Option<u64>) -> RouteRequest {
+    let quote = QuoteRequest {
+        destination_chain: to.map(ChainId),
+        ..QuoteRequest::one(ChainId(1), token_in, U256::from(amount), token_out)
+    };
     RouteRequest {
-        quote: QuoteRequest {
-            chain: ChainId(1),
-            destination_chain: to.map(ChainId),
-            inputs: vec![(token_in, U256::from(amount))],
-            fee_bps: Vec::new(),
-            inputs_transferred: true,
-            outputs: vec![token_out],
-            ignore_aggregators: Vec::new(),
-            ignore_standards: Vec::new(),
-            ignore_bridges: Vec::new(),
-        },
-        from: USER,
-        strategy: RoutingStrategy::Router,
         receiver: Some(USER),
-        spender: None,
-        refund_receiver: None,
-        to_eoa: false,
-        fee_receiver: None,
-        min_amount_out: Vec::new(),
-        slippage_bps: 50,
-        slippage_given: false,
         referral_code: Some("bench".into()),
-        account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+        ..RouteRequest::router(quote, USER, "0f8fad5b-d9cb-469f-a165-70867728950e")
     }
 }
 

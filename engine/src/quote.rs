@@ -44,6 +44,25 @@ pub struct QuoteRequest {
     pub ignore_bridges: Vec<String>,
 }
 
+impl QuoteRequest {
+    /// `amount_in` of one token for one other on `chain`, every option at
+    /// the API's default: no fee, nothing left out, the input transferred
+    /// in.
+    pub fn one(chain: ChainId, token_in: Address, amount_in: U256, token_out: Address) -> Self {
+        Self {
+            chain,
+            destination_chain: None,
+            inputs: vec![(token_in, amount_in)],
+            fee_bps: Vec::new(),
+            inputs_transferred: true,
+            outputs: vec![token_out],
+            ignore_aggregators: Vec::new(),
+            ignore_standards: Vec::new(),
+            ignore_bridges: Vec::new(),
+        }
+    }
+}
+
 /// A priced plan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quote {

@@ -66,6 +66,32 @@ pub struct RouteRequest {
     pub account_id: String,
 }
 
+/// The API's default slippage, bps.
+pub const DEFAULT_SLIPPAGE_BPS: u32 = 50;
+
+impl RouteRequest {
+    /// `quote` as a transaction `from` sends through the router, every
+    /// other option at the API's default: the sender receives, slippage
+    /// [`DEFAULT_SLIPPAGE_BPS`], no fee, no referral code.
+    pub fn router(quote: QuoteRequest, from: Address, account_id: impl Into<String>) -> Self {
+        Self {
+            quote,
+            from,
+            strategy: RoutingStrategy::Router,
+            receiver: None,
+            spender: None,
+            refund_receiver: None,
+            to_eoa: false,
+            fee_receiver: None,
+            min_amount_out: Vec::new(),
+            slippage_bps: DEFAULT_SLIPPAGE_BPS,
+            slippage_given: false,
+            referral_code: None,
+            account_id: account_id.into(),
+        }
+    }
+}
+
 /// An executable route.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteTx {

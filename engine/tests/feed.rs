@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use alloy_primitives::{Address, U256, address};
-use switchyard_catalog::{ChainId, RoutingStrategy, loaders};
+use switchyard_catalog::{ChainId, loaders};
 use switchyard_engine::{
     BLOCK_SECONDS, Engine, EngineConfig, FeedState, QuoteRequest, RouteRequest,
 };
@@ -19,18 +19,10 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
+const ACCOUNT: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
+
 fn quote_req(chain: ChainId, token_in: Address, amount: U256, token_out: Address) -> QuoteRequest {
-    QuoteRequest {
-        chain,
-        destination_chain: None,
-        inputs: vec![(token_in, amount)],
-        fee_bps: Vec::new(),
-        inputs_transferred: true,
-        outputs: vec![token_out],
-        ignore_aggregators: Vec::new(),
-        ignore_standards: Vec::new(),
-        ignore_bridges: Vec::new(),
-    }
+    QuoteRequest::one(chain, token_in, amount, token_out)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -88,21 +80,11 @@ async fn replayed_blocks_move_the_market_exactly_and_routes_still_prove() {
     let usdc = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
     let weth = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
     let r = engine
-        .route(RouteRequest {
-            quote: quote_req(ChainId(1), usdc, U256::from(5_000_000_000u64), weth),
-            from: USER,
-            strategy: RoutingStrategy::Router,
-            receiver: None,
-            spender: None,
-            refund_receiver: None,
-            to_eoa: false,
-            fee_receiver: None,
-            min_amount_out: Vec::new(),
-            slippage_bps: 50,
-            slippage_given: false,
-            referral_code: None,
-            account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
-        })
+        .route(RouteRequest::router(
+            quote_req(ChainId(1), usdc, U256::from(5_000_000_000u64), weth),
+            USER,
+            ACCOUNT,
+        ))
         .await
         .expect("a route on the new block executes");
     assert_eq!(r.quote.block_number, head1);
@@ -145,21 +127,11 @@ async fn replayed_blocks_move_the_market_exactly_and_routes_still_prove() {
         .expect("a swap pool on the idle chain");
     let one = U256::from(10u64).pow(U256::from(pool.decimals[0]));
     let r = engine
-        .route(RouteRequest {
-            quote: quote_req(idle, pool.tokens[0], one, pool.tokens[1]),
-            from: USER,
-            strategy: RoutingStrategy::Router,
-            receiver: None,
-            spender: None,
-            refund_receiver: None,
-            to_eoa: false,
-            fee_receiver: None,
-            min_amount_out: Vec::new(),
-            slippage_bps: 50,
-            slippage_given: false,
-            referral_code: None,
-            account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
-        })
+        .route(RouteRequest::router(
+            quote_req(idle, pool.tokens[0], one, pool.tokens[1]),
+            USER,
+            ACCOUNT,
+        ))
         .await
         .unwrap_or_else(|e| panic!("a route on chain {idle} at the new head: {e:?}"));
     assert_eq!(r.quote.block_number, head.block_number);

@@ -39,31 +39,16 @@ fn position(
     underlying: Address,
     at: Address,
 ) -> NontokenizedRequest {
+    let quote = QuoteRequest {
+        inputs_transferred: false,
+        ..QuoteRequest::one(ChainId(1), token_in, U256::from(amount), underlying)
+    };
     NontokenizedRequest {
         route: RouteRequest {
-            quote: QuoteRequest {
-                chain: ChainId(1),
-                destination_chain: None,
-                inputs: vec![(token_in, U256::from(amount))],
-                fee_bps: Vec::new(),
-                inputs_transferred: false,
-                outputs: vec![underlying],
-                ignore_aggregators: Vec::new(),
-                ignore_standards: Vec::new(),
-                ignore_bridges: Vec::new(),
-            },
-            from: USER,
             strategy: RoutingStrategy::Delegate,
             receiver: Some(OWNER),
-            spender: None,
-            refund_receiver: None,
-            to_eoa: false,
-            fee_receiver: None,
-            min_amount_out: Vec::new(),
-            slippage_bps: 50,
-            slippage_given: false,
             referral_code: Some("positions".into()),
-            account_id: ACCOUNT.into(),
+            ..RouteRequest::router(quote, USER, ACCOUNT)
         },
         position: at,
     }

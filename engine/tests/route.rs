@@ -31,30 +31,10 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn request(token_in: Address, amount: u128, token_out: Address) -> RouteRequest {
+    let quote = QuoteRequest::one(ChainId(1), token_in, U256::from(amount), token_out);
     RouteRequest {
-        quote: QuoteRequest {
-            chain: ChainId(1),
-            destination_chain: None,
-            inputs: vec![(token_in, U256::from(amount))],
-            fee_bps: Vec::new(),
-            inputs_transferred: true,
-            outputs: vec![token_out],
-            ignore_aggregators: Vec::new(),
-            ignore_standards: Vec::new(),
-            ignore_bridges: Vec::new(),
-        },
-        from: USER,
-        strategy: RoutingStrategy::Router,
-        receiver: None,
-        spender: None,
-        refund_receiver: None,
-        to_eoa: false,
-        fee_receiver: None,
-        min_amount_out: Vec::new(),
-        slippage_bps: 50,
-        slippage_given: false,
         referral_code: Some("switchyard".into()),
-        account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
+        ..RouteRequest::router(quote, USER, "0f8fad5b-d9cb-469f-a165-70867728950e")
     }
 }
 

@@ -33,7 +33,7 @@ pub const NONTOKENIZED_STRATEGIES: [RoutingStrategy; 4] = [
 
 /// Default slippage of route and non-tokenized route, bps. (The public spec
 /// says 50 in the parameter list and 500 in one description; we use 50.)
-pub const DEFAULT_SLIPPAGE_BPS: u32 = 50;
+pub use switchyard_engine::route::DEFAULT_SLIPPAGE_BPS;
 
 /// Default slippage of the IPOR shortcut, bps.
 pub const DEFAULT_IPOR_SLIPPAGE_BPS: u32 = 300;
