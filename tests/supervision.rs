@@ -40,18 +40,13 @@ async fn touch(engine: &EngineHandle, which: ActorName) -> Result<(), EngineErro
 fn bundle() -> BundleRequest {
     let usdc = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
     let weth = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
-    BundleRequest {
-        chain: ChainId(1),
-        from: address!("d8da6bf26964af9d7eed9e03e53415d37aa96045"),
-        strategy: RoutingStrategy::Router,
-        receiver: None,
-        spender: None,
-        refund_receiver: None,
-        ignore_aggregators: Vec::new(),
-        skip_quote: false,
-        referral_code: None,
-        account_id: "supervision".into(),
-        actions: vec![Action {
+    let from = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
+    BundleRequest::new(
+        ChainId(1),
+        from,
+        RoutingStrategy::Router,
+        "supervision",
+        vec![Action {
             protocol: "enso".into(),
             kind: ActionKind::Route(RouteArgs {
                 token_in: usdc,
@@ -65,7 +60,7 @@ fn bundle() -> BundleRequest {
                 ignore_standards: Vec::new(),
             }),
         }],
-    }
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

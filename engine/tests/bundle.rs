@@ -26,17 +26,14 @@ fn temp_dir(name: &str) -> PathBuf {
 
 fn request(strategy: RoutingStrategy, actions: Vec<Action>) -> BundleRequest {
     BundleRequest {
-        chain: ChainId(1),
-        from: USER,
-        strategy,
-        receiver: None,
-        spender: None,
-        refund_receiver: None,
-        ignore_aggregators: Vec::new(),
-        skip_quote: false,
         referral_code: Some("bundle".into()),
-        account_id: "0f8fad5b-d9cb-469f-a165-70867728950e".into(),
-        actions,
+        ..BundleRequest::new(
+            ChainId(1),
+            USER,
+            strategy,
+            "0f8fad5b-d9cb-469f-a165-70867728950e",
+            actions,
+        )
     }
 }
 

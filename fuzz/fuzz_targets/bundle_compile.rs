@@ -66,19 +66,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let req = BundleRequest {
-        chain: ChainId(1),
-        from: USER,
-        strategy: RoutingStrategy::Router,
-        receiver: None,
-        spender: None,
-        refund_receiver: None,
-        ignore_aggregators: Vec::new(),
-        skip_quote: false,
-        referral_code: None,
-        account_id: "fuzz".into(),
-        actions,
-    };
+    let req = BundleRequest::new(ChainId(1), USER, RoutingStrategy::Router, "fuzz", actions);
     let tx = match compile_and_prove(state, templates, &req) {
         Ok(tx) => tx,
         Err(switchyard_engine::EngineError::Bundle(e)) => {

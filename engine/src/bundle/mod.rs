@@ -383,6 +383,33 @@ pub struct BundleRequest {
     pub actions: Vec<Action>,
 }
 
+impl BundleRequest {
+    /// `actions` on `chain`, sent by `from` through `strategy`, every other
+    /// option at the API's default: the sender receives and is refunded,
+    /// nothing left out, quoted, no referral code.
+    pub fn new(
+        chain: ChainId,
+        from: Address,
+        strategy: RoutingStrategy,
+        account_id: impl Into<String>,
+        actions: Vec<Action>,
+    ) -> Self {
+        Self {
+            chain,
+            from,
+            strategy,
+            receiver: None,
+            spender: None,
+            refund_receiver: None,
+            ignore_aggregators: Vec::new(),
+            skip_quote: false,
+            referral_code: None,
+            account_id: account_id.into(),
+            actions,
+        }
+    }
+}
+
 /// A compiled and executed bundle.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BundleTx {
