@@ -169,6 +169,8 @@ pub(crate) struct PriceCacheActor {
     index: HashMap<(ChainId, Address), usize>,
     /// Sources whose pools are left out: `(chain, protocol)`.
     stale_sources: BTreeSet<(ChainId, Arc<str>)>,
+    /// The latest head each node source published: `(block, timestamp)`.
+    source_heads: std::collections::BTreeMap<(ChainId, Arc<str>), (u64, u64)>,
 }
 
 impl PriceCacheActor {
@@ -185,6 +187,7 @@ impl PriceCacheActor {
             pause: std::time::Duration::ZERO,
             index: HashMap::new(),
             stale_sources: BTreeSet::new(),
+            source_heads: std::collections::BTreeMap::new(),
         };
         me.reindex(&me.state.load().snapshot.clone());
         me
@@ -394,11 +397,20 @@ impl PriceCacheActor {
             .gas_price
             .or_else(|| current.head(chain).map(|h| h.gas_price_wei))
             .unwrap_or_default();
-        let head = ChainHead {
-            block_number: msg.head.block_number,
-            timestamp: msg.head.timestamp,
-            gas_price_wei: gas,
-        };
+        // Several sources follow one chain, each at its own head: the
+        // chain's is the newest of their latest heads (a source that rolled
+        // back or re-indexed replaces its own), so it never steps back
+        // between two sources' publications.
+        self.source_heads
+            .insert((chain, Arc::clone(&msg.source)), (msg.head.block_number, msg.head.timestamp));
+        let (block_number, timestamp) = self
+            .source_heads
+            .iter()
+            .filter(|((c, _), _)| *c == chain)
+            .map(|(_, h)| *h)
+            .max()
+            .unwrap_or((msg.head.block_number, msg.head.timestamp));
+        let head = ChainHead { block_number, timestamp, gas_price_wei: gas };
         let identity = |r: &PoolRecord| (r.common().address, r.tokens());
         let before: Vec<_> =
             self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();
@@ -419,7 +431,7 @@ impl PriceCacheActor {
         market.pools.retain(|r| !ours(r));
         market.pools.extend(msg.records);
         market.chains.retain(|c| c.chain_id != chain);
-        market.chains.push(ChainState { gas_price_wei: gas, ..msg.head });
+        market.chains.push(ChainState { block_number, timestamp, gas_price_wei: gas, ..msg.head });
         let built = MarketSnapshot::build(&market, &self.inputs.catalog)?;
         // Everything else keeps the state it has now.
         let mut delta = SnapshotDelta::default();
@@ -587,5 +599,18 @@ mod tests {
         assert_eq!(reserves[0], U256::from(20_000_000_000_000u64));
         let h1 = again.head(ChainId(1)).expect("head");
         assert_eq!((h1.block_number, h1.gas_price_wei), (101, U256::from(7u8)), "gas price kept");
+
+        // A second source one block behind: the chain's head stays at the
+        // newer one.
+        hub.reindex(&again);
+        let msg = ReplaceSource {
+            source: Arc::from("uniswap-v3"),
+            head: head(100),
+            gas_price: None,
+            records: Vec::new(),
+        };
+        let (both, same) = hub.replace_source(&again, msg).expect("replaced");
+        assert!(same, "no V3 pools before or after");
+        assert_eq!(both.head(ChainId(1)).expect("head").block_number, 101);
     }
 }
