@@ -22,6 +22,7 @@ pub const EMBEDDED_CATALOG: &[(&str, &[u8])] = &[
     ("positions.json", include_bytes!("../data/positions.json")),
     ("factories.json", include_bytes!("../data/factories.json")),
     ("contracts.json", include_bytes!("../data/contracts.json")),
+    ("deployments.json", include_bytes!("../data/deployments.json")),
 ];
 
 /// The embedded demo market snapshot.

@@ -47,6 +47,69 @@ pub struct CatalogDocument {
     /// Router, executor and delegate addresses.
     #[serde(default)]
     pub contracts: Vec<ContractSet>,
+    /// Deployed contracts programs call besides tokens and pools: protocol
+    /// periphery and Enso's helper contracts, each with its source.
+    #[serde(default)]
+    pub deployments: Vec<Deployment>,
+}
+
+/// What a deployed contract is to a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DeploymentRole {
+    /// Enso's `MathHelpers`: `add`, `sub` (checked), `mul`, `div`, `min`,
+    /// `max`, `average`, `mod`, `conditional`.
+    MathHelpers,
+    /// Enso's `EnsoShortcutsHelpers` (version 2): `getBalance`,
+    /// `getBlockTimestamp`, `toggle`, `not`, the comparisons.
+    ShortcutsHelpers,
+    /// A Uniswap V2 `Router02` (or a fork's identical router) bound to
+    /// `factory`.
+    UniswapV2Router,
+    /// Uniswap V3 `SwapRouter` (`exactInputSingle` with a deadline) bound to
+    /// `factory`.
+    UniswapV3SwapRouter,
+    /// Uniswap `SwapRouter02` (`exactInputSingle` without a deadline) bound
+    /// to `factory`.
+    UniswapV3SwapRouter02,
+}
+
+impl DeploymentRole {
+    /// Its name in files and errors.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::MathHelpers => "mathHelpers",
+            Self::ShortcutsHelpers => "shortcutsHelpers",
+            Self::UniswapV2Router => "uniswapV2Router",
+            Self::UniswapV3SwapRouter => "uniswapV3SwapRouter",
+            Self::UniswapV3SwapRouter02 => "uniswapV3SwapRouter02",
+        }
+    }
+}
+
+impl std::fmt::Display for DeploymentRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A contract deployed on a chain that programs may call.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Deployment {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// Its role.
+    pub role: DeploymentRole,
+    /// The contract's name where it is published.
+    pub name: String,
+    /// Its address.
+    pub address: Address,
+    /// The DEX factory a periphery router is bound to.
+    #[serde(default)]
+    pub factory: Option<Address>,
+    /// Where the address comes from (deployment records, verified source).
+    pub source: String,
 }
 
 /// The native coin of a network.

@@ -41,6 +41,7 @@ pub struct Catalog {
     positions: Vec<Position>,
     dex_factories: Vec<DexFactory>,
     contracts: HashMap<(ChainId, RoutingStrategy), ContractSet>,
+    deployments: Vec<Deployment>,
 }
 
 impl Catalog {
@@ -62,6 +63,7 @@ impl Catalog {
             all.positions.extend(d.positions);
             all.dex_factories.extend(d.dex_factories);
             all.contracts.extend(d.contracts);
+            all.deployments.extend(d.deployments);
         }
         let mut problems = Vec::new();
         let cat = Self::index(all, &mut problems);
@@ -116,6 +118,15 @@ impl Catalog {
         }
         d.layerzero_pools.sort_by_key(|p| (p.chain_id, p.token));
         d.positions.sort_by(|a, b| (a.chain_id, &a.position_id).cmp(&(b.chain_id, &b.position_id)));
+        d.deployments.sort_by_key(|x| (x.chain_id, x.role, x.factory, x.address));
+        for w in d.deployments.windows(2) {
+            if (w[0].chain_id, w[0].role, w[0].factory) == (w[1].chain_id, w[1].role, w[1].factory) {
+                problems.push(Problem::new(
+                    "deployments",
+                    format!("chain {} role {} listed twice", w[0].chain_id, w[0].role),
+                ));
+            }
+        }
         let mut contracts = HashMap::new();
         for c in d.contracts {
             let key = (c.chain_id, c.strategy);
@@ -142,6 +153,7 @@ impl Catalog {
             positions: d.positions,
             dex_factories: d.dex_factories,
             contracts,
+            deployments: d.deployments,
         }
     }
 
@@ -278,6 +290,25 @@ impl Catalog {
         for c in self.contracts.values() {
             check_chain(format!("contracts[{}:{}]", c.chain_id, c.strategy), c.chain_id, problems);
         }
+        for d in &self.deployments {
+            let loc = format!("deployments[{}:{}]", d.chain_id, d.role);
+            check_chain(loc.clone(), d.chain_id, problems);
+            let routes_pools = matches!(
+                d.role,
+                DeploymentRole::UniswapV2Router
+                    | DeploymentRole::UniswapV3SwapRouter
+                    | DeploymentRole::UniswapV3SwapRouter02
+            );
+            if routes_pools != d.factory.is_some() {
+                problems.push(Problem::new(
+                    loc.clone(),
+                    "a periphery router names its factory, and only a router does".to_owned(),
+                ));
+            }
+            if d.source.trim().is_empty() {
+                problems.push(Problem::new(loc, "the source of the address is missing".to_owned()));
+            }
+        }
     }
 
     /// Networks, by ascending chain id.
@@ -383,6 +414,25 @@ impl Catalog {
     /// Contracts of one strategy on one chain.
     pub fn contracts(&self, chain: ChainId, strategy: RoutingStrategy) -> Option<&ContractSet> {
         self.contracts.get(&(chain, strategy))
+    }
+
+    /// Every deployed contract programs may call on `chain` (besides tokens
+    /// and pools).
+    pub fn deployments_on(&self, chain: ChainId) -> impl Iterator<Item = &Deployment> {
+        self.deployments.iter().filter(move |d| d.chain_id == chain)
+    }
+
+    /// The deployed contract of `role` on `chain` (bound to `factory`, for
+    /// periphery routers).
+    pub fn deployment(
+        &self,
+        chain: ChainId,
+        role: DeploymentRole,
+        factory: Option<Address>,
+    ) -> Option<&Deployment> {
+        self.deployments
+            .iter()
+            .find(|d| d.chain_id == chain && d.role == role && (factory.is_none() || d.factory == factory))
     }
 
     /// Replaces or adds contract addresses (operator configuration).

@@ -1,29 +1,55 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
-import {ShortcutsBase} from "./ShortcutsBase.sol";
+import {WeirollVM} from "./WeirollVM.sol";
 
-/// @title The shortcuts implementation a smart account runs as its own code.
-/// @notice For the `delegate` strategy the transaction goes to the caller's
-/// own account, whose code is this contract's (an EIP-7702 delegation, or a
-/// proxy that delegates every call here): the program runs in the account's
-/// context, spends the account's own balances and needs no approval.
-/// Only the account itself may start a shortcut (`msg.sender ==
-/// address(this)`: the owner sending a transaction to its own delegated
-/// address), so nobody else can spend from it.
-contract ShortcutsDelegate is ShortcutsBase {
+/// @title Reference of Enso's deployed delegate (`DelegateEnsoShortcuts`,
+/// `0xa2f4f9c6ec598ca8c633024f8851c79ca5f43e48`, the build with the fixed
+/// check).
+/// @notice Code an account runs as its own (a Safe's delegatecall, or an
+/// EIP-7702 delegation): `executeShortcut` reverts `OnlyDelegateCall()` when
+/// run in the contract's own context, and otherwise runs the program as the
+/// account, then emits `ShortcutExecuted(accountId, requestId)`. It does not
+/// check the caller: the account's own code (or its owner) must. Also
+/// `receive()`, the ERC-721/1155 receiver hooks and `supportsInterface`.
+/// Mirrors the deployed external surface and behaviour, nothing more;
+/// written here, not copied.
+contract ShortcutsDelegate is WeirollVM {
+    address private immutable __self = address(this);
+
     event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
 
-    error NotAccount(address caller);
+    error OnlyDelegateCall();
 
     function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] calldata commands, bytes[] calldata state)
-        external
+        public
         payable
-        returns (bytes[] memory)
+        returns (bytes[] memory response)
     {
-        if (msg.sender != address(this)) revert NotAccount(msg.sender);
-        bytes[] memory out = _execute(commands, state);
+        if (address(this) == __self) revert OnlyDelegateCall();
+        response = _execute(commands, state);
         emit ShortcutExecuted(accountId, requestId);
-        return out;
     }
+
+    function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {
+        return this.onERC721Received.selector;
+    }
+
+    function onERC1155Received(address, address, uint256, uint256, bytes calldata) external pure returns (bytes4) {
+        return this.onERC1155Received.selector;
+    }
+
+    function onERC1155BatchReceived(address, address, uint256[] calldata, uint256[] calldata, bytes calldata)
+        external
+        pure
+        returns (bytes4)
+    {
+        return this.onERC1155BatchReceived.selector;
+    }
+
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
+        return interfaceId == 0x4e2312e0 || interfaceId == 0x01ffc9a7;
+    }
+
+    receive() external payable {}
 }

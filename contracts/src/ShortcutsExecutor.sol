@@ -1,26 +1,60 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
-import {ShortcutsBase} from "./ShortcutsBase.sol";
+import {WeirollVM} from "./WeirollVM.sol";
 
-/// @title The shortcuts executor behind the router.
-/// @notice The router moves the caller's tokens here and calls
-/// `executeShortcut`; the program then runs with this contract as the
-/// caller of every protocol. It holds nothing between transactions and
-/// holds no approvals from users: anyone may call it, but a program can only
-/// spend what its own transaction brought in. Never approve this contract.
-contract ShortcutsExecutor is ShortcutsBase {
-    /// Emitted once per executed shortcut: the API key's account and the
-    /// request (referral code in its high 16 bytes).
+/// @title Reference of Enso's deployed executor (`EnsoShortcuts`).
+/// @notice Mirrors the public source's external surface and behaviour, and
+/// nothing more: a weiroll VM that only its router may start. It has no
+/// helper functions and no swap callbacks; a program calls protocols,
+/// their periphery and Enso's separately deployed helper contracts.
+/// Written here from the public interface, not copied.
+///
+/// - `executeShortcut` reverts `NotPermitted()` unless the caller is
+///   `executor` (the router that created it), runs the program, then emits
+///   `ShortcutExecuted(accountId, requestId)`.
+/// - `executor()`, `receive()`, the ERC-721/1155 receiver hooks and
+///   `supportsInterface`.
+contract ShortcutsExecutor is WeirollVM {
+    address public immutable executor;
+
     event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
 
-    function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] calldata commands, bytes[] calldata state)
-        external
-        payable
-        returns (bytes[] memory)
-    {
-        bytes[] memory out = _execute(commands, state);
-        emit ShortcutExecuted(accountId, requestId);
-        return out;
+    error NotPermitted();
+
+    constructor(address executor_) {
+        executor = executor_;
     }
+
+    function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] calldata commands, bytes[] calldata state)
+        public
+        payable
+        returns (bytes[] memory response)
+    {
+        if (msg.sender != executor) revert NotPermitted();
+        response = _execute(commands, state);
+        emit ShortcutExecuted(accountId, requestId);
+    }
+
+    function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {
+        return this.onERC721Received.selector;
+    }
+
+    function onERC1155Received(address, address, uint256, uint256, bytes calldata) external pure returns (bytes4) {
+        return this.onERC1155Received.selector;
+    }
+
+    function onERC1155BatchReceived(address, address, uint256[] calldata, uint256[] calldata, bytes calldata)
+        external
+        pure
+        returns (bytes4)
+    {
+        return this.onERC1155BatchReceived.selector;
+    }
+
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
+        return interfaceId == 0x4e2312e0 || interfaceId == 0x01ffc9a7;
+    }
+
+    receive() external payable {}
 }

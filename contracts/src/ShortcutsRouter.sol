@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
+import {ShortcutsExecutor} from "./ShortcutsExecutor.sol";
+
 interface IERC20Like {
     function balanceOf(address who) external view returns (uint256);
-    function transferFrom(address from, address to, uint256 amount) external returns (bool);
+}
+
+interface IERC721Like {
+    function balanceOf(address who) external view returns (uint256);
+    function safeTransferFrom(address from, address to, uint256 id) external;
+}
+
+interface IERC1155Like {
+    function balanceOf(address who, uint256 id) external view returns (uint256);
+    function safeTransferFrom(address from, address to, uint256 id, uint256 amount, bytes calldata data) external;
 }
 
 enum TokenType {
@@ -13,131 +24,158 @@ enum TokenType {
     ERC1155
 }
 
-/// A token and an amount: Native `abi.encode(amount)`, ERC20
-/// `abi.encode(token, amount)`. For outputs the amount is the minimum.
+/// ERC20 `abi.encode(token, amount)`; Native `abi.encode(amount)`; ERC721
+/// `abi.encode(token, id)`; ERC1155 `abi.encode(token, id, amount)`. For an
+/// output the amount is the minimum.
 struct Token {
     TokenType tokenType;
     bytes data;
 }
 
-/// @title The router users approve, ABI-compatible with the public
-/// deployment (`routeSingle`, `routeMulti`, `safeRouteSingle`,
-/// `safeRouteMulti`).
-/// @notice It pulls the caller's inputs (only from `msg.sender`) into the
-/// executor and calls the executor with `data` (an `executeShortcut` call),
-/// forwarding the native value. The safe forms measure what `receiver` gains
-/// of each output, from after the inputs are taken to the end, and revert
-/// with `AmountTooLow` below its minimum. This is
-/// the only contract users approve; the executor never is.
+/// @title Reference of Enso's deployed router (`EnsoRouter`,
+/// `0xF75584eF6673aD213a685a1B58Cc0330B8eA22Cf`, the April 2025 build).
+/// @notice Mirrors its external surface and behaviour, nothing more; written
+/// here from the public interface:
+///
+/// - the constructor creates its executor (`new`, so at the router's first
+///   CREATE address) and `shortcuts()` returns it;
+/// - inputs are pulled only from `msg.sender` into the executor (ERC-20 by a
+///   checked `transferFrom`; a Native input's `abi.encode(amount)` must equal
+///   `msg.value`, else `WrongMsgValue`; a second Native input in
+///   `routeMulti` reverts `DuplicateNativeAsset`); a non-native call with
+///   value reverts `WrongMsgValue(value, 0)`;
+/// - `data` is sent to the executor with the whole `msg.value`; a revert is
+///   passed on unchanged;
+/// - `safeRouteSingle`/`safeRouteMulti` read the receiver's balance of each
+///   output **before** pulling the inputs and revert
+///   `AmountTooLow(tokenOut, gained, minimum)` when the gain is short.
+/// No storage, no owner, no events.
 contract ShortcutsRouter {
-    address public immutable executor;
+    address public immutable shortcuts;
 
-    error WrongMsgValue(uint256 value, uint256 expected);
+    error WrongMsgValue(uint256 value, uint256 expectedAmount);
+    error AmountTooLow(Token token, uint256 amount, uint256 minAmount);
+    error DuplicateNativeAsset();
     error UnsupportedTokenType(TokenType tokenType);
-    error AmountTooLow(address token, uint256 received, uint256 minAmountOut);
-    error TransferFailed(address token);
+    error SafeERC20FailedOperation(address token);
 
-    constructor(address executor_) {
-        executor = executor_;
+    constructor() {
+        shortcuts = address(new ShortcutsExecutor(address(this)));
     }
 
-    function routeSingle(Token calldata tokenIn, bytes calldata data) external payable returns (bytes memory) {
-        _pull(tokenIn, msg.value);
-        return _call(data);
+    function routeSingle(Token calldata tokenIn, bytes calldata data) public payable returns (bytes memory response) {
+        bool native = _transfer(tokenIn);
+        if (!native && msg.value != 0) revert WrongMsgValue(msg.value, 0);
+        response = _execute(data);
     }
 
-    function routeMulti(Token[] calldata tokensIn, bytes calldata data) external payable returns (bytes memory) {
-        _pullAll(tokensIn);
-        return _call(data);
+    function routeMulti(Token[] calldata tokensIn, bytes calldata data) public payable returns (bytes memory response) {
+        bool native;
+        for (uint256 k; k < tokensIn.length; ++k) {
+            if (_transfer(tokensIn[k])) {
+                if (native) revert DuplicateNativeAsset();
+                native = true;
+            }
+        }
+        if (!native && msg.value != 0) revert WrongMsgValue(msg.value, 0);
+        response = _execute(data);
     }
 
     function safeRouteSingle(Token calldata tokenIn, Token calldata tokenOut, address receiver, bytes calldata data)
         external
         payable
-        returns (bytes memory ret)
+        returns (bytes memory response)
     {
-        (address out, uint256 minOut) = _output(tokenOut);
-        _pull(tokenIn, msg.value);
-        // Measured after the inputs are taken: a receiver that is also the
-        // payer gains what the shortcut delivers, not that less its input.
-        uint256 before = _balance(out, receiver);
-        ret = _call(data);
-        _checkGain(out, receiver, before, minOut);
+        uint256 before = _balance(tokenOut, receiver);
+        response = routeSingle(tokenIn, data);
+        _check(tokenOut, receiver, before);
     }
 
-    function safeRouteMulti(Token[] calldata tokensIn, Token[] calldata tokensOut, address receiver, bytes calldata data)
-        external
-        payable
-        returns (bytes memory ret)
-    {
+    function safeRouteMulti(
+        Token[] calldata tokensIn,
+        Token[] calldata tokensOut,
+        address receiver,
+        bytes calldata data
+    ) external payable returns (bytes memory response) {
         uint256 n = tokensOut.length;
         uint256[] memory before = new uint256[](n);
-        _pullAll(tokensIn);
         for (uint256 k; k < n; ++k) {
-            (address out,) = _output(tokensOut[k]);
-            before[k] = _balance(out, receiver);
+            before[k] = _balance(tokensOut[k], receiver);
         }
-        ret = _call(data);
+        response = routeMulti(tokensIn, data);
         for (uint256 k; k < n; ++k) {
-            (address out, uint256 minOut) = _output(tokensOut[k]);
-            _checkGain(out, receiver, before[k], minOut);
+            _check(tokensOut[k], receiver, before[k]);
         }
     }
 
-    function _pullAll(Token[] calldata tokensIn) private {
-        uint256 native;
-        for (uint256 k; k < tokensIn.length; ++k) {
-            if (tokensIn[k].tokenType == TokenType.Native) {
-                native += abi.decode(tokensIn[k].data, (uint256));
-            } else {
-                _pull(tokensIn[k], 0);
-            }
-        }
-        if (native != msg.value) revert WrongMsgValue(msg.value, native);
-    }
-
-    /// Moves one input into the executor; a native input must equal `value`.
-    function _pull(Token calldata t, uint256 value) private {
-        if (t.tokenType == TokenType.Native) {
-            uint256 amount = abi.decode(t.data, (uint256));
-            if (value != amount) revert WrongMsgValue(value, amount);
-        } else if (t.tokenType == TokenType.ERC20) {
-            if (value != 0) revert WrongMsgValue(value, 0);
+    /// Moves one input into the executor; true for the native coin.
+    function _transfer(Token calldata t) private returns (bool native) {
+        if (t.tokenType == TokenType.ERC20) {
             (address token, uint256 amount) = abi.decode(t.data, (address, uint256));
-            (bool ok, bytes memory r) =
-                token.call(abi.encodeCall(IERC20Like.transferFrom, (msg.sender, executor, amount)));
-            if (!ok || (r.length != 0 && !abi.decode(r, (bool)))) revert TransferFailed(token);
+            _safeTransferFrom(token, msg.sender, shortcuts, amount);
+        } else if (t.tokenType == TokenType.Native) {
+            uint256 amount = abi.decode(t.data, (uint256));
+            if (msg.value != amount) revert WrongMsgValue(msg.value, amount);
+            native = true;
+        } else if (t.tokenType == TokenType.ERC721) {
+            (address token, uint256 id) = abi.decode(t.data, (address, uint256));
+            IERC721Like(token).safeTransferFrom(msg.sender, shortcuts, id);
+        } else if (t.tokenType == TokenType.ERC1155) {
+            (address token, uint256 id, uint256 amount) = abi.decode(t.data, (address, uint256, uint256));
+            IERC1155Like(token).safeTransferFrom(msg.sender, shortcuts, id, amount, "0x");
         } else {
             revert UnsupportedTokenType(t.tokenType);
         }
     }
 
-    function _output(Token calldata t) private pure returns (address token, uint256 minOut) {
-        if (t.tokenType == TokenType.Native) {
-            return (address(0), abi.decode(t.data, (uint256)));
+    function _safeTransferFrom(address token, address from, address to, uint256 amount) private {
+        (bool ok, bytes memory r) = token.call(abi.encodeWithSelector(0x23b872dd, from, to, amount));
+        if (!ok) {
+            assembly ("memory-safe") {
+                revert(add(r, 32), mload(r))
+            }
         }
+        if (r.length == 0 ? token.code.length == 0 : (r.length < 32 || abi.decode(r, (uint256)) != 1)) {
+            revert SafeERC20FailedOperation(token);
+        }
+    }
+
+    function _balance(Token calldata t, address who) private view returns (uint256) {
+        if (t.tokenType == TokenType.Native) return who.balance;
         if (t.tokenType == TokenType.ERC20) {
-            return abi.decode(t.data, (address, uint256));
+            (address token,) = abi.decode(t.data, (address, uint256));
+            return IERC20Like(token).balanceOf(who);
+        }
+        if (t.tokenType == TokenType.ERC721) {
+            (address token,) = abi.decode(t.data, (address, uint256));
+            return IERC721Like(token).balanceOf(who);
+        }
+        if (t.tokenType == TokenType.ERC1155) {
+            (address token, uint256 id,) = abi.decode(t.data, (address, uint256, uint256));
+            return IERC1155Like(token).balanceOf(who, id);
         }
         revert UnsupportedTokenType(t.tokenType);
     }
 
-    function _balance(address token, address who) private view returns (uint256) {
-        return token == address(0) ? who.balance : IERC20Like(token).balanceOf(who);
+    function _check(Token calldata t, address receiver, uint256 before) private view {
+        uint256 minimum;
+        if (t.tokenType == TokenType.Native) {
+            minimum = abi.decode(t.data, (uint256));
+        } else if (t.tokenType == TokenType.ERC1155) {
+            (,, minimum) = abi.decode(t.data, (address, uint256, uint256));
+        } else {
+            (, minimum) = abi.decode(t.data, (address, uint256));
+        }
+        uint256 gained = _balance(t, receiver) - before;
+        if (gained < minimum) revert AmountTooLow(t, gained, minimum);
     }
 
-    function _checkGain(address token, address receiver, uint256 before, uint256 minOut) private view {
-        uint256 now_ = _balance(token, receiver);
-        uint256 gained = now_ > before ? now_ - before : 0;
-        if (gained < minOut) revert AmountTooLow(token, gained, minOut);
-    }
-
-    function _call(bytes calldata data) private returns (bytes memory ret) {
+    function _execute(bytes calldata data) private returns (bytes memory response) {
         bool ok;
-        (ok, ret) = executor.call{value: msg.value}(data);
+        (ok, response) = shortcuts.call{value: msg.value}(data);
         if (!ok) {
             assembly ("memory-safe") {
-                revert(add(ret, 32), mload(ret))
+                revert(add(response, 32), mload(response))
             }
         }
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
-import {ShortcutsBase} from "./ShortcutsBase.sol";
+import {WeirollVM} from "./WeirollVM.sol";
 
 /// @title A user's own shortcuts wallet (`ensowallet-v2`), one per owner,
 /// deployed by `WalletFactory` as a minimal proxy to this implementation.
@@ -9,7 +9,7 @@ import {ShortcutsBase} from "./ShortcutsBase.sol";
 /// context; it may pull the owner's tokens with `transferFrom` (the owner
 /// approves their own wallet, which nobody else can drive). Only the owner,
 /// or the factory acting for the owner in the same transaction, starts one.
-contract SmartWallet is ShortcutsBase {
+contract SmartWallet is WeirollVM {
     address public owner;
     address public factory;
 
@@ -34,4 +34,6 @@ contract SmartWallet is ShortcutsBase {
         emit ShortcutExecuted(accountId, requestId);
         return out;
     }
+
+    receive() external payable {}
 }

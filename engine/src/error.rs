@@ -84,6 +84,17 @@ pub enum EngineError {
         /// Chain.
         chain: switchyard_catalog::ChainId,
     },
+    /// No bridge receiver is known to be deployed on the destination chain
+    /// to run a cross-chain route's destination side: a transaction would
+    /// strand the funds, so none is returned.
+    #[error(
+        "no deployed bridge receiver on chain {chain} is modelled to run the destination side; \
+         cross-chain transactions are not built"
+    )]
+    BridgeUnavailable {
+        /// The destination chain.
+        chain: switchyard_catalog::ChainId,
+    },
     /// A non-tokenized position the world holds no fixture for.
     #[error("position {position} cannot be entered here: {why}")]
     PositionUnavailable {
@@ -151,6 +162,7 @@ impl EngineError {
                 ErrorCode::BadRequest
             }
             Self::MinAmountOut { .. }
+            | Self::BridgeUnavailable { .. }
             | Self::PositionUnavailable { .. }
             | Self::Unfundable { .. } => ErrorCode::Unprocessable,
             Self::PositionNeedsDelegate => ErrorCode::BadRequest,
@@ -160,6 +172,9 @@ impl EngineError {
             Self::Approve(crate::wallet::ApproveError::UnknownToken { .. }) => ErrorCode::NotFound,
             Self::Approve(_) => ErrorCode::BadRequest,
             Self::SimulatorUnavailable(_) | Self::RateStore(_) => ErrorCode::Unavailable,
+            Self::Encode(crate::encode::EncodeError::DeploymentUnavailable { .. }) => {
+                ErrorCode::Unprocessable
+            }
             Self::Encode(_) | Self::SimulationFailed(_) | Self::SimulationMismatch { .. } => {
                 ErrorCode::Internal
             }

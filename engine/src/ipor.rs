@@ -24,9 +24,10 @@ use crate::{
     EngineError, MarketState,
     encode::{
         self, EncodeError,
-        protocols::{IShortcutsHelpers, IWETH},
+        protocols::IWETH,
+        helpers::{Helpers, Op, helper, require_at_least},
         route::{
-            Amount, LegInput, StepCtx, approve, balance_of, encode_leg, helper, send, word_out,
+            Amount, LegInput, StepCtx, approve, balance_of, encode_leg, send, word_out,
         },
         tx::TxSpec,
         weiroll::{CallKind, Out, ProgramBuilder},
@@ -190,22 +191,23 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
     let shares_min = preview(&mut evm, a_part, min_b)?;
 
     let acct = p.account;
-    let mut b = ProgramBuilder::new();
+    let mut b = ProgramBuilder::with_helpers(Helpers::of(&state.catalog, req.chain));
     let encode = |b: &mut ProgramBuilder| -> Result<(), EncodeError> {
         let acct_in = b.address(acct)?;
         let ctx = StepCtx {
             snapshot: &state.snapshot,
             book: &Book(state),
+            catalog: &state.catalog,
             account: acct,
             account_in: acct_in.clone(),
         };
         let outs = encode_leg(b, &ctx, leg, LegInput::Planned)?;
         let mut y = outs.first().cloned().ok_or(EncodeError::Unsupported("empty leg"))?;
         for o in outs.into_iter().skip(1) {
-            y = helper(b, acct, IShortcutsHelpers::addCall::SELECTOR, &[y, o])?;
+            y = helper(b, Op::Add, &[y, o])?;
         }
         let min = b.uint(min_b)?;
-        y = helper(b, acct, IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[y, min])?;
+        y = require_at_least(b, y, min)?;
         let a = b.uint(a_part)?;
         if native {
             let encode::weiroll::In::Fixed(v) = a.clone() else {
@@ -226,12 +228,11 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
         )?;
         let shares = word_out(shares)?;
         let min_shares = b.uint(shares_min)?;
-        helper(b, acct, IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[shares, min_shares])?;
+        require_at_least(b, shares, min_shares)?;
         if p.runner.is_shared() {
             // A shared executor keeps nothing.
             for t in [token_a, req.token_b] {
-                let t_in = b.address(t)?;
-                let left = balance_of(b, acct, t_in, acct_in.clone())?;
+                let left = balance_of(b, t, acct_in.clone())?;
                 send(b, t, req.from, Amount::In(left))?;
             }
         }

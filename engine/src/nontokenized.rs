@@ -134,8 +134,10 @@ pub(crate) fn nontokenized_now(
         receiver: account,
         outputs: &route.quote.outputs,
         check_min: Some(&mins),
+        shared: false,
         refund: None,
         cross: None,
+        catalog: &state.catalog,
     };
     let owner = p.receiver;
     let encoded = encode::encode_plan_then(&spec, &Book(state), |b, produced| {

@@ -320,10 +320,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
     } else {
         let dst =
             world.chain(plan.destination_chain).ok_or_else(|| unknown(plan.destination_chain))?;
-        let none = || EngineError::StrategyUnavailable {
-            strategy: RoutingStrategy::Router,
-            chain: plan.destination_chain,
-        };
+        let none = || EngineError::BridgeUnavailable { chain: plan.destination_chain };
         let (_, executor) = dst.shortcuts.router.ok_or_else(none)?;
         Some((dst, executor, dst.shortcuts.receiver.ok_or_else(none)?))
     };
@@ -338,7 +335,15 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
             .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
             .collect(),
     };
-    let checks_min = destination.is_some() || runner.checks_min(inputs.len(), outputs.len());
+    // The deployed routers read the receiver's balance before they pull the
+    // inputs: a sender receiving a token it also pays in would see its gain
+    // net of what it paid (and a loss would revert). Such a route checks
+    // its minimums inside the program instead, on what it produced.
+    let nets_inputs = receiver == req.from
+        && req.quote.outputs.iter().any(|o| inputs.iter().any(|i| i.token == *o));
+    let outputs = if nets_inputs { Vec::new() } else { outputs };
+    let checks_min = destination.is_some()
+        || (!nets_inputs && runner.checks_min(inputs.len(), outputs.len()));
     let spec = RouteSpec {
         snapshot: &state.snapshot,
         plan,
@@ -350,7 +355,9 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
         receiver,
         outputs: &req.quote.outputs,
         check_min: (!checks_min).then_some(mins.as_slice()),
+        shared: runner.is_shared(),
         refund: req.refund_receiver.filter(|_| runner.is_shared()),
+        catalog: &state.catalog,
         cross: destination.map(|(_, executor, receiver_contract)| encode::CrossSpec {
             catalog: &state.catalog,
             executor,
@@ -433,10 +440,18 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
             return Err(EngineError::SimulationMismatch { index: k });
         }
     }
-    // The legacy router's ABI carries no ids: its executor emits zeros.
-    let expected =
-        if matches!(runner, Runner::LegacyRouter { .. }) { B256::ZERO } else { request_id };
-    if !emitted(&outcome.logs, account, expected) {
+    // The legacy router's executor emits nothing; the legacy delegate its
+    // own event with the shortcut id (the request id).
+    let seen = match runner {
+        Runner::LegacyRouter { .. } => true,
+        Runner::LegacyDelegate { .. } => outcome.logs.iter().any(|l| {
+            l.address == account
+                && crate::evm::abi::LegacyShortcutsDelegate::ShortcutExecuted::decode_log_data(&l.data)
+                    .is_ok_and(|e| e.shortcutId == request_id)
+        }),
+        _ => emitted(&outcome.logs, account, request_id),
+    };
+    if !seen {
         tracing::error!(chain = %chain, "simulated transaction emitted no ShortcutExecuted");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }

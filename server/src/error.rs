@@ -220,6 +220,14 @@ impl From<EngineError> for ApiError {
             EngineError::SpenderNative => {
                 Self::invalid("spender", "a native-coin input cannot be taken from a spender")
             }
+            EngineError::BridgeUnavailable { .. } => {
+                Self::new(ErrorCode::Unprocessable, "BRIDGE_UNAVAILABLE", e.to_string())
+                    .field("destinationChainId")
+            }
+            EngineError::Encode(
+                inner @ switchyard_engine::encode::EncodeError::DeploymentUnavailable { .. },
+            ) => Self::new(ErrorCode::Unprocessable, "DEPLOYMENT_UNAVAILABLE", inner.to_string())
+                .field("chainId"),
             EngineError::PositionUnavailable { .. } => {
                 Self::new(ErrorCode::Unprocessable, "POSITION_UNAVAILABLE", e.to_string())
                     .field("positionOut")

@@ -32,8 +32,9 @@ use crate::{
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
         bridge::{Crossing, bridge_call},
-        protocols::{IERC20, IShortcutsHelpers},
-        route::{StepCtx, encode_leg, helper},
+        protocols::IERC20,
+        helpers::{Helpers, Op, bps_of, check, helper, require_at_least},
+        route::{StepCtx, encode_leg},
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
     },
@@ -193,7 +194,7 @@ impl<'a> Compiler<'a> {
         base: String,
     ) -> Result<Self, BundleError> {
         let account = runner.account();
-        let mut b = ProgramBuilder::new();
+        let mut b = ProgramBuilder::with_helpers(Helpers::of(&state.catalog, req.chain));
         let account_in = b.address(account).map_err(weiroll(&base))?;
         Ok(Compiler {
             state,
@@ -370,8 +371,16 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn helper(&mut self, selector: [u8; 4], args: &[In], at: &str) -> Result<In, BundleError> {
-        helper(&mut self.b, self.account, selector, args).map_err(encode_err(at))
+    fn helper(&mut self, op: Op, args: &[In], at: &str) -> Result<In, BundleError> {
+        helper(&mut self.b, op, args).map_err(encode_err(at))
+    }
+
+    fn require_at_least(&mut self, x: In, min: In, at: &str) -> Result<In, BundleError> {
+        require_at_least(&mut self.b, x, min).map_err(encode_err(at))
+    }
+
+    fn bps_of(&mut self, x: In, bps: In, at: &str) -> Result<In, BundleError> {
+        bps_of(&mut self.b, x, bps).map_err(encode_err(at))
     }
 
     fn send(
@@ -476,6 +485,7 @@ impl<'a> Compiler<'a> {
         let ctx = StepCtx {
             snapshot: &self.snapshot,
             book: &NoBook,
+            catalog: &self.state.catalog,
             account: self.account,
             account_in: self.account_in.clone(),
         };
@@ -485,7 +495,7 @@ impl<'a> Compiler<'a> {
         let mut total =
             outs.first().cloned().ok_or_else(|| BundleError::invalid(at, "empty leg"))?;
         for o in outs.into_iter().skip(1) {
-            total = self.helper(IShortcutsHelpers::addCall::SELECTOR, &[total, o], at)?;
+            total = self.helper(Op::Add, &[total, o], at)?;
         }
         self.snapshot = Arc::new(apply_plan(&self.snapshot, &plan).map_err(EngineError::Route)?);
         self.plans.push(plan);
@@ -521,7 +531,7 @@ impl<'a> Compiler<'a> {
             }
             (None, Some(a)) => self.amount(a, at)?.0,
         };
-        self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[out, min_in], at)?;
+        self.require_at_least(out, min_in, at)?;
         Ok(())
     }
 
@@ -538,9 +548,9 @@ impl<'a> Compiler<'a> {
         if let Some((bps, fee_to)) = args.fee {
             let bps_in = self.b.uint(U256::from(bps)).map_err(weiroll(at))?;
             let fee =
-                self.helper(IShortcutsHelpers::bpsOfCall::SELECTOR, &[x.clone(), bps_in], at)?;
+                self.bps_of(x.clone(), bps_in, at)?;
             self.send(args.token_in, fee_to, fee.clone(), at)?;
-            x = self.helper(IShortcutsHelpers::subCall::SELECTOR, &[x, fee], at)?;
+            x = self.helper(Op::Sub, &[x, fee], at)?;
             if let Some(p) = pred {
                 let f = crate::quote::fee_of(p, bps);
                 let e = self.fees.entry(args.token_in).or_default();
@@ -888,17 +898,16 @@ impl<'a> Compiler<'a> {
                 self.consume(*token_in, amount_in, &format!("{at}.tokenIn"))?;
                 let n = U256::from(tokens_out.len());
                 let n_in = self.b.uint(n).map_err(weiroll(&at))?;
-                let part = self.helper(
-                    IShortcutsHelpers::divCall::SELECTOR,
+                let part = self.helper(Op::Div,
                     &[x.clone(), n_in.clone()],
                     &at,
                 )?;
                 let spent =
-                    self.helper(IShortcutsHelpers::mulCall::SELECTOR, &[part.clone(), n_in], &at)?;
-                let rest = self.helper(IShortcutsHelpers::subCall::SELECTOR, &[x, spent], &at)?;
+                    self.helper(Op::Mul, &[part.clone(), n_in], &at)?;
+                let rest = self.helper(Op::Sub, &[x, spent], &at)?;
                 // The last share takes the remainder of the division.
                 let last =
-                    self.helper(IShortcutsHelpers::addCall::SELECTOR, &[part.clone(), rest], &at)?;
+                    self.helper(Op::Add, &[part.clone(), rest], &at)?;
                 let mut outs = Vec::with_capacity(tokens_out.len());
                 for (k, t) in tokens_out.iter().enumerate() {
                     let is_last = k + 1 == tokens_out.len();
@@ -951,8 +960,7 @@ impl<'a> Compiler<'a> {
                     total = Some(match total {
                         None => o,
                         Some(t0) => Output {
-                            slot: self.helper(
-                                IShortcutsHelpers::addCall::SELECTOR,
+                            slot: self.helper(Op::Add,
                                 &[t0.slot, o.slot],
                                 &at,
                             )?,
@@ -973,12 +981,11 @@ impl<'a> Compiler<'a> {
                 one(total)
             }
             ActionKind::Balance { token, account, estimate } => {
-                let t = self.b.address(*token).map_err(weiroll(&at))?;
                 let who = match account {
                     Some(a) => self.b.address(*a).map_err(weiroll(&at))?,
                     None => self.account_in.clone(),
                 };
-                let slot = encode::route::balance_of(&mut self.b, self.account, t, who)
+                let slot = encode::route::balance_of(&mut self.b, *token, who)
                     .map_err(encode_err(&at))?;
                 // In a callback, the executor holds exactly what the bridge
                 // delivered until an action moves it.
@@ -1005,7 +1012,7 @@ impl<'a> Compiler<'a> {
                 let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
                 let (m, min, _) = self.amount(min_amount_out, &format!("{at}.minAmountOut"))?;
                 let slot =
-                    self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[x, m], &at)?;
+                    self.require_at_least(x, m, &at)?;
                 self.record_min(token, min);
                 one(Output { slot, predicted: pred, exact, token })
             }
@@ -1024,7 +1031,7 @@ impl<'a> Compiler<'a> {
                     .unwrap_or_default();
                 let m = self.b.uint(min).map_err(weiroll(&at))?;
                 let slot =
-                    self.helper(IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[x, m], &at)?;
+                    self.require_at_least(x, m, &at)?;
                 let token = self.token_of(amount_out);
                 self.record_min(token, Some(min));
                 one(Output { slot, predicted: pred, exact, token })
@@ -1034,10 +1041,10 @@ impl<'a> Compiler<'a> {
                 self.consume(*token, amount, &format!("{at}.token"))?;
                 let bps_in = self.b.uint(U256::from(*bps)).map_err(weiroll(&at))?;
                 let fee =
-                    self.helper(IShortcutsHelpers::bpsOfCall::SELECTOR, &[x.clone(), bps_in], &at)?;
+                    self.bps_of(x.clone(), bps_in, &at)?;
                 self.send(*token, *receiver, fee.clone(), &at)?;
                 self.receivers.insert(*receiver);
-                let rest = self.helper(IShortcutsHelpers::subCall::SELECTOR, &[x, fee], &at)?;
+                let rest = self.helper(Op::Sub, &[x, fee], &at)?;
                 let fee_pred = pred.map(|p| crate::quote::fee_of(p, *bps));
                 if let Some(f) = fee_pred {
                     let e = self.fees.entry(*token).or_default();
@@ -1173,8 +1180,8 @@ impl<'a> Compiler<'a> {
             ActionKind::Binary { op, a: x, b: y } => {
                 let (xa, pa, ea) = self.amount(x, &format!("{at}.amountA"))?;
                 let (yb, pb, eb) = self.amount(y, &format!("{at}.amountB"))?;
-                let (selector, value) = binary(*op, pa, pb);
-                let slot = self.helper(selector, &[xa, yb], &at)?;
+                let (op, value) = binary(*op, pa, pb);
+                let slot = self.helper(op, &[xa, yb], &at)?;
                 one(Output {
                     slot,
                     predicted: value,
@@ -1184,20 +1191,20 @@ impl<'a> Compiler<'a> {
             }
             ActionKind::Not(c) => {
                 let cond = self.condition(c, &format!("{at}.condition"))?;
-                let slot = self.helper(IShortcutsHelpers::notCall::SELECTOR, &[cond], &at)?;
+                let slot = self.helper(Op::Not, &[cond], &at)?;
                 one(Output { slot, predicted: None, exact: false, token: None })
             }
             ActionKind::Check(c) => {
                 let cond = self.condition(c, &format!("{at}.condition"))?;
-                let slot = self.helper(IShortcutsHelpers::checkCall::SELECTOR, &[cond], &at)?;
-                one(Output { slot, predicted: None, exact: false, token: None })
+                check(&mut self.b, cond.clone()).map_err(encode_err(&at))?;
+                one(Output { slot: cond, predicted: None, exact: false, token: None })
             }
             ActionKind::Toggle { condition, a: x, b: y } => {
                 let cond = self.condition(condition, &format!("{at}.condition"))?;
                 let (xa, _, _) = self.amount(x, &format!("{at}.amountA"))?;
                 let (yb, _, _) = self.amount(y, &format!("{at}.amountB"))?;
                 let slot =
-                    self.helper(IShortcutsHelpers::toggleCall::SELECTOR, &[cond, xa, yb], &at)?;
+                    self.helper(Op::Toggle, &[cond, xa, yb], &at)?;
                 one(Output { slot, predicted: None, exact: false, token: None })
             }
         }
@@ -1272,8 +1279,8 @@ impl<'a> Compiler<'a> {
             self.b.call(CallKind::Call, market, selector, &[x], Out::Word).map_err(weiroll(at))?;
         let code = encode::route::word_out(code).map_err(encode_err(at))?;
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        let ok = self.helper(IShortcutsHelpers::isEqualCall::SELECTOR, &[code, zero], at)?;
-        self.helper(IShortcutsHelpers::checkCall::SELECTOR, &[ok], at)?;
+        let ok = self.helper(Op::IsEqual, &[code, zero], at)?;
+        check(&mut self.b, ok).map_err(encode_err(at))?;
         Ok(())
     }
 
@@ -1332,8 +1339,7 @@ impl<'a> Compiler<'a> {
                 )
                 .collect();
             for (t, to) in touched {
-                let t_in = b.address(t).map_err(weiroll(at))?;
-                let left = encode::route::balance_of(&mut b, acct, t_in, self.account_in.clone())
+                let left = encode::route::balance_of(&mut b, t, self.account_in.clone())
                     .map_err(encode_err(at))?;
                 encode::route::send(&mut b, t, to, encode::route::Amount::In(left))
                     .map_err(encode_err(at))?;
@@ -1342,24 +1348,16 @@ impl<'a> Compiler<'a> {
             // The account's own balances: hand over only what the bundle made.
             let mark = b.words();
             for t in &self.produced {
-                let t_in = b.address(*t).map_err(weiroll(at))?;
-                let before = encode::route::balance_of(&mut b, acct, t_in, self.account_in.clone())
+                let before = encode::route::balance_of(&mut b, *t, self.account_in.clone())
                     .map_err(encode_err(at))?;
                 prologue_reads.push((*t, before));
             }
             prologue += b.words() - mark;
             b.move_to_front(mark);
             for (t, before) in &prologue_reads {
-                let t_in = b.address(*t).map_err(weiroll(at))?;
-                let after = encode::route::balance_of(&mut b, acct, t_in, self.account_in.clone())
+                let after = encode::route::balance_of(&mut b, *t, self.account_in.clone())
                     .map_err(encode_err(at))?;
-                let made = helper(
-                    &mut b,
-                    acct,
-                    IShortcutsHelpers::subCall::SELECTOR,
-                    &[after, before.clone()],
-                )
-                .map_err(encode_err(at))?;
+                let made = helper(&mut b, Op::Sub, &[after, before.clone()]).map_err(encode_err(at))?;
                 encode::route::send(&mut b, *t, beneficiary, encode::route::Amount::In(made))
                     .map_err(encode_err(at))?;
             }
@@ -1544,24 +1542,21 @@ impl encode::route::ProtocolBook for NoBook {
 }
 
 /// The helper of a binary operation and its value on known operands.
-fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> ([u8; 4], Option<U256>) {
-    use IShortcutsHelpers as H;
+fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> (Op, Option<U256>) {
     let both = a.zip(b);
     let flag = |f: fn(U256, U256) -> bool| both.map(|(x, y)| U256::from(u8::from(f(x, y))));
     match op {
-        BinaryOp::Add => (H::addCall::SELECTOR, both.and_then(|(x, y)| x.checked_add(y))),
-        BinaryOp::Sub => (H::subCall::SELECTOR, both.and_then(|(x, y)| x.checked_sub(y))),
-        BinaryOp::Mul => (H::mulCall::SELECTOR, both.and_then(|(x, y)| x.checked_mul(y))),
-        BinaryOp::Div => (H::divCall::SELECTOR, both.and_then(|(x, y)| x.checked_div(y))),
-        BinaryOp::Min => (H::minCall::SELECTOR, both.map(|(x, y)| x.min(y))),
-        BinaryOp::Max => (H::maxCall::SELECTOR, both.map(|(x, y)| x.max(y))),
-        BinaryOp::IsEqual => (H::isEqualCall::SELECTOR, flag(|x, y| x == y)),
-        BinaryOp::IsLessThan => (H::isLessThanCall::SELECTOR, flag(|x, y| x < y)),
-        BinaryOp::IsEqualOrLessThan => (H::isEqualOrLessThanCall::SELECTOR, flag(|x, y| x <= y)),
-        BinaryOp::IsGreaterThan => (H::isGreaterThanCall::SELECTOR, flag(|x, y| x > y)),
-        BinaryOp::IsEqualOrGreaterThan => {
-            (H::isEqualOrGreaterThanCall::SELECTOR, flag(|x, y| x >= y))
-        }
+        BinaryOp::Add => (Op::Add, both.and_then(|(x, y)| x.checked_add(y))),
+        BinaryOp::Sub => (Op::Sub, both.and_then(|(x, y)| x.checked_sub(y))),
+        BinaryOp::Mul => (Op::Mul, both.and_then(|(x, y)| x.checked_mul(y))),
+        BinaryOp::Div => (Op::Div, both.and_then(|(x, y)| x.checked_div(y))),
+        BinaryOp::Min => (Op::Min, both.map(|(x, y)| x.min(y))),
+        BinaryOp::Max => (Op::Max, both.map(|(x, y)| x.max(y))),
+        BinaryOp::IsEqual => (Op::IsEqual, flag(|x, y| x == y)),
+        BinaryOp::IsLessThan => (Op::IsLessThan, flag(|x, y| x < y)),
+        BinaryOp::IsEqualOrLessThan => (Op::IsEqualOrLessThan, flag(|x, y| x <= y)),
+        BinaryOp::IsGreaterThan => (Op::IsGreaterThan, flag(|x, y| x > y)),
+        BinaryOp::IsEqualOrGreaterThan => (Op::IsEqualOrGreaterThan, flag(|x, y| x >= y)),
     }
 }
 

@@ -29,8 +29,9 @@ use switchyard_kernel::{Plan, StepAction};
 use super::{
     EncodeError,
     bridge::{Crossing, bridge_call, receiver_payload},
-    protocols::{IShortcutsHelpers, IStETH},
-    route::{Amount, StepCtx, balance_of, helper, send, step},
+    protocols::IStETH,
+    helpers::{Helpers, require_at_least},
+    route::{Amount, StepCtx, balance_of, send, step},
     weiroll::{CallKind, Out, Program, ProgramBuilder},
 };
 
@@ -169,22 +170,23 @@ fn destination_program(
     receiver: Address,
     cross: &CrossSpec<'_>,
 ) -> Result<Program, EncodeError> {
-    let mut b = ProgramBuilder::new();
+    let chain = steps.last().map_or(switchyard_catalog::ChainId(0), |s| s.to_chain);
+    let mut b = ProgramBuilder::with_helpers(Helpers::of(src.catalog, chain));
     let acct = cross.executor;
     let acct_in = b.address(acct)?;
     let ctx = StepCtx {
         snapshot: src.snapshot,
         book: src.book,
+        catalog: src.catalog,
         account: acct,
         account_in: acct_in.clone(),
     };
-    let t = b.address(token)?;
-    let mut y = balance_of(&mut b, acct, t, acct_in.clone())?;
+    let mut y = balance_of(&mut b, token, acct_in.clone())?;
     for st in steps {
         y = step(&mut b, &ctx, st, y)?;
     }
     let min = b.uint(min_out)?;
-    y = helper(&mut b, acct, IShortcutsHelpers::requireAtLeastCall::SELECTOR, &[y, min])?;
+    y = require_at_least(&mut b, y, min)?;
     let chain = steps.last().map(|s| s.to_chain);
     let is_share = chain.is_some_and(|c| src.snapshot.share_pool(c, output).is_some());
     if is_share {
@@ -219,8 +221,7 @@ fn destination_program(
         }
     }
     for t in left {
-        let t_in = b.address(t)?;
-        let rest = balance_of(&mut b, acct, t_in, acct_in.clone())?;
+        let rest = balance_of(&mut b, t, acct_in.clone())?;
         send(&mut b, t, cross.refund_to, Amount::In(rest))?;
     }
     Ok(b.build())

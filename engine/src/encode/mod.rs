@@ -15,6 +15,7 @@
 
 pub mod bridge;
 pub mod cross;
+pub mod helpers;
 pub mod protocols;
 pub mod route;
 pub mod tx;
@@ -52,6 +53,15 @@ pub enum EncodeError {
         strategy: RoutingStrategy,
         /// Chain.
         chain: ChainId,
+    },
+    /// A contract the program needs has no address established on the
+    /// chain (`catalog/data/deployments.json`).
+    #[error("no {role} contract is known to be deployed on chain {chain}")]
+    DeploymentUnavailable {
+        /// Chain.
+        chain: ChainId,
+        /// What is missing.
+        role: switchyard_catalog::DeploymentRole,
     },
     /// The request cannot be expressed with this strategy (a native input
     /// pulled from a spender, several inputs through the legacy single

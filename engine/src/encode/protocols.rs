@@ -1,7 +1,7 @@
 //! The public interfaces programs call, as `sol!` bindings: each function
 //! `f` gives an `fCall` with its `SELECTOR` and typed arguments. These are
-//! the protocols' own ABIs (the fixtures in `contracts/` follow them), plus
-//! the helper functions every executor carries (`ShortcutsBase.sol`).
+//! the protocols' own ABIs and their periphery's (the fixtures in
+//! `contracts/` follow them); Enso's helper contracts are in `helpers.rs`.
 
 // `sol!` generates the call types; the Solidity below is their
 // documentation.
@@ -98,41 +98,46 @@ sol! {
     }
 
     /// What every executor carries for its programs (`ShortcutsBase.sol`).
-    interface IShortcutsHelpers {
-        function tokenBalance(address token, address account) external view returns (uint256);
-        function add(uint256 a, uint256 b) external pure returns (uint256);
-        function sub(uint256 a, uint256 b) external pure returns (uint256);
-        function mul(uint256 a, uint256 b) external pure returns (uint256);
-        function div(uint256 a, uint256 b) external pure returns (uint256);
-        function min(uint256 a, uint256 b) external pure returns (uint256);
-        function max(uint256 a, uint256 b) external pure returns (uint256);
-        function isEqual(uint256 a, uint256 b) external pure returns (bool);
-        function isLessThan(uint256 a, uint256 b) external pure returns (bool);
-        function isEqualOrLessThan(uint256 a, uint256 b) external pure returns (bool);
-        function isGreaterThan(uint256 a, uint256 b) external pure returns (bool);
-        function isEqualOrGreaterThan(uint256 a, uint256 b) external pure returns (bool);
-        function not(bool c) external pure returns (bool);
-        function check(bool c) external pure returns (bool);
-        function toggle(bool c, uint256 a, uint256 b) external pure returns (uint256);
-        function bpsOf(uint256 amount, uint256 bps) external pure returns (uint256);
-        function lessBps(uint256 amount, uint256 bps) external pure returns (uint256);
-        function requireAtLeast(uint256 amount, uint256 minimum) external pure returns (uint256);
-        function v2AmountOut(address pair, address tokenIn, uint256 amountIn, uint256 feeBps)
-            external view returns (uint256);
-        function v3AmountOut(bytes ret, bool zeroForOne) external pure returns (uint256);
-        /// Returns the word 32, then the raw calldata (see
-        /// `ShortcutsBase.sol`): read it into a variable-length slot and
-        /// send that slot with a raw call.
-        function ccipSendCalldata(
-            uint64 destinationChainSelector,
-            address receiver,
-            bytes data,
-            address token,
-            uint256 amount
-        ) external pure;
+    /// Uniswap V2 `Router02` (and forks' identical routers).
+    interface IUniswapV2Router {
+        function swapExactTokensForTokens(
+            uint256 amountIn,
+            uint256 amountOutMin,
+            address[] path,
+            address to,
+            uint256 deadline
+        ) external returns (uint256[] amounts);
     }
 
-    /// Circle CCTP v2 TokenMessengerV2.
+    /// Uniswap V3 `SwapRouter` (`@uniswap/v3-periphery`).
+    interface ISwapRouter {
+        struct ExactInputSingleParams {
+            address tokenIn;
+            address tokenOut;
+            uint24 fee;
+            address recipient;
+            uint256 deadline;
+            uint256 amountIn;
+            uint256 amountOutMinimum;
+            uint160 sqrtPriceLimitX96;
+        }
+        function exactInputSingle(ExactInputSingleParams params) external payable returns (uint256 amountOut);
+    }
+
+    /// Uniswap `SwapRouter02` (`@uniswap/swap-router-contracts`).
+    interface ISwapRouter02 {
+        struct ExactInputSingleParams {
+            address tokenIn;
+            address tokenOut;
+            uint24 fee;
+            address recipient;
+            uint256 amountIn;
+            uint256 amountOutMinimum;
+            uint160 sqrtPriceLimitX96;
+        }
+        function exactInputSingle(ExactInputSingleParams params) external payable returns (uint256 amountOut);
+    }
+
     interface ITokenMessengerV2 {
         function depositForBurn(
             uint256 amount,

@@ -1,18 +1,23 @@
 //! A plan's program: the calls each step makes, with every step's output in
-//! a slot the next step reads.
+//! a slot the next step reads. Every call goes to a contract deployed on
+//! the chain: the tokens, the pools, their periphery routers and Enso's
+//! helper contracts (`helpers.rs`); never to the executing account.
 //!
 //! ```text
-//! [before: balance of each output]      STATICCALL account.tokenBalance
+//! [before: balance of each output]      token.balanceOf(account)     (not on a shared executor)
 //! [pull inputs from their owner]        token.transferFrom(owner, account, amountIn)
 //! [fee per input]                       token.transfer(feeReceiver, fee)
 //! per leg, per route (split share), per step:
-//!     V2     out = v2AmountOut(pair, in, x, fee); in.transfer(pair, x); pair.swap(…, account, "")
-//!     V3     raw = pool.swap(account, zeroForOne, x, limit, ""); out = v3AmountOut(raw)
+//!     V2     approve(router); router.swapExactTokensForTokens(x, 0, [in, out], account, max)
+//!            (out = balance after − before)
+//!     V3     approve(swapRouter); out = swapRouter.exactInputSingle((in, out, fee, account, …, x, 0, 0))
 //!     curve  out = pool.get_dy(i, j, x); approve; pool.exchange{value?}(i, j, x, out)
 //!     bal.   approve; out = vault.swap((poolId, GIVEN_IN, in, out, x, ""), (account, false, account, false), 0, max)
 //!     4626   approve; out = vault.deposit(x, account)  |  out = vault.redeem(x, account, account)
 //!     wrap   weth.deposit{value: x}()  |  weth.withdraw(x)            (out = x)
-//! [after: delta of each output; requireAtLeast(delta, min); transfer delta to the receiver]
+//! [after: what the program produced of each output (a shared executor:
+//!  its balance; an account: the difference), checked against the minimum
+//!  where the entry point does not check it, sent to the receiver]
 //! [sweep what is left of inputs and intermediates to the refund receiver]
 //! ```
 //!
@@ -21,17 +26,19 @@
 
 use std::collections::BTreeSet;
 
-use alloy_primitives::{Address, B256, U256, aliases::U160};
+use alloy_primitives::{Address, B256, U256, aliases::U24};
 use alloy_sol_types::SolCall;
-use switchyard_catalog::{ChainId, NATIVE_TOKEN, market::LendingModel};
-use switchyard_kernel::{MarketSnapshot, Plan, PoolState, Step, StepAction, amm::uniswap_v3};
+use switchyard_catalog::{Catalog, ChainId, DeploymentRole, NATIVE_TOKEN, market::LendingModel};
+use switchyard_kernel::{MarketSnapshot, Plan, Pool, PoolState, Step, StepAction};
 
+pub use super::helpers::balance_of;
 use super::{
     EncodeError, TokenAmount,
     cross::{CrossSpec, Delivery, encode_crossings},
+    helpers::{Helpers, Op, helper, require_at_least},
     protocols::{
-        IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, IShortcutsHelpers,
-        IStETH, IUniswapV2Pair, IUniswapV3Pool, IWETH, IWstETH,
+        IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, ISwapRouter,
+        ISwapRouter02, IStETH, IUniswapV2Router, IWETH, IWstETH,
     },
     weiroll::{CallKind, In, Out, Program, ProgramBuilder},
 };
@@ -73,12 +80,18 @@ pub struct RouteSpec<'a> {
     /// Minimum per output, enforced in the program when given (strategies
     /// whose entry point does not check it).
     pub check_min: Option<&'a [U256]>,
+    /// The account is a shared executor, which holds nothing between
+    /// transactions (the router's): what it holds at the end is what the
+    /// program produced.
+    pub shared: bool,
     /// Receiver of whatever is left of inputs and intermediates, when the
     /// account is a shared executor.
     pub refund: Option<Address>,
     /// For a plan whose outputs arrive on another chain: its destination
     /// side.
     pub cross: Option<CrossSpec<'a>>,
+    /// The catalog: the chain's periphery routers and helper contracts.
+    pub catalog: &'a Catalog,
 }
 
 /// An encoded plan.
@@ -88,15 +101,6 @@ pub struct Encoded {
     pub program: Program,
     /// The bridge crossings it makes (cross-chain plans), in call order.
     pub deliveries: Vec<Delivery>,
-}
-
-/// Lowest and highest price limits a V3 swap may set.
-fn v3_limit(zero_for_one: bool) -> U256 {
-    if zero_for_one {
-        uniswap_v3::MIN_SQRT_RATIO + U256::ONE
-    } else {
-        uniswap_v3::MAX_SQRT_RATIO - U256::ONE
-    }
 }
 
 /// Builds the program of a plan (and, across chains, of its deliveries).
@@ -120,9 +124,12 @@ pub fn encode_plan_then(
             "a cross-chain plan needs its destination side, and only it",
         ));
     }
-    let mut b = ProgramBuilder::new();
+    let mut b = ProgramBuilder::with_helpers(Helpers::of(spec.catalog, spec.plan.chain));
     let acct = spec.account;
     let acct_in = b.address(acct)?;
+    // A shared executor holds nothing between transactions: what it holds
+    // of an output at the end is what the program produced.
+    let shared = spec.shared;
 
     // Outputs arriving here: their balance before, so only what the
     // program produces moves (the account may be the caller's own, holding
@@ -133,11 +140,10 @@ pub fn encode_plan_then(
     let mut before = Vec::with_capacity(outputs.len());
     let mut shares_before = Vec::with_capacity(outputs.len());
     for t in &outputs {
-        let t_in = b.address(*t)?;
-        before.push(balance_of(&mut b, acct, t_in, acct_in.clone())?);
+        before.push(if shared { None } else { Some(balance_of(&mut b, *t, acct_in.clone())?) });
         // A rebasing share token is handed over in shares, so the receiver
         // reads exactly what the account gained.
-        shares_before.push(if is_share(t) && spec.receiver != acct {
+        shares_before.push(if is_share(t) && spec.receiver != acct && !shared {
             let out = b.call(
                 CallKind::StaticCall,
                 *t,
@@ -174,7 +180,13 @@ pub fn encode_plan_then(
         }
     }
 
-    let ctx = StepCtx { snapshot: spec.snapshot, book, account: acct, account_in: acct_in.clone() };
+    let ctx = StepCtx {
+        snapshot: spec.snapshot,
+        book,
+        catalog: spec.catalog,
+        account: acct,
+        account_in: acct_in.clone(),
+    };
     let deliveries = match &spec.cross {
         Some(cross) => {
             encode_crossings(&mut b, &ctx, spec.plan, spec.outputs, spec.receiver, cross)?
@@ -189,41 +201,38 @@ pub fn encode_plan_then(
 
     let mut produced = Vec::with_capacity(outputs.len());
     for (k, t) in outputs.iter().enumerate() {
-        let t_in = b.address(*t)?;
-        let mut after = balance_of(&mut b, acct, t_in, acct_in.clone())?;
-        // A token that is also an input left the account in full (routed
-        // and fee) during the program: add it back to count only what the
-        // program produced.
-        let spent = spec
-            .inputs
-            .iter()
-            .filter(|i| i.token == *t)
-            .fold(U256::ZERO, |a, i| a.saturating_add(i.amount));
-        if !spent.is_zero() {
-            let spent = b.uint(spent)?;
-            after = helper(&mut b, acct, IShortcutsHelpers::addCall::SELECTOR, &[after, spent])?;
-        }
-        let mut delta = helper(
-            &mut b,
-            acct,
-            IShortcutsHelpers::subCall::SELECTOR,
-            &[after, before[k].clone()],
-        )?;
+        let after = balance_of(&mut b, *t, acct_in.clone())?;
+        let mut delta = match before[k].clone() {
+            None => after,
+            Some(before) => {
+                // A token that is also an input left the account in full
+                // (routed and fee) during the program: add it back to count
+                // only what the program produced.
+                let spent = spec
+                    .inputs
+                    .iter()
+                    .filter(|i| i.token == *t)
+                    .fold(U256::ZERO, |a, i| a.saturating_add(i.amount));
+                let after = if spent.is_zero() {
+                    after
+                } else {
+                    let spent = b.uint(spent)?;
+                    helper(&mut b, Op::Add, &[after, spent])?
+                };
+                helper(&mut b, Op::Sub, &[after, before])?
+            }
+        };
         if let Some(mins) = spec.check_min {
             let pos = spec.outputs.iter().position(|o| o == t).unwrap_or(k);
             let min = b.uint(mins.get(pos).copied().unwrap_or_default())?;
-            delta = helper(
-                &mut b,
-                acct,
-                IShortcutsHelpers::requireAtLeastCall::SELECTOR,
-                &[delta, min],
-            )?;
+            delta = require_at_least(&mut b, delta, min)?;
         }
         produced.push(delta.clone());
         if spec.receiver == acct {
             continue;
         }
-        if let Some(sb) = shares_before[k].clone() {
+        if is_share(t) {
+            // Shares, so the receiver reads exactly what the account gained.
             let sa = b.call(
                 CallKind::StaticCall,
                 *t,
@@ -231,8 +240,10 @@ pub fn encode_plan_then(
                 std::slice::from_ref(&acct_in),
                 Out::Word,
             )?;
-            let moved =
-                helper(&mut b, acct, IShortcutsHelpers::subCall::SELECTOR, &[word_out(sa)?, sb])?;
+            let moved = match shares_before[k].clone() {
+                Some(sb) => helper(&mut b, Op::Sub, &[word_out(sa)?, sb])?,
+                None => word_out(sa)?,
+            };
             let to = b.address(spec.receiver)?;
             b.call(
                 CallKind::Call,
@@ -273,8 +284,7 @@ pub fn encode_plan_then(
             }
         }
         for t in touched {
-            let t_in = b.address(t)?;
-            let left = balance_of(&mut b, acct, t_in, acct_in.clone())?;
+            let left = balance_of(&mut b, t, acct_in.clone())?;
             send(&mut b, t, refund, Amount::In(left))?;
         }
     }
@@ -299,26 +309,6 @@ fn dedup(v: &[Address]) -> Vec<Address> {
         }
     }
     out
-}
-
-/// A helper on the running account (STATICCALL), returning one word.
-pub fn helper(
-    b: &mut ProgramBuilder,
-    acct: Address,
-    selector: [u8; 4],
-    args: &[In],
-) -> Result<In, EncodeError> {
-    let out = b.call(CallKind::StaticCall, acct, selector, args, Out::Word)?;
-    out.map(In::Fixed).ok_or(EncodeError::Unsupported("helper without output"))
-}
-
-pub(crate) fn balance_of(
-    b: &mut ProgramBuilder,
-    acct: Address,
-    token: In,
-    holder: In,
-) -> Result<In, EncodeError> {
-    helper(b, acct, IShortcutsHelpers::tokenBalanceCall::SELECTOR, &[token, holder])
 }
 
 /// Sends `amount` of `token` (the native coin too) from the account.
@@ -370,6 +360,8 @@ pub struct StepCtx<'a> {
     pub snapshot: &'a MarketSnapshot,
     /// Protocol facts.
     pub book: &'a dyn ProtocolBook,
+    /// The catalog: periphery routers.
+    pub catalog: &'a Catalog,
     /// The address that runs the program.
     pub account: Address,
     /// `account` as a program argument.
@@ -405,27 +397,16 @@ pub fn encode_leg(
             LegInput::Slot(x) if leg.routes.len() == 1 => x.clone(),
             LegInput::Slot(x) if k == last => {
                 let used = spent.clone().ok_or(EncodeError::Unsupported("empty split"))?;
-                helper(b, ctx.account, IShortcutsHelpers::subCall::SELECTOR, &[x.clone(), used])?
+                helper(b, Op::Sub, &[x.clone(), used])?
             }
             LegInput::Slot(x) => {
                 let share = b.uint(route.amount_in)?;
                 let total = b.uint(leg.amount_in)?;
-                let scaled = helper(
-                    b,
-                    ctx.account,
-                    IShortcutsHelpers::mulCall::SELECTOR,
-                    &[x.clone(), share],
-                )?;
-                let part =
-                    helper(b, ctx.account, IShortcutsHelpers::divCall::SELECTOR, &[scaled, total])?;
+                let scaled = helper(b, Op::Mul, &[x.clone(), share])?;
+                let part = helper(b, Op::Div, &[scaled, total])?;
                 spent = Some(match spent.take() {
                     None => part.clone(),
-                    Some(s) => helper(
-                        b,
-                        ctx.account,
-                        IShortcutsHelpers::addCall::SELECTOR,
-                        &[s, part.clone()],
-                    )?,
+                    Some(s) => helper(b, Op::Add, &[s, part.clone()])?,
                 });
                 part
             }
@@ -455,8 +436,8 @@ pub fn step(
             .get(st.pool)
             .is_some_and(|p| !matches!(p.state, PoolState::LiquidStaking { .. }));
     if pays_shares {
-        let (acct, acct_in) = (ctx.account, ctx.account_in.clone());
-        return measured(b, acct, st.token_out, &acct_in, |b| step_calls(b, ctx, st, x).map(drop));
+        let acct_in = ctx.account_in.clone();
+        return measured(b, st.token_out, &acct_in, |b| step_calls(b, ctx, st, x).map(drop));
     }
     step_calls(b, ctx, st, x)
 }
@@ -468,56 +449,52 @@ fn step_calls(
     st: &Step,
     x: In,
 ) -> Result<In, EncodeError> {
-    let (acct, acct_in, book) = (ctx.account, &ctx.account_in, ctx.book);
+    let (acct_in, book) = (&ctx.account_in, ctx.book);
     if st.action == StepAction::Bridge {
         return Err(EncodeError::Unsupported("bridge steps are encoded with their payload"));
     }
     let pool = ctx.snapshot.pools().get(st.pool).ok_or(EncodeError::UnknownPool(st.pool))?;
     let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
     match &pool.state {
-        PoolState::UniswapV2 { fee_bps, .. } => {
-            let zero_for_one = st.token_in == pool.tokens[0];
-            let (pair, tin) = (b.address(pool.address)?, b.address(st.token_in)?);
-            let fee = b.uint(U256::from(*fee_bps))?;
-            let out = helper(
-                b,
-                acct,
-                IShortcutsHelpers::v2AmountOutCall::SELECTOR,
-                &[pair.clone(), tin, x.clone(), fee],
-            )?;
-            b.call(
-                CallKind::Call,
-                st.token_in,
-                IERC20::transferCall::SELECTOR,
-                &[pair, x],
-                Out::Ignore,
-            )?;
+        PoolState::UniswapV2 { .. } => {
+            let router = periphery(ctx, pool, &[DeploymentRole::UniswapV2Router])?.1;
+            approve(b, st.token_in, router, x.clone())?;
+            let path = In::Array(vec![b.address(st.token_in)?, b.address(st.token_out)?]);
             let zero = b.uint(U256::ZERO)?;
-            let (a0, a1) = if zero_for_one { (zero, out.clone()) } else { (out.clone(), zero) };
-            let empty = b.bytes(&[])?;
-            b.call(
-                CallKind::Call,
-                pool.address,
-                IUniswapV2Pair::swapCall::SELECTOR,
-                &[a0, a1, acct_in.clone(), empty],
-                Out::Ignore,
-            )?;
-            Ok(out)
+            let deadline = b.uint(U256::MAX)?;
+            measured(b, st.token_out, acct_in, |b| {
+                b.call(
+                    CallKind::Call,
+                    router,
+                    IUniswapV2Router::swapExactTokensForTokensCall::SELECTOR,
+                    &[x, zero, path, acct_in.clone(), deadline],
+                    Out::Ignore,
+                )?;
+                Ok(())
+            })
         }
-        PoolState::UniswapV3 { .. } => {
-            let zero_for_one = st.token_in == pool.tokens[0];
-            let zfo = b.word(zero_for_one)?;
-            let limit = b.word(U160::from(v3_limit(zero_for_one)))?;
-            let empty = b.bytes(&[])?;
-            let raw = b.call(
-                CallKind::Call,
-                pool.address,
-                IUniswapV3Pool::swapCall::SELECTOR,
-                &[acct_in.clone(), zfo.clone(), x, limit, empty],
-                Out::Raw,
-            )?;
-            let raw = raw.map(In::Var).ok_or_else(unsupported)?;
-            helper(b, acct, IShortcutsHelpers::v3AmountOutCall::SELECTOR, &[raw, zfo])
+        PoolState::UniswapV3 { fee, .. } => {
+            use DeploymentRole::{UniswapV3SwapRouter, UniswapV3SwapRouter02};
+            let (role, router) = periphery(ctx, pool, &[UniswapV3SwapRouter, UniswapV3SwapRouter02])?;
+            approve(b, st.token_in, router, x.clone())?;
+            let (tin, tout) = (b.address(st.token_in)?, b.address(st.token_out)?);
+            let fee = b.word(U24::from(*fee))?;
+            let zero = b.uint(U256::ZERO)?;
+            // The struct is static: its members are the call's words.
+            let (selector, args) = if role == UniswapV3SwapRouter {
+                let deadline = b.uint(U256::MAX)?;
+                (
+                    ISwapRouter::exactInputSingleCall::SELECTOR,
+                    vec![tin, tout, fee, acct_in.clone(), deadline, x, zero.clone(), zero],
+                )
+            } else {
+                (
+                    ISwapRouter02::exactInputSingleCall::SELECTOR,
+                    vec![tin, tout, fee, acct_in.clone(), x, zero.clone(), zero],
+                )
+            };
+            let out = b.call(CallKind::Call, router, selector, &args, Out::Word)?;
+            out.map(In::Fixed).ok_or_else(unsupported)
         }
         PoolState::Stableswap(_) => {
             let (Some(i), Some(j)) = (pool.index_of(st.token_in), pool.index_of(st.token_out))
@@ -629,7 +606,7 @@ fn step_calls(
                     approve(b, asset, pool.address, x.clone())?;
                     let asset_in = b.address(asset)?;
                     let zero = b.word(0u16)?;
-                    measured(b, acct, receipt, acct_in, |b| {
+                    measured(b, receipt, acct_in, |b| {
                         b.call(
                             CallKind::Call,
                             pool.address,
@@ -658,19 +635,14 @@ fn step_calls(
                     } else {
                         (ICToken::redeemCall::SELECTOR, asset)
                     };
-                    measured(b, acct, produced, acct_in, |b| {
+                    measured(b, produced, acct_in, |b| {
                         // Compound reports failure as a nonzero code.
                         let code =
                             b.call(CallKind::Call, pool.address, selector, &[x], Out::Word)?;
                         let code = word_out(code)?;
                         let zero = b.uint(U256::ZERO)?;
-                        let ok = helper(
-                            b,
-                            acct,
-                            IShortcutsHelpers::isEqualCall::SELECTOR,
-                            &[code, zero],
-                        )?;
-                        helper(b, acct, IShortcutsHelpers::checkCall::SELECTOR, &[ok])?;
+                        let ok = helper(b, Op::IsEqual, &[code, zero])?;
+                        super::helpers::check(b, ok)?;
                         Ok(())
                     })
                 }
@@ -681,7 +653,7 @@ fn step_calls(
             // output.
             let In::Fixed(v) = x else { return Err(unsupported()) };
             let referral = b.address(Address::ZERO)?;
-            measured(b, acct, pool.tokens[1], acct_in, |b| {
+            measured(b, pool.tokens[1], acct_in, |b| {
                 b.call(
                     CallKind::Value(v),
                     pool.address,
@@ -700,7 +672,7 @@ fn step_calls(
                     b.call(CallKind::Call, wrapper, IWstETH::wrapCall::SELECTOR, &[x], Out::Word)?;
                 word_out(out)
             } else {
-                measured(b, acct, asset, acct_in, |b| {
+                measured(b, asset, acct_in, |b| {
                     b.call(
                         CallKind::Call,
                         wrapper,
@@ -721,14 +693,29 @@ fn step_calls(
 /// return what they minted or paid).
 fn measured(
     b: &mut ProgramBuilder,
-    acct: Address,
     token: Address,
     acct_in: &In,
     calls: impl FnOnce(&mut ProgramBuilder) -> Result<(), EncodeError>,
 ) -> Result<In, EncodeError> {
-    let t = b.address(token)?;
-    let before = balance_of(b, acct, t.clone(), acct_in.clone())?;
+    let before = balance_of(b, token, acct_in.clone())?;
     calls(b)?;
-    let after = balance_of(b, acct, t, acct_in.clone())?;
-    helper(b, acct, IShortcutsHelpers::subCall::SELECTOR, &[after, before])
+    let after = balance_of(b, token, acct_in.clone())?;
+    helper(b, Op::Sub, &[after, before])
+}
+
+/// The periphery router (of one of `roles`) bound to the factory of
+/// `pool`'s protocol on its chain.
+fn periphery(
+    ctx: &StepCtx<'_>,
+    pool: &Pool,
+    roles: &[DeploymentRole],
+) -> Result<(DeploymentRole, Address), EncodeError> {
+    let missing = EncodeError::DeploymentUnavailable { chain: pool.chain, role: roles[0] };
+    let factory = ctx.catalog.dex_factory(pool.chain, &pool.protocol).ok_or(missing.clone())?;
+    roles
+        .iter()
+        .find_map(|r| {
+            ctx.catalog.deployment(pool.chain, *r, Some(factory.factory)).map(|d| (*r, d.address))
+        })
+        .ok_or(missing)
 }

@@ -130,12 +130,24 @@ pub struct ProgramBuilder {
     constants: HashMap<Bytes, Slot>,
     /// Command index (first word) of each call, in order.
     calls: usize,
+    /// The chain's helper contracts.
+    helpers: super::helpers::Helpers,
 }
 
 impl ProgramBuilder {
-    /// An empty program.
+    /// An empty program with no helper contracts.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty program for a chain with these helper contracts.
+    pub fn with_helpers(helpers: super::helpers::Helpers) -> Self {
+        Self { helpers, ..Self::default() }
+    }
+
+    /// The chain's helper contracts.
+    pub const fn helpers(&self) -> super::helpers::Helpers {
+        self.helpers
     }
 
     fn slot(&mut self, value: Bytes) -> Result<Slot, WeirollError> {
@@ -204,7 +216,7 @@ impl ProgramBuilder {
             indices.push(v.0);
         }
         for a in args {
-            push_indices(&mut indices, a, false)?;
+            self.push_indices(&mut indices, a, false)?;
         }
         self.emit(kind, target, selector, 0, &indices, out)
     }
@@ -225,6 +237,35 @@ impl ProgramBuilder {
         }
         indices.push(data.0 | IDX_VARIABLE);
         self.emit(kind, target, [0; 4], FLAG_DATA, &indices, out)
+    }
+
+    /// The index bytes of one argument. An array opens with the slot of
+    /// its length (the deployed VM's layout), then its elements.
+    fn push_indices(&mut self, out: &mut Vec<u8>, arg: &In, nested: bool) -> Result<(), WeirollError> {
+        match arg {
+            In::Fixed(s) => out.push(s.0),
+            In::Var(s) => out.push(s.0 | IDX_VARIABLE),
+            In::State if !nested => out.push(IDX_USE_STATE),
+            In::Array(items) if !nested => {
+                let len = self.uint(U256::from(items.len()))?;
+                let In::Fixed(len) = len else { return Err(WeirollError::BadEncoding(0)) };
+                out.push(IDX_ARRAY_START);
+                out.push(len.0);
+                for i in items {
+                    self.push_indices(out, i, true)?;
+                }
+                out.push(IDX_DYNAMIC_END);
+            }
+            In::Tuple(items) if !nested => {
+                out.push(IDX_TUPLE_START);
+                for i in items {
+                    self.push_indices(out, i, true)?;
+                }
+                out.push(IDX_DYNAMIC_END);
+            }
+            _ => return Err(WeirollError::BadEncoding(0)),
+        }
+        Ok(())
     }
 
     fn emit(
@@ -308,23 +349,6 @@ impl ProgramBuilder {
     pub fn build(self) -> Program {
         self.program
     }
-}
-
-fn push_indices(out: &mut Vec<u8>, arg: &In, nested: bool) -> Result<(), WeirollError> {
-    match arg {
-        In::Fixed(s) => out.push(s.0),
-        In::Var(s) => out.push(s.0 | IDX_VARIABLE),
-        In::State if !nested => out.push(IDX_USE_STATE),
-        In::Array(items) | In::Tuple(items) if !nested => {
-            out.push(if matches!(arg, In::Array(_)) { IDX_ARRAY_START } else { IDX_TUPLE_START });
-            for i in items {
-                push_indices(out, i, true)?;
-            }
-            out.push(IDX_DYNAMIC_END);
-        }
-        _ => return Err(WeirollError::BadEncoding(0)),
-    }
-    Ok(())
 }
 
 /// One decoded command.
@@ -493,9 +517,9 @@ fn encode_args(
                 tail.extend_from_slice(v);
             }
             (0, [idx]) => head.extend(fixed(at, state, *idx)?),
-            (IDX_ARRAY_START, items) => {
+            (IDX_ARRAY_START, [len, items @ ..]) => {
                 head.extend(word(head_bytes + tail.len()));
-                tail.extend(word(items.len()));
+                tail.extend(fixed(at, state, *len)?);
                 let var = items.first().is_some_and(|i| i & IDX_VARIABLE != 0);
                 let mut tails: Vec<u8> = Vec::new();
                 for i in items {

@@ -109,14 +109,15 @@ sol! {
             bytes data;
         }
 
-        error WrongMsgValue(uint256 value, uint256 expected);
+        error WrongMsgValue(uint256 value, uint256 expectedAmount);
+        error AmountTooLow(Token token, uint256 amount, uint256 minAmount);
+        error DuplicateNativeAsset();
         error UnsupportedTokenType(uint8 tokenType);
-        error AmountTooLow(address token, uint256 received, uint256 minAmountOut);
-        error TransferFailed(address token);
+        error SafeERC20FailedOperation(address token);
 
-        constructor(address executor_);
+        constructor();
 
-        function executor() external view returns (address);
+        function shortcuts() external view returns (address);
         function routeSingle(Token tokenIn, bytes data) external payable returns (bytes);
         function routeMulti(Token[] tokensIn, bytes data) external payable returns (bytes);
         function safeRouteSingle(Token tokenIn, Token tokenOut, address receiver, bytes data)
@@ -135,10 +136,11 @@ sol! {
 
         error WrongValue(uint256 value, uint256 amount);
         error AmountTooLow(address token);
-        error TransferFailed(address token);
+        error Duplicate(address token);
 
-        constructor(address executor_);
+        constructor(address owner_);
 
+        function enso() external view returns (address);
         function routeSingle(address tokenIn, uint256 amountIn, bytes32[] commands, bytes[] state)
             external payable returns (bytes[]);
         function routeMulti(TokenAmount[] tokensIn, bytes32[] commands, bytes[] state)
@@ -152,55 +154,75 @@ sol! {
             bytes32[] commands,
             bytes[] state
         ) external payable returns (bytes[]);
+        function safeRouteMulti(
+            TokenAmount[] tokensIn,
+            TokenAmount[] tokensOut,
+            address receiver,
+            bytes32[] commands,
+            bytes[] state
+        ) external payable returns (bytes[]);
     }
 
-    /// The shortcuts executor, the delegate, and the wallet: the VM, its
-    /// helpers (called by programs on the executing address) and the
-    /// entry point.
+    /// The shortcuts executor (Enso's `EnsoShortcuts`), whose VM the
+    /// delegates and the wallet share: the entry point and the VM's error.
     #[sol(all_derives)]
     contract ShortcutsExecutor {
         event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
 
         error ExecutionFailed(uint256 command_index, address target, string message);
-        error DelegateCallRefused(uint256 command_index);
-        error MissingIndices(uint256 command_index);
-        error BadEncoding(uint256 command_index);
-        error UnexpectedCallback(address caller);
-        error AmountBelowMinimum(uint256 amount, uint256 minimum);
-        error CheckFailed();
-        error BadBps(uint256 bps);
-        error NotAccount(address caller);
+        error NotPermitted();
+        error OnlyDelegateCall();
         error NotOwner(address caller);
 
+        constructor(address executor_);
+
+        function executor() external view returns (address);
         function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
             external payable returns (bytes[]);
-
-        function tokenBalance(address token, address account) external view returns (uint256);
-        function add(uint256 a, uint256 b) external pure returns (uint256);
-        function sub(uint256 a, uint256 b) external pure returns (uint256);
-        function mul(uint256 a, uint256 b) external pure returns (uint256);
-        function div(uint256 a, uint256 b) external pure returns (uint256);
-        function min(uint256 a, uint256 b) external pure returns (uint256);
-        function max(uint256 a, uint256 b) external pure returns (uint256);
-        function isEqual(uint256 a, uint256 b) external pure returns (bool);
-        function isLessThan(uint256 a, uint256 b) external pure returns (bool);
-        function isEqualOrLessThan(uint256 a, uint256 b) external pure returns (bool);
-        function isGreaterThan(uint256 a, uint256 b) external pure returns (bool);
-        function isEqualOrGreaterThan(uint256 a, uint256 b) external pure returns (bool);
-        function not(bool c) external pure returns (bool);
-        function check(bool c) external pure returns (bool);
-        function toggle(bool c, uint256 a, uint256 b) external pure returns (uint256);
-        function bpsOf(uint256 amount, uint256 bps) external pure returns (uint256);
-        function lessBps(uint256 amount, uint256 bps) external pure returns (uint256);
-        function requireAtLeast(uint256 amount, uint256 minimum) external pure returns (uint256);
-        function v2AmountOut(address pair, address tokenIn, uint256 amountIn, uint256 feeBps)
-            external view returns (uint256);
-        function v3AmountOut(bytes ret, bool zeroForOne) external pure returns (uint256);
     }
 
-    /// `contracts/src/LegacyShortcutsDelegate.sol`: the legacy delegate ABI.
+    /// `contracts/src/LegacyShortcutsExecutor.sol`: the legacy router's
+    /// executor.
+    #[sol(all_derives)]
+    contract LegacyShortcutsExecutor {
+        error NotPermitted();
+
+        constructor(address owner_, address executor_);
+
+        function executor() external view returns (address);
+        function executeShortcut(bytes32[] commands, bytes[] state) external payable returns (bytes[]);
+    }
+
+    /// `contracts/src/ReferenceV2Router.sol`: a V2 fork's Router02.
+    #[sol(all_derives)]
+    contract ReferenceV2Router {
+        constructor(address factory_, address weth_, bytes32 initCodeHash_, uint256 feeBps_);
+    }
+
+    /// `@uniswap/v2-periphery` `UniswapV2Router02`.
+    #[sol(all_derives)]
+    contract UniswapV2Router02 {
+        constructor(address factory, address WETH);
+    }
+
+    /// `@uniswap/v3-periphery` `SwapRouter`.
+    #[sol(all_derives)]
+    contract UniswapV3SwapRouter {
+        constructor(address factory, address WETH9);
+    }
+
+    /// `@uniswap/swap-router-contracts` `SwapRouter02`.
+    #[sol(all_derives)]
+    contract UniswapV3SwapRouter02 {
+        constructor(address factoryV2, address factoryV3, address positionManager, address WETH9);
+    }
+
+    /// `contracts/src/LegacyShortcutsDelegate.sol`: the legacy delegate
+    /// (`SafeEnsoShortcuts`), whose event carries the shortcut id only.
     #[sol(all_derives)]
     contract LegacyShortcutsDelegate {
+        event ShortcutExecuted(bytes32 shortcutId);
+
         function executeShortcut(bytes32 shortcutId, bytes32[] commands, bytes[] state)
             external payable returns (bytes[]);
     }

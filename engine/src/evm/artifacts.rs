@@ -99,6 +99,26 @@ pub enum Artifact {
     UniswapV3Factory,
     /// `@uniswap/v3-core@1.0.1` pool (npm; the factory embeds it).
     UniswapV3Pool,
+    /// `LegacyShortcutsExecutor.sol`: the legacy router's executor, created
+    /// by the legacy router's constructor.
+    LegacyShortcutsExecutor,
+    /// `ReferenceMathHelpers.sol`: Enso's `MathHelpers`.
+    ReferenceMathHelpers,
+    /// `ReferenceShortcutsHelpers.sol`: Enso's `EnsoShortcutsHelpers` v3.
+    ReferenceShortcutsHelpers,
+    /// `ReferenceV2Router.sol`: a V2 fork's Router02; constructor `(address
+    /// factory, address weth, bytes32 initCodeHash, uint256 feeBps)`.
+    ReferenceV2Router,
+    /// `@uniswap/v2-periphery@1.1.0-beta.0` `UniswapV2Router02` (npm);
+    /// constructor `(address factory, address WETH)`.
+    UniswapV2Router02,
+    /// `@uniswap/v3-periphery@1.4.4` `SwapRouter` (npm); constructor
+    /// `(address factory, address WETH9)`.
+    UniswapV3SwapRouter,
+    /// `@uniswap/swap-router-contracts@1.3.1` `SwapRouter02` (npm);
+    /// constructor `(address factoryV2, address factoryV3, address
+    /// positionManager, address WETH9)`.
+    UniswapV3SwapRouter02,
 }
 
 /// The part of an artifact file the EVM needs.
@@ -113,7 +133,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 33] = [
+    pub const ALL: [Self; 40] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -147,6 +167,13 @@ impl Artifact {
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
         Self::UniswapV3Pool,
+        Self::LegacyShortcutsExecutor,
+        Self::ReferenceMathHelpers,
+        Self::ReferenceShortcutsHelpers,
+        Self::ReferenceV2Router,
+        Self::UniswapV2Router02,
+        Self::UniswapV3SwapRouter,
+        Self::UniswapV3SwapRouter02,
     ];
 
     /// The contract's name (its file name under `contracts/artifacts/`, or
@@ -186,6 +213,13 @@ impl Artifact {
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
             Self::UniswapV3Pool => "UniswapV3Pool",
+            Self::LegacyShortcutsExecutor => "LegacyShortcutsExecutor",
+            Self::ReferenceMathHelpers => "ReferenceMathHelpers",
+            Self::ReferenceShortcutsHelpers => "ReferenceShortcutsHelpers",
+            Self::ReferenceV2Router => "ReferenceV2Router",
+            Self::UniswapV2Router02 => "UniswapV2Router02",
+            Self::UniswapV3SwapRouter => "SwapRouter",
+            Self::UniswapV3SwapRouter02 => "SwapRouter02",
         }
     }
 
@@ -268,10 +302,25 @@ impl Artifact {
                 include_str!("../../../contracts/artifacts/ReferenceDualVault.json")
             }
             Self::PoolLens => include_str!("../../../contracts/artifacts/PoolLens.json"),
+            Self::LegacyShortcutsExecutor => {
+                include_str!("../../../contracts/artifacts/LegacyShortcutsExecutor.json")
+            }
+            Self::ReferenceMathHelpers => {
+                include_str!("../../../contracts/artifacts/ReferenceMathHelpers.json")
+            }
+            Self::ReferenceShortcutsHelpers => {
+                include_str!("../../../contracts/artifacts/ReferenceShortcutsHelpers.json")
+            }
+            Self::ReferenceV2Router => {
+                include_str!("../../../contracts/artifacts/ReferenceV2Router.json")
+            }
             Self::UniswapV2Factory
             | Self::UniswapV2Pair
             | Self::UniswapV3Factory
-            | Self::UniswapV3Pool => return None,
+            | Self::UniswapV3Pool
+            | Self::UniswapV2Router02
+            | Self::UniswapV3SwapRouter
+            | Self::UniswapV3SwapRouter02 => return None,
         })
     }
 
@@ -319,10 +368,13 @@ pub struct NpmArtifacts {
     v2_pair: Bytes,
     v3_factory: Bytes,
     v3_pool: Bytes,
+    v2_router: Bytes,
+    v3_router: Bytes,
+    v3_router02: Bytes,
 }
 
 /// Where each npm artifact lives under `node_modules`.
-const NPM_FILES: [(Artifact, &str); 4] = [
+const NPM_FILES: [(Artifact, &str); 7] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -332,6 +384,15 @@ const NPM_FILES: [(Artifact, &str); 4] = [
     (
         Artifact::UniswapV3Pool,
         "@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
+    ),
+    (Artifact::UniswapV2Router02, "@uniswap/v2-periphery/build/UniswapV2Router02.json"),
+    (
+        Artifact::UniswapV3SwapRouter,
+        "@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json",
+    ),
+    (
+        Artifact::UniswapV3SwapRouter02,
+        "@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
     ),
 ];
 
@@ -345,7 +406,7 @@ impl NpmArtifacts {
         )
     }
 
-    /// Reads the four Uniswap artifacts under `dir`.
+    /// Reads the Uniswap artifacts (core and periphery) under `dir`.
     pub fn load(dir: &Path) -> Result<Self, EvmError> {
         let read = |a: Artifact| -> Result<Bytes, EvmError> {
             let rel = NPM_FILES.iter().find(|(x, _)| *x == a).map_or("", |(_, p)| p);
@@ -359,6 +420,9 @@ impl NpmArtifacts {
             v2_pair: read(Artifact::UniswapV2Pair)?,
             v3_factory: read(Artifact::UniswapV3Factory)?,
             v3_pool: read(Artifact::UniswapV3Pool)?,
+            v2_router: read(Artifact::UniswapV2Router02)?,
+            v3_router: read(Artifact::UniswapV3SwapRouter)?,
+            v3_router02: read(Artifact::UniswapV3SwapRouter02)?,
         })
     }
 
@@ -379,6 +443,9 @@ impl NpmArtifacts {
             Artifact::UniswapV2Pair => Ok(self.v2_pair.clone()),
             Artifact::UniswapV3Factory => Ok(self.v3_factory.clone()),
             Artifact::UniswapV3Pool => Ok(self.v3_pool.clone()),
+            Artifact::UniswapV2Router02 => Ok(self.v2_router.clone()),
+            Artifact::UniswapV3SwapRouter => Ok(self.v3_router.clone()),
+            Artifact::UniswapV3SwapRouter02 => Ok(self.v3_router02.clone()),
             other => other.initcode(),
         }
     }

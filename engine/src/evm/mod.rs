@@ -329,6 +329,18 @@ where
         }
     }
 
+    /// Replaces every occurrence of the address `from` in `at`'s code with
+    /// `to` (an immutable naming another contract that moved).
+    pub fn patch_address(&mut self, at: Address, from: Address, to: Address) -> Result<(), EvmError> {
+        let code = self.code(at);
+        if code.is_empty() {
+            return Err(EvmError::NotAContract(at));
+        }
+        let patched = replace_address(&code, from, to);
+        self.set_code(at, Bytecode::new_raw(patched.into()));
+        Ok(())
+    }
+
     /// Moves the contract at `from` (code, storage, balance) to `to`, as if
     /// it had been deployed there, and empties `from`. Occurrences of `from`
     /// in the runtime code (immutables that hold the contract's own address,

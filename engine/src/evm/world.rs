@@ -35,7 +35,7 @@ use alloy_primitives::{
 };
 use alloy_sol_types::{SolConstructor, SolValue};
 use switchyard_catalog::{
-    Catalog, ChainId, FactoryKind, NATIVE_TOKEN, RoutingStrategy,
+    Catalog, ChainId, DeploymentRole, FactoryKind, NATIVE_TOKEN, RoutingStrategy,
     market::{DualVaultRecord, LendingRecord, Market, PoolRecord},
 };
 use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
@@ -47,8 +47,9 @@ use super::{
         ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault,
         ReferenceStETH, ReferenceStableSwap, ReferenceStargatePool, ReferenceV2Pair,
         ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH, ReferenceWstETH,
-        ShortcutsReceiver, ShortcutsRouter, TestERC20, UniswapV2Factory, UniswapV2Pair,
-        UniswapV3Factory, UniswapV3Pool, V3Swapper, WalletFactory,
+        TestERC20, UniswapV2Factory, UniswapV2Pair,
+        UniswapV2Router02, UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter,
+        UniswapV3SwapRouter02, V3Swapper, WalletFactory, ReferenceV2Router,
     },
 };
 
@@ -68,6 +69,11 @@ pub const RELAYER: Address = address!("5eed000000000000000000000000000000000be1"
 pub fn default_receiver() -> Address {
     Address::from_slice(&keccak256(b"switchyard.ShortcutsReceiver")[12..])
 }
+
+/// Uniswap V2's pair init code hash (mainnet's, and the npm bytecode's):
+/// the one `UniswapV2Router02` has built in.
+const UNISWAP_V2_INIT_CODE_HASH: B256 =
+    alloy_primitives::b256!("96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f");
 
 /// Holds the shares or LP supply a snapshot says exist, so totals match.
 pub const SEED_HOLDER: Address = address!("5eed0000000000000000000000000000000005ee");
@@ -686,11 +692,46 @@ impl<'a> ChainBuilder<'a> {
                 .or_insert_with(|| Err(format!("no EVM fixture for {} positions", p.protocol)));
         }
         let shortcuts = self.shortcuts()?;
+        for (contract, why) in self.deployments() {
+            unbuilt.push((contract, why));
+        }
         for (bridge, why) in self.bridges() {
             unbuilt.push((bridge, why));
         }
         let (base, block) = self.evm.freeze();
         Ok(ChainWorld { chain, base, block, tokens: self.tokens, shortcuts, unbuilt, positions })
+    }
+
+    /// Deploys `artifact`, whose constructor creates one contract (a router
+    /// creating its executor), and moves both: the parent to `target`, its
+    /// child to `child_target`, each one's address patched in the other's
+    /// code (the parent's immutable naming its child, the child's naming its
+    /// creator).
+    fn deploy_with_child(
+        &mut self,
+        artifact: Artifact,
+        args: &[u8],
+        target: Address,
+        child_target: Address,
+    ) -> Result<(), WorldError> {
+        let initcode = self.npm.initcode(artifact).doing(|| artifact.name().to_string())?;
+        let mut code = initcode.to_vec();
+        code.extend_from_slice(args);
+        let scratch = self
+            .evm
+            .deploy(DEPLOYER, code.into())
+            .doing(|| format!("deploying {} for {target}", artifact.name()))?;
+        let child = scratch.create(1);
+        let what = || format!("moving {} to {target}", artifact.name());
+        self.evm.patch_address(child, scratch, target).doing(what)?;
+        // The legacy executor keeps its router in storage slot 0.
+        let creator = U256::from_be_slice(scratch.as_slice());
+        if self.evm.storage(child, U256::ZERO) == creator {
+            self.evm.set_storage(child, U256::ZERO, U256::from_be_slice(target.as_slice()));
+        }
+        self.evm.relocate(child, child_target).doing(what)?;
+        self.evm.patch_address(scratch, child, child_target).doing(what)?;
+        self.evm.relocate(scratch, target).doing(what)
     }
 
     /// Deploys `artifact` at a scratch address and moves it to `target`.
@@ -1446,6 +1487,75 @@ impl<'a> ChainBuilder<'a> {
         failed
     }
 
+    /// The catalog's deployed periphery and helper contracts of the chain:
+    /// Uniswap's routers from their npm bytecode (deployed with the chain's
+    /// factory and wrapped native coin, then moved to their address), a V2
+    /// fork's router and Enso's helpers from reference contracts. A
+    /// contract that cannot be placed is listed.
+    fn deployments(&mut self) -> Vec<(Address, String)> {
+        let catalog = self.catalog;
+        let chain = self.chain;
+        let weth = catalog.network(chain).map(|n| n.wrapped_native).unwrap_or_default();
+        let mut failed = Vec::new();
+        for d in catalog.deployments_on(chain) {
+            if !self.evm.code(d.address).is_empty() {
+                continue;
+            }
+            let factory = d.factory.unwrap_or_default();
+            let placed = match d.role {
+                DeploymentRole::MathHelpers => {
+                    self.deploy_at(Artifact::ReferenceMathHelpers, &[], d.address)
+                }
+                DeploymentRole::ShortcutsHelpers => {
+                    self.deploy_at(Artifact::ReferenceShortcutsHelpers, &[], d.address)
+                }
+                DeploymentRole::UniswapV2Router => {
+                    let fork = catalog
+                        .dex_factories()
+                        .iter()
+                        .find(|f| f.chain_id == chain && f.factory == factory);
+                    match fork {
+                        Some(f) if f.init_code_hash != UNISWAP_V2_INIT_CODE_HASH => {
+                            let fee = if f.protocol.starts_with("pancakeswap") { 25u32 } else { 30 };
+                            let args = ReferenceV2Router::constructorCall {
+                                factory_: factory,
+                                weth_: weth,
+                                initCodeHash_: f.init_code_hash,
+                                feeBps_: U256::from(fee),
+                            }
+                            .abi_encode();
+                            self.deploy_at(Artifact::ReferenceV2Router, &args, d.address)
+                        }
+                        _ => {
+                            let args = UniswapV2Router02::constructorCall { factory, WETH: weth }
+                                .abi_encode();
+                            self.deploy_at(Artifact::UniswapV2Router02, &args, d.address)
+                        }
+                    }
+                }
+                DeploymentRole::UniswapV3SwapRouter => {
+                    let args =
+                        UniswapV3SwapRouter::constructorCall { factory, WETH9: weth }.abi_encode();
+                    self.deploy_at(Artifact::UniswapV3SwapRouter, &args, d.address)
+                }
+                DeploymentRole::UniswapV3SwapRouter02 => {
+                    let args = UniswapV3SwapRouter02::constructorCall {
+                        factoryV2: Address::ZERO,
+                        factoryV3: factory,
+                        positionManager: Address::ZERO,
+                        WETH9: weth,
+                    }
+                    .abi_encode();
+                    self.deploy_at(Artifact::UniswapV3SwapRouter02, &args, d.address)
+                }
+            };
+            if let Err(e) = placed {
+                failed.push((d.address, super::artifacts::error_chain(&e)));
+            }
+        }
+        failed
+    }
+
     /// The shortcut contracts of every strategy the catalog configures on
     /// the chain.
     fn shortcuts(&mut self) -> Result<Shortcuts, WorldError> {
@@ -1456,26 +1566,15 @@ impl<'a> ChainBuilder<'a> {
         if let Some((router, executor)) =
             set(RoutingStrategy::Router).and_then(|c| c.router.zip(c.executor))
         {
-            self.deploy_at(Artifact::ShortcutsExecutor, &[], executor)?;
-            let args = ShortcutsRouter::constructorCall { executor_: executor }.abi_encode();
-            self.deploy_at(Artifact::ShortcutsRouter, &args, router)?;
+            // The router creates its executor in its constructor.
+            self.deploy_with_child(Artifact::ShortcutsRouter, &[], router, executor)?;
             out.router = Some((router, executor));
-            let receiver = set(RoutingStrategy::Router)
-                .and_then(|c| c.receiver)
-                .unwrap_or_else(default_receiver);
-            let args =
-                ShortcutsReceiver::constructorCall { executor_: executor, endpoint_: RELAYER }
-                    .abi_encode();
-            self.deploy_at(Artifact::ShortcutsReceiver, &args, receiver)?;
-            out.receiver = Some(receiver);
         }
         if let Some(router) = set(RoutingStrategy::RouterLegacy).and_then(|c| c.router) {
-            // The legacy router deployed its executor in its constructor:
-            // the executor is the router's first CREATE.
+            // The legacy router, too: the executor is its first CREATE.
             let executor = legacy_executor(router);
-            self.deploy_at(Artifact::ShortcutsExecutor, &[], executor)?;
-            let args = LegacyShortcutsRouter::constructorCall { executor_: executor }.abi_encode();
-            self.deploy_at(Artifact::LegacyShortcutsRouter, &args, router)?;
+            let args = LegacyShortcutsRouter::constructorCall { owner_: DEPLOYER }.abi_encode();
+            self.deploy_with_child(Artifact::LegacyShortcutsRouter, &args, router, executor)?;
             out.legacy_router = Some((router, executor));
         }
         if let Some(d) = set(RoutingStrategy::Delegate).and_then(|c| c.delegate) {

@@ -1,0 +1,194 @@
+//! Enso's deployed helper contracts, as a program calls them.
+//!
+//! The executors are bare weiroll VMs: arithmetic, comparisons and native
+//! balances between protocol calls are calls to Enso's own helper
+//! contracts (`MathHelpers`, `EnsoShortcutsHelpers`), at the addresses the
+//! catalog records for the chain (`catalog/data/deployments.json`). A chain
+//! without one gets [`EncodeError::DeploymentUnavailable`], never a call to
+//! an address nothing is deployed at. ERC-20 balances are the token's own
+//! `balanceOf`.
+
+use alloy_primitives::{Address, U256};
+use alloy_sol_types::{SolCall, sol};
+use switchyard_catalog::{Catalog, ChainId, DeploymentRole, NATIVE_TOKEN};
+
+use super::{
+    EncodeError,
+    protocols::IERC20,
+    weiroll::{CallKind, In, Out, ProgramBuilder},
+};
+
+sol! {
+    /// Enso's `MathHelpers` (checked 0.8 arithmetic).
+    interface IMathHelpers {
+        function add(uint256 a, uint256 b) external pure returns (uint256);
+        function sub(uint256 a, uint256 b) external pure returns (uint256);
+        function mul(uint256 a, uint256 b) external pure returns (uint256);
+        function div(uint256 a, uint256 b) external pure returns (uint256);
+        function min(uint256 a, uint256 b) external pure returns (uint256);
+        function max(uint256 a, uint256 b) external pure returns (uint256);
+    }
+
+    /// Enso's `EnsoShortcutsHelpers` (version 3).
+    interface IEnsoShortcutsHelpers {
+        function getBalance(address balanceAddress) external view returns (uint256 balance);
+        function check(bool condition) external pure;
+        function toggle(bool condition, uint256 a, uint256 b) external pure returns (uint256);
+        function not(bool condition) external pure returns (bool);
+        function isEqual(uint256 a, uint256 b) external pure returns (bool);
+        function isLessThan(uint256 a, uint256 b) external pure returns (bool);
+        function isEqualOrLessThan(uint256 a, uint256 b) external pure returns (bool);
+        function isGreaterThan(uint256 a, uint256 b) external pure returns (bool);
+        function isEqualOrGreaterThan(uint256 a, uint256 b) external pure returns (bool);
+    }
+}
+
+/// The helper contracts of one chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Helpers {
+    /// The chain.
+    pub chain: ChainId,
+    /// `MathHelpers`.
+    pub math: Option<Address>,
+    /// `EnsoShortcutsHelpers`.
+    pub shortcuts: Option<Address>,
+}
+
+impl Default for Helpers {
+    /// No helpers (chain 0): a program that needs one cannot be built.
+    fn default() -> Self {
+        Self { chain: ChainId(0), math: None, shortcuts: None }
+    }
+}
+
+impl Helpers {
+    /// The catalog's helpers on `chain`.
+    pub fn of(catalog: &Catalog, chain: ChainId) -> Self {
+        let at = |role| catalog.deployment(chain, role, None).map(|d| d.address);
+        Self {
+            chain,
+            math: at(DeploymentRole::MathHelpers),
+            shortcuts: at(DeploymentRole::ShortcutsHelpers),
+        }
+    }
+
+    fn get(self, role: DeploymentRole) -> Result<Address, EncodeError> {
+        let found = match role {
+            DeploymentRole::MathHelpers => self.math,
+            DeploymentRole::ShortcutsHelpers => self.shortcuts,
+            _ => None,
+        };
+        found.ok_or(EncodeError::DeploymentUnavailable { chain: self.chain, role })
+    }
+}
+
+/// One helper function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `a + b` (reverts on overflow).
+    Add,
+    /// `a - b` (reverts below zero).
+    Sub,
+    /// `a * b` (reverts on overflow).
+    Mul,
+    /// `a / b`, rounded down.
+    Div,
+    /// The smaller.
+    Min,
+    /// The larger.
+    Max,
+    /// `a == b`.
+    IsEqual,
+    /// `a < b`.
+    IsLessThan,
+    /// `a <= b`.
+    IsEqualOrLessThan,
+    /// `a > b`.
+    IsGreaterThan,
+    /// `a >= b`.
+    IsEqualOrGreaterThan,
+    /// `!c`.
+    Not,
+    /// `c ? a : b`.
+    Toggle,
+}
+
+impl Op {
+    const fn target(self) -> (DeploymentRole, [u8; 4]) {
+        use DeploymentRole::{MathHelpers as M, ShortcutsHelpers as S};
+        match self {
+            Self::Add => (M, IMathHelpers::addCall::SELECTOR),
+            Self::Sub => (M, IMathHelpers::subCall::SELECTOR),
+            Self::Mul => (M, IMathHelpers::mulCall::SELECTOR),
+            Self::Div => (M, IMathHelpers::divCall::SELECTOR),
+            Self::Min => (M, IMathHelpers::minCall::SELECTOR),
+            Self::Max => (M, IMathHelpers::maxCall::SELECTOR),
+            Self::IsEqual => (S, IEnsoShortcutsHelpers::isEqualCall::SELECTOR),
+            Self::IsLessThan => (S, IEnsoShortcutsHelpers::isLessThanCall::SELECTOR),
+            Self::IsEqualOrLessThan => (S, IEnsoShortcutsHelpers::isEqualOrLessThanCall::SELECTOR),
+            Self::IsGreaterThan => (S, IEnsoShortcutsHelpers::isGreaterThanCall::SELECTOR),
+            Self::IsEqualOrGreaterThan => {
+                (S, IEnsoShortcutsHelpers::isEqualOrGreaterThanCall::SELECTOR)
+            }
+            Self::Not => (S, IEnsoShortcutsHelpers::notCall::SELECTOR),
+            Self::Toggle => (S, IEnsoShortcutsHelpers::toggleCall::SELECTOR),
+        }
+    }
+}
+
+/// A helper call (STATICCALL) returning one word.
+pub fn helper(b: &mut ProgramBuilder, op: Op, args: &[In]) -> Result<In, EncodeError> {
+    let (role, selector) = op.target();
+    let at = b.helpers().get(role)?;
+    let out = b.call(CallKind::StaticCall, at, selector, args, Out::Word)?;
+    out.map(In::Fixed).ok_or(EncodeError::Unsupported("helper without output"))
+}
+
+/// Reverts the program unless `cond` holds (`check(bool)`).
+pub fn check(b: &mut ProgramBuilder, cond: In) -> Result<(), EncodeError> {
+    let at = b.helpers().get(DeploymentRole::ShortcutsHelpers)?;
+    b.call(
+        CallKind::StaticCall,
+        at,
+        IEnsoShortcutsHelpers::checkCall::SELECTOR,
+        &[cond],
+        Out::Ignore,
+    )?;
+    Ok(())
+}
+
+/// Reverts unless `amount >= minimum`; returns `amount`.
+pub fn require_at_least(
+    b: &mut ProgramBuilder,
+    amount: In,
+    minimum: In,
+) -> Result<In, EncodeError> {
+    let ok = helper(b, Op::IsEqualOrGreaterThan, &[amount.clone(), minimum])?;
+    check(b, ok)?;
+    Ok(amount)
+}
+
+/// `floor(amount * bps / 10_000)`.
+pub fn bps_of(b: &mut ProgramBuilder, amount: In, bps: In) -> Result<In, EncodeError> {
+    let scaled = helper(b, Op::Mul, &[amount, bps])?;
+    let denominator = b.uint(U256::from(10_000u32))?;
+    helper(b, Op::Div, &[scaled, denominator])
+}
+
+/// `holder`'s balance of `token` (the native coin's through
+/// `EnsoShortcutsHelpers.getBalance`).
+pub fn balance_of(b: &mut ProgramBuilder, token: Address, holder: In) -> Result<In, EncodeError> {
+    let out = if token == NATIVE_TOKEN {
+        let at = b.helpers().get(DeploymentRole::ShortcutsHelpers)?;
+        b.call(
+            CallKind::StaticCall,
+            at,
+            IEnsoShortcutsHelpers::getBalanceCall::SELECTOR,
+            &[holder],
+            Out::Word,
+        )?
+    } else {
+        b.call(CallKind::StaticCall, token, IERC20::balanceOfCall::SELECTOR, &[holder], Out::Word)?
+    };
+    out.map(In::Fixed).ok_or(EncodeError::Unsupported("balance without output"))
+}
