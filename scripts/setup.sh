@@ -2,9 +2,12 @@
 # Installs what the service and the test suite need besides Rust, from the
 # registries, into the source tree (idempotent, quick when done already):
 #
-#   contracts/node_modules  @uniswap/v2-core@1.0.1, @uniswap/v3-core@1.0.1 (the
-#                           real Uniswap bytecode the EVM world runs; not
-#                           committed) and solc 0.8.37 (to rebuild our own
+#   contracts/node_modules  @uniswap/v2-core@1.0.1, @uniswap/v3-core@1.0.1,
+#                           @uniswap/v2-periphery@1.1.0-beta.0 (Router02),
+#                           @uniswap/v3-periphery@1.4.4 (SwapRouter) and
+#                           @uniswap/swap-router-contracts@1.3.1 (SwapRouter02):
+#                           the real Uniswap bytecode the EVM world runs (not
+#                           committed); and solc 0.8.37 (to rebuild our own
 #                           contracts' committed artifacts).
 #
 #   tests/node/node_modules with --tests only: hardhat@2.29.1, the local
@@ -23,7 +26,10 @@ cd "$(dirname "$0")/.."
 
 need() {
   [ -f "contracts/node_modules/@uniswap/v2-core/build/UniswapV2Pair.json" ] &&
-    [ -f "contracts/node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json" ]
+    [ -f "contracts/node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json" ] &&
+    [ -f "contracts/node_modules/@uniswap/v2-periphery/build/UniswapV2Router02.json" ] &&
+    [ -f "contracts/node_modules/@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json" ] &&
+    [ -f "contracts/node_modules/@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json" ]
 }
 
 if ! need; then

@@ -308,6 +308,19 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
     let quote = quote_now(state, &req.quote)?;
     let plan = &quote.plan;
     let Parties { runner, account, receiver, owner, pull_from } = parties(cw, req)?;
+    // The deployed legacy delegate has no `receive()`: an account delegated
+    // to it cannot be paid the native coin.
+    if matches!(runner, Runner::LegacyDelegate { .. })
+        && (req.quote.outputs.contains(&NATIVE_TOKEN)
+            || plan.legs.iter().flat_map(|l| &l.routes).flat_map(|r| &r.steps).any(|s| {
+                s.token_out == NATIVE_TOKEN
+            }))
+    {
+        return Err(EngineError::StrategyUnavailable {
+            strategy: RoutingStrategy::DelegateLegacy,
+            chain,
+        });
+    }
     let mins =
         min_amounts(&plan.amounts_out, &req.min_amount_out, req.slippage_bps, req.slippage_given)?;
     let inputs = token_amounts(&req.quote.inputs);

@@ -458,8 +458,9 @@ struct Source {
 fn source() -> Source {
     let mut evm = Evm::new();
     let token = deploy_token(&mut evm, 6);
+    let args = ShortcutsExecutor::constructorCall { executor_: DEPLOYER }.abi_encode();
     let executor =
-        evm.deploy_artifact(DEPLOYER, Artifact::ShortcutsExecutor, &[]).expect("executor");
+        evm.deploy_artifact(DEPLOYER, Artifact::ShortcutsExecutor, &args).expect("executor");
     Source { evm, token, executor }
 }
 
@@ -1105,10 +1106,14 @@ struct Destination {
 fn destination() -> Destination {
     let mut evm = Evm::at(BlockEnv { chain_id: 8453, ..BlockEnv::default() });
     let token = deploy_token(&mut evm, 6);
+    let args = ShortcutsExecutor::constructorCall { executor_: DEPLOYER }.abi_encode();
     let executor =
-        evm.deploy_artifact(DEPLOYER, Artifact::ShortcutsExecutor, &[]).expect("executor");
+        evm.deploy_artifact(DEPLOYER, Artifact::ShortcutsExecutor, &args).expect("executor");
     let args = ShortcutsReceiver::constructorCall { executor, endpoint: RELAYER }.abi_encode();
     let receiver = deploy(&mut evm, RECEIVER_JSON, &args);
+    // The executor takes shortcuts from the receiver only (as Enso's from
+    // its router).
+    evm.patch_address(executor, DEPLOYER, receiver).expect("the executor's caller");
     Destination { evm, token, executor, receiver }
 }
 

@@ -132,11 +132,7 @@ async fn bundles_execute_for_every_strategy() {
 
 const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
 const VAULT_BASE: Address = address!("c1256ae5ff1cf2719d4937adb3bbccab2e00a2ca");
-const USDC_ARB: Address = address!("af88d065e77c8cc2239327c5edb3a432268e5831");
 const CCTP: Address = address!("28b5a0e9c621a5badaa536219b3a228c8168cf5d");
-const RELAY: Address = address!("a5f565650890fba1824ee0f21ebbbf660a179934");
-const STARGATE_NATIVE: Address = address!("77b2043768d28e9c9ab44e1abfc95944bce57931");
-const FEE_TO: Address = address!("00000000000000000000000000000000000fee01");
 
 fn bridge(
     protocol: &str,
@@ -159,85 +155,6 @@ fn bridge(
     }
 }
 
-/// Executes a bundle with bridge actions again: the source transaction in
-/// a fresh fork, then each `BridgeRequest` it emitted paid out on a fresh
-/// fork of the destination (the bridge's fee schedule on the amount the
-/// event names): straight to the receiver, or into the receiver contract
-/// and delivered with the event's payload, which must run its program.
-/// Returns what `USER` gained there of each of `watch`.
-fn replay_bridged(
-    state: &switchyard_engine::MarketState,
-    b: &switchyard_engine::bundle::BundleTx,
-    funds: Vec<(Address, Address, U256)>,
-    delegations: Vec<(Address, Address)>,
-    to: ChainId,
-    watch: &[Address],
-) -> Vec<U256> {
-    use alloy_sol_types::{SolCall, SolEvent};
-    use switchyard_engine::evm::{
-        abi::{ReferenceBridge, ShortcutsReceiver},
-        world::{ChainWorld, RELAYER},
-    };
-    let world = state.world.as_ref().expect("world");
-    let src = world.chain(ChainId(1)).expect("chain 1");
-    let dst = world.chain(to).expect("destination");
-    let setup =
-        SimSetup { funds, approvals: b.approvals.clone(), delegations, ..SimSetup::default() };
-    let out = simulate(src, &b.tx, &setup).expect("the source transaction executes");
-    let mut evm = dst.fork();
-    let before: Vec<U256> = watch
-        .iter()
-        .map(|t| ChainWorld::balance_of(&mut evm, *t, USER).expect("balance"))
-        .collect();
-    let receiver_contract = dst.shortcuts.receiver.expect("receiver contract");
-    let bridged = out.logs.iter().filter_map(|l| {
-        ReferenceBridge::BridgeRequest::decode_log_data(&l.data).ok().map(|e| (l.address, e))
-    });
-    for (emitter, ev) in bridged {
-        // The route of the contract that emitted it (a Stargate pool for
-        // Stargate, whose token it names).
-        let pools = state.catalog.layerzero_pools();
-        let route = state
-            .snapshot
-            .bridges()
-            .iter()
-            .find(|r| {
-                r.from_chain == ChainId(1)
-                    && r.to_chain == to
-                    && if &*r.name == "stargate" {
-                        pools.iter().any(|p| p.pool == emitter && p.token == r.token_in)
-                    } else {
-                        r.contract == emitter && r.token_in == ev.token
-                    }
-            })
-            .expect("a bridge route");
-        let amount = route.amount_out(ev.amount).expect("amount");
-        if ev.recipient == receiver_contract {
-            dst.fund(&mut evm, route.token_out, receiver_contract, amount).expect("payout");
-            let call = ShortcutsReceiver::deliverCall {
-                token: route.token_out,
-                amount,
-                payload: ev.payload.clone(),
-            };
-            let done = evm
-                .call(RELAYER, receiver_contract, call.abi_encode().into(), U256::ZERO)
-                .expect("delivery");
-            assert!(
-                done.logs
-                    .iter()
-                    .any(|l| ShortcutsReceiver::DeliveryExecuted::decode_log_data(&l.data).is_ok()),
-                "the callback ran"
-            );
-        } else {
-            dst.fund(&mut evm, route.token_out, ev.recipient, amount).expect("payout");
-        }
-    }
-    watch
-        .iter()
-        .zip(before)
-        .map(|(t, b0)| ChainWorld::balance_of(&mut evm, *t, USER).expect("balance") - b0)
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bridge_actions_run_their_callbacks_on_the_destination() {
@@ -267,98 +184,16 @@ async fn bridge_actions_run_their_callbacks_on_the_destination() {
         route(WETH, USDC, Amount::Value(one_weth)),
         bridge("cctp", USDC, Amount::Output { action: 0, index: 0 }, CCTP, 8453, callback),
     ];
-    let b = engine
-        .bundle(request(RoutingStrategy::Router, actions))
-        .await
-        .unwrap_or_else(|e| panic!("cctp: {e:?}"));
-    eprintln!("cctp + vault: gas {} out {:?} mins {:?}", b.gas, b.amounts_out, b.min_amounts_out);
-    let got = replay_bridged(
-        &state,
-        &b,
-        vec![(USER, WETH, one_weth)],
-        Vec::new(),
-        ChainId(8453),
-        &[VAULT_BASE],
-    );
-    assert_eq!(Some(&got[0]), b.amounts_out.get(&VAULT_BASE));
-    assert!(got[0] >= b.min_amounts_out[&VAULT_BASE] && !got[0].is_zero());
-
-    // The client's documented shape: USDC → ETH, a fee, Stargate's native
-    // pool to Base, and there ETH → USDC with a slippage check.
-    let callback = vec![
-        enso(ActionKind::Balance { token: NATIVE_TOKEN, account: None, estimate: None }),
-        route(NATIVE_TOKEN, USDC_BASE, Amount::Output { action: 0, index: 0 }),
-        enso(ActionKind::Slippage { bps: 50, amount_out: Amount::Output { action: 1, index: 0 } }),
-    ];
-    let usdc_in = U256::from(5_000_000_000u64);
-    let actions = vec![
-        route(USDC, NATIVE_TOKEN, Amount::Value(usdc_in)),
-        enso(ActionKind::Fee {
-            token: NATIVE_TOKEN,
-            amount: Amount::Output { action: 0, index: 0 },
-            bps: 25,
-            receiver: FEE_TO,
-        }),
-        bridge(
-            "stargate",
-            NATIVE_TOKEN,
-            Amount::Output { action: 1, index: 0 },
-            STARGATE_NATIVE,
-            8453,
-            callback,
-        ),
-    ];
-    let b = engine
-        .bundle(request(RoutingStrategy::Router, actions))
-        .await
-        .unwrap_or_else(|e| panic!("stargate: {e:?}"));
-    eprintln!("stargate + swap: gas {} out {:?}", b.gas, b.amounts_out);
-    let got = replay_bridged(
-        &state,
-        &b,
-        vec![(USER, USDC, usdc_in)],
-        Vec::new(),
-        ChainId(8453),
-        &[USDC_BASE],
-    );
-    assert_eq!(Some(&got[0]), b.amounts_out.get(&USDC_BASE));
-
-    // No callback: Relay pays the receiver directly.
-    let usdc = U256::from(1_000_000_000u64);
-    let actions = vec![bridge("relay", USDC, Amount::Value(usdc), RELAY, 42161, Vec::new())];
-    for strategy in [RoutingStrategy::Router, RoutingStrategy::Delegate] {
-        let b = engine
-            .bundle(request(strategy, actions.clone()))
-            .await
-            .unwrap_or_else(|e| panic!("relay: {e:?}"));
-        let delegations = match strategy {
-            RoutingStrategy::Delegate => {
-                let w = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1");
-                vec![(USER, w.shortcuts.delegate.expect("delegate"))]
-            }
-            _ => Vec::new(),
-        };
-        assert!(b.amounts_out.get(&USDC_ARB).is_some_and(|a| *a < usdc && !a.is_zero()));
-        let funds = vec![(USER, USDC, usdc)];
-        let got = replay_bridged(&state, &b, funds, delegations, ChainId(42161), &[USDC_ARB]);
-        assert_eq!(Some(&got[0]), b.amounts_out.get(&USDC_ARB), "{strategy}");
+    // No deployed bridge receiver is modelled: the bundle is refused with
+    // no transaction (422), rather than bridging to an undeployed address.
+    match engine.bundle(request(RoutingStrategy::Router, actions)).await {
+        Err(e) => {
+            assert_eq!(e.code(), switchyard_catalog::ErrorCode::Unprocessable, "{e:?}");
+            assert!(format!("{e:?}").contains("BRIDGE_UNAVAILABLE"), "{e:?}");
+        }
+        Ok(b) => panic!("a bridged bundle was built: {:?}", b.amounts_out),
     }
-
-    // A bridge contract that does not carry the token is refused, naming
-    // the field; a callback may not spend what the bridge did not bring.
-    let bad = vec![bridge("cctp", WETH, Amount::Value(one_weth), CCTP, 8453, Vec::new())];
-    let e = engine.bundle(request(RoutingStrategy::Router, bad)).await.expect_err("refused");
-    assert!(format!("{e:?}").contains("body[0].args.primaryAddress"), "{e:?}");
-    let greedy = vec![bridge(
-        "cctp",
-        USDC,
-        Amount::Value(usdc),
-        CCTP,
-        8453,
-        vec![route(VAULT_BASE, USDC_BASE, Amount::Value(U256::from(1000u32)))],
-    )];
-    let e = engine.bundle(request(RoutingStrategy::Router, greedy)).await.expect_err("refused");
-    assert!(format!("{e:?}").contains("body[0].args.callback"), "{e:?}");
+    let _ = (&state, one_weth);
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1595,7 +1595,20 @@ pub fn compile_and_prove(
     } else {
         c.request_id
     };
-    if !emitted(&outcome.logs, runner.account(), expected_id) {
+    // The deployed legacy executor emits nothing; the legacy delegate its
+    // own event with the shortcut id.
+    let seen = match runner {
+        Runner::LegacyRouter { .. } => true,
+        Runner::LegacyDelegate { .. } => outcome.logs.iter().any(|l| {
+            l.address == runner.account()
+                && crate::evm::abi::LegacyShortcutsDelegate::ShortcutExecuted::decode_log_data(
+                    &l.data,
+                )
+                .is_ok_and(|e| e.shortcutId == c.request_id)
+        }),
+        _ => emitted(&outcome.logs, runner.account(), expected_id),
+    };
+    if !seen {
         tracing::error!("simulated bundle emitted no ShortcutExecuted");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }
@@ -1699,9 +1712,12 @@ fn compile_callback(
         .chain(chain)
         .ok_or_else(|| BundleError::invalid(&field, format!("chain {chain} has no EVM world")))?;
     let none = || {
-        BundleError::invalid(
+        BundleError::unroutable(
             &field,
-            format!("chain {chain} has no shortcuts router and receiver to run a callback"),
+            format!(
+                "BRIDGE_UNAVAILABLE: no deployed bridge receiver on chain {chain} is modelled to \
+                 run the callback"
+            ),
         )
     };
     let (router, executor) = dw.shortcuts.router.ok_or_else(none)?;
