@@ -458,7 +458,8 @@ struct Source {
 fn source() -> Source {
     let mut evm = Evm::new();
     let token = deploy_token(&mut evm, 6);
-    let args = ShortcutsExecutor::constructorCall { executor_: DEPLOYER }.abi_encode();
+    // The executor takes shortcuts from its router only: here the caller.
+    let args = ShortcutsExecutor::constructorCall { executor_: CALLER }.abi_encode();
     let executor =
         evm.deploy_artifact(DEPLOYER, Artifact::ShortcutsExecutor, &args).expect("executor");
     Source { evm, token, executor }
