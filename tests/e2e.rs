@@ -33,7 +33,7 @@ use serde_json::Value;
 use switchyard_catalog::{ChainId, NATIVE_TOKEN, loaders};
 use switchyard_engine::evm::{
     ForkEvm, NpmArtifacts,
-    abi::{ShortcutsExecutor},
+    abi::ShortcutsExecutor,
     world::{ChainWorld, World, legacy_executor},
 };
 use switchyard_kernel::{MarketSnapshot, derive_prices, usd_anchors};

@@ -102,8 +102,10 @@ fn routes(c: &mut Criterion) {
             receiver: USER,
             outputs: &req.quote.outputs,
             check_min: None,
+            shared: true,
             refund: None,
             cross: None,
+            catalog: &state.catalog,
         };
         let runner = Runner::Router { router, executor };
         let book: &dyn ProtocolBook = &();

@@ -120,7 +120,8 @@ impl Catalog {
         d.positions.sort_by(|a, b| (a.chain_id, &a.position_id).cmp(&(b.chain_id, &b.position_id)));
         d.deployments.sort_by_key(|x| (x.chain_id, x.role, x.factory, x.address));
         for w in d.deployments.windows(2) {
-            if (w[0].chain_id, w[0].role, w[0].factory) == (w[1].chain_id, w[1].role, w[1].factory) {
+            if (w[0].chain_id, w[0].role, w[0].factory) == (w[1].chain_id, w[1].role, w[1].factory)
+            {
                 problems.push(Problem::new(
                     "deployments",
                     format!("chain {} role {} listed twice", w[0].chain_id, w[0].role),
@@ -430,9 +431,9 @@ impl Catalog {
         role: DeploymentRole,
         factory: Option<Address>,
     ) -> Option<&Deployment> {
-        self.deployments
-            .iter()
-            .find(|d| d.chain_id == chain && d.role == role && (factory.is_none() || d.factory == factory))
+        self.deployments.iter().find(|d| {
+            d.chain_id == chain && d.role == role && (factory.is_none() || d.factory == factory)
+        })
     }
 
     /// Replaces or adds contract addresses (operator configuration).

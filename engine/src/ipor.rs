@@ -24,11 +24,9 @@ use crate::{
     EngineError, MarketState,
     encode::{
         self, EncodeError,
-        protocols::IWETH,
         helpers::{Helpers, Op, helper, require_at_least},
-        route::{
-            Amount, LegInput, StepCtx, approve, balance_of, encode_leg, send, word_out,
-        },
+        protocols::IWETH,
+        route::{Amount, LegInput, StepCtx, approve, balance_of, encode_leg, send, word_out},
         tx::TxSpec,
         weiroll::{CallKind, Out, ProgramBuilder},
     },

@@ -312,9 +312,12 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
     // to it cannot be paid the native coin.
     if matches!(runner, Runner::LegacyDelegate { .. })
         && (req.quote.outputs.contains(&NATIVE_TOKEN)
-            || plan.legs.iter().flat_map(|l| &l.routes).flat_map(|r| &r.steps).any(|s| {
-                s.token_out == NATIVE_TOKEN
-            }))
+            || plan
+                .legs
+                .iter()
+                .flat_map(|l| &l.routes)
+                .flat_map(|r| &r.steps)
+                .any(|s| s.token_out == NATIVE_TOKEN))
     {
         return Err(EngineError::StrategyUnavailable {
             strategy: RoutingStrategy::DelegateLegacy,
@@ -355,8 +358,8 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
     let nets_inputs = receiver == req.from
         && req.quote.outputs.iter().any(|o| inputs.iter().any(|i| i.token == *o));
     let outputs = if nets_inputs { Vec::new() } else { outputs };
-    let checks_min = destination.is_some()
-        || (!nets_inputs && runner.checks_min(inputs.len(), outputs.len()));
+    let checks_min =
+        destination.is_some() || (!nets_inputs && runner.checks_min(inputs.len(), outputs.len()));
     let spec = RouteSpec {
         snapshot: &state.snapshot,
         plan,
@@ -459,8 +462,10 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
         Runner::LegacyRouter { .. } => true,
         Runner::LegacyDelegate { .. } => outcome.logs.iter().any(|l| {
             l.address == account
-                && crate::evm::abi::LegacyShortcutsDelegate::ShortcutExecuted::decode_log_data(&l.data)
-                    .is_ok_and(|e| e.shortcutId == request_id)
+                && crate::evm::abi::LegacyShortcutsDelegate::ShortcutExecuted::decode_log_data(
+                    &l.data,
+                )
+                .is_ok_and(|e| e.shortcutId == request_id)
         }),
         _ => emitted(&outcome.logs, account, request_id),
     };

@@ -155,7 +155,6 @@ fn bridge(
     }
 }
 
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bridge_actions_run_their_callbacks_on_the_destination() {
     let dir = temp_dir("bridge");

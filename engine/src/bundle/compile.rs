@@ -32,8 +32,8 @@ use crate::{
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
         bridge::{Crossing, bridge_call},
-        protocols::IERC20,
         helpers::{Helpers, Op, bps_of, check, helper, require_at_least},
+        protocols::IERC20,
         route::{StepCtx, encode_leg},
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
@@ -547,8 +547,7 @@ impl<'a> Compiler<'a> {
         self.consume(args.token_in, &args.amount_in, &format!("{at}.tokenIn"))?;
         if let Some((bps, fee_to)) = args.fee {
             let bps_in = self.b.uint(U256::from(bps)).map_err(weiroll(at))?;
-            let fee =
-                self.bps_of(x.clone(), bps_in, at)?;
+            let fee = self.bps_of(x.clone(), bps_in, at)?;
             self.send(args.token_in, fee_to, fee.clone(), at)?;
             x = self.helper(Op::Sub, &[x, fee], at)?;
             if let Some(p) = pred {
@@ -898,16 +897,11 @@ impl<'a> Compiler<'a> {
                 self.consume(*token_in, amount_in, &format!("{at}.tokenIn"))?;
                 let n = U256::from(tokens_out.len());
                 let n_in = self.b.uint(n).map_err(weiroll(&at))?;
-                let part = self.helper(Op::Div,
-                    &[x.clone(), n_in.clone()],
-                    &at,
-                )?;
-                let spent =
-                    self.helper(Op::Mul, &[part.clone(), n_in], &at)?;
+                let part = self.helper(Op::Div, &[x.clone(), n_in.clone()], &at)?;
+                let spent = self.helper(Op::Mul, &[part.clone(), n_in], &at)?;
                 let rest = self.helper(Op::Sub, &[x, spent], &at)?;
                 // The last share takes the remainder of the division.
-                let last =
-                    self.helper(Op::Add, &[part.clone(), rest], &at)?;
+                let last = self.helper(Op::Add, &[part.clone(), rest], &at)?;
                 let mut outs = Vec::with_capacity(tokens_out.len());
                 for (k, t) in tokens_out.iter().enumerate() {
                     let is_last = k + 1 == tokens_out.len();
@@ -960,10 +954,7 @@ impl<'a> Compiler<'a> {
                     total = Some(match total {
                         None => o,
                         Some(t0) => Output {
-                            slot: self.helper(Op::Add,
-                                &[t0.slot, o.slot],
-                                &at,
-                            )?,
+                            slot: self.helper(Op::Add, &[t0.slot, o.slot], &at)?,
                             predicted: t0
                                 .predicted
                                 .zip(o.predicted)
@@ -985,8 +976,8 @@ impl<'a> Compiler<'a> {
                     Some(a) => self.b.address(*a).map_err(weiroll(&at))?,
                     None => self.account_in.clone(),
                 };
-                let slot = encode::route::balance_of(&mut self.b, *token, who)
-                    .map_err(encode_err(&at))?;
+                let slot =
+                    encode::route::balance_of(&mut self.b, *token, who).map_err(encode_err(&at))?;
                 // In a callback, the executor holds exactly what the bridge
                 // delivered until an action moves it.
                 let delivered = self.delivery.as_ref().filter(|d| {
@@ -1011,8 +1002,7 @@ impl<'a> Compiler<'a> {
                 let token = self.token_of(amount_out);
                 let (x, pred, exact) = self.amount(amount_out, &format!("{at}.amountOut"))?;
                 let (m, min, _) = self.amount(min_amount_out, &format!("{at}.minAmountOut"))?;
-                let slot =
-                    self.require_at_least(x, m, &at)?;
+                let slot = self.require_at_least(x, m, &at)?;
                 self.record_min(token, min);
                 one(Output { slot, predicted: pred, exact, token })
             }
@@ -1030,8 +1020,7 @@ impl<'a> Compiler<'a> {
                     .and_then(|v| v.first().copied())
                     .unwrap_or_default();
                 let m = self.b.uint(min).map_err(weiroll(&at))?;
-                let slot =
-                    self.require_at_least(x, m, &at)?;
+                let slot = self.require_at_least(x, m, &at)?;
                 let token = self.token_of(amount_out);
                 self.record_min(token, Some(min));
                 one(Output { slot, predicted: pred, exact, token })
@@ -1040,8 +1029,7 @@ impl<'a> Compiler<'a> {
                 let (x, pred, exact) = self.amount(amount, &format!("{at}.amount"))?;
                 self.consume(*token, amount, &format!("{at}.token"))?;
                 let bps_in = self.b.uint(U256::from(*bps)).map_err(weiroll(&at))?;
-                let fee =
-                    self.bps_of(x.clone(), bps_in, &at)?;
+                let fee = self.bps_of(x.clone(), bps_in, &at)?;
                 self.send(*token, *receiver, fee.clone(), &at)?;
                 self.receivers.insert(*receiver);
                 let rest = self.helper(Op::Sub, &[x, fee], &at)?;
@@ -1203,8 +1191,7 @@ impl<'a> Compiler<'a> {
                 let cond = self.condition(condition, &format!("{at}.condition"))?;
                 let (xa, _, _) = self.amount(x, &format!("{at}.amountA"))?;
                 let (yb, _, _) = self.amount(y, &format!("{at}.amountB"))?;
-                let slot =
-                    self.helper(Op::Toggle, &[cond, xa, yb], &at)?;
+                let slot = self.helper(Op::Toggle, &[cond, xa, yb], &at)?;
                 one(Output { slot, predicted: None, exact: false, token: None })
             }
         }
@@ -1357,7 +1344,8 @@ impl<'a> Compiler<'a> {
             for (t, before) in &prologue_reads {
                 let after = encode::route::balance_of(&mut b, *t, self.account_in.clone())
                     .map_err(encode_err(at))?;
-                let made = helper(&mut b, Op::Sub, &[after, before.clone()]).map_err(encode_err(at))?;
+                let made =
+                    helper(&mut b, Op::Sub, &[after, before.clone()]).map_err(encode_err(at))?;
                 encode::route::send(&mut b, *t, beneficiary, encode::route::Amount::In(made))
                     .map_err(encode_err(at))?;
             }

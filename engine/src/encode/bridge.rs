@@ -20,8 +20,8 @@ use switchyard_kernel::BridgeRoute;
 
 use super::{
     EncodeError,
-    protocols::{IRelayDepository, IStargatePool, ITokenMessengerV2},
     helpers::{Op, helper},
+    protocols::{IRelayDepository, IStargatePool, ITokenMessengerV2},
     route::approve,
     weiroll::{CallKind, In, Out, ProgramBuilder},
 };

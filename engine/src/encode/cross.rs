@@ -29,8 +29,8 @@ use switchyard_kernel::{Plan, StepAction};
 use super::{
     EncodeError,
     bridge::{Crossing, bridge_call, receiver_payload},
-    protocols::IStETH,
     helpers::{Helpers, require_at_least},
+    protocols::IStETH,
     route::{Amount, StepCtx, balance_of, send, step},
     weiroll::{CallKind, Out, Program, ProgramBuilder},
 };

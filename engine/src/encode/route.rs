@@ -37,8 +37,8 @@ use super::{
     cross::{CrossSpec, Delivery, encode_crossings},
     helpers::{Helpers, Op, helper, require_at_least},
     protocols::{
-        IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, ISwapRouter,
-        ISwapRouter02, IStETH, IUniswapV2Router, IWETH, IWstETH,
+        IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, IStETH, ISwapRouter,
+        ISwapRouter02, IUniswapV2Router, IWETH, IWstETH,
     },
     weiroll::{CallKind, In, Out, Program, ProgramBuilder},
 };
@@ -475,7 +475,8 @@ fn step_calls(
         }
         PoolState::UniswapV3 { fee, .. } => {
             use DeploymentRole::{UniswapV3SwapRouter, UniswapV3SwapRouter02};
-            let (role, router) = periphery(ctx, pool, &[UniswapV3SwapRouter, UniswapV3SwapRouter02])?;
+            let (role, router) =
+                periphery(ctx, pool, &[UniswapV3SwapRouter, UniswapV3SwapRouter02])?;
             approve(b, st.token_in, router, x.clone())?;
             let (tin, tout) = (b.address(st.token_in)?, b.address(st.token_out)?);
             let fee = b.word(U24::from(*fee))?;

@@ -241,7 +241,12 @@ impl ProgramBuilder {
 
     /// The index bytes of one argument. An array opens with the slot of
     /// its length (the deployed VM's layout), then its elements.
-    fn push_indices(&mut self, out: &mut Vec<u8>, arg: &In, nested: bool) -> Result<(), WeirollError> {
+    fn push_indices(
+        &mut self,
+        out: &mut Vec<u8>,
+        arg: &In,
+        nested: bool,
+    ) -> Result<(), WeirollError> {
         match arg {
             In::Fixed(s) => out.push(s.0),
             In::Var(s) => out.push(s.0 | IDX_VARIABLE),

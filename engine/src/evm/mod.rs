@@ -331,7 +331,12 @@ where
 
     /// Replaces every occurrence of the address `from` in `at`'s code with
     /// `to` (an immutable naming another contract that moved).
-    pub fn patch_address(&mut self, at: Address, from: Address, to: Address) -> Result<(), EvmError> {
+    pub fn patch_address(
+        &mut self,
+        at: Address,
+        from: Address,
+        to: Address,
+    ) -> Result<(), EvmError> {
         let code = self.code(at);
         if code.is_empty() {
             return Err(EvmError::NotAContract(at));

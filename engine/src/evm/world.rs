@@ -46,10 +46,10 @@ use super::{
         LegacyShortcutsRouter, ReferenceAToken, ReferenceAavePool, ReferenceBalancerVault,
         ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault,
         ReferenceStETH, ReferenceStableSwap, ReferenceStargatePool, ReferenceV2Pair,
-        ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH, ReferenceWstETH,
-        TestERC20, UniswapV2Factory, UniswapV2Pair,
-        UniswapV2Router02, UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter,
-        UniswapV3SwapRouter02, V3Swapper, WalletFactory, ReferenceV2Router,
+        ReferenceV2Router, ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH,
+        ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02,
+        UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper,
+        WalletFactory,
     },
 };
 
@@ -1516,7 +1516,8 @@ impl<'a> ChainBuilder<'a> {
                         .find(|f| f.chain_id == chain && f.factory == factory);
                     match fork {
                         Some(f) if f.init_code_hash != UNISWAP_V2_INIT_CODE_HASH => {
-                            let fee = if f.protocol.starts_with("pancakeswap") { 25u32 } else { 30 };
+                            let fee =
+                                if f.protocol.starts_with("pancakeswap") { 25u32 } else { 30 };
                             let args = ReferenceV2Router::constructorCall {
                                 factory_: factory,
                                 weth_: weth,
