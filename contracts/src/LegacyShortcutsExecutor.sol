@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
+import {TokenReceiverHooks} from "./TokenReceiverHooks.sol";
 import {WeirollVM} from "./WeirollVM.sol";
 
 /// @title Reference of the legacy router's deployed executor (`EnsoShortcuts`
@@ -11,14 +12,15 @@ import {WeirollVM} from "./WeirollVM.sol";
 /// with the owner. The deployed contract also has owner-only permission,
 /// withdrawal and approval-revocation functions, which programs never call
 /// and are left out; nothing here is absent from it. Written here.
-contract LegacyShortcutsExecutor is WeirollVM {
+contract LegacyShortcutsExecutor is WeirollVM, TokenReceiverHooks {
     address public executor;
-    address private immutable owner;
 
     error NotPermitted();
 
+    /// `owner_` holds the deployed contract's owner role, which guards only
+    /// the functions left out here.
     constructor(address owner_, address executor_) {
-        owner = owner_;
+        owner_;
         executor = executor_;
     }
 
@@ -30,22 +32,4 @@ contract LegacyShortcutsExecutor is WeirollVM {
         if (msg.sender != executor) revert NotPermitted();
         return _execute(commands, state);
     }
-
-    function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {
-        return this.onERC721Received.selector;
-    }
-
-    function onERC1155Received(address, address, uint256, uint256, bytes calldata) external pure returns (bytes4) {
-        return this.onERC1155Received.selector;
-    }
-
-    function onERC1155BatchReceived(address, address, uint256[] calldata, uint256[] calldata, bytes calldata)
-        external
-        pure
-        returns (bytes4)
-    {
-        return this.onERC1155BatchReceived.selector;
-    }
-
-    receive() external payable {}
 }

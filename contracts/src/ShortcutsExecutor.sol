@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
+import {TokenReceiverHooks} from "./TokenReceiverHooks.sol";
 import {WeirollVM} from "./WeirollVM.sol";
 
 /// @title Reference of Enso's deployed executor (`EnsoShortcuts`).
@@ -15,7 +16,7 @@ import {WeirollVM} from "./WeirollVM.sol";
 ///   `ShortcutExecuted(accountId, requestId)`.
 /// - `executor()`, `receive()`, the ERC-721/1155 receiver hooks and
 ///   `supportsInterface`.
-contract ShortcutsExecutor is WeirollVM {
+contract ShortcutsExecutor is WeirollVM, TokenReceiverHooks {
     address public immutable executor;
 
     event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
@@ -35,26 +36,4 @@ contract ShortcutsExecutor is WeirollVM {
         response = _execute(commands, state);
         emit ShortcutExecuted(accountId, requestId);
     }
-
-    function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {
-        return this.onERC721Received.selector;
-    }
-
-    function onERC1155Received(address, address, uint256, uint256, bytes calldata) external pure returns (bytes4) {
-        return this.onERC1155Received.selector;
-    }
-
-    function onERC1155BatchReceived(address, address, uint256[] calldata, uint256[] calldata, bytes calldata)
-        external
-        pure
-        returns (bytes4)
-    {
-        return this.onERC1155BatchReceived.selector;
-    }
-
-    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
-        return interfaceId == 0x4e2312e0 || interfaceId == 0x01ffc9a7;
-    }
-
-    receive() external payable {}
 }

@@ -230,8 +230,8 @@ abstract contract WeirollVM {
 
     function _slice(bytes memory b, uint256 from, uint256 len) private pure returns (bytes memory out) {
         out = new bytes(len);
-        for (uint256 k; k < len; ++k) {
-            out[k] = b[from + k];
+        assembly ("memory-safe") {
+            mcopy(add(out, 32), add(add(b, 32), from), len)
         }
     }
 
