@@ -24,7 +24,7 @@ use crate::{
     EngineError, MarketState,
     encode::{
         self, EncodeError,
-        helpers::{Helpers, Op, helper, require_at_least},
+        helpers::{BinaryOp, Helpers, helper, require_at_least},
         protocols::IWETH,
         route::{Amount, LegInput, StepCtx, approve, balance_of, encode_leg, send, word_out},
         tx::TxSpec,
@@ -202,7 +202,7 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
         let outs = encode_leg(b, &ctx, leg, LegInput::Planned)?;
         let mut y = outs.first().cloned().ok_or(EncodeError::Unsupported("empty leg"))?;
         for o in outs.into_iter().skip(1) {
-            y = helper(b, Op::Add, &[y, o])?;
+            y = helper(b, BinaryOp::Add, &[y, o])?;
         }
         let min = b.uint(min_b)?;
         y = require_at_least(b, y, min)?;

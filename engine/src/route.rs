@@ -23,7 +23,7 @@ use crate::{
         tx::{TxSpec, approvals},
     },
     evm::{
-        abi::{ReferenceBridge, ShortcutsExecutor, ShortcutsReceiver},
+        abi::{ReferenceBridge, ShortcutsReceiver},
         world::{ChainWorld, RELAYER, wallet_address},
     },
     quote::{Quote, QuoteRequest, on_pool, quote_now},
@@ -456,20 +456,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
             return Err(EngineError::SimulationMismatch { index: k });
         }
     }
-    // The legacy router's executor emits nothing; the legacy delegate its
-    // own event with the shortcut id (the request id).
-    let seen = match runner {
-        Runner::LegacyRouter { .. } => true,
-        Runner::LegacyDelegate { .. } => outcome.logs.iter().any(|l| {
-            l.address == account
-                && crate::evm::abi::LegacyShortcutsDelegate::ShortcutExecuted::decode_log_data(
-                    &l.data,
-                )
-                .is_ok_and(|e| e.shortcutId == request_id)
-        }),
-        _ => emitted(&outcome.logs, account, request_id),
-    };
-    if !seen {
+    if !crate::simulate::shortcut_ran(&outcome.logs, runner, request_id) {
         tracing::error!(chain = %chain, "simulated transaction emitted no ShortcutExecuted");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }
@@ -487,15 +474,6 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
         approvals,
         request_id,
         deliveries: encoded.deliveries,
-    })
-}
-
-/// Whether `logs` hold `ShortcutExecuted` with `request_id` from `account`.
-fn emitted(logs: &[alloy_primitives::Log], account: Address, request_id: B256) -> bool {
-    logs.iter().any(|l| {
-        l.address == account
-            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
-                .is_ok_and(|e| e.requestId == request_id)
     })
 }
 
@@ -598,7 +576,7 @@ fn deliver(
                 return Err(SimError::Setup(format!("the destination program reverted: {reason}")));
             }
         }
-        if !emitted(&out.logs, executor, request_id) {
+        if !crate::simulate::emitted(&out.logs, executor, request_id) {
             return Err(SimError::Setup(
                 "the destination program emitted no ShortcutExecuted".into(),
             ));

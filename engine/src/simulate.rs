@@ -9,13 +9,13 @@
 //! ```
 
 use alloy_primitives::{Address, Bytes, Log, U256};
-use alloy_sol_types::{SolCall, SolInterface};
+use alloy_sol_types::{SolCall, SolEvent, SolInterface};
 
 use crate::{
-    encode::{Approval, Tx, protocols::IERC20},
+    encode::{Approval, Runner, Tx, protocols::IERC20},
     evm::{
         EvmError, ForkEvm,
-        abi::{LegacyShortcutsRouter, ShortcutsExecutor, ShortcutsRouter},
+        abi::{LegacyShortcutsDelegate, LegacyShortcutsRouter, ShortcutsExecutor, ShortcutsRouter},
         world::ChainWorld,
     },
 };
@@ -205,4 +205,33 @@ pub fn decode_revert(data: &Bytes) -> Option<String> {
         return Some(format!("{err:?}"));
     }
     None
+}
+
+/// Whether `logs` hold `ShortcutExecuted` with `request_id` from `account`.
+pub(crate) fn emitted(logs: &[Log], account: Address, request_id: alloy_primitives::B256) -> bool {
+    logs.iter().any(|l| {
+        l.address == account
+            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
+                .is_ok_and(|e| e.requestId == request_id)
+    })
+}
+
+/// Whether a simulated transaction ran `runner`'s shortcut with
+/// `request_id`, by the event its deployed contract emits: none for the
+/// legacy router's executor, `ShortcutExecuted(shortcutId)` for the legacy
+/// delegate, `ShortcutExecuted(accountId, requestId)` for the others.
+pub(crate) fn shortcut_ran(
+    logs: &[Log],
+    runner: Runner,
+    request_id: alloy_primitives::B256,
+) -> bool {
+    match runner {
+        Runner::LegacyRouter { .. } => true,
+        Runner::LegacyDelegate { account } => logs.iter().any(|l| {
+            l.address == account
+                && LegacyShortcutsDelegate::ShortcutExecuted::decode_log_data(&l.data)
+                    .is_ok_and(|e| e.shortcutId == request_id)
+        }),
+        _ => emitted(logs, runner.account(), request_id),
+    }
 }

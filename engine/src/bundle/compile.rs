@@ -371,7 +371,7 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn helper(&mut self, op: Op, args: &[In], at: &str) -> Result<In, BundleError> {
+    fn helper(&mut self, op: impl Into<Op>, args: &[In], at: &str) -> Result<In, BundleError> {
         helper(&mut self.b, op, args).map_err(encode_err(at))
     }
 
@@ -495,7 +495,7 @@ impl<'a> Compiler<'a> {
         let mut total =
             outs.first().cloned().ok_or_else(|| BundleError::invalid(at, "empty leg"))?;
         for o in outs.into_iter().skip(1) {
-            total = self.helper(Op::Add, &[total, o], at)?;
+            total = self.helper(BinaryOp::Add, &[total, o], at)?;
         }
         self.snapshot = Arc::new(apply_plan(&self.snapshot, &plan).map_err(EngineError::Route)?);
         self.plans.push(plan);
@@ -549,7 +549,7 @@ impl<'a> Compiler<'a> {
             let bps_in = self.b.uint(U256::from(bps)).map_err(weiroll(at))?;
             let fee = self.bps_of(x.clone(), bps_in, at)?;
             self.send(args.token_in, fee_to, fee.clone(), at)?;
-            x = self.helper(Op::Sub, &[x, fee], at)?;
+            x = self.helper(BinaryOp::Sub, &[x, fee], at)?;
             if let Some(p) = pred {
                 let f = crate::quote::fee_of(p, bps);
                 let e = self.fees.entry(args.token_in).or_default();
@@ -897,11 +897,11 @@ impl<'a> Compiler<'a> {
                 self.consume(*token_in, amount_in, &format!("{at}.tokenIn"))?;
                 let n = U256::from(tokens_out.len());
                 let n_in = self.b.uint(n).map_err(weiroll(&at))?;
-                let part = self.helper(Op::Div, &[x.clone(), n_in.clone()], &at)?;
-                let spent = self.helper(Op::Mul, &[part.clone(), n_in], &at)?;
-                let rest = self.helper(Op::Sub, &[x, spent], &at)?;
+                let part = self.helper(BinaryOp::Div, &[x.clone(), n_in.clone()], &at)?;
+                let spent = self.helper(BinaryOp::Mul, &[part.clone(), n_in], &at)?;
+                let rest = self.helper(BinaryOp::Sub, &[x, spent], &at)?;
                 // The last share takes the remainder of the division.
-                let last = self.helper(Op::Add, &[part.clone(), rest], &at)?;
+                let last = self.helper(BinaryOp::Add, &[part.clone(), rest], &at)?;
                 let mut outs = Vec::with_capacity(tokens_out.len());
                 for (k, t) in tokens_out.iter().enumerate() {
                     let is_last = k + 1 == tokens_out.len();
@@ -954,7 +954,7 @@ impl<'a> Compiler<'a> {
                     total = Some(match total {
                         None => o,
                         Some(t0) => Output {
-                            slot: self.helper(Op::Add, &[t0.slot, o.slot], &at)?,
+                            slot: self.helper(BinaryOp::Add, &[t0.slot, o.slot], &at)?,
                             predicted: t0
                                 .predicted
                                 .zip(o.predicted)
@@ -1032,7 +1032,7 @@ impl<'a> Compiler<'a> {
                 let fee = self.bps_of(x.clone(), bps_in, &at)?;
                 self.send(*token, *receiver, fee.clone(), &at)?;
                 self.receivers.insert(*receiver);
-                let rest = self.helper(Op::Sub, &[x, fee], &at)?;
+                let rest = self.helper(BinaryOp::Sub, &[x, fee], &at)?;
                 let fee_pred = pred.map(|p| crate::quote::fee_of(p, *bps));
                 if let Some(f) = fee_pred {
                     let e = self.fees.entry(*token).or_default();
@@ -1168,8 +1168,8 @@ impl<'a> Compiler<'a> {
             ActionKind::Binary { op, a: x, b: y } => {
                 let (xa, pa, ea) = self.amount(x, &format!("{at}.amountA"))?;
                 let (yb, pb, eb) = self.amount(y, &format!("{at}.amountB"))?;
-                let (op, value) = binary(*op, pa, pb);
-                let slot = self.helper(op, &[xa, yb], &at)?;
+                let value = binary(*op, pa, pb);
+                let slot = self.helper(*op, &[xa, yb], &at)?;
                 one(Output {
                     slot,
                     predicted: value,
@@ -1266,7 +1266,7 @@ impl<'a> Compiler<'a> {
             self.b.call(CallKind::Call, market, selector, &[x], Out::Word).map_err(weiroll(at))?;
         let code = encode::route::word_out(code).map_err(encode_err(at))?;
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        let ok = self.helper(Op::IsEqual, &[code, zero], at)?;
+        let ok = self.helper(BinaryOp::IsEqual, &[code, zero], at)?;
         check(&mut self.b, ok).map_err(encode_err(at))?;
         Ok(())
     }
@@ -1344,8 +1344,8 @@ impl<'a> Compiler<'a> {
             for (t, before) in &prologue_reads {
                 let after = encode::route::balance_of(&mut b, *t, self.account_in.clone())
                     .map_err(encode_err(at))?;
-                let made =
-                    helper(&mut b, Op::Sub, &[after, before.clone()]).map_err(encode_err(at))?;
+                let made = helper(&mut b, BinaryOp::Sub, &[after, before.clone()])
+                    .map_err(encode_err(at))?;
                 encode::route::send(&mut b, *t, beneficiary, encode::route::Amount::In(made))
                     .map_err(encode_err(at))?;
             }
@@ -1529,22 +1529,22 @@ impl encode::route::ProtocolBook for NoBook {
     }
 }
 
-/// The helper of a binary operation and its value on known operands.
-fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> (Op, Option<U256>) {
+/// A binary operation's value on known operands.
+fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> Option<U256> {
     let both = a.zip(b);
     let flag = |f: fn(U256, U256) -> bool| both.map(|(x, y)| U256::from(u8::from(f(x, y))));
     match op {
-        BinaryOp::Add => (Op::Add, both.and_then(|(x, y)| x.checked_add(y))),
-        BinaryOp::Sub => (Op::Sub, both.and_then(|(x, y)| x.checked_sub(y))),
-        BinaryOp::Mul => (Op::Mul, both.and_then(|(x, y)| x.checked_mul(y))),
-        BinaryOp::Div => (Op::Div, both.and_then(|(x, y)| x.checked_div(y))),
-        BinaryOp::Min => (Op::Min, both.map(|(x, y)| x.min(y))),
-        BinaryOp::Max => (Op::Max, both.map(|(x, y)| x.max(y))),
-        BinaryOp::IsEqual => (Op::IsEqual, flag(|x, y| x == y)),
-        BinaryOp::IsLessThan => (Op::IsLessThan, flag(|x, y| x < y)),
-        BinaryOp::IsEqualOrLessThan => (Op::IsEqualOrLessThan, flag(|x, y| x <= y)),
-        BinaryOp::IsGreaterThan => (Op::IsGreaterThan, flag(|x, y| x > y)),
-        BinaryOp::IsEqualOrGreaterThan => (Op::IsEqualOrGreaterThan, flag(|x, y| x >= y)),
+        BinaryOp::Add => both.and_then(|(x, y)| x.checked_add(y)),
+        BinaryOp::Sub => both.and_then(|(x, y)| x.checked_sub(y)),
+        BinaryOp::Mul => both.and_then(|(x, y)| x.checked_mul(y)),
+        BinaryOp::Div => both.and_then(|(x, y)| x.checked_div(y)),
+        BinaryOp::Min => both.map(|(x, y)| x.min(y)),
+        BinaryOp::Max => both.map(|(x, y)| x.max(y)),
+        BinaryOp::IsEqual => flag(|x, y| x == y),
+        BinaryOp::IsLessThan => flag(|x, y| x < y),
+        BinaryOp::IsEqualOrLessThan => flag(|x, y| x <= y),
+        BinaryOp::IsGreaterThan => flag(|x, y| x > y),
+        BinaryOp::IsEqualOrGreaterThan => flag(|x, y| x >= y),
     }
 }
 
@@ -1578,25 +1578,7 @@ pub fn compile_and_prove(
     let outcome = run_prepared(&mut evm, &tx, &setup.watch)
         .map_err(|e| reverted(e, "body", &c.marks, prologue))?;
     check_predictions(&c.checks, c.final_state(&outcome.output))?;
-    let expected_id = if matches!(runner, Runner::LegacyRouter { .. }) {
-        alloy_primitives::B256::ZERO
-    } else {
-        c.request_id
-    };
-    // The deployed legacy executor emits nothing; the legacy delegate its
-    // own event with the shortcut id.
-    let seen = match runner {
-        Runner::LegacyRouter { .. } => true,
-        Runner::LegacyDelegate { .. } => outcome.logs.iter().any(|l| {
-            l.address == runner.account()
-                && crate::evm::abi::LegacyShortcutsDelegate::ShortcutExecuted::decode_log_data(
-                    &l.data,
-                )
-                .is_ok_and(|e| e.shortcutId == c.request_id)
-        }),
-        _ => emitted(&outcome.logs, runner.account(), expected_id),
-    };
-    if !seen {
+    if !crate::simulate::shortcut_ran(&outcome.logs, runner, c.request_id) {
         tracing::error!("simulated bundle emitted no ShortcutExecuted");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }
@@ -1838,7 +1820,7 @@ fn prove_callback(
         .logs
         .iter()
         .any(|l| ShortcutsReceiver::DeliveryExecuted::decode_log_data(&l.data).is_ok());
-    if !ran || !emitted(&out.logs, cb.executor, request_id) {
+    if !ran || !crate::simulate::emitted(&out.logs, cb.executor, request_id) {
         tracing::error!(at = %cb.at, "the callback's delivery did not run its program");
         return Err(EngineError::SimulationMismatch { index: 0 });
     }
@@ -1901,19 +1883,6 @@ fn check_predictions(
         }
     }
     Ok(())
-}
-
-/// Whether `logs` hold `ShortcutExecuted` with `request_id` from `account`.
-fn emitted(
-    logs: &[alloy_primitives::Log],
-    account: Address,
-    request_id: alloy_primitives::B256,
-) -> bool {
-    logs.iter().any(|l| {
-        l.address == account
-            && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data)
-                .is_ok_and(|e| e.requestId == request_id)
-    })
 }
 
 /// Adds each watched balance's gain to its token's total.

@@ -30,6 +30,8 @@ use switchyard_kernel::Plan;
 
 pub(crate) use self::service::{BundleCompiler, CompileBundle};
 pub use self::{call::CallArg, compile::compile_and_prove, templates::Templates};
+/// The two-operand helper functions, which are also bundle actions.
+pub use crate::encode::helpers::BinaryOp;
 use crate::encode::{Approval, Tx};
 
 /// An amount: a literal, or the output of an earlier action.
@@ -58,53 +60,6 @@ pub enum Condition {
         /// Which of its outputs.
         index: usize,
     },
-}
-
-/// Two-operand helpers (`math` and `helpers` protocols).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinaryOp {
-    /// `a + b`.
-    Add,
-    /// `a - b`.
-    Sub,
-    /// `a * b`.
-    Mul,
-    /// `a / b`.
-    Div,
-    /// `min(a, b)`.
-    Min,
-    /// `max(a, b)`.
-    Max,
-    /// `a == b`.
-    IsEqual,
-    /// `a < b`.
-    IsLessThan,
-    /// `a <= b`.
-    IsEqualOrLessThan,
-    /// `a > b`.
-    IsGreaterThan,
-    /// `a >= b`.
-    IsEqualOrGreaterThan,
-}
-
-impl BinaryOp {
-    /// The action name.
-    pub fn parse(action: &str) -> Option<Self> {
-        Some(match action {
-            "add" => Self::Add,
-            "sub" => Self::Sub,
-            "mul" => Self::Mul,
-            "div" => Self::Div,
-            "min" => Self::Min,
-            "max" => Self::Max,
-            "isequal" => Self::IsEqual,
-            "islessthan" => Self::IsLessThan,
-            "isequalorlessthan" => Self::IsEqualOrLessThan,
-            "isgreaterthan" => Self::IsGreaterThan,
-            "isequalorgreaterthan" => Self::IsEqualOrGreaterThan,
-            _ => return None,
-        })
-    }
 }
 
 /// A route action's arguments (also used for `split` and `merge` legs).

@@ -20,7 +20,7 @@ use switchyard_kernel::BridgeRoute;
 
 use super::{
     EncodeError,
-    helpers::{Op, helper},
+    helpers::{BinaryOp, helper},
     protocols::{IRelayDepository, IStargatePool, ITokenMessengerV2},
     route::approve,
     weiroll::{CallKind, In, Out, ProgramBuilder},
@@ -135,8 +135,8 @@ pub fn bridge_call(
             let taken = match r.shared_decimals {
                 Some(s) if r.decimals_in > s => {
                     let unit = b.uint(U256::from(10u8).pow(U256::from(r.decimals_in - s)))?;
-                    let units = helper(b, Op::Div, &[x.clone(), unit.clone()])?;
-                    helper(b, Op::Mul, &[units, unit])?
+                    let units = helper(b, BinaryOp::Div, &[x.clone(), unit.clone()])?;
+                    helper(b, BinaryOp::Mul, &[units, unit])?
                 }
                 _ => x.clone(),
             };

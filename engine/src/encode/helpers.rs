@@ -82,9 +82,9 @@ impl Helpers {
     }
 }
 
-/// One helper function.
+/// A two-operand helper function (and the bundle action of its name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub enum BinaryOp {
     /// `a + b` (reverts on overflow).
     Add,
     /// `a - b` (reverts below zero).
@@ -107,38 +107,71 @@ pub enum Op {
     IsGreaterThan,
     /// `a >= b`.
     IsEqualOrGreaterThan,
+}
+
+impl BinaryOp {
+    /// The bundle action naming it (its function name, lower-case).
+    pub fn parse(action: &str) -> Option<Self> {
+        Some(match action {
+            "add" => Self::Add,
+            "sub" => Self::Sub,
+            "mul" => Self::Mul,
+            "div" => Self::Div,
+            "min" => Self::Min,
+            "max" => Self::Max,
+            "isequal" => Self::IsEqual,
+            "islessthan" => Self::IsLessThan,
+            "isequalorlessthan" => Self::IsEqualOrLessThan,
+            "isgreaterthan" => Self::IsGreaterThan,
+            "isequalorgreaterthan" => Self::IsEqualOrGreaterThan,
+            _ => return None,
+        })
+    }
+}
+
+/// One helper function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// A two-operand function.
+    Binary(BinaryOp),
     /// `!c`.
     Not,
     /// `c ? a : b`.
     Toggle,
 }
 
+impl From<BinaryOp> for Op {
+    fn from(op: BinaryOp) -> Self {
+        Self::Binary(op)
+    }
+}
+
 impl Op {
     const fn target(self) -> (DeploymentRole, [u8; 4]) {
+        use BinaryOp as B;
         use DeploymentRole::{MathHelpers as M, ShortcutsHelpers as S};
+        use IEnsoShortcutsHelpers as H;
         match self {
-            Self::Add => (M, IMathHelpers::addCall::SELECTOR),
-            Self::Sub => (M, IMathHelpers::subCall::SELECTOR),
-            Self::Mul => (M, IMathHelpers::mulCall::SELECTOR),
-            Self::Div => (M, IMathHelpers::divCall::SELECTOR),
-            Self::Min => (M, IMathHelpers::minCall::SELECTOR),
-            Self::Max => (M, IMathHelpers::maxCall::SELECTOR),
-            Self::IsEqual => (S, IEnsoShortcutsHelpers::isEqualCall::SELECTOR),
-            Self::IsLessThan => (S, IEnsoShortcutsHelpers::isLessThanCall::SELECTOR),
-            Self::IsEqualOrLessThan => (S, IEnsoShortcutsHelpers::isEqualOrLessThanCall::SELECTOR),
-            Self::IsGreaterThan => (S, IEnsoShortcutsHelpers::isGreaterThanCall::SELECTOR),
-            Self::IsEqualOrGreaterThan => {
-                (S, IEnsoShortcutsHelpers::isEqualOrGreaterThanCall::SELECTOR)
-            }
-            Self::Not => (S, IEnsoShortcutsHelpers::notCall::SELECTOR),
-            Self::Toggle => (S, IEnsoShortcutsHelpers::toggleCall::SELECTOR),
+            Self::Binary(B::Add) => (M, IMathHelpers::addCall::SELECTOR),
+            Self::Binary(B::Sub) => (M, IMathHelpers::subCall::SELECTOR),
+            Self::Binary(B::Mul) => (M, IMathHelpers::mulCall::SELECTOR),
+            Self::Binary(B::Div) => (M, IMathHelpers::divCall::SELECTOR),
+            Self::Binary(B::Min) => (M, IMathHelpers::minCall::SELECTOR),
+            Self::Binary(B::Max) => (M, IMathHelpers::maxCall::SELECTOR),
+            Self::Binary(B::IsEqual) => (S, H::isEqualCall::SELECTOR),
+            Self::Binary(B::IsLessThan) => (S, H::isLessThanCall::SELECTOR),
+            Self::Binary(B::IsEqualOrLessThan) => (S, H::isEqualOrLessThanCall::SELECTOR),
+            Self::Binary(B::IsGreaterThan) => (S, H::isGreaterThanCall::SELECTOR),
+            Self::Binary(B::IsEqualOrGreaterThan) => (S, H::isEqualOrGreaterThanCall::SELECTOR),
+            Self::Not => (S, H::notCall::SELECTOR),
+            Self::Toggle => (S, H::toggleCall::SELECTOR),
         }
     }
 }
 
 /// A helper call (STATICCALL) returning one word.
-pub fn helper(b: &mut ProgramBuilder, op: Op, args: &[In]) -> Result<In, EncodeError> {
-    let (role, selector) = op.target();
+pub fn helper(b: &mut ProgramBuilder, op: impl Into<Op>, args: &[In]) -> Result<In, EncodeError> {
+    let (role, selector) = op.into().target();
     let at = b.helpers().get(role)?;
     let out = b.call(CallKind::StaticCall, at, selector, args, Out::Word)?;
     out.map(In::Fixed).ok_or(EncodeError::Unsupported("helper without output"))
@@ -163,16 +196,16 @@ pub fn require_at_least(
     amount: In,
     minimum: In,
 ) -> Result<In, EncodeError> {
-    let ok = helper(b, Op::IsEqualOrGreaterThan, &[amount.clone(), minimum])?;
+    let ok = helper(b, BinaryOp::IsEqualOrGreaterThan, &[amount.clone(), minimum])?;
     check(b, ok)?;
     Ok(amount)
 }
 
 /// `floor(amount * bps / 10_000)`.
 pub fn bps_of(b: &mut ProgramBuilder, amount: In, bps: In) -> Result<In, EncodeError> {
-    let scaled = helper(b, Op::Mul, &[amount, bps])?;
+    let scaled = helper(b, BinaryOp::Mul, &[amount, bps])?;
     let denominator = b.uint(U256::from(10_000u32))?;
-    helper(b, Op::Div, &[scaled, denominator])
+    helper(b, BinaryOp::Div, &[scaled, denominator])
 }
 
 /// `holder`'s balance of `token` (the native coin's through

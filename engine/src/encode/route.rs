@@ -35,7 +35,7 @@ pub use super::helpers::balance_of;
 use super::{
     EncodeError, TokenAmount,
     cross::{CrossSpec, Delivery, encode_crossings},
-    helpers::{Helpers, Op, helper, require_at_least},
+    helpers::{BinaryOp, Helpers, helper, require_at_least},
     protocols::{
         IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, IStETH, ISwapRouter,
         ISwapRouter02, IUniswapV2Router, IWETH, IWstETH,
@@ -217,9 +217,9 @@ pub fn encode_plan_then(
                     after
                 } else {
                     let spent = b.uint(spent)?;
-                    helper(&mut b, Op::Add, &[after, spent])?
+                    helper(&mut b, BinaryOp::Add, &[after, spent])?
                 };
-                helper(&mut b, Op::Sub, &[after, before])?
+                helper(&mut b, BinaryOp::Sub, &[after, before])?
             }
         };
         if let Some(mins) = spec.check_min {
@@ -241,7 +241,7 @@ pub fn encode_plan_then(
                 Out::Word,
             )?;
             let moved = match shares_before[k].clone() {
-                Some(sb) => helper(&mut b, Op::Sub, &[word_out(sa)?, sb])?,
+                Some(sb) => helper(&mut b, BinaryOp::Sub, &[word_out(sa)?, sb])?,
                 None => word_out(sa)?,
             };
             let to = b.address(spec.receiver)?;
@@ -397,16 +397,16 @@ pub fn encode_leg(
             LegInput::Slot(x) if leg.routes.len() == 1 => x.clone(),
             LegInput::Slot(x) if k == last => {
                 let used = spent.clone().ok_or(EncodeError::Unsupported("empty split"))?;
-                helper(b, Op::Sub, &[x.clone(), used])?
+                helper(b, BinaryOp::Sub, &[x.clone(), used])?
             }
             LegInput::Slot(x) => {
                 let share = b.uint(route.amount_in)?;
                 let total = b.uint(leg.amount_in)?;
-                let scaled = helper(b, Op::Mul, &[x.clone(), share])?;
-                let part = helper(b, Op::Div, &[scaled, total])?;
+                let scaled = helper(b, BinaryOp::Mul, &[x.clone(), share])?;
+                let part = helper(b, BinaryOp::Div, &[scaled, total])?;
                 spent = Some(match spent.take() {
                     None => part.clone(),
-                    Some(s) => helper(b, Op::Add, &[s, part.clone()])?,
+                    Some(s) => helper(b, BinaryOp::Add, &[s, part.clone()])?,
                 });
                 part
             }
@@ -642,7 +642,7 @@ fn step_calls(
                             b.call(CallKind::Call, pool.address, selector, &[x], Out::Word)?;
                         let code = word_out(code)?;
                         let zero = b.uint(U256::ZERO)?;
-                        let ok = helper(b, Op::IsEqual, &[code, zero])?;
+                        let ok = helper(b, BinaryOp::IsEqual, &[code, zero])?;
                         super::helpers::check(b, ok)?;
                         Ok(())
                     })
@@ -701,7 +701,7 @@ fn measured(
     let before = balance_of(b, token, acct_in.clone())?;
     calls(b)?;
     let after = balance_of(b, token, acct_in.clone())?;
-    helper(b, Op::Sub, &[after, before])
+    helper(b, BinaryOp::Sub, &[after, before])
 }
 
 /// The periphery router (of one of `roles`) bound to the factory of

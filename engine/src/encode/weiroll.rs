@@ -252,8 +252,7 @@ impl ProgramBuilder {
             In::Var(s) => out.push(s.0 | IDX_VARIABLE),
             In::State if !nested => out.push(IDX_USE_STATE),
             In::Array(items) if !nested => {
-                let len = self.uint(U256::from(items.len()))?;
-                let In::Fixed(len) = len else { return Err(WeirollError::BadEncoding(0)) };
+                let len = self.constant_bytes(U256::from(items.len()).abi_encode().into())?;
                 out.push(IDX_ARRAY_START);
                 out.push(len.0);
                 for i in items {
