@@ -692,7 +692,7 @@ impl<'a> ChainBuilder<'a> {
                 .or_insert_with(|| Err(format!("no EVM fixture for {} positions", p.protocol)));
         }
         let shortcuts = self.shortcuts()?;
-        for (contract, why) in self.deployments() {
+        for (contract, why) in self.deployments(snapshot) {
             unbuilt.push((contract, why));
         }
         for (bridge, why) in self.bridges() {
@@ -714,13 +714,7 @@ impl<'a> ChainBuilder<'a> {
         target: Address,
         child_target: Address,
     ) -> Result<(), WorldError> {
-        let initcode = self.npm.initcode(artifact).doing(|| artifact.name().to_string())?;
-        let mut code = initcode.to_vec();
-        code.extend_from_slice(args);
-        let scratch = self
-            .evm
-            .deploy(DEPLOYER, code.into())
-            .doing(|| format!("deploying {} for {target}", artifact.name()))?;
+        let scratch = self.deploy_scratch(artifact, args, target)?;
         let child = scratch.create(1);
         let what = || format!("moving {} to {target}", artifact.name());
         self.evm.patch_address(child, scratch, target).doing(what)?;
@@ -734,6 +728,22 @@ impl<'a> ChainBuilder<'a> {
         self.evm.relocate(scratch, target).doing(what)
     }
 
+    /// Deploys `artifact` with `args` from [`DEPLOYER`] at a scratch
+    /// address (to be moved to `target`).
+    fn deploy_scratch(
+        &mut self,
+        artifact: Artifact,
+        args: &[u8],
+        target: Address,
+    ) -> Result<Address, WorldError> {
+        let initcode = self.npm.initcode(artifact).doing(|| artifact.name().to_string())?;
+        let mut code = initcode.to_vec();
+        code.extend_from_slice(args);
+        self.evm
+            .deploy(DEPLOYER, code.into())
+            .doing(|| format!("deploying {} for {target}", artifact.name()))
+    }
+
     /// Deploys `artifact` at a scratch address and moves it to `target`.
     fn deploy_at(
         &mut self,
@@ -741,13 +751,7 @@ impl<'a> ChainBuilder<'a> {
         args: &[u8],
         target: Address,
     ) -> Result<(), WorldError> {
-        let initcode = self.npm.initcode(artifact).doing(|| artifact.name().to_string())?;
-        let mut code = initcode.to_vec();
-        code.extend_from_slice(args);
-        let scratch = self
-            .evm
-            .deploy(DEPLOYER, code.into())
-            .doing(|| format!("deploying {} for {target}", artifact.name()))?;
+        let scratch = self.deploy_scratch(artifact, args, target)?;
         self.evm
             .relocate(scratch, target)
             .doing(|| format!("moving {} to {target}", artifact.name()))
@@ -1492,7 +1496,7 @@ impl<'a> ChainBuilder<'a> {
     /// factory and wrapped native coin, then moved to their address), a V2
     /// fork's router and Enso's helpers from reference contracts. A
     /// contract that cannot be placed is listed.
-    fn deployments(&mut self) -> Vec<(Address, String)> {
+    fn deployments(&mut self, snapshot: &MarketSnapshot) -> Vec<(Address, String)> {
         let catalog = self.catalog;
         let chain = self.chain;
         let weth = catalog.network(chain).map(|n| n.wrapped_native).unwrap_or_default();
@@ -1516,8 +1520,17 @@ impl<'a> ChainBuilder<'a> {
                         .find(|f| f.chain_id == chain && f.factory == factory);
                     match fork {
                         Some(f) if f.init_code_hash != UNISWAP_V2_INIT_CODE_HASH => {
-                            let fee =
-                                if f.protocol.starts_with("pancakeswap") { 25u32 } else { 30 };
+                            // The fork's fee is its pairs' (Router02's 30
+                            // bps when the market holds none of them).
+                            let fee = snapshot
+                                .pools()
+                                .iter()
+                                .filter(|p| p.chain == chain && *p.protocol == *f.protocol)
+                                .find_map(|p| match p.state {
+                                    PoolState::UniswapV2 { fee_bps, .. } => Some(fee_bps),
+                                    _ => None,
+                                })
+                                .unwrap_or(30);
                             let args = ReferenceV2Router::constructorCall {
                                 factory_: factory,
                                 weth_: weth,
