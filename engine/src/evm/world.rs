@@ -1,8 +1,9 @@
 //! The EVM world of a market snapshot: per chain, one in-memory state with
 //! every token and pool of the snapshot at its real address, with the
-//! snapshot's reserves, ticks and totals, and the shortcut contracts (router,
-//! executor, delegate, legacy router, wallet factory) at the catalog's
-//! addresses.
+//! snapshot's reserves, ticks and totals, the shortcut contracts (router,
+//! executor, delegate, legacy router, wallet factory) and the periphery and
+//! helper contracts programs call, at the catalog's addresses. Bridges are
+//! not placed: no deployed receiver is modelled yet.
 //!
 //! ```text
 //! catalog + market + snapshot ──World::build──▶ per chain: deploy at a scratch address,
@@ -45,11 +46,10 @@ use super::{
     abi::{
         LegacyShortcutsRouter, ReferenceAToken, ReferenceAavePool, ReferenceBalancerVault,
         ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault,
-        ReferenceStETH, ReferenceStableSwap, ReferenceStargatePool, ReferenceV2Pair,
-        ReferenceV2Router, ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH,
-        ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02,
-        UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper,
-        WalletFactory,
+        ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router,
+        ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20,
+        UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory, UniswapV3Pool,
+        UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper, WalletFactory,
     },
 };
 
@@ -694,9 +694,6 @@ impl<'a> ChainBuilder<'a> {
         let shortcuts = self.shortcuts()?;
         for (contract, why) in self.deployments(snapshot) {
             unbuilt.push((contract, why));
-        }
-        for (bridge, why) in self.bridges() {
-            unbuilt.push((bridge, why));
         }
         let (base, block) = self.evm.freeze();
         Ok(ChainWorld { chain, base, block, tokens: self.tokens, shortcuts, unbuilt, positions })
@@ -1451,44 +1448,6 @@ impl<'a> ChainBuilder<'a> {
             .ok_or_else(|| self.inconsistent(share, "vault layout has no totalSupply"))?;
         self.evm.set_storage(share, U256::from(supply_slot), total_supply);
         self.fund(share, SEED_HOLDER, total_supply)
-    }
-
-    /// The source side of every bridge the catalog has on the chain: CCTP's
-    /// TokenMessengerV2, the CCIP router and Relay's depository at their
-    /// catalog addresses, and one Stargate pool per token it carries (from
-    /// the LayerZero pools). A contract that cannot be placed is listed.
-    fn bridges(&mut self) -> Vec<(Address, String)> {
-        let catalog = self.catalog;
-        let key = self.chain.0.to_string();
-        let mut failed = Vec::new();
-        for b in catalog.bridges() {
-            let Some(contract) = b.contracts.get(&key).copied() else { continue };
-            let artifact = match b.name.as_str() {
-                "cctp" => Artifact::ReferenceTokenMessengerV2,
-                "ccip" => Artifact::ReferenceCcipRouter,
-                "relay" => Artifact::ReferenceRelayDepository,
-                _ => continue,
-            };
-            if self.evm.code(contract).is_empty()
-                && let Err(e) = self.deploy_at(artifact, &[], contract)
-            {
-                failed.push((contract, super::artifacts::error_chain(&e)));
-            }
-        }
-        let chain = self.chain;
-        for p in catalog.layerzero_pools().iter().filter(|p| p.chain_id == chain) {
-            if !self.evm.code(p.pool).is_empty() {
-                continue;
-            }
-            let token = if p.token == NATIVE_TOKEN { Address::ZERO } else { p.token };
-            let args =
-                ReferenceStargatePool::constructorCall { token_: token, localDecimals: p.decimals }
-                    .abi_encode();
-            if let Err(e) = self.deploy_at(Artifact::ReferenceStargatePool, &args, p.pool) {
-                failed.push((p.pool, super::artifacts::error_chain(&e)));
-            }
-        }
-        failed
     }
 
     /// The catalog's deployed periphery and helper contracts of the chain:
