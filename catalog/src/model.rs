@@ -60,8 +60,8 @@ pub enum DeploymentRole {
     /// Enso's `MathHelpers`: `add`, `sub` (checked), `mul`, `div`, `min`,
     /// `max`, `average`, `mod`, `conditional`.
     MathHelpers,
-    /// Enso's `EnsoShortcutsHelpers` (version 2): `getBalance`,
-    /// `getBlockTimestamp`, `toggle`, `not`, the comparisons.
+    /// Enso's `EnsoShortcutsHelpers`: `getBalance`, `getBlockTimestamp`,
+    /// `toggle`, `not`, the comparisons; `check` from version 3 on.
     ShortcutsHelpers,
     /// A Uniswap V2 `Router02` (or a fork's identical router) bound to
     /// `factory`.
@@ -108,6 +108,10 @@ pub struct Deployment {
     /// The DEX factory a periphery router is bound to.
     #[serde(default)]
     pub factory: Option<Address>,
+    /// The deployed contract's `VERSION()` where its generations differ in
+    /// functions (`EnsoShortcutsHelpers` 2 or 3).
+    #[serde(default)]
+    pub version: Option<u32>,
     /// Where the address comes from (deployment records, verified source).
     pub source: String,
 }
@@ -421,6 +425,10 @@ pub struct ContractSet {
     /// Wallet factory (ensowallet-v2).
     #[serde(default)]
     pub factory: Option<Address>,
+    /// The wallet implementation the factory clones (ensowallet-v2): its
+    /// constructor argument, which the wallet addresses derive from.
+    #[serde(default)]
+    pub implementation: Option<Address>,
     /// Cross-chain receiver (router strategy): bridged funds arrive there
     /// and it runs their destination program on the executor. Absent: the
     /// engine's default address (`keccak256("switchyard.ShortcutsReceiver")`).

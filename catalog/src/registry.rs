@@ -306,6 +306,13 @@ impl Catalog {
                     "a periphery router names its factory, and only a router does".to_owned(),
                 ));
             }
+            let versioned = d.role == DeploymentRole::ShortcutsHelpers;
+            if versioned != matches!(d.version, Some(2 | 3)) {
+                problems.push(Problem::new(
+                    loc.clone(),
+                    "EnsoShortcutsHelpers names its version (2 or 3), and only it does".to_owned(),
+                ));
+            }
             if d.source.trim().is_empty() {
                 problems.push(Problem::new(loc, "the source of the address is missing".to_owned()));
             }
@@ -445,12 +452,14 @@ impl Catalog {
             executor: None,
             delegate: None,
             factory: None,
+            implementation: None,
             receiver: None,
         });
         e.router = set.router.or(e.router);
         e.executor = set.executor.or(e.executor);
         e.delegate = set.delegate.or(e.delegate);
         e.factory = set.factory.or(e.factory);
+        e.implementation = set.implementation.or(e.implementation);
         e.receiver = set.receiver.or(e.receiver);
     }
 }

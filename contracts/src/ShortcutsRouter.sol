@@ -2,35 +2,9 @@
 pragma solidity 0.8.37;
 
 import {ShortcutsExecutor} from "./ShortcutsExecutor.sol";
-
-interface IERC20Like {
-    function balanceOf(address who) external view returns (uint256);
-}
-
-interface IERC721Like {
-    function balanceOf(address who) external view returns (uint256);
-    function safeTransferFrom(address from, address to, uint256 id) external;
-}
-
-interface IERC1155Like {
-    function balanceOf(address who, uint256 id) external view returns (uint256);
-    function safeTransferFrom(address from, address to, uint256 id, uint256 amount, bytes calldata data) external;
-}
-
-enum TokenType {
-    Native,
-    ERC20,
-    ERC721,
-    ERC1155
-}
-
-/// ERC20 `abi.encode(token, amount)`; Native `abi.encode(amount)`; ERC721
-/// `abi.encode(token, id)`; ERC1155 `abi.encode(token, id, amount)`. For an
-/// output the amount is the minimum.
-struct Token {
-    TokenType tokenType;
-    bytes data;
-}
+import {
+    IERC1155Like, IERC20Like, IERC721Like, Token, TokenTransfers, TokenType
+} from "./TokenTransfers.sol";
 
 /// @title Reference of Enso's deployed router (`EnsoRouter`,
 /// `0xF75584eF6673aD213a685a1B58Cc0330B8eA22Cf`, the April 2025 build).
@@ -50,14 +24,13 @@ struct Token {
 ///   output **before** pulling the inputs and revert
 ///   `AmountTooLow(tokenOut, gained, minimum)` when the gain is short.
 /// No storage, no owner, no events.
-contract ShortcutsRouter {
+contract ShortcutsRouter is TokenTransfers {
     address public immutable shortcuts;
 
     error WrongMsgValue(uint256 value, uint256 expectedAmount);
     error AmountTooLow(Token token, uint256 amount, uint256 minAmount);
     error DuplicateNativeAsset();
     error UnsupportedTokenType(TokenType tokenType);
-    error SafeERC20FailedOperation(address token);
 
     constructor() {
         shortcuts = address(new ShortcutsExecutor(address(this)));
@@ -108,36 +81,18 @@ contract ShortcutsRouter {
         }
     }
 
-    /// Moves one input into the executor; true for the native coin.
+    /// Moves one input into the executor; true for the native coin, whose
+    /// `abi.encode(amount)` must equal `msg.value`.
     function _transfer(Token calldata t) private returns (bool native) {
-        if (t.tokenType == TokenType.ERC20) {
-            (address token, uint256 amount) = abi.decode(t.data, (address, uint256));
-            _safeTransferFrom(token, msg.sender, shortcuts, amount);
-        } else if (t.tokenType == TokenType.Native) {
+        native = _pull(t, shortcuts);
+        if (native) {
             uint256 amount = abi.decode(t.data, (uint256));
             if (msg.value != amount) revert WrongMsgValue(msg.value, amount);
-            native = true;
-        } else if (t.tokenType == TokenType.ERC721) {
-            (address token, uint256 id) = abi.decode(t.data, (address, uint256));
-            IERC721Like(token).safeTransferFrom(msg.sender, shortcuts, id);
-        } else if (t.tokenType == TokenType.ERC1155) {
-            (address token, uint256 id, uint256 amount) = abi.decode(t.data, (address, uint256, uint256));
-            IERC1155Like(token).safeTransferFrom(msg.sender, shortcuts, id, amount, "0x");
-        } else {
-            revert UnsupportedTokenType(t.tokenType);
         }
     }
 
-    function _safeTransferFrom(address token, address from, address to, uint256 amount) private {
-        (bool ok, bytes memory r) = token.call(abi.encodeWithSelector(0x23b872dd, from, to, amount));
-        if (!ok) {
-            assembly ("memory-safe") {
-                revert(add(r, 32), mload(r))
-            }
-        }
-        if (r.length == 0 ? token.code.length == 0 : (r.length < 32 || abi.decode(r, (uint256)) != 1)) {
-            revert SafeERC20FailedOperation(token);
-        }
+    function _unsupportedTokenType(TokenType tokenType) internal pure override {
+        revert UnsupportedTokenType(tokenType);
     }
 
     function _balance(Token calldata t, address who) private view returns (uint256) {

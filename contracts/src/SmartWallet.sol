@@ -1,39 +1,200 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
+import {TokenReceiverHooks} from "./TokenReceiverHooks.sol";
 import {WeirollVM} from "./WeirollVM.sol";
 
-/// @title A user's own shortcuts wallet (`ensowallet-v2`), one per owner,
-/// deployed by `WalletFactory` as a minimal proxy to this implementation.
-/// @notice Positions live in the wallet. A shortcut runs in the wallet's
-/// context; it may pull the owner's tokens with `transferFrom` (the owner
-/// approves their own wallet, which nobody else can drive). Only the owner,
-/// or the factory acting for the owner in the same transaction, starts one.
-contract SmartWallet is WeirollVM {
-    address public owner;
+/// @title Reference of Enso's deployed `EnsoWalletV2` (`ensowallet-v2`,
+/// implementation `0xA04df79c7e91f393B64e7BfECbfFA13A9f9F2829`, VERSION
+/// "1.0.1"), each user's wallet behind a minimal proxy from
+/// `WalletFactory`.
+/// @notice Mirrors the public source's external surface, storage and
+/// behaviour, nothing more; written here from its interface:
+///
+/// - storage: slot 0 `factory`, slot 1 the owner, slot 2 `executors`; the
+///   initialised version sits in OpenZeppelin 5's namespaced
+///   `Initializable` slot, and the implementation disables it in its
+///   constructor;
+/// - `initialize(owner)` once: the caller becomes `factory`, and both it and
+///   the owner become executors;
+/// - `executeShortcut` and `executeMultiSend` for executors only
+///   (`EnsoWalletV2_InvalidSender`), `setExecutor` for the owner or the
+///   factory, `execute` and the `withdraw*` functions for the owner only;
+/// - the ERC-721/1155 receiver hooks, `supportsInterface` and `receive()`.
+contract SmartWallet is WeirollVM, TokenReceiverHooks {
+    string public constant VERSION = "1.0.1";
+
     address public factory;
+    address private _owner;
+    mapping(address executor => bool isAllowed) public executors;
+
+    /// keccak256(abi.encode(uint256(keccak256("openzeppelin.storage.Initializable")) - 1)) & ~0xff
+    bytes32 private constant INITIALIZABLE_SLOT = 0xf0c57e16840df040f15088dc2f81fe391c3923bec73e23a9662efc9c229c6a00;
 
     event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
+    event MultiSendExecuted(bytes32 accountId, bytes32 requestId);
+    event ExecutorSet(address indexed executor, bool allowed);
+    event Initialized(uint64 version);
 
-    error AlreadyInitialized();
-    error NotOwner(address caller);
+    error EnsoWalletV2_ExecutionFailedNoReason();
+    error EnsoWalletV2_InvalidSender(address sender);
+    error InvalidInitialization();
+    error ArrayLengthMismatch(uint256 array1Length, uint256 array2Length);
+    error WithdrawFailed();
+    error SafeERC20FailedOperation(address token);
+
+    constructor() {
+        _setInitialized(type(uint64).max);
+    }
 
     function initialize(address owner_) external {
-        if (factory != address(0)) revert AlreadyInitialized();
-        owner = owner_;
+        if (_initialized() != 0) revert InvalidInitialization();
+        _setInitialized(1);
+        _owner = owner_;
         factory = msg.sender;
+        executors[msg.sender] = true;
+        executors[owner_] = true;
+    }
+
+    function owner() public view returns (address) {
+        return _owner;
+    }
+
+    function execute(address target, uint256 value, bytes memory data) external payable returns (bool success) {
+        _onlyOwner();
+        bytes memory response;
+        (success, response) = target.call{value: value}(data);
+        if (!success) _bubble(response);
+    }
+
+    function setExecutor(address executor, bool allowed) external {
+        if (msg.sender != _owner && msg.sender != factory) revert EnsoWalletV2_InvalidSender(msg.sender);
+        executors[executor] = allowed;
+        emit ExecutorSet(executor, allowed);
     }
 
     function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] calldata commands, bytes[] calldata state)
-        external
+        public
         payable
-        returns (bytes[] memory)
+        returns (bytes[] memory response)
     {
-        if (msg.sender != owner && msg.sender != factory) revert NotOwner(msg.sender);
-        bytes[] memory out = _execute(commands, state);
+        _onlyExecutor();
+        response = _execute(commands, state);
         emit ShortcutExecuted(accountId, requestId);
-        return out;
     }
 
-    receive() external payable {}
+    /// Runs packed records `operation(1) ‖ to(20) ‖ value(32) ‖ length(32) ‖
+    /// data`: operation 0 is a call (its revert is passed on), any other
+    /// operation reverts. Like the deployed loop, a record is read while its
+    /// start lies more than 32 bytes before the end.
+    function executeMultiSend(bytes32 accountId, bytes32 requestId, bytes memory transactions) public payable {
+        _onlyExecutor();
+        emit MultiSendExecuted(accountId, requestId);
+        uint256 offset;
+        while (offset + 32 < transactions.length) {
+            uint8 operation = uint8(transactions[offset]);
+            address to;
+            uint256 value;
+            uint256 length;
+            bytes memory data;
+            assembly ("memory-safe") {
+                let record := add(add(transactions, 32), offset)
+                to := shr(96, mload(add(record, 1)))
+                value := mload(add(record, 21))
+                length := mload(add(record, 53))
+            }
+            data = new bytes(length);
+            for (uint256 k; k < length; ++k) {
+                data[k] = transactions[offset + 85 + k];
+            }
+            if (operation != 0) revert();
+            (bool ok, bytes memory r) = to.call{value: value}(data);
+            if (!ok) {
+                assembly ("memory-safe") {
+                    revert(add(r, 32), mload(r))
+                }
+            }
+            offset += 85 + length;
+        }
+    }
+
+    function withdrawNative(uint256 amount) external {
+        _onlyOwner();
+        _sendNative(amount);
+    }
+
+    function withdrawERC20s(address[] calldata erc20s, uint256[] calldata amounts) external {
+        _onlyOwner();
+        if (erc20s.length != amounts.length) revert ArrayLengthMismatch(erc20s.length, amounts.length);
+        for (uint256 k; k < erc20s.length; ++k) {
+            (bool ok, bytes memory r) = erc20s[k].call(abi.encodeWithSelector(0xa9059cbb, _owner, amounts[k]));
+            if (!ok) _bubble(r);
+            if (r.length == 0 ? erc20s[k].code.length == 0 : (r.length < 32 || abi.decode(r, (uint256)) != 1)) {
+                revert SafeERC20FailedOperation(erc20s[k]);
+            }
+        }
+    }
+
+    function withdrawERC721s(address erc721, uint256[] calldata ids) external {
+        _onlyOwner();
+        for (uint256 k; k < ids.length; ++k) {
+            IERC721Transfer(erc721).safeTransferFrom(address(this), _owner, ids[k]);
+        }
+    }
+
+    function withdrawERC1155s(address erc1155, uint256[] calldata ids, uint256[] calldata amounts) external {
+        _onlyOwner();
+        IERC1155Transfer(erc1155).safeBatchTransferFrom(address(this), _owner, ids, amounts, "");
+    }
+
+    function _onlyOwner() private view {
+        if (msg.sender != _owner) revert EnsoWalletV2_InvalidSender(msg.sender);
+    }
+
+    function _onlyExecutor() private view {
+        if (!executors[msg.sender]) revert EnsoWalletV2_InvalidSender(msg.sender);
+    }
+
+    function _sendNative(uint256 amount) private {
+        (bool ok,) = _owner.call{value: amount}("");
+        if (!ok) revert WithdrawFailed();
+    }
+
+    function _bubble(bytes memory response) private pure {
+        if (response.length > 0) {
+            assembly ("memory-safe") {
+                revert(add(response, 32), mload(response))
+            }
+        }
+        revert EnsoWalletV2_ExecutionFailedNoReason();
+    }
+
+    function _initialized() private view returns (uint64 version) {
+        bytes32 slot = INITIALIZABLE_SLOT;
+        assembly ("memory-safe") {
+            version := and(sload(slot), 0xffffffffffffffff)
+        }
+    }
+
+    function _setInitialized(uint64 version) private {
+        bytes32 slot = INITIALIZABLE_SLOT;
+        assembly ("memory-safe") {
+            sstore(slot, version)
+        }
+        emit Initialized(version);
+    }
+}
+
+interface IERC721Transfer {
+    function safeTransferFrom(address from, address to, uint256 id) external;
+}
+
+interface IERC1155Transfer {
+    function safeBatchTransferFrom(
+        address from,
+        address to,
+        uint256[] calldata ids,
+        uint256[] calldata amounts,
+        bytes calldata data
+    ) external;
 }

@@ -1,62 +1,112 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
-interface ISmartWallet {
+import {Token, TokenTransfers, TokenType} from "./TokenTransfers.sol";
+
+interface IShortcutsWallet {
     function initialize(address owner) external;
-    function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] calldata commands, bytes[] calldata state)
-        external
-        payable
-        returns (bytes[] memory);
+    function setExecutor(address executor, bool allowed) external;
 }
 
-/// @title Deploys each owner's `SmartWallet` on first use and runs a
-/// shortcut in it (`ensowallet-v2`).
-/// @notice The wallet of `owner` is an EIP-1167 minimal proxy to
-/// `implementation`, created with CREATE2 at salt `bytes32(owner)`, so its
-/// address is known before it exists: `walletOf(owner)`, or off-chain
-/// `keccak256(0xff ++ factory ++ salt ++ keccak256(proxy initcode))`.
-contract WalletFactory {
-    address public immutable implementation;
+/// @title Reference of Enso's deployed `EnsoWalletV2Factory`
+/// (`0xc914a663837eB21C5A650716E015659686597E55`).
+/// @notice Mirrors the public source's external surface and behaviour,
+/// nothing more; written here from its interface:
+///
+/// - each account's wallet is a 44-byte minimal proxy (the solady clone
+///   layout) to `IMPLEMENTATION`, created with CREATE2 at salt
+///   `keccak256(abi.encode(account))`; `getAddress(account)` predicts it;
+/// - `deploy(account)` creates and initialises it for anyone, once;
+/// - `deployAndExecute(tokensIn, data, executors, revoke)` does that for the
+///   caller, pulls the caller's inputs into the wallet (a Native entry is
+///   settled by `msg.value`; two revert, and value without one reverts),
+///   adds `executors`, calls the wallet with `data` and the whole
+///   `msg.value` (a revert passed on), revokes the executors if asked, and
+///   returns the wallet and the call's return data.
+contract WalletFactory is TokenTransfers {
+    address public immutable IMPLEMENTATION;
 
-    event WalletDeployed(address indexed owner, address wallet);
+    event EnsoWalletV2Deployed(address wallet, address indexed account);
 
-    error DeployFailed();
+    error DeploymentFailed();
+    error EnsoWalletV2Factory_ExecutionFailedNoReason();
+    error EnsoWalletV2Factory_UnsupportedTokenType(TokenType tokenType);
+    error EnsoWalletV2Factory_WrongMsgValue(uint256 value, uint256 expectedAmount);
+    error EnsoWalletV2Factory_DuplicateNativeAsset();
 
-    constructor(address implementation_) {
-        implementation = implementation_;
+    constructor(address implementation) {
+        IMPLEMENTATION = implementation;
     }
 
-    /// Creates the caller's wallet if needed, then runs the shortcut in it
-    /// with the value sent; returns the wallet and the program's final state.
-    function deploy(bytes32 accountId, bytes32 requestId, bytes32[] calldata commands, bytes[] calldata state)
-        external
-        payable
-        returns (address wallet, bytes[] memory result)
-    {
-        wallet = walletOf(msg.sender);
-        if (wallet.code.length == 0) {
-            bytes memory code = _proxyInitcode();
-            bytes32 salt = bytes32(uint256(uint160(msg.sender)));
-            address created;
-            assembly ("memory-safe") {
-                created := create2(0, add(code, 32), mload(code), salt)
+    function deploy(address account) external returns (address wallet) {
+        wallet = _deploy(account);
+    }
+
+    function deployAndExecute(
+        Token[] calldata tokensIn,
+        bytes calldata data,
+        address[] calldata executors,
+        bool revokeExecutorsAfterExecution
+    ) external payable returns (address wallet, bytes memory response) {
+        wallet = _deploy(msg.sender);
+        bool native;
+        for (uint256 k; k < tokensIn.length; ++k) {
+            if (_pull(tokensIn[k], wallet)) {
+                if (native) revert EnsoWalletV2Factory_DuplicateNativeAsset();
+                native = true;
             }
-            if (created != wallet) revert DeployFailed();
-            ISmartWallet(wallet).initialize(msg.sender);
-            emit WalletDeployed(msg.sender, wallet);
         }
-        result = ISmartWallet(wallet).executeShortcut{value: msg.value}(accountId, requestId, commands, state);
+        if (!native && msg.value != 0) revert EnsoWalletV2Factory_WrongMsgValue(msg.value, 0);
+        _setExecutors(wallet, executors, true);
+        bool ok;
+        (ok, response) = wallet.call{value: msg.value}(data);
+        if (!ok) {
+            if (response.length > 0) {
+                assembly ("memory-safe") {
+                    revert(add(response, 32), mload(response))
+                }
+            }
+            revert EnsoWalletV2Factory_ExecutionFailedNoReason();
+        }
+        if (revokeExecutorsAfterExecution) _setExecutors(wallet, executors, false);
     }
 
-    function walletOf(address owner) public view returns (address) {
-        bytes32 salt = bytes32(uint256(uint160(owner)));
-        bytes32 h = keccak256(abi.encodePacked(bytes1(0xff), address(this), salt, keccak256(_proxyInitcode())));
+    function getAddress(address account) public view returns (address) {
+        bytes32 h = keccak256(abi.encodePacked(bytes1(0xff), address(this), _salt(account), keccak256(_proxyInitcode())));
         return address(uint160(uint256(h)));
+    }
+
+    function _deploy(address account) private returns (address wallet) {
+        wallet = getAddress(account);
+        if (wallet.code.length != 0) return wallet;
+        bytes memory code = _proxyInitcode();
+        bytes32 salt = _salt(account);
+        address created;
+        assembly ("memory-safe") {
+            created := create2(0, add(code, 32), mload(code), salt)
+        }
+        if (created == address(0)) revert DeploymentFailed();
+        IShortcutsWallet(wallet).initialize(account);
+        emit EnsoWalletV2Deployed(wallet, account);
+    }
+
+    function _setExecutors(address wallet, address[] calldata executors, bool allowed) private {
+        for (uint256 k; k < executors.length; ++k) {
+            IShortcutsWallet(wallet).setExecutor(executors[k], allowed);
+        }
+    }
+
+    function _unsupportedTokenType(TokenType tokenType) internal pure override {
+        revert EnsoWalletV2Factory_UnsupportedTokenType(tokenType);
+    }
+
+    function _salt(address account) private pure returns (bytes32) {
+        return keccak256(abi.encode(account));
     }
 
     function _proxyInitcode() private view returns (bytes memory) {
         return abi.encodePacked(
-            hex"3d602d80600a3d3981f3363d3d373d3d3d363d73", implementation, hex"5af43d82803e903d91602b57fd5bf3"
+            hex"602c3d8160093d39f33d3d3d3d363d3d37363d73", IMPLEMENTATION, hex"5af43d3d93803e602a57fd5bf3"
         );
     }
 }

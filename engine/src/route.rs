@@ -244,7 +244,6 @@ pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, En
         return Err(EngineError::SpenderNative);
     }
     let pull_from = match runner {
-        Runner::Wallet { .. } => Some(req.from),
         Runner::Delegate { .. } | Runner::LegacyDelegate { .. } if owner != req.from => Some(owner),
         _ => None,
     };

@@ -1,5 +1,6 @@
 //! The wallet endpoints' engine side: the approval a strategy needs (to its
-//! router, or to the caller's own wallet, never to an executor), with its
+//! router, or to the wallet factory that moves inputs into the caller's
+//! wallet; never to an executor), with its
 //! gas measured in the world, and balances read from chain state (the
 //! world of the embedded snapshot; a later issue adds real nodes).
 
@@ -8,7 +9,7 @@ use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
 
 use crate::{
     EngineError, MarketState,
-    encode::{Runner, approve_calldata},
+    encode::approve_calldata,
     evm::world::{ChainWorld, wallet_address},
     route::runner,
 };
@@ -70,12 +71,8 @@ pub(crate) fn approve_now(
         .chain(chain)
         .ok_or(EngineError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
     let r = runner(cw, strategy, chain, from)?;
-    let spender = match r {
-        Runner::Router { router, .. } | Runner::LegacyRouter { router, .. } => router,
-        Runner::Wallet { wallet, .. } => wallet,
-        Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => {
-            return Err(EngineError::Approve(ApproveError::NoSpender(strategy)));
-        }
+    let Some(spender) = r.spender() else {
+        return Err(EngineError::Approve(ApproveError::NoSpender(strategy)));
     };
     let data = approve_calldata(spender, amount);
     let mut evm = cw.fork();

@@ -60,6 +60,8 @@ pub struct ContractOverride {
     pub delegate: Option<String>,
     /// Wallet factory.
     pub factory: Option<String>,
+    /// The wallet implementation the factory clones.
+    pub implementation: Option<String>,
     /// Cross-chain receiver.
     pub receiver: Option<String>,
 }
@@ -277,6 +279,7 @@ impl RawConfig {
                     executor: parse_addr("contracts.executor", &c.executor)?,
                     delegate: parse_addr("contracts.delegate", &c.delegate)?,
                     factory: parse_addr("contracts.factory", &c.factory)?,
+                    implementation: parse_addr("contracts.implementation", &c.implementation)?,
                     receiver: parse_addr("contracts.receiver", &c.receiver)?,
                 })
             })

@@ -32,7 +32,7 @@ use crate::{
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
         bridge::{Crossing, bridge_call},
-        helpers::{Helpers, Op, bps_of, check, helper, require_at_least},
+        helpers::{Helpers, Op, bps_of, check, helper, require_at_least, require_zero},
         protocols::IERC20,
         route::{StepCtx, encode_leg},
         tx::{TxSpec, final_state},
@@ -1265,10 +1265,7 @@ impl<'a> Compiler<'a> {
         let code =
             self.b.call(CallKind::Call, market, selector, &[x], Out::Word).map_err(weiroll(at))?;
         let code = encode::route::word_out(code).map_err(encode_err(at))?;
-        let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        let ok = self.helper(BinaryOp::IsEqual, &[code, zero], at)?;
-        check(&mut self.b, ok).map_err(encode_err(at))?;
-        Ok(())
+        require_zero(&mut self.b, code).map_err(encode_err(at))
     }
 
     /// An address the catalog gives for `protocol` on the chain: the
@@ -1352,7 +1349,6 @@ impl<'a> Compiler<'a> {
         }
         // Prologue: pull the inputs into an account that does not hold them.
         let pull_from = match self.runner {
-            Runner::Wallet { .. } => Some(self.req.from),
             Runner::Delegate { .. } | Runner::LegacyDelegate { .. }
                 if self.owner != self.req.from =>
             {

@@ -29,10 +29,11 @@ sol! {
         function max(uint256 a, uint256 b) external pure returns (uint256);
     }
 
-    /// Enso's `EnsoShortcutsHelpers` (version 3).
+    /// Enso's `EnsoShortcutsHelpers`: the functions of version 2, which
+    /// version 3 keeps (it adds only `check(bool)`, which programs do not
+    /// call).
     interface IEnsoShortcutsHelpers {
         function getBalance(address balanceAddress) external view returns (uint256 balance);
-        function check(bool condition) external pure;
         function toggle(bool condition, uint256 a, uint256 b) external pure returns (uint256);
         function not(bool condition) external pure returns (bool);
         function isEqual(uint256 a, uint256 b) external pure returns (bool);
@@ -177,28 +178,44 @@ pub fn helper(b: &mut ProgramBuilder, op: impl Into<Op>, args: &[In]) -> Result<
     out.map(In::Fixed).ok_or(EncodeError::Unsupported("helper without output"))
 }
 
-/// Reverts the program unless `cond` holds (`check(bool)`).
+/// Reverts the program unless `cond` holds.
+///
+/// `EnsoShortcutsHelpers.check(bool)` exists only from version 3 on, so the
+/// guard is `MathHelpers.sub(cond, 1)`, which every deployed generation has:
+/// a true word is 1 and passes, a false one underflows and reverts.
 pub fn check(b: &mut ProgramBuilder, cond: In) -> Result<(), EncodeError> {
-    let at = b.helpers().get(DeploymentRole::ShortcutsHelpers)?;
-    b.call(
-        CallKind::StaticCall,
-        at,
-        IEnsoShortcutsHelpers::checkCall::SELECTOR,
-        &[cond],
-        Out::Ignore,
-    )?;
+    let one = b.uint(U256::from(1u8))?;
+    require_at_least(b, cond, one)?;
     Ok(())
 }
 
 /// Reverts unless `amount >= minimum`; returns `amount`.
+///
+/// `MathHelpers.sub(amount, minimum)` is checked arithmetic: it reverts
+/// (`Panic(0x11)`) exactly when `amount < minimum`, on every deployed
+/// generation of the helper.
 pub fn require_at_least(
     b: &mut ProgramBuilder,
     amount: In,
     minimum: In,
 ) -> Result<In, EncodeError> {
-    let ok = helper(b, BinaryOp::IsEqualOrGreaterThan, &[amount.clone(), minimum])?;
-    check(b, ok)?;
+    let at = b.helpers().get(DeploymentRole::MathHelpers)?;
+    b.call(
+        CallKind::StaticCall,
+        at,
+        IMathHelpers::subCall::SELECTOR,
+        &[amount.clone(), minimum],
+        Out::Ignore,
+    )?;
     Ok(amount)
+}
+
+/// Reverts unless `code` is zero (a Compound market's error code):
+/// `MathHelpers.sub(0, code)`.
+pub fn require_zero(b: &mut ProgramBuilder, code: In) -> Result<(), EncodeError> {
+    let zero = b.uint(U256::ZERO)?;
+    require_at_least(b, zero, code)?;
+    Ok(())
 }
 
 /// `floor(amount * bps / 10_000)`.

@@ -640,11 +640,7 @@ fn step_calls(
                         // Compound reports failure as a nonzero code.
                         let code =
                             b.call(CallKind::Call, pool.address, selector, &[x], Out::Word)?;
-                        let code = word_out(code)?;
-                        let zero = b.uint(U256::ZERO)?;
-                        let ok = helper(b, BinaryOp::IsEqual, &[code, zero])?;
-                        super::helpers::check(b, ok)?;
-                        Ok(())
+                        super::helpers::require_zero(b, word_out(code)?)
                     })
                 }
             }

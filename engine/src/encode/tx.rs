@@ -7,7 +7,7 @@
 //! | `router-legacy` | legacy router | `safeRouteSingle` (one in, one out) or `routeSingle`/`routeMulti` | its executor | inputs → legacy router |
 //! | `delegate` | the caller's own account | `executeShortcut(accountId, requestId, …)` | the account (EIP-7702) | none |
 //! | `delegate-legacy` | the caller's own account | `executeShortcut(shortcutId, …)` | the account | none |
-//! | `ensowallet-v2` | wallet factory | `deploy(accountId, requestId, …)` | the caller's wallet | inputs → the wallet |
+//! | `ensowallet-v2` | wallet factory | `deployAndExecute(tokensIn, executeShortcut(…), [], false)` | the caller's wallet | inputs → the factory, which moves them into the wallet |
 //!
 //! Approvals never name an executor: a shared executor runs anyone's
 //! program, so an allowance to it could be spent by anyone.
@@ -45,7 +45,7 @@ pub struct Tx {
 pub struct Approval {
     /// Token.
     pub token: Address,
-    /// Who may spend it (a router or the caller's own wallet, never an
+    /// Who may spend it (a router or the wallet factory, never an
     /// executor).
     pub spender: Address,
     /// Amount, wei.
@@ -119,7 +119,7 @@ impl Runner {
     pub const fn spender(self) -> Option<Address> {
         match self {
             Self::Router { router, .. } | Self::LegacyRouter { router, .. } => Some(router),
-            Self::Wallet { wallet, .. } => Some(wallet),
+            Self::Wallet { factory, .. } => Some(factory),
             Self::Delegate { .. } | Self::LegacyDelegate { .. } => None,
         }
     }
@@ -240,11 +240,11 @@ pub fn transaction(runner: Runner, program: &Program, spec: &TxSpec<'_>) -> Tx {
         ),
         Runner::Wallet { factory, .. } => (
             factory,
-            WalletFactory::deployCall {
-                accountId: spec.account_id,
-                requestId: spec.request_id,
-                commands,
-                state,
+            WalletFactory::deployAndExecuteCall {
+                tokensIn: spec.inputs.iter().map(router_token).collect(),
+                data: shortcut(),
+                executors: Vec::new(),
+                revokeExecutorsAfterExecution: false,
             }
             .abi_encode(),
         ),
@@ -276,7 +276,8 @@ pub fn final_state(runner: Runner, output: &[u8]) -> Option<Vec<Bytes>> {
             <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(output).ok()
         }
         Runner::Wallet { .. } => {
-            WalletFactory::deployCall::abi_decode_returns(output).ok().map(|r| r.result)
+            let inner = WalletFactory::deployAndExecuteCall::abi_decode_returns(output).ok()?;
+            <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(&inner.response).ok()
         }
     }
 }

@@ -385,6 +385,69 @@ pub enum DecodedKind {
     ValueCall,
 }
 
+/// What one command calls, read from its words alone (no state at run
+/// time needed): for the program guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandTarget {
+    /// Index of the command's first word.
+    pub index: usize,
+    /// Target.
+    pub target: Address,
+    /// Call type.
+    pub kind: DecodedKind,
+    /// The function selector; `None` for a raw call whose calldata is
+    /// empty (a plain transfer of the native coin).
+    pub selector: Option<[u8; 4]>,
+}
+
+impl Program {
+    /// Each command's target and selector. A raw-calldata command
+    /// (`FLAG_DATA`) takes its selector from the program's initial state.
+    pub fn targets(&self) -> Result<Vec<CommandTarget>, WeirollError> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.commands.len() {
+            let at = i;
+            let w = self.commands[i].0;
+            let flags = w[4];
+            let indices: [u8; 32] = if flags & FLAG_EXTENDED != 0 {
+                i += 1;
+                self.commands.get(i).ok_or(WeirollError::MissingIndices(at))?.0
+            } else {
+                let mut x = [IDX_END; 32];
+                x[..6].copy_from_slice(&w[5..11]);
+                x
+            };
+            let kind = match flags & 0x03 {
+                0x01 => DecodedKind::Call,
+                0x02 => DecodedKind::StaticCall,
+                0x03 => DecodedKind::ValueCall,
+                _ => return Err(WeirollError::Delegatecall(at)),
+            };
+            let selector = if flags & FLAG_DATA == 0 {
+                Some([w[0], w[1], w[2], w[3]])
+            } else {
+                let slot = indices[usize::from(kind == DecodedKind::ValueCall)] & 0x7f;
+                let data =
+                    self.state.get(usize::from(slot)).ok_or(WeirollError::SlotOutOfRange(at))?;
+                match data.len() {
+                    0 => None,
+                    1..4 => return Err(WeirollError::BadEncoding(at)),
+                    _ => Some([data[0], data[1], data[2], data[3]]),
+                }
+            };
+            out.push(CommandTarget {
+                index: at,
+                target: Address::from_slice(&w[12..]),
+                kind,
+                selector,
+            });
+            i += 1;
+        }
+        Ok(out)
+    }
+}
+
 impl Program {
     /// Every command's call as the VM would make it with `state` as the
     /// state at that point (for a program that writes outputs, pass a state

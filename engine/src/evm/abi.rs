@@ -227,17 +227,36 @@ sol! {
             external payable returns (bytes[]);
     }
 
-    /// `contracts/src/WalletFactory.sol` (`ensowallet-v2`).
+    /// `contracts/src/WalletFactory.sol`: Enso's `EnsoWalletV2Factory`
+    /// (`ensowallet-v2`).
     #[sol(all_derives)]
     contract WalletFactory {
-        event WalletDeployed(address indexed owner, address wallet);
+        event EnsoWalletV2Deployed(address wallet, address indexed account);
 
-        constructor(address implementation_);
+        constructor(address implementation);
 
-        function implementation() external view returns (address);
-        function walletOf(address owner) external view returns (address);
-        function deploy(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
-            external payable returns (address wallet, bytes[] result);
+        function IMPLEMENTATION() external view returns (address);
+        function getAddress(address account) external view returns (address);
+        function deploy(address account) external returns (address wallet);
+        function deployAndExecute(
+            ShortcutsRouter.Token[] tokensIn,
+            bytes data,
+            address[] executors,
+            bool revokeExecutorsAfterExecution
+        ) external payable returns (address wallet, bytes response);
+    }
+
+    /// `contracts/src/SmartWallet.sol`: Enso's `EnsoWalletV2`, the program
+    /// entry point the factory calls.
+    #[sol(all_derives)]
+    contract SmartWallet {
+        event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
+
+        function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+        function owner() external view returns (address);
+        function factory() external view returns (address);
+        function executors(address executor) external view returns (bool);
     }
 
     /// `contracts/src/ReferenceStableSwap.sol`: a Curve plain pool; the world

@@ -106,6 +106,9 @@ pub enum Artifact {
     ReferenceMathHelpers,
     /// `ReferenceShortcutsHelpers.sol`: Enso's `EnsoShortcutsHelpers` v3.
     ReferenceShortcutsHelpers,
+    /// `ReferenceShortcutsHelpers.sol`: Enso's `EnsoShortcutsHelpers` v2
+    /// (no `check`).
+    ReferenceShortcutsHelpersV2,
     /// `ReferenceV2Router.sol`: a V2 fork's Router02; constructor `(address
     /// factory, address weth, bytes32 initCodeHash, uint256 feeBps)`.
     ReferenceV2Router,
@@ -121,11 +124,43 @@ pub enum Artifact {
     UniswapV3SwapRouter02,
 }
 
+/// The 4-byte selectors of a contract's external functions.
+pub type Selectors = std::collections::BTreeSet<[u8; 4]>;
+
+/// The selectors of the functions of an ABI (its JSON array).
+fn abi_selectors(abi: &[serde_json::Value]) -> Selectors {
+    fn canonical(param: &serde_json::Value) -> String {
+        let ty = param["type"].as_str().unwrap_or_default();
+        match ty.strip_prefix("tuple") {
+            Some(suffix) => {
+                let members = param["components"].as_array().map_or(&[][..], Vec::as_slice);
+                let inner: Vec<String> = members.iter().map(canonical).collect();
+                format!("({}){suffix}", inner.join(","))
+            }
+            None => ty.to_owned(),
+        }
+    }
+    abi.iter()
+        .filter(|item| item["type"] == "function")
+        .map(|item| {
+            let inputs = item["inputs"].as_array().map_or(&[][..], Vec::as_slice);
+            let args: Vec<String> = inputs.iter().map(canonical).collect();
+            let signature =
+                format!("{}({})", item["name"].as_str().unwrap_or_default(), args.join(","));
+            let hash = alloy_primitives::keccak256(signature.as_bytes());
+            [hash[0], hash[1], hash[2], hash[3]]
+        })
+        .collect()
+}
+
 /// The part of an artifact file the EVM needs.
 #[derive(Deserialize)]
 struct ArtifactFile {
     /// Initcode, hex, with or without `0x`.
     bytecode: String,
+    /// The ABI.
+    #[serde(default)]
+    abi: Vec<serde_json::Value>,
     /// State variable → storage slot (our own contracts only).
     #[serde(default)]
     storage: std::collections::BTreeMap<String, u64>,
@@ -133,7 +168,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 40] = [
+    pub const ALL: [Self; 41] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -170,6 +205,7 @@ impl Artifact {
         Self::LegacyShortcutsExecutor,
         Self::ReferenceMathHelpers,
         Self::ReferenceShortcutsHelpers,
+        Self::ReferenceShortcutsHelpersV2,
         Self::ReferenceV2Router,
         Self::UniswapV2Router02,
         Self::UniswapV3SwapRouter,
@@ -216,6 +252,7 @@ impl Artifact {
             Self::LegacyShortcutsExecutor => "LegacyShortcutsExecutor",
             Self::ReferenceMathHelpers => "ReferenceMathHelpers",
             Self::ReferenceShortcutsHelpers => "ReferenceShortcutsHelpers",
+            Self::ReferenceShortcutsHelpersV2 => "ReferenceShortcutsHelpersV2",
             Self::ReferenceV2Router => "ReferenceV2Router",
             Self::UniswapV2Router02 => "UniswapV2Router02",
             Self::UniswapV3SwapRouter => "SwapRouter",
@@ -311,6 +348,9 @@ impl Artifact {
             Self::ReferenceShortcutsHelpers => {
                 include_str!("../../../contracts/artifacts/ReferenceShortcutsHelpers.json")
             }
+            Self::ReferenceShortcutsHelpersV2 => {
+                include_str!("../../../contracts/artifacts/ReferenceShortcutsHelpersV2.json")
+            }
             Self::ReferenceV2Router => {
                 include_str!("../../../contracts/artifacts/ReferenceV2Router.json")
             }
@@ -342,6 +382,14 @@ impl Artifact {
         file.storage.get(variable).copied()
     }
 
+    /// The selectors of one of our own contracts' functions (its ABI in the
+    /// committed artifact); `None` for the npm ones
+    /// ([`NpmArtifacts::selectors`]).
+    pub fn own_selectors(self) -> Option<Selectors> {
+        let file: ArtifactFile = serde_json::from_str(self.committed()?).ok()?;
+        Some(abi_selectors(&file.abi))
+    }
+
     /// The initcode followed by ABI-encoded constructor arguments (from
     /// `SolConstructor::abi_encode`), ready for [`super::Evm::deploy`].
     pub fn initcode_with(self, constructor_args: &[u8]) -> Result<Bytes, EvmError> {
@@ -371,6 +419,8 @@ pub struct NpmArtifacts {
     v2_router: Bytes,
     v3_router: Bytes,
     v3_router02: Bytes,
+    /// The selectors of each npm artifact's ABI.
+    abis: Vec<(Artifact, std::sync::Arc<Selectors>)>,
 }
 
 /// Where each npm artifact lives under `node_modules`.
@@ -408,13 +458,23 @@ impl NpmArtifacts {
 
     /// Reads the Uniswap artifacts (core and periphery) under `dir`.
     pub fn load(dir: &Path) -> Result<Self, EvmError> {
-        let read = |a: Artifact| -> Result<Bytes, EvmError> {
+        let json = |a: Artifact| -> Result<String, EvmError> {
             let rel = NPM_FILES.iter().find(|(x, _)| *x == a).map_or("", |(_, p)| p);
             let path = dir.join(rel);
-            let json = std::fs::read_to_string(&path)
-                .map_err(|source| EvmError::NpmArtifact { path: path.clone(), source })?;
-            parse(a.name(), &json)
+            std::fs::read_to_string(&path)
+                .map_err(|source| EvmError::NpmArtifact { path: path.clone(), source })
         };
+        let read = |a: Artifact| -> Result<Bytes, EvmError> { parse(a.name(), &json(a)?) };
+        let abis = NPM_FILES
+            .iter()
+            .map(|(a, _)| {
+                let text = json(*a)?;
+                let file: ArtifactFile = serde_json::from_str(&text).map_err(|source| {
+                    EvmError::Artifact { name: a.name(), source: source.into() }
+                })?;
+                Ok((*a, std::sync::Arc::new(abi_selectors(&file.abi))))
+            })
+            .collect::<Result<_, EvmError>>()?;
         Ok(Self {
             v2_factory: read(Artifact::UniswapV2Factory)?,
             v2_pair: read(Artifact::UniswapV2Pair)?,
@@ -423,6 +483,7 @@ impl NpmArtifacts {
             v2_router: read(Artifact::UniswapV2Router02)?,
             v3_router: read(Artifact::UniswapV3SwapRouter)?,
             v3_router02: read(Artifact::UniswapV3SwapRouter02)?,
+            abis,
         })
     }
 
@@ -434,6 +495,15 @@ impl NpmArtifacts {
             Ok(a) => Ok(a),
             Err(message) => Err(EvmError::NpmUnavailable(message.clone())),
         }
+    }
+
+    /// The selectors of any artifact's functions: the npm ABI for the npm
+    /// ones, the committed one for ours.
+    pub fn selectors(&self, artifact: Artifact) -> std::sync::Arc<Selectors> {
+        self.abis.iter().find(|(a, _)| *a == artifact).map_or_else(
+            || std::sync::Arc::new(artifact.own_selectors().unwrap_or_default()),
+            |(_, s)| s.clone(),
+        )
     }
 
     /// One artifact's initcode; our own contracts are not here.

@@ -48,7 +48,7 @@ use revm::{
     state::AccountInfo,
 };
 
-pub use self::artifacts::{Artifact, NpmArtifacts};
+pub use self::artifacts::{Artifact, NpmArtifacts, Selectors};
 
 /// Gas limit of every transaction (and of the block).
 pub const GAS_LIMIT: u64 = 30_000_000;

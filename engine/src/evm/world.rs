@@ -42,7 +42,7 @@ use switchyard_catalog::{
 use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
 
 use super::{
-    Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts,
+    Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors,
     abi::{
         LegacyShortcutsRouter, ReferenceAToken, ReferenceAavePool, ReferenceBalancerVault,
         ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault,
@@ -168,6 +168,9 @@ pub struct ChainWorld {
     /// The catalog's non-tokenized positions on the chain, by address: the
     /// fixture that holds them, or why there is none.
     pub positions: BTreeMap<Address, Result<PositionFixture, String>>,
+    /// Each contract placed at a fixed address: the artifact (published or
+    /// reference) and the selectors of its ABI.
+    functions: HashMap<Address, (Artifact, Arc<Selectors>)>,
 }
 
 /// What holds a non-tokenized position in the world.
@@ -284,6 +287,12 @@ fn same_pools(a: &MarketSnapshot, b: &MarketSnapshot, chain: ChainId) -> bool {
 }
 
 impl ChainWorld {
+    /// The contract placed at `at`: its artifact and the selectors of its
+    /// functions (`None`: nothing was placed there).
+    pub fn contract_at(&self, at: Address) -> Option<(Artifact, &Selectors)> {
+        self.functions.get(&at).map(|(a, s)| (*a, s.as_ref()))
+    }
+
     /// The same world at another block (sharing its frozen state).
     fn at(&self, block: BlockEnv) -> Self {
         Self {
@@ -294,6 +303,7 @@ impl ChainWorld {
             shortcuts: self.shortcuts.clone(),
             unbuilt: self.unbuilt.clone(),
             positions: self.positions.clone(),
+            functions: self.functions.clone(),
         }
     }
 
@@ -616,6 +626,9 @@ struct ChainBuilder<'a> {
     debts: Vec<(Address, Result<PositionFixture, String>)>,
     /// Compound comptrollers placed.
     comptrollers: Vec<Address>,
+    /// What each contract at a fixed address was built from (its ABI is
+    /// the program guard's list of callable functions).
+    placed: HashMap<Address, Artifact>,
 }
 
 impl<'a> ChainBuilder<'a> {
@@ -638,6 +651,7 @@ impl<'a> ChainBuilder<'a> {
             v3: None,
             debts: Vec::new(),
             comptrollers: Vec::new(),
+            placed: HashMap::new(),
         }
     }
 
@@ -695,8 +709,26 @@ impl<'a> ChainBuilder<'a> {
         for (contract, why) in self.deployments(snapshot) {
             unbuilt.push((contract, why));
         }
+        let mut abis: HashMap<Artifact, Arc<Selectors>> = HashMap::new();
+        let functions = self
+            .placed
+            .iter()
+            .map(|(at, artifact)| {
+                let abi = abis.entry(*artifact).or_insert_with(|| self.npm.selectors(*artifact));
+                (*at, (*artifact, abi.clone()))
+            })
+            .collect();
         let (base, block) = self.evm.freeze();
-        Ok(ChainWorld { chain, base, block, tokens: self.tokens, shortcuts, unbuilt, positions })
+        Ok(ChainWorld {
+            chain,
+            base,
+            block,
+            tokens: self.tokens,
+            shortcuts,
+            unbuilt,
+            positions,
+            functions,
+        })
     }
 
     /// Deploys `artifact`, whose constructor creates one contract (a router
@@ -722,7 +754,14 @@ impl<'a> ChainBuilder<'a> {
         }
         self.evm.relocate(child, child_target).doing(what)?;
         self.evm.patch_address(scratch, child, child_target).doing(what)?;
-        self.evm.relocate(scratch, target).doing(what)
+        self.evm.relocate(scratch, target).doing(what)?;
+        let child_artifact = match artifact {
+            Artifact::LegacyShortcutsRouter => Artifact::LegacyShortcutsExecutor,
+            _ => Artifact::ShortcutsExecutor,
+        };
+        self.placed.insert(target, artifact);
+        self.placed.insert(child_target, child_artifact);
+        Ok(())
     }
 
     /// Deploys `artifact` with `args` from [`DEPLOYER`] at a scratch
@@ -751,7 +790,9 @@ impl<'a> ChainBuilder<'a> {
         let scratch = self.deploy_scratch(artifact, args, target)?;
         self.evm
             .relocate(scratch, target)
-            .doing(|| format!("moving {} to {target}", artifact.name()))
+            .doing(|| format!("moving {} to {target}", artifact.name()))?;
+        self.placed.insert(target, artifact);
+        Ok(())
     }
 
     fn fund(&mut self, token: Address, holder: Address, amount: U256) -> Result<(), WorldError> {
@@ -942,6 +983,7 @@ impl<'a> ChainBuilder<'a> {
             return Err(self
                 .inconsistent(pool.address, format!("the factory created the pair at {created}")));
         }
+        self.placed.insert(pool.address, Artifact::UniswapV2Pair);
         self.fund(t0, pool.address, reserves[0])?;
         self.fund(t1, pool.address, reserves[1])?;
         self.evm
@@ -1070,6 +1112,7 @@ impl<'a> ChainBuilder<'a> {
             ));
         }
         self.evm.relocate(scratch, pool.address).doing(|| format!("moving {}", pool.address))?;
+        self.placed.insert(pool.address, Artifact::UniswapV3Pool);
         self.fund(t0, pool.address, held0)?;
         self.fund(t1, pool.address, held1)?;
         Ok(())
@@ -1470,7 +1513,12 @@ impl<'a> ChainBuilder<'a> {
                     self.deploy_at(Artifact::ReferenceMathHelpers, &[], d.address)
                 }
                 DeploymentRole::ShortcutsHelpers => {
-                    self.deploy_at(Artifact::ReferenceShortcutsHelpers, &[], d.address)
+                    let artifact = if d.version == Some(2) {
+                        Artifact::ReferenceShortcutsHelpersV2
+                    } else {
+                        Artifact::ReferenceShortcutsHelpers
+                    };
+                    self.deploy_at(artifact, &[], d.address)
                 }
                 DeploymentRole::UniswapV2Router => {
                     let fork = catalog
@@ -1558,11 +1606,11 @@ impl<'a> ChainBuilder<'a> {
             self.deploy_at(Artifact::LegacyShortcutsDelegate, &[], d)?;
             out.legacy_delegate = Some(d);
         }
-        if let Some(factory) = set(RoutingStrategy::EnsoWalletV2).and_then(|c| c.factory) {
-            let implementation = wallet_implementation(factory);
+        let wallet =
+            set(RoutingStrategy::EnsoWalletV2).and_then(|c| c.factory.zip(c.implementation));
+        if let Some((factory, implementation)) = wallet {
             self.deploy_at(Artifact::SmartWallet, &[], implementation)?;
-            let args =
-                WalletFactory::constructorCall { implementation_: implementation }.abi_encode();
+            let args = WalletFactory::constructorCall { implementation }.abi_encode();
             self.deploy_at(Artifact::WalletFactory, &args, factory)?;
             out.wallet_factory = Some((factory, implementation));
         }
@@ -1584,19 +1632,15 @@ pub fn legacy_executor(router: Address) -> Address {
     router.create(1)
 }
 
-/// The wallet implementation of a wallet factory: its first CREATE.
-pub fn wallet_implementation(factory: Address) -> Address {
-    factory.create(1)
-}
-
-/// The `ensowallet-v2` wallet of `owner`: the CREATE2 address of the
-/// factory's EIP-1167 proxy to `implementation`, salt `bytes32(owner)`.
-pub fn wallet_address(factory: Address, implementation: Address, owner: Address) -> Address {
-    let mut initcode = Vec::with_capacity(55);
-    initcode.extend_from_slice(&alloy_primitives::hex!("3d602d80600a3d3981f3363d3d373d3d3d363d73"));
+/// The `ensowallet-v2` wallet of `account`: the CREATE2 address of the
+/// factory's 44-byte minimal proxy to `implementation` (the solady clone
+/// layout Enso's factory uses), salt `keccak256(abi.encode(account))`.
+pub fn wallet_address(factory: Address, implementation: Address, account: Address) -> Address {
+    let mut initcode = Vec::with_capacity(53);
+    initcode.extend_from_slice(&alloy_primitives::hex!("602c3d8160093d39f33d3d3d3d363d3d37363d73"));
     initcode.extend_from_slice(implementation.as_slice());
-    initcode.extend_from_slice(&alloy_primitives::hex!("5af43d82803e903d91602b57fd5bf3"));
-    let salt = B256::left_padding_from(owner.as_slice());
+    initcode.extend_from_slice(&alloy_primitives::hex!("5af43d3d93803e602a57fd5bf3"));
+    let salt = keccak256(account.into_word());
     factory.create2(salt, keccak256(&initcode))
 }
 
@@ -1605,6 +1649,8 @@ mod tests {
     use switchyard_catalog::loaders;
 
     use super::*;
+    use crate::evm::abi::SmartWallet;
+    use alloy_sol_types::SolCall;
 
     /// Patching the traded pools in place gives the storage a rebuild
     /// gives, and swaps in both worlds pay the same: over 60 recorded
@@ -1735,6 +1781,22 @@ mod tests {
             },
         )?;
         assert_eq!(shares, U256::from(2u8) * U256::from(10u64).pow(U256::from(18u8)));
+        // Enso's wallet factory at its address: it predicts the wallet the
+        // engine derives, and `deploy` (anyone's call) initialises it with
+        // the account as owner and both as executors.
+        let (factory, implementation) = w.shortcuts.wallet_factory.ok_or("no wallet factory")?;
+        assert_eq!(factory, address!("c914a663837eb21c5a650716e015659686597e55"));
+        let account = address!("1111111111111111111111111111111111111111");
+        let wallet = wallet_address(factory, implementation, account);
+        assert_eq!(wallet, address!("b03ddcbe070af7cdc03722378907f29498ae1ffb"));
+        assert_eq!(evm.view(factory, &WalletFactory::getAddressCall { account })?, wallet);
+        let data = WalletFactory::deployCall { account }.abi_encode();
+        evm.call(DEPLOYER, factory, data.into(), U256::ZERO)?;
+        assert_eq!(evm.view(wallet, &SmartWallet::ownerCall {})?, account);
+        assert_eq!(evm.view(wallet, &SmartWallet::factoryCall {})?, factory);
+        assert!(evm.view(wallet, &SmartWallet::executorsCall { executor: factory })?);
+        assert!(evm.view(wallet, &SmartWallet::executorsCall { executor: account })?);
+        assert!(!evm.view(wallet, &SmartWallet::executorsCall { executor: DEPLOYER })?);
         Ok(())
     }
 
