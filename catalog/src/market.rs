@@ -124,6 +124,17 @@ impl PoolRecord {
         }
     }
 
+    /// Every contract the record names: the pool, its tokens, and a
+    /// Compound market's comptroller.
+    pub fn contracts(&self) -> Vec<Address> {
+        let mut out = self.tokens();
+        out.push(self.common().address);
+        if let Self::Lending(LendingRecord { comptroller: Some(c), .. }) = self {
+            out.push(*c);
+        }
+        out
+    }
+
     /// Every token the pool trades, in pool order.
     pub fn tokens(&self) -> Vec<Address> {
         match self {

@@ -72,6 +72,11 @@ pub enum DeploymentRole {
     /// Uniswap `SwapRouter02` (`exactInputSingle` without a deadline) bound
     /// to `factory`.
     UniswapV3SwapRouter02,
+    /// The Balancer V2 `Vault`, through which every weighted pool swaps.
+    BalancerVault,
+    /// Enso's `PercentageMathHelpers` (`percentMul`, `percentDiv`): called
+    /// by clients' own `call` actions; several generations may be listed.
+    PercentageMathHelpers,
 }
 
 impl DeploymentRole {
@@ -83,6 +88,8 @@ impl DeploymentRole {
             Self::UniswapV2Router => "uniswapV2Router",
             Self::UniswapV3SwapRouter => "uniswapV3SwapRouter",
             Self::UniswapV3SwapRouter02 => "uniswapV3SwapRouter02",
+            Self::BalancerVault => "balancerVault",
+            Self::PercentageMathHelpers => "percentageMathHelpers",
         }
     }
 }

@@ -170,6 +170,7 @@ pub(crate) fn nontokenized_now(
         Ok(())
     })
     .map_err(EngineError::Encode)?;
+    crate::route::guard(state, cw, p.account, &encoded.program)?;
     let request_id = encode::request_id(route.referral_code.as_deref(), unique()?);
     let tx = encode::transaction(
         p.runner,

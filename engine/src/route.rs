@@ -205,6 +205,19 @@ impl ProtocolBook for Book<'_> {
     }
 }
 
+/// The program guard ([`encode::guard`]) over `program`, run as `account`
+/// on `cw`'s chain, against the catalog and market of `state`.
+pub(crate) fn guard(
+    state: &MarketState,
+    cw: &ChainWorld,
+    account: Address,
+    program: &encode::Program,
+) -> Result<(), EngineError> {
+    let listed = |at| encode::guard::listed(&state.catalog, &state.market, cw.chain, at);
+    encode::guard::check(cw, listed, account, program)
+        .map_err(|e| EngineError::Encode(encode::EncodeError::Guard(e)))
+}
+
 /// A fresh low half for a request id.
 pub(crate) fn unique() -> Result<[u8; 16], EngineError> {
     let mut b = [0u8; 16];
@@ -384,6 +397,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
         }),
     };
     let encoded = encode::encode_plan(&spec, &Book(state)).map_err(EngineError::Encode)?;
+    guard(state, cw, account, &encoded.program)?;
     let tx = encode::transaction(
         runner,
         &encoded.program,

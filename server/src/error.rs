@@ -255,6 +255,7 @@ impl From<EngineError> for ApiError {
                 b.code,
                 match b.code {
                     ErrorCode::Unprocessable => "BUNDLE_UNPROCESSABLE",
+                    ErrorCode::Internal => "INTERNAL",
                     _ => "INVALID_PARAMETER",
                 },
                 b.message.clone(),

@@ -225,6 +225,37 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// A `call` action's target and function as the program guard will
+    /// see them: a contract listed on the chain, with that function in its
+    /// deployed ABI, and never the program's own account.
+    fn deployed_function(
+        &self,
+        target: Address,
+        selector: [u8; 4],
+        at: &str,
+    ) -> Result<(), BundleError> {
+        let field = format!("{at}.args.address");
+        if target == self.account {
+            return Err(BundleError::invalid(field, "the program cannot call its own account"));
+        }
+        if !encode::guard::listed(&self.state.catalog, &self.state.market, self.chain, target) {
+            return Err(BundleError::unroutable(
+                field,
+                format!("{target} is not a contract listed as deployed on chain {}", self.chain),
+            ));
+        }
+        match self.world.contract_at(target) {
+            Some((_, functions)) if functions.contains(&selector) => Ok(()),
+            _ => Err(BundleError::unroutable(
+                format!("{at}.args.method"),
+                format!(
+                    "{target} has no function with selector 0x{}",
+                    alloy_primitives::hex::encode(selector)
+                ),
+            )),
+        }
+    }
+
     /// Compiles every action in order.
     fn run(&mut self) -> Result<(), EngineError> {
         for (i, a) in self.req.actions.iter().enumerate() {
@@ -1085,6 +1116,7 @@ impl<'a> Compiler<'a> {
                     &mut resolve,
                     &at,
                 )?;
+                self.deployed_function(*address, c.selector, &at)?;
                 let out = self
                     .b
                     .call(
@@ -1374,6 +1406,12 @@ impl<'a> Compiler<'a> {
             b.move_to_front(mark);
         }
         let program = b.build();
+        let listed =
+            |a| encode::guard::listed(&self.state.catalog, &self.state.market, self.chain, a);
+        encode::guard::check(self.world, listed, acct, &program).map_err(|e| {
+            tracing::error!(error = %e, chain = %self.chain, "bundle program refused by the guard");
+            BundleError { code: ErrorCode::Internal, at: at.into(), message: e.to_string() }
+        })?;
         let account_id = encode::account_id(&self.req.account_id);
         let tx = match &self.delivery {
             // What the receiver contract does once the funds are in the

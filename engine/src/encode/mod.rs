@@ -15,6 +15,7 @@
 
 pub mod bridge;
 pub mod cross;
+pub mod guard;
 pub mod helpers;
 pub mod protocols;
 pub mod route;
@@ -63,6 +64,10 @@ pub enum EncodeError {
         /// What is missing.
         role: switchyard_catalog::DeploymentRole,
     },
+    /// The program calls something not deployed on the chain (an engine
+    /// defect: the guard stops it before it is simulated or answered).
+    #[error("program guard: {0}")]
+    Guard(#[from] guard::GuardError),
     /// The request cannot be expressed with this strategy (a native input
     /// pulled from a spender, several inputs through the legacy single
     /// form…).

@@ -531,7 +531,14 @@ fn step_calls(
             let pool_id = book
                 .pool_id(pool.chain, pool.address)
                 .unwrap_or_else(|| crate::evm::world::weighted_pool_id(pool.address));
-            let vault = crate::evm::world::BALANCER_VAULT;
+            let vault = ctx
+                .catalog
+                .deployment(pool.chain, DeploymentRole::BalancerVault, None)
+                .map(|d| d.address)
+                .ok_or(EncodeError::DeploymentUnavailable {
+                    chain: pool.chain,
+                    role: DeploymentRole::BalancerVault,
+                })?;
             approve(b, st.token_in, vault, x.clone())?;
             let id = b.word(pool_id)?;
             let given_in = b.uint(U256::ZERO)?;

@@ -1512,6 +1512,12 @@ impl<'a> ChainBuilder<'a> {
                 DeploymentRole::MathHelpers => {
                     self.deploy_at(Artifact::ReferenceMathHelpers, &[], d.address)
                 }
+                DeploymentRole::PercentageMathHelpers => {
+                    self.deploy_at(Artifact::ReferencePercentageMathHelpers, &[], d.address)
+                }
+                DeploymentRole::BalancerVault => {
+                    self.deploy_at(Artifact::ReferenceBalancerVault, &[], d.address)
+                }
                 DeploymentRole::ShortcutsHelpers => {
                     let artifact = if d.version == Some(2) {
                         Artifact::ReferenceShortcutsHelpersV2

@@ -1,0 +1,104 @@
+//! The program guard: before a transaction is simulated (and so before it
+//! is answered), every command of its program is checked against the chain
+//! as deployed.
+//!
+//! - The target is never the account the program runs as (the executor,
+//!   the wallet, the delegated account): the deployed executors are bare
+//!   VMs with nothing to call on themselves.
+//! - The target is a contract the catalog or the market lists on the chain
+//!   (a token, a pool, a position, a periphery or helper deployment).
+//! - The world holds a contract there, and the command's selector is one of
+//!   that contract's functions: the ABI of the published artifact or of the
+//!   reference contract that mirrors the deployed one.
+//!
+//! A plain transfer of the native coin (a raw call with empty calldata) is
+//! not a contract call and is only checked for the first rule.
+
+use alloy_primitives::Address;
+use switchyard_catalog::{Catalog, ChainId, Market};
+
+use super::weiroll::{Program, WeirollError};
+use crate::evm::world::ChainWorld;
+
+/// A command the guard refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuardError {
+    /// The program cannot be read.
+    #[error("the program cannot be read")]
+    Malformed(#[from] WeirollError),
+    /// A command calls the program's own account.
+    #[error("command {index} calls the program's own account {target}")]
+    OwnAccount {
+        /// Command index.
+        index: usize,
+        /// Target.
+        target: Address,
+    },
+    /// A command calls an address the catalog does not list on the chain.
+    #[error("command {index} calls {target}, which is not listed as deployed on chain {chain}")]
+    NotListed {
+        /// Command index.
+        index: usize,
+        /// Target.
+        target: Address,
+        /// Chain.
+        chain: ChainId,
+    },
+    /// A command calls a function the contract there does not have.
+    #[error(
+        "command {index} calls 0x{selector} on {target} ({contract}), which has no such function"
+    )]
+    UnknownFunction {
+        /// Command index.
+        index: usize,
+        /// Target.
+        target: Address,
+        /// The selector, hex.
+        selector: String,
+        /// What is deployed there (`nothing` when nothing is).
+        contract: &'static str,
+    },
+}
+
+/// Whether `at` is listed on `chain`: a catalog token, deployment or
+/// position, or a market pool or two-token vault (or a token a pool names).
+pub fn listed(catalog: &Catalog, market: &Market, chain: ChainId, at: Address) -> bool {
+    catalog.token(chain, at).is_some()
+        || catalog.deployments_on(chain).any(|d| d.address == at)
+        || catalog
+            .positions()
+            .iter()
+            .any(|p| p.chain_id == chain && (p.address == at || p.primary_address == at))
+        || market.pools.iter().any(|r| r.common().chain_id == chain && r.contracts().contains(&at))
+        || market.dual_vaults.iter().any(|v| v.chain_id == chain && v.address == at)
+}
+
+/// Checks every command of `program`, run as `account` on `world`'s chain.
+pub fn check(
+    world: &ChainWorld,
+    listed: impl Fn(Address) -> bool,
+    account: Address,
+    program: &Program,
+) -> Result<(), GuardError> {
+    for c in program.targets()? {
+        let (index, target) = (c.index, c.target);
+        if target == account {
+            return Err(GuardError::OwnAccount { index, target });
+        }
+        let Some(selector) = c.selector else { continue };
+        if !listed(target) {
+            return Err(GuardError::NotListed { index, target, chain: world.chain });
+        }
+        let unknown = |contract| GuardError::UnknownFunction {
+            index,
+            target,
+            selector: alloy_primitives::hex::encode(selector),
+            contract,
+        };
+        let (artifact, functions) = world.contract_at(target).ok_or_else(|| unknown("nothing"))?;
+        if !functions.contains(&selector) {
+            return Err(unknown(artifact.name()));
+        }
+    }
+    Ok(())
+}
