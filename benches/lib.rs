@@ -208,6 +208,8 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
                 asset: token(asset),
                 total_assets: assets,
                 total_supply: supply.max(U256::from(1u8)),
+                rule: Default::default(),
+                decimals_offset: 0,
             }));
             continue;
         }

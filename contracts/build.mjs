@@ -59,12 +59,24 @@ const input = {
   },
 };
 
-const output = JSON.parse(solc.compile(JSON.stringify(input)));
+// Imports of published sources (`@openzeppelin/contracts/...`) resolve in
+// node_modules: the OpenZeppelin ERC-4626 vault is compiled from the package.
+function findImports(path) {
+  try {
+    return { contents: readFileSync(join(here, 'node_modules', path), 'utf8') };
+  } catch (e) {
+    return { error: `${path}: ${e.message}` };
+  }
+}
+
+const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
 const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
 for (const e of output.errors ?? []) console.error(e.formattedMessage);
 if (errors.length > 0) process.exit(1);
 
 mkdirSync(outDir, { recursive: true });
+// Only contracts/src's own files give artifacts; imported library sources
+// are compiled into them.
 for (const file of Object.keys(sources)) {
   for (const [name, c] of Object.entries(output.contracts[file] ?? {})) {
     // Interfaces declared beside a contract compile to no bytecode, and a

@@ -316,6 +316,52 @@ pub struct Erc4626Record {
     /// `totalSupply()`.
     #[serde(deserialize_with = "de_u256")]
     pub total_supply: U256,
+    /// Whose ERC-4626 arithmetic the vault inherits (default `solmate`).
+    #[serde(default)]
+    pub rule: VaultRuleName,
+    /// OpenZeppelin's `_decimalsOffset()` (the shares' extra decimals; a
+    /// MetaMorpho vault's is `18 - asset decimals`). Only with
+    /// `openZeppelin`.
+    #[serde(default)]
+    pub decimals_offset: u8,
+}
+
+impl Erc4626Record {
+    /// The vault's conversion rule.
+    pub const fn rule(&self) -> VaultRule {
+        match self.rule {
+            VaultRuleName::Solmate => VaultRule::Solmate,
+            VaultRuleName::OpenZeppelin => {
+                VaultRule::OpenZeppelin { decimals_offset: self.decimals_offset }
+            }
+        }
+    }
+}
+
+/// The `rule` of an ERC-4626 record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum VaultRuleName {
+    /// solmate's `ERC4626`.
+    #[default]
+    Solmate,
+    /// OpenZeppelin's `ERC4626` (5.x).
+    OpenZeppelin,
+}
+
+/// How an ERC-4626 vault converts assets and shares (both round down for
+/// `deposit` and `redeem`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VaultRule {
+    /// solmate: `assets * supply / total`, one share per asset while no
+    /// share exists; a deposit of zero shares reverts.
+    Solmate,
+    /// OpenZeppelin 5: virtual shares and one virtual asset,
+    /// `assets * (supply + 10^offset) / (total + 1)` and back.
+    OpenZeppelin {
+        /// `_decimalsOffset()`.
+        decimals_offset: u8,
+    },
 }
 
 /// Exchange-rate model of a lending market.
@@ -647,6 +693,12 @@ fn check_pool(
         PoolRecord::Erc4626(p) => {
             if p.total_supply.is_zero() != p.total_assets.is_zero() {
                 bad("totalAssets and totalSupply must both be zero or both positive".into());
+            }
+            if p.decimals_offset != 0 && p.rule == VaultRuleName::Solmate {
+                bad("decimalsOffset is OpenZeppelin's: set rule to openZeppelin".into());
+            }
+            if p.decimals_offset > 36 {
+                bad("decimalsOffset above 36 is not a vault anyone deploys".into());
             }
         }
         PoolRecord::Lending(p) => {

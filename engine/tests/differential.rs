@@ -31,12 +31,12 @@ use proptest::{
     prelude::*,
     test_runner::{Config, RngSeed, TestCaseError, TestRunner},
 };
-use switchyard_catalog::ChainId;
+use switchyard_catalog::{ChainId, market::VaultRule};
 use switchyard_engine::evm::{
     Artifact, Evm, EvmError,
     abi::{
-        ReferenceVault, TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV3Factory,
-        UniswapV3Pool, V3Swapper,
+        OpenZeppelinVault, ReferenceVault, TestERC20, UniswapV2Factory, UniswapV2Pair,
+        UniswapV3Factory, UniswapV3Pool, V3Swapper,
     },
 };
 use switchyard_kernel::{
@@ -732,36 +732,62 @@ struct VaultBase {
     evm: Evm,
     asset: Address,
     vault: Address,
+    rule: VaultRule,
 }
 
-fn vault_base() -> Result<VaultBase, EvmError> {
+/// A vault of `rule`: the reference (solmate's arithmetic) or OpenZeppelin's
+/// own `ERC4626` compiled from the npm package, over an asset of
+/// `asset_decimals`.
+fn vault_base(rule: VaultRule, asset_decimals: u8) -> Result<VaultBase, EvmError> {
     let mut evm = Evm::new();
-    let asset = deploy_token(&mut evm, 18)?;
-    let args = ReferenceVault::constructorCall {
-        asset,
-        name: "Vault".into(),
-        symbol: "vTKN".into(),
-        decimals: 18,
-    }
-    .abi_encode();
-    let vault = evm.deploy_artifact(DEPLOYER, Artifact::ReferenceVault, &args)?;
+    let asset = deploy_token(&mut evm, asset_decimals)?;
+    let (name, symbol) = ("Vault".to_owned(), "vTKN".to_owned());
+    let vault = match rule {
+        VaultRule::Solmate => {
+            let args =
+                ReferenceVault::constructorCall { asset, name, symbol, decimals: asset_decimals }
+                    .abi_encode();
+            evm.deploy_artifact(DEPLOYER, Artifact::ReferenceVault, &args)?
+        }
+        VaultRule::OpenZeppelin { decimals_offset } => {
+            let args = OpenZeppelinVault::constructorCall {
+                asset_: asset,
+                name_: name,
+                symbol_: symbol,
+                offset_: decimals_offset,
+            }
+            .abi_encode();
+            evm.deploy_artifact(DEPLOYER, Artifact::OpenZeppelinVault, &args)?
+        }
+    };
     evm.call_sol(TRADER, asset, &TestERC20::approveCall { spender: vault, amount: U256::MAX })?;
-    Ok(VaultBase { evm, asset, vault })
+    Ok(VaultBase { evm, asset, vault, rule })
 }
 
-fn vault_state(evm: &mut Evm, vault: Address) -> Result<PoolState, EvmError> {
+fn vault_state(evm: &mut Evm, vault: Address, rule: VaultRule) -> Result<PoolState, EvmError> {
     Ok(PoolState::Erc4626 {
         total_assets: evm.view(vault, &ReferenceVault::totalAssetsCall {})?,
         total_supply: evm.view(vault, &ReferenceVault::totalSupplyCall {})?,
+        rule,
     })
+}
+
+/// A kernel refusal matches the vault's: a revert, or (OpenZeppelin, which
+/// does not refuse them) a conversion to nothing, which no route makes.
+fn refused_alike(rule: VaultRule, onchain: &Result<U256, EvmError>) -> bool {
+    match onchain {
+        Err(EvmError::Reverted { .. }) => true,
+        Ok(x) => x.is_zero() && matches!(rule, VaultRule::OpenZeppelin { .. }),
+        Err(_) => false,
+    }
 }
 
 fn vault_differential(base: &VaultBase, ops: Vec<VaultOp>, stats: &Stats) -> CaseResult {
     let mut evm = base.evm.clone();
-    let (asset, vault) = (base.asset, base.vault);
+    let (asset, vault, rule) = (base.asset, base.vault, base.rule);
     let tokens = [asset, vault];
     for op in ops {
-        let state = vault_state(&mut evm, vault)?;
+        let state = vault_state(&mut evm, vault, rule)?;
         let kernel_pool = pool(vault, tokens, [18, 18], state);
         match op {
             VaultOp::Donate(true, x) => mint(&mut evm, asset, vault, x)?,
@@ -791,16 +817,23 @@ fn vault_differential(base: &VaultBase, ops: Vec<VaultOp>, stats: &Stats) -> Cas
                     Ok(swap) => {
                         prop_assert_eq!(preview?, swap.amount_out);
                         prop_assert_eq!(onchain?, swap.amount_out);
-                        prop_assert_eq!(vault_state(&mut evm, vault)?, swap.next);
+                        prop_assert_eq!(vault_state(&mut evm, vault, rule)?, swap.next);
                         stats.hit(&stats.filled);
                     }
                     Err(e) => {
                         // Zero shares, an empty vault with shares left, or a
-                        // result past 2^256: the vault reverts.
+                        // result past 2^256: the vault reverts (or, OpenZeppelin's,
+                        // mints none).
                         prop_assert!(
-                            matches!(onchain, Err(EvmError::Reverted { .. })),
+                            refused_alike(rule, &onchain),
                             "kernel {e} but vault {onchain:?}"
                         );
+                        if onchain.is_ok() {
+                            // The deposit went through for no shares: what it
+                            // paid is the vault's now.
+                            stats.hit(&stats.dust);
+                            continue;
+                        }
                         stats.hit(&stats.dust);
                         // Take the unused asset back out of play.
                         evm.call_sol(
@@ -838,12 +871,12 @@ fn vault_differential(base: &VaultBase, ops: Vec<VaultOp>, stats: &Stats) -> Cas
                             balance(&mut evm, asset, TRADER)? - before,
                             swap.amount_out
                         );
-                        prop_assert_eq!(vault_state(&mut evm, vault)?, swap.next);
+                        prop_assert_eq!(vault_state(&mut evm, vault, rule)?, swap.next);
                         stats.hit(&stats.filled);
                     }
                     Err(e) => {
                         prop_assert!(
-                            matches!(onchain, Err(EvmError::Reverted { .. })),
+                            refused_alike(rule, &onchain),
                             "kernel {e} but vault {onchain:?}"
                         );
                         stats.hit(&stats.dust);
@@ -857,7 +890,7 @@ fn vault_differential(base: &VaultBase, ops: Vec<VaultOp>, stats: &Stats) -> Cas
 
 #[test]
 fn erc4626_vault_converts_exactly_as_the_kernel() {
-    let base = vault_base().expect("vault deploys");
+    let base = vault_base(VaultRule::Solmate, 18).expect("vault deploys");
     let stats = Stats::default();
     check(256, prop::collection::vec(vault_op(), 1..=8), |ops| {
         vault_differential(&base, ops, &stats)
@@ -867,6 +900,25 @@ fn erc4626_vault_converts_exactly_as_the_kernel() {
     stats.expect_at_least(&stats.filled, 400, "vault deposits and redeems");
     stats.expect_at_least(&stats.dust, 15, "vault operations refused");
     stats.expect_at_least(&stats.wide_product, 40, "vault conversions with a product past 2^256");
+}
+
+/// OpenZeppelin's own ERC4626 (5.7.0, compiled from the npm package) as a
+/// MetaMorpho vault has it, a 6-decimal asset under 18-decimal shares
+/// (offset 12), and with no offset: the kernel's `VaultRule::OpenZeppelin`.
+#[test]
+fn openzeppelin_vault_converts_exactly_as_the_kernel() {
+    for offset in [12u8, 0] {
+        let rule = VaultRule::OpenZeppelin { decimals_offset: offset };
+        let base = vault_base(rule, 18 - offset).expect("vault deploys");
+        let stats = Stats::default();
+        check(192, prop::collection::vec(vault_op(), 1..=8), |ops| {
+            vault_differential(&base, ops, &stats)
+        });
+        stats.report(&format!("openzeppelin erc-4626, offset {offset}"));
+        stats.expect_at_least(&stats.filled, 300, "vault deposits and redeems");
+        stats.expect_at_least(&stats.dust, 5, "conversions to nothing or refused");
+        stats.expect_at_least(&stats.wide_product, 20, "conversions with a product past 2^256");
+    }
 }
 
 // ------------------------------------------------------------- coverage

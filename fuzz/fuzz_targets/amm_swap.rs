@@ -20,7 +20,7 @@
 
 use alloy_primitives::{Address, U256};
 use libfuzzer_sys::fuzz_target;
-use switchyard_catalog::ChainId;
+use switchyard_catalog::{ChainId, market::VaultRule};
 use switchyard_kernel::{
     Pool, PoolState, StableswapState, TickList, WeightedState,
     amm::{uniswap_v3::tick_at_sqrt_ratio, weighted::PowRule},
@@ -96,7 +96,15 @@ fuzz_target!(|data: &[u8]| {
                 pow_rule: if data[41] % 2 == 0 { PowRule::First } else { PowRule::Current },
             }))
         }
-        _ => PoolState::Erc4626 { total_assets: u(&data[13..26]), total_supply: u(&data[26..39]) },
+        _ => PoolState::Erc4626 {
+            total_assets: u(&data[13..26]),
+            total_supply: u(&data[26..39]),
+            rule: if data[39] % 2 == 0 {
+                VaultRule::Solmate
+            } else {
+                VaultRule::OpenZeppelin { decimals_offset: data[40] % 19 }
+            },
+        },
     };
     let pool = Pool {
         chain: ChainId(1),

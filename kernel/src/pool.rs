@@ -5,7 +5,10 @@
 //! beside them, one implementation per pool kind, matching its contract.
 
 use alloy_primitives::U256;
-use switchyard_catalog::{Address, ChainId, market::LendingModel};
+use switchyard_catalog::{
+    Address, ChainId,
+    market::{LendingModel, VaultRule},
+};
 
 /// Converts a `U256` to the nearest `f64` (exact up to 2^53, then rounded).
 pub fn u256_to_f64(x: U256) -> f64 {
@@ -130,6 +133,8 @@ pub enum PoolState {
         total_assets: U256,
         /// `totalSupply()`.
         total_supply: U256,
+        /// Whose conversion arithmetic the vault has.
+        rule: VaultRule,
     },
     /// Lending supply; tokens are `[asset, receipt]`.
     Lending {
@@ -221,7 +226,7 @@ impl Pool {
                 let bj = u256_to_f64(balances[j]) / u256_to_f64(weights[j]);
                 bj / bi
             }
-            PoolState::Erc4626 { total_assets, total_supply } => {
+            PoolState::Erc4626 { total_assets, total_supply, .. } => {
                 let (a, s) = (u256_to_f64(*total_assets), u256_to_f64(*total_supply));
                 if i == 0 { s / a } else { a / s }
             }
@@ -260,7 +265,7 @@ impl Pool {
             }
             PoolState::Stableswap(st) => st.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
             PoolState::Weighted(w) => w.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
-            PoolState::Erc4626 { total_assets, total_supply } => {
+            PoolState::Erc4626 { total_assets, total_supply, .. } => {
                 u256_to_f64(if i == 0 { *total_assets } else { *total_supply })
             }
             PoolState::Lending { available_liquidity, exchange_rate, model } => {

@@ -299,9 +299,11 @@ impl PoolState {
                     crate::amm::weighted::PowRule::Current
                 },
             })),
-            PoolRecord::Erc4626(p) => {
-                Self::Erc4626 { total_assets: p.total_assets, total_supply: p.total_supply }
-            }
+            PoolRecord::Erc4626(p) => Self::Erc4626 {
+                total_assets: p.total_assets,
+                total_supply: p.total_supply,
+                rule: p.rule(),
+            },
             PoolRecord::Lending(p) => Self::Lending {
                 model: p.model,
                 exchange_rate: p.exchange_rate,

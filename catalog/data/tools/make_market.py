@@ -363,9 +363,14 @@ POOLS.append({"kind": "weighted", "chainId": 1, "protocol": "balancer-v2", "addr
 
 def vault(chain, protocol, address, asset_sym, total_assets_h, rate):
     d = DECIMALS[(chain, tok(chain, asset_sym))]
-    POOLS.append({"kind": "erc4626", "chainId": chain, "protocol": protocol, "address": address,
-                  "asset": tok(chain, asset_sym), "totalAssets": raw(total_assets_h, d),
-                  "totalSupply": raw(Decimal(str(total_assets_h)) / Decimal(str(rate)), 18)})
+    record = {"kind": "erc4626", "chainId": chain, "protocol": protocol, "address": address,
+              "asset": tok(chain, asset_sym), "totalAssets": raw(total_assets_h, d),
+              "totalSupply": raw(Decimal(str(total_assets_h)) / Decimal(str(rate)), 18)}
+    if protocol == "morpho-vaults":
+        # MetaMorpho inherits OpenZeppelin's ERC4626 with a decimals offset
+        # of 18 - asset decimals.
+        record.update({"rule": "openZeppelin", "decimalsOffset": 18 - d})
+    POOLS.append(record)
 
 
 vault(1, "spark-savings", E["sDAI"], "DAI", 414_000_000, "1.15")

@@ -45,6 +45,14 @@ sol! {
             external returns (uint256 out);
     }
 
+    /// `contracts/src/OpenZeppelinVault.sol`: OpenZeppelin 5.7's `ERC4626`
+    /// (the rest of its interface is `ReferenceVault`'s, selector for
+    /// selector).
+    #[sol(all_derives)]
+    contract OpenZeppelinVault {
+        constructor(address asset_, string name_, string symbol_, uint8 offset_);
+    }
+
     /// `contracts/src/ReferenceVault.sol`: the ERC-4626 interface.
     #[sol(all_derives)]
     contract ReferenceVault {

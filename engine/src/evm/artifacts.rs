@@ -108,6 +108,10 @@ pub enum Artifact {
     ReferenceShortcutsHelpers,
     /// `ReferencePercentageMathHelpers.sol`: Enso's `PercentageMathHelpers`.
     ReferencePercentageMathHelpers,
+    /// `OpenZeppelinVault.sol`: `@openzeppelin/contracts@5.7.0`'s `ERC4626`;
+    /// constructor `(address asset, string name, string symbol, uint8
+    /// decimalsOffset)`.
+    OpenZeppelinVault,
     /// `ReferenceShortcutsHelpers.sol`: Enso's `EnsoShortcutsHelpers` v2
     /// (no `check`).
     ReferenceShortcutsHelpersV2,
@@ -172,7 +176,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 42] = [
+    pub const ALL: [Self; 43] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -211,6 +215,7 @@ impl Artifact {
         Self::ReferenceShortcutsHelpers,
         Self::ReferenceShortcutsHelpersV2,
         Self::ReferencePercentageMathHelpers,
+        Self::OpenZeppelinVault,
         Self::ReferenceV2Router,
         Self::UniswapV2Router02,
         Self::UniswapV3SwapRouter,
@@ -259,6 +264,7 @@ impl Artifact {
             Self::ReferenceShortcutsHelpers => "ReferenceShortcutsHelpers",
             Self::ReferenceShortcutsHelpersV2 => "ReferenceShortcutsHelpersV2",
             Self::ReferencePercentageMathHelpers => "ReferencePercentageMathHelpers",
+            Self::OpenZeppelinVault => "OpenZeppelinVault",
             Self::ReferenceV2Router => "ReferenceV2Router",
             Self::UniswapV2Router02 => "UniswapV2Router02",
             Self::UniswapV3SwapRouter => "SwapRouter",
@@ -359,6 +365,9 @@ impl Artifact {
             }
             Self::ReferencePercentageMathHelpers => {
                 include_str!("../../../contracts/artifacts/ReferencePercentageMathHelpers.json")
+            }
+            Self::OpenZeppelinVault => {
+                include_str!("../../../contracts/artifacts/OpenZeppelinVault.json")
             }
             Self::ReferenceV2Router => {
                 include_str!("../../../contracts/artifacts/ReferenceV2Router.json")

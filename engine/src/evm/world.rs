@@ -37,19 +37,20 @@ use alloy_primitives::{
 use alloy_sol_types::{SolConstructor, SolValue};
 use switchyard_catalog::{
     Catalog, ChainId, DeploymentRole, FactoryKind, NATIVE_TOKEN, RoutingStrategy,
-    market::{DualVaultRecord, LendingRecord, Market, PoolRecord},
+    market::{DualVaultRecord, LendingRecord, Market, PoolRecord, VaultRule},
 };
 use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
 
 use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors,
     abi::{
-        LegacyShortcutsRouter, ReferenceAToken, ReferenceAavePool, ReferenceBalancerVault,
-        ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault,
-        ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router,
-        ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20,
-        UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory, UniswapV3Pool,
-        UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper, WalletFactory,
+        LegacyShortcutsRouter, OpenZeppelinVault, ReferenceAToken, ReferenceAavePool,
+        ReferenceBalancerVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
+        ReferenceDualVault, ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair,
+        ReferenceV2Router, ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH,
+        ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02,
+        UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper,
+        WalletFactory,
     },
 };
 
@@ -867,9 +868,10 @@ impl<'a> ChainBuilder<'a> {
                 self.v2_pair(pool, &r.protocol, *reserves, *fee_bps)
             }
             (PoolState::UniswapV3 { .. }, Some(PoolRecord::UniswapV3(_))) => self.v3_pool(pool),
-            (PoolState::Erc4626 { total_assets, total_supply }, Some(PoolRecord::Erc4626(r))) => {
-                self.erc4626(pool, r.asset, *total_assets, *total_supply)
-            }
+            (
+                PoolState::Erc4626 { total_assets, total_supply, rule },
+                Some(PoolRecord::Erc4626(r)),
+            ) => self.erc4626(pool, r.asset, *total_assets, *total_supply, *rule),
             (PoolState::Stableswap(st), Some(PoolRecord::Stableswap(_))) => {
                 self.stableswap(pool, st)
             }
@@ -1476,19 +1478,39 @@ impl<'a> ChainBuilder<'a> {
         asset: Address,
         total_assets: U256,
         total_supply: U256,
+        rule: VaultRule,
     ) -> Result<(), WorldError> {
         let share = pool.address;
         let (name, symbol, decimals) = match self.catalog.token(self.chain, share) {
             Some(t) => (t.name.clone(), t.symbol.clone(), t.decimals),
             None => ("Vault".to_owned(), "VAULT".to_owned(), 18),
         };
-        let args = ReferenceVault::constructorCall { asset, name, symbol, decimals }.abi_encode();
-        self.deploy_at(Artifact::ReferenceVault, &args, share)?;
-        self.tokens.insert(share, TokenImpl::Mapping(Artifact::ReferenceVault, "balanceOf"));
+        // solmate's rule: the reference vault; OpenZeppelin's: the library's
+        // own ERC4626, compiled from @openzeppelin/contracts.
+        let (artifact, supply_var, balances_var) = match rule {
+            VaultRule::Solmate => {
+                let args =
+                    ReferenceVault::constructorCall { asset, name, symbol, decimals }.abi_encode();
+                self.deploy_at(Artifact::ReferenceVault, &args, share)?;
+                (Artifact::ReferenceVault, "totalSupply", "balanceOf")
+            }
+            VaultRule::OpenZeppelin { decimals_offset } => {
+                let args = OpenZeppelinVault::constructorCall {
+                    asset_: asset,
+                    name_: name,
+                    symbol_: symbol,
+                    offset_: decimals_offset,
+                }
+                .abi_encode();
+                self.deploy_at(Artifact::OpenZeppelinVault, &args, share)?;
+                (Artifact::OpenZeppelinVault, "_totalSupply", "_balances")
+            }
+        };
+        self.tokens.insert(share, TokenImpl::Mapping(artifact, balances_var));
         self.fund(asset, share, total_assets)?;
-        let supply_slot = Artifact::ReferenceVault
-            .storage_slot("totalSupply")
-            .ok_or_else(|| self.inconsistent(share, "vault layout has no totalSupply"))?;
+        let supply_slot = artifact
+            .storage_slot(supply_var)
+            .ok_or_else(|| self.inconsistent(share, "vault layout has no total supply"))?;
         self.evm.set_storage(share, U256::from(supply_slot), total_supply);
         self.fund(share, SEED_HOLDER, total_supply)
     }

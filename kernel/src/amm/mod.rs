@@ -212,18 +212,18 @@ impl Pool {
                     })),
                 })
             }
-            PoolState::Erc4626 { total_assets, total_supply } => {
+            PoolState::Erc4626 { total_assets, total_supply, rule } => {
                 let (out, ta, ts) = if i == 0 {
-                    let s = vault::vault_deposit(amount_in, *total_assets, *total_supply)?;
+                    let s = vault::vault_deposit(*rule, amount_in, *total_assets, *total_supply)?;
                     (s, add(*total_assets, amount_in)?, add(*total_supply, s)?)
                 } else {
-                    let a = vault::vault_redeem(amount_in, *total_assets, *total_supply)?;
+                    let a = vault::vault_redeem(*rule, amount_in, *total_assets, *total_supply)?;
                     (a, sub(*total_assets, a)?, sub(*total_supply, amount_in)?)
                 };
                 Ok(Swap {
                     amount_out: out,
                     gas: base,
-                    next: PoolState::Erc4626 { total_assets: ta, total_supply: ts },
+                    next: PoolState::Erc4626 { total_assets: ta, total_supply: ts, rule: *rule },
                 })
             }
             PoolState::Lending { model, exchange_rate, available_liquidity } => {

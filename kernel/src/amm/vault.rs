@@ -1,10 +1,11 @@
 //! Share-based conversions: ERC-4626 vaults (`convertToShares` /
-//! `convertToAssets` rounding down, solmate's `mulDivDown`), lending receipts
+//! `convertToAssets` rounding down: solmate's `mulDivDown`, or OpenZeppelin's
+//! `mulDiv` over virtual shares and assets), lending receipts
 //! (Aave aTokens through the ray index, Compound cTokens through
 //! `exchangeRateStored`), liquid staking (Lido shares) and native wrapping.
 
 use alloy_primitives::{U256, uint};
-use switchyard_catalog::market::LendingModel;
+use switchyard_catalog::market::{LendingModel, VaultRule};
 
 use super::{AmmError, full_math::mul_div};
 
@@ -15,26 +16,65 @@ fn nonzero(x: U256) -> Result<U256, AmmError> {
     if x.is_zero() { Err(AmmError::InsufficientLiquidity) } else { Ok(x) }
 }
 
-/// ERC-4626 `previewDeposit`: shares for `assets`.
+/// OpenZeppelin's virtual shares and asset: `(supply + 10^offset, total + 1)`.
+fn virtual_totals(
+    decimals_offset: u8,
+    total_assets: U256,
+    total_supply: U256,
+) -> Result<(U256, U256), AmmError> {
+    let shares = U256::from(10u8)
+        .checked_pow(U256::from(decimals_offset))
+        .and_then(|v| total_supply.checked_add(v))
+        .ok_or(AmmError::InvalidState)?;
+    let assets = total_assets.checked_add(U256::ONE).ok_or(AmmError::InvalidState)?;
+    Ok((shares, assets))
+}
+
+/// ERC-4626 `previewDeposit`: shares for `assets`. An OpenZeppelin vault
+/// mints zero shares without reverting; a route never deposits for none,
+/// so zero is an error under both rules.
 pub fn vault_deposit(
+    rule: VaultRule,
     assets: U256,
     total_assets: U256,
     total_supply: U256,
 ) -> Result<U256, AmmError> {
-    if total_supply.is_zero() {
-        return nonzero(assets);
+    match rule {
+        VaultRule::Solmate => {
+            if total_supply.is_zero() {
+                return nonzero(assets);
+            }
+            nonzero(
+                mul_div(assets, total_supply, nonzero(total_assets)?)
+                    .ok_or(AmmError::InvalidState)?,
+            )
+        }
+        VaultRule::OpenZeppelin { decimals_offset } => {
+            let (shares, all) = virtual_totals(decimals_offset, total_assets, total_supply)?;
+            nonzero(mul_div(assets, shares, all).ok_or(AmmError::InvalidState)?)
+        }
     }
-    nonzero(mul_div(assets, total_supply, nonzero(total_assets)?).ok_or(AmmError::InvalidState)?)
 }
 
 /// ERC-4626 `previewRedeem`: assets for `shares`.
 pub fn vault_redeem(
+    rule: VaultRule,
     shares: U256,
     total_assets: U256,
     total_supply: U256,
 ) -> Result<U256, AmmError> {
-    let out =
-        mul_div(shares, total_assets, nonzero(total_supply)?).ok_or(AmmError::InvalidState)?;
+    let out = match rule {
+        VaultRule::Solmate => {
+            mul_div(shares, total_assets, nonzero(total_supply)?).ok_or(AmmError::InvalidState)?
+        }
+        VaultRule::OpenZeppelin { decimals_offset } => {
+            if shares > total_supply {
+                return Err(AmmError::InsufficientLiquidity);
+            }
+            let (all_shares, all) = virtual_totals(decimals_offset, total_assets, total_supply)?;
+            mul_div(shares, all, all_shares).ok_or(AmmError::InvalidState)?
+        }
+    };
     if out > total_assets {
         return Err(AmmError::InsufficientLiquidity);
     }
@@ -133,12 +173,37 @@ mod tests {
 
     #[test]
     fn vault_rounding_is_down_both_ways() {
+        let s = VaultRule::Solmate;
         let (assets, supply) = (U256::from(1_150u32), U256::from(1_000u32));
-        assert_eq!(vault_deposit(U256::from(100u32), assets, supply), Ok(U256::from(86u32))); // 86.95
-        assert_eq!(vault_redeem(U256::from(86u32), assets, supply), Ok(U256::from(98u32))); // 98.9
-        assert_eq!(vault_deposit(U256::from(5u32), U256::ZERO, U256::ZERO), Ok(U256::from(5u32)));
+        assert_eq!(vault_deposit(s, U256::from(100u32), assets, supply), Ok(U256::from(86u32))); // 86.95
+        assert_eq!(vault_redeem(s, U256::from(86u32), assets, supply), Ok(U256::from(98u32))); // 98.9
         assert_eq!(
-            vault_redeem(U256::from(5u32), U256::ZERO, U256::ZERO),
+            vault_deposit(s, U256::from(5u32), U256::ZERO, U256::ZERO),
+            Ok(U256::from(5u32))
+        );
+        assert_eq!(
+            vault_redeem(s, U256::from(5u32), U256::ZERO, U256::ZERO),
+            Err(AmmError::InsufficientLiquidity)
+        );
+    }
+
+    /// OpenZeppelin's virtual shares and asset, with the numbers its own
+    /// tests and the 5.7.0 bytecode give: supply 1000, total 1333, offset 0.
+    #[test]
+    fn openzeppelin_rounding_counts_the_virtual_share_and_asset() {
+        let oz = |decimals_offset| VaultRule::OpenZeppelin { decimals_offset };
+        let (assets, supply) = (U256::from(1_333u32), U256::from(1_000u32));
+        // 10 * 1001 / 1334 = 7.5; 10 * 1334 / 1001 = 13.3.
+        assert_eq!(vault_deposit(oz(0), U256::from(10u32), assets, supply), Ok(U256::from(7u32)));
+        assert_eq!(vault_redeem(oz(0), U256::from(10u32), assets, supply), Ok(U256::from(13u32)));
+        // An empty vault with offset 12: a micro-unit of the asset is 10^12
+        // shares, and they redeem to the same unit.
+        let e12 = U256::from(10u64).pow(U256::from(12u8));
+        assert_eq!(vault_deposit(oz(12), U256::ONE, U256::ZERO, U256::ZERO), Ok(e12));
+        assert_eq!(vault_redeem(oz(12), e12, U256::ONE, e12), Ok(U256::ONE));
+        // More shares than exist cannot be redeemed.
+        assert_eq!(
+            vault_redeem(oz(0), U256::from(1_001u32), assets, supply),
             Err(AmmError::InsufficientLiquidity)
         );
     }
