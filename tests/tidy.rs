@@ -143,3 +143,48 @@ fn no_heavy_dependencies() {
         assert!(!names.contains(&banned), "the workspace depends on {banned}");
     }
 }
+
+/// The one error table: every function that maps an error onto `ApiCode`
+/// (and the server's mappings from it) names every variant; none has a
+/// catch-all arm, so a new error variant cannot fall into a default code,
+/// and the status comes from the code, never from a string.
+#[test]
+fn error_codes_map_exhaustively() {
+    let mut files = Vec::new();
+    for krate in ["catalog", "kernel", "engine", "server"] {
+        rust_files(&root().join(krate).join("src"), &mut files);
+    }
+    let server_maps = ["fn status(", "fn wire_code(", "fn retry_hint(", "fn from(e: EngineError)"];
+    let mut mappings = Vec::new();
+    let mut offenders = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let signature = line.trim_start();
+            let returns_code = signature
+                .split("->")
+                .nth(1)
+                .is_some_and(|r| r.trim().trim_end_matches('{').trim().ends_with("ApiCode"));
+            let maps = signature.contains("fn ")
+                && (returns_code
+                    || (f.ends_with("server/src/error.rs")
+                        && server_maps.iter().any(|m| signature.contains(m))));
+            if !maps {
+                continue;
+            }
+            let indent = &line[..line.len() - signature.len()];
+            let close = format!("{indent}}}");
+            let body: Vec<&str> =
+                lines[i + 1..].iter().take_while(|l| **l != close).copied().collect();
+            mappings.push(format!("{}:{}", f.display(), i + 1));
+            if body.iter().any(|l| l.trim_start().starts_with("_ =>")) {
+                offenders.push(format!("{}:{}: {signature}", f.display(), i + 1));
+            }
+        }
+    }
+    assert!(mappings.len() >= 8, "found only these mappings onto or from ApiCode: {mappings:#?}");
+    assert!(offenders.is_empty(), "catch-all arms in error-code mappings: {offenders:#?}");
+    let server = std::fs::read_to_string(root().join("server/src/error.rs")).unwrap_or_default();
+    assert!(!server.contains("tracing::"), "the error conversion logs; the middleware should");
+}

@@ -99,29 +99,57 @@ impl FromStr for RoutingStrategy {
     }
 }
 
-/// What the caller of a failed operation should do, independent of transport.
+/// What went wrong, as the API answers it: one variant per machine code a
+/// client sees, each with one status, independent of transport.
 ///
-/// The server maps this onto HTTP status codes in exactly one place. The set is
-/// deliberately small; add a variant only when callers must act differently.
+/// Every error type of the workspace maps onto it exhaustively (no
+/// catch-all arm), and the server maps it onto the wire code and the HTTP
+/// status in exactly one place. Add a variant only when clients must act
+/// differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// The request is malformed or names something invalid; do not retry.
-    BadRequest,
-    /// No or an unknown credential.
-    Unauthenticated,
-    /// The credential is valid but not allowed to do this.
+pub enum ApiCode {
+    /// A parameter is malformed or out of range; do not retry.
+    InvalidParameter,
+    /// A required parameter is missing.
+    MissingParameter,
+    /// The method is not served on this path.
+    MethodNotAllowed,
+    /// The request body is over the limit.
+    PayloadTooLarge,
+    /// No, an unknown or a revoked API key.
+    Unauthorized,
+    /// The key is valid but not allowed to do this.
     Forbidden,
-    /// The named resource does not exist.
+    /// The named resource (chain, token, vault, path) does not exist.
     NotFound,
-    /// The request is valid but nothing satisfies it (no route).
-    Unprocessable,
-    /// Too many requests; retry later.
-    TooManyRequests,
-    /// The operation did not finish in time; retrying may succeed.
+    /// No path connects the tokens with enough liquidity.
+    NoRoute,
+    /// A requested minimum is above what the best route delivers.
+    MinAmountOut,
+    /// No deployed bridge receiver runs the destination side.
+    BridgeUnavailable,
+    /// A contract the program needs is not known to be deployed on the
+    /// chain.
+    DeploymentUnavailable,
+    /// A non-tokenized position cannot be entered here.
+    PositionUnavailable,
+    /// An input is more of the token than can exist.
+    AmountTooLarge,
+    /// A valid bundle nothing can satisfy (it reverts, no route).
+    BundleUnprocessable,
+    /// Over the key's rate; retry later.
+    RateLimited,
+    /// The request did not finish in time; retrying may succeed.
     Timeout,
-    /// A dependency (market data, a node) is not ready or stale; retry later.
+    /// A service inside the engine is restarting; retry.
     Unavailable,
-    /// The feature exists in the API but this build does not serve it yet.
+    /// Transactions cannot be proven on this instance (no EVM world).
+    SimulatorUnavailable,
+    /// The shared rate-limit store is unreachable.
+    RateLimiterUnavailable,
+    /// A chain's market data is stale (its node does not answer).
+    StaleMarket,
+    /// The API has the feature, this build does not serve it.
     NotImplemented,
     /// A bug or an unexpected failure inside the service.
     Internal,

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use switchyard_catalog::{CatalogError, ErrorCode};
+use switchyard_catalog::{ApiCode, CatalogError};
 
 /// Why an engine operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -149,41 +149,38 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// What the caller should do.
-    pub const fn code(&self) -> ErrorCode {
+    /// What the API answers: every variant, and every nested error,
+    /// exhaustively.
+    pub const fn code(&self) -> ApiCode {
         match self {
-            Self::Unauthenticated => ErrorCode::Unauthenticated,
-            Self::Revoked => ErrorCode::Forbidden,
-            Self::RateLimited { .. } => ErrorCode::TooManyRequests,
-            Self::Unavailable(_) | Self::StaleMarket { .. } => ErrorCode::Unavailable,
-            Self::Config(_) => ErrorCode::Internal,
+            Self::Unauthenticated | Self::Revoked => ApiCode::Unauthorized,
+            Self::RateLimited { .. } => ApiCode::RateLimited,
+            Self::Unavailable(_) => ApiCode::Unavailable,
+            Self::StaleMarket { .. } => ApiCode::StaleMarket,
             Self::Route(e) => e.code(),
-            Self::ZeroAfterFee { .. } | Self::SpenderNative | Self::StrategyUnavailable { .. } => {
-                ErrorCode::BadRequest
-            }
-            Self::MinAmountOut { .. }
-            | Self::BridgeUnavailable { .. }
-            | Self::PositionUnavailable { .. }
-            | Self::Unfundable { .. } => ErrorCode::Unprocessable,
-            Self::PositionNeedsDelegate => ErrorCode::BadRequest,
-            Self::Ipor(crate::ipor::IporError::NoVault { .. }) => ErrorCode::NotFound,
-            Self::Ipor(crate::ipor::IporError::EmptySide) => ErrorCode::BadRequest,
+            Self::ZeroAfterFee { .. }
+            | Self::SpenderNative
+            | Self::StrategyUnavailable { .. }
+            | Self::PositionNeedsDelegate => ApiCode::InvalidParameter,
+            Self::MinAmountOut { .. } => ApiCode::MinAmountOut,
+            Self::BridgeUnavailable { .. } => ApiCode::BridgeUnavailable,
+            Self::PositionUnavailable { .. } => ApiCode::PositionUnavailable,
+            Self::Unfundable { .. } => ApiCode::AmountTooLarge,
+            Self::Ipor(e) => e.code(),
             Self::Bundle(e) => e.code,
-            Self::Approve(crate::wallet::ApproveError::UnknownToken { .. }) => ErrorCode::NotFound,
-            Self::Approve(_) => ErrorCode::BadRequest,
-            Self::SimulatorUnavailable(_) | Self::RateStore(_) => ErrorCode::Unavailable,
-            Self::Encode(crate::encode::EncodeError::DeploymentUnavailable { .. }) => {
-                ErrorCode::Unprocessable
-            }
-            Self::Encode(_) | Self::SimulationFailed(_) | Self::SimulationMismatch { .. } => {
-                ErrorCode::Internal
-            }
-            Self::Catalog(_)
+            Self::Approve(e) => e.code(),
+            Self::Encode(e) => e.code(),
+            Self::SimulatorUnavailable(_) => ApiCode::SimulatorUnavailable,
+            Self::RateStore(_) => ApiCode::RateLimiterUnavailable,
+            Self::SimulationFailed(_)
+            | Self::SimulationMismatch { .. }
+            | Self::Config(_)
+            | Self::Catalog(_)
             | Self::Kernel(_)
             | Self::Store(_)
             | Self::DataDir { .. }
             | Self::SearchPanicked
-            | Self::Random => ErrorCode::Internal,
+            | Self::Random => ApiCode::Internal,
         }
     }
 }

@@ -85,6 +85,16 @@ pub enum IporError {
     EmptySide,
 }
 
+impl IporError {
+    /// What the API answers.
+    pub const fn code(&self) -> switchyard_catalog::ApiCode {
+        match self {
+            Self::NoVault { .. } => switchyard_catalog::ApiCode::NotFound,
+            Self::EmptySide => switchyard_catalog::ApiCode::InvalidParameter,
+        }
+    }
+}
+
 /// A built IPOR shortcut.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IporTx {

@@ -53,6 +53,7 @@ use std::{path::PathBuf, sync::Arc, thread::JoinHandle, time::Duration};
 use actix::prelude::*;
 use arc_swap::ArcSwap;
 pub use error::EngineError;
+pub use evm::artifacts::error_chain;
 pub use feed::BLOCK_SECONDS;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
 pub use market::{MarketState, STALE_CONFIDENCE, StateInputs, build_state, build_state_after};

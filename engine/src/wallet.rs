@@ -50,6 +50,16 @@ pub enum ApproveError {
     NoSpender(RoutingStrategy),
 }
 
+impl ApproveError {
+    /// What the API answers.
+    pub const fn code(&self) -> switchyard_catalog::ApiCode {
+        match self {
+            Self::UnknownToken { .. } => switchyard_catalog::ApiCode::NotFound,
+            Self::Native | Self::NoSpender(_) => switchyard_catalog::ApiCode::InvalidParameter,
+        }
+    }
+}
+
 /// The approval `from` sends so that `strategy` can take `amount` of
 /// `token` (call it on the pool).
 pub(crate) fn approve_now(

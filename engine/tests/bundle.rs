@@ -187,8 +187,7 @@ async fn bridge_actions_run_their_callbacks_on_the_destination() {
     // no transaction (422), rather than bridging to an undeployed address.
     match engine.bundle(request(RoutingStrategy::Router, actions)).await {
         Err(e) => {
-            assert_eq!(e.code(), switchyard_catalog::ErrorCode::Unprocessable, "{e:?}");
-            assert!(format!("{e:?}").contains("BRIDGE_UNAVAILABLE"), "{e:?}");
+            assert_eq!(e.code(), switchyard_catalog::ApiCode::BridgeUnavailable, "{e:?}");
         }
         Ok(b) => panic!("a bridged bundle was built: {:?}", b.amounts_out),
     }

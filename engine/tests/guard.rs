@@ -63,7 +63,7 @@ fn program(calls: &[(CallKind, Address, [u8; 4])]) -> Program {
     let mut b = ProgramBuilder::new();
     let who = b.address(USER).expect("slot");
     for (kind, target, sel) in calls {
-        b.call(*kind, *target, *sel, &[who.clone()], Out::Ignore).expect("command");
+        b.call(*kind, *target, *sel, std::slice::from_ref(&who), Out::Ignore).expect("command");
     }
     b.build()
 }

@@ -161,7 +161,7 @@ async fn cross_chain_routes_deliver_on_the_destination() {
         req.quote.destination_chain = Some(to);
         match engine.route(req).await {
             Err(e @ switchyard_engine::EngineError::BridgeUnavailable { .. }) => {
-                assert_eq!(e.code(), switchyard_catalog::ErrorCode::Unprocessable);
+                assert_eq!(e.code(), switchyard_catalog::ApiCode::BridgeUnavailable);
             }
             other => panic!("{tin} → {to}:{tout}: {other:?}"),
         }

@@ -1,6 +1,6 @@
 //! Kernel errors.
 
-use switchyard_catalog::{Address, ChainId, ErrorCode};
+use switchyard_catalog::{Address, ApiCode, ChainId};
 
 /// Why the kernel could not build or use a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,16 +43,15 @@ pub enum KernelError {
 }
 
 impl KernelError {
-    /// What the caller should do.
-    pub const fn code(&self) -> ErrorCode {
+    /// What the API answers.
+    pub const fn code(&self) -> ApiCode {
         match self {
-            Self::UnknownToken { .. }
-            | Self::BadDelta { .. }
-            | Self::EmptyRequest
-            | Self::OutputShape
-            | Self::SameToken => ErrorCode::BadRequest,
-            Self::UnknownChain(_) => ErrorCode::NotFound,
-            Self::NoRoute { .. } => ErrorCode::Unprocessable,
+            Self::OutputShape | Self::SameToken => ApiCode::InvalidParameter,
+            Self::EmptyRequest => ApiCode::MissingParameter,
+            Self::UnknownChain(_) | Self::UnknownToken { .. } => ApiCode::NotFound,
+            Self::NoRoute { .. } => ApiCode::NoRoute,
+            // Feed-side: no request produces it.
+            Self::BadDelta { .. } => ApiCode::Internal,
         }
     }
 }

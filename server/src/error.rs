@@ -1,5 +1,11 @@
 //! The one error body every endpoint answers with, and the single mapping
-//! from [`ErrorCode`] to HTTP status.
+//! from [`ApiCode`] to the wire code and the HTTP status.
+//!
+//! Every engine error gets its code from [`EngineError::code`] (exhaustive,
+//! nested errors included); this module adds only what is the wire's: the
+//! field names and the messages. Nothing here logs: an error the service
+//! owes (5xx) carries its cause in the response's extensions, and the
+//! request middleware logs it.
 //!
 //! ```json
 //! {"statusCode":400,"error":"Bad Request","message":"fee[0] must be between 0 and 100 bps",
@@ -13,23 +19,28 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use serde::Serialize;
-use switchyard_catalog::ErrorCode;
+use switchyard_catalog::ApiCode;
 use switchyard_engine::EngineError;
 
 /// An error on its way to the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
-    /// What the client should do.
-    pub kind: ErrorCode,
-    /// Machine-readable code (`INVALID_PARAMETER`, `NOT_FOUND`, ...).
-    pub code: &'static str,
+    /// What went wrong: the wire code and the status come from it.
+    pub code: ApiCode,
     /// Human message, lowercase.
     pub message: Cow<'static, str>,
     /// The request field at fault, when there is one.
     pub field: Option<Cow<'static, str>>,
     /// For 429 and 503: when to retry.
     pub retry_after: Option<Duration>,
+    /// The cause of a failure the service owes, for the log (never sent).
+    pub cause: Option<String>,
 }
+
+/// The cause of a 5xx answer, left in the response's extensions for the
+/// request middleware to log.
+#[derive(Debug, Clone)]
+pub struct FailureCause(pub String);
 
 /// The JSON error body (see the module docs).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -48,8 +59,13 @@ pub struct ErrorBody {
 }
 
 impl ApiError {
-    fn new(kind: ErrorCode, code: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
-        Self { kind, code, message: message.into(), field: None, retry_after: None }
+    fn new(code: ApiCode, message: impl Into<Cow<'static, str>>) -> Self {
+        Self { code, message: message.into(), field: None, retry_after: None, cause: None }
+    }
+
+    fn caused_by(mut self, cause: &dyn std::error::Error) -> Self {
+        self.cause = Some(switchyard_engine::error_chain(cause));
+        self
     }
 
     /// Sets the field at fault.
@@ -64,14 +80,13 @@ impl ApiError {
         field: impl Into<Cow<'static, str>>,
         message: impl Into<Cow<'static, str>>,
     ) -> Self {
-        Self::new(ErrorCode::BadRequest, "INVALID_PARAMETER", message).field(field)
+        Self::new(ApiCode::InvalidParameter, message).field(field)
     }
 
     /// 400 for a missing required parameter.
     pub fn missing(field: impl Into<Cow<'static, str>>) -> Self {
         let field = field.into();
-        Self::new(ErrorCode::BadRequest, "MISSING_PARAMETER", format!("{field} is required"))
-            .field(field)
+        Self::new(ApiCode::MissingParameter, format!("{field} is required")).field(field)
     }
 
     /// 404 for an unknown resource named by `field`.
@@ -79,23 +94,22 @@ impl ApiError {
         field: impl Into<Cow<'static, str>>,
         message: impl Into<Cow<'static, str>>,
     ) -> Self {
-        Self::new(ErrorCode::NotFound, "NOT_FOUND", message).field(field)
+        Self::new(ApiCode::NotFound, message).field(field)
     }
 
     /// 404 for an unknown path.
     pub fn no_such_path(path: &str) -> Self {
-        Self::new(ErrorCode::NotFound, "NOT_FOUND", format!("cannot serve {path}"))
+        Self::new(ApiCode::NotFound, format!("cannot serve {path}"))
     }
 
     /// 405.
     pub fn method_not_allowed() -> Self {
-        Self::new(ErrorCode::BadRequest, "METHOD_NOT_ALLOWED", "method not allowed on this path")
+        Self::new(ApiCode::MethodNotAllowed, "method not allowed on this path")
     }
 
     /// 401.
     pub fn unauthenticated() -> Self {
-        Self::new(ErrorCode::Unauthenticated, "UNAUTHORIZED", "missing or invalid api key")
-            .field("Authorization")
+        Self::new(ApiCode::Unauthorized, "missing or invalid api key").field("Authorization")
     }
 
     /// 501 for a part of a request this build does not serve yet, naming the
@@ -104,45 +118,77 @@ impl ApiError {
         field: impl Into<Cow<'static, str>>,
         message: impl Into<Cow<'static, str>>,
     ) -> Self {
-        Self::new(ErrorCode::NotImplemented, "NOT_IMPLEMENTED", message).field(field)
+        Self::new(ApiCode::NotImplemented, message).field(field)
     }
 
     /// 413.
     pub fn payload_too_large(limit: usize) -> Self {
-        Self::new(
-            ErrorCode::BadRequest,
-            "PAYLOAD_TOO_LARGE",
-            format!("request body exceeds {limit} bytes"),
-        )
-        .field("body")
+        Self::new(ApiCode::PayloadTooLarge, format!("request body exceeds {limit} bytes"))
+            .field("body")
     }
 
     /// 503 after the request timeout.
     pub fn timeout() -> Self {
-        Self::new(ErrorCode::Timeout, "TIMEOUT", "the request did not complete in time")
+        Self::new(ApiCode::Timeout, "the request did not complete in time")
     }
 
     /// 500 without details (they go to the log).
     pub fn internal() -> Self {
-        Self::new(ErrorCode::Internal, "INTERNAL", "internal error")
+        Self::new(ApiCode::Internal, "internal error")
     }
 
     /// The HTTP status.
-    pub fn status(&self) -> StatusCode {
-        match (self.kind, self.code) {
-            (_, "METHOD_NOT_ALLOWED") => StatusCode::METHOD_NOT_ALLOWED,
-            (_, "PAYLOAD_TOO_LARGE") => StatusCode::PAYLOAD_TOO_LARGE,
-            (ErrorCode::BadRequest, _) => StatusCode::BAD_REQUEST,
-            (ErrorCode::Unauthenticated, _) => StatusCode::UNAUTHORIZED,
-            (ErrorCode::Forbidden, _) => StatusCode::FORBIDDEN,
-            (ErrorCode::NotFound, _) => StatusCode::NOT_FOUND,
-            (ErrorCode::Unprocessable, _) => StatusCode::UNPROCESSABLE_ENTITY,
-            (ErrorCode::TooManyRequests, _) => StatusCode::TOO_MANY_REQUESTS,
-            (ErrorCode::Timeout, _) | (ErrorCode::Unavailable, _) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            (ErrorCode::NotImplemented, _) => StatusCode::NOT_IMPLEMENTED,
-            (ErrorCode::Internal, _) => StatusCode::INTERNAL_SERVER_ERROR,
+    pub const fn status(&self) -> StatusCode {
+        match self.code {
+            ApiCode::InvalidParameter | ApiCode::MissingParameter => StatusCode::BAD_REQUEST,
+            ApiCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiCode::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiCode::Forbidden => StatusCode::FORBIDDEN,
+            ApiCode::NotFound => StatusCode::NOT_FOUND,
+            ApiCode::NoRoute
+            | ApiCode::MinAmountOut
+            | ApiCode::BridgeUnavailable
+            | ApiCode::DeploymentUnavailable
+            | ApiCode::PositionUnavailable
+            | ApiCode::AmountTooLarge
+            | ApiCode::BundleUnprocessable => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ApiCode::Timeout
+            | ApiCode::Unavailable
+            | ApiCode::SimulatorUnavailable
+            | ApiCode::RateLimiterUnavailable
+            | ApiCode::StaleMarket => StatusCode::SERVICE_UNAVAILABLE,
+            ApiCode::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            ApiCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The machine code on the wire.
+    pub const fn wire_code(&self) -> &'static str {
+        match self.code {
+            ApiCode::InvalidParameter => "INVALID_PARAMETER",
+            ApiCode::MissingParameter => "MISSING_PARAMETER",
+            ApiCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            ApiCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ApiCode::Unauthorized => "UNAUTHORIZED",
+            ApiCode::Forbidden => "FORBIDDEN",
+            ApiCode::NotFound => "NOT_FOUND",
+            ApiCode::NoRoute => "NO_ROUTE",
+            ApiCode::MinAmountOut => "MIN_AMOUNT_OUT",
+            ApiCode::BridgeUnavailable => "BRIDGE_UNAVAILABLE",
+            ApiCode::DeploymentUnavailable => "DEPLOYMENT_UNAVAILABLE",
+            ApiCode::PositionUnavailable => "POSITION_UNAVAILABLE",
+            ApiCode::AmountTooLarge => "AMOUNT_TOO_LARGE",
+            ApiCode::BundleUnprocessable => "BUNDLE_UNPROCESSABLE",
+            ApiCode::RateLimited => "RATE_LIMITED",
+            ApiCode::Timeout => "TIMEOUT",
+            ApiCode::Unavailable => "UNAVAILABLE",
+            ApiCode::SimulatorUnavailable => "SIMULATOR_UNAVAILABLE",
+            ApiCode::RateLimiterUnavailable => "RATE_LIMITER_UNAVAILABLE",
+            ApiCode::StaleMarket => "STALE_MARKET",
+            ApiCode::NotImplemented => "NOT_IMPLEMENTED",
+            ApiCode::Internal => "INTERNAL",
         }
     }
 
@@ -153,7 +199,7 @@ impl ApiError {
             status_code: status.as_u16(),
             error: status.canonical_reason().unwrap_or("Error"),
             message: self.message.to_string(),
-            code: self.code,
+            code: self.wire_code(),
             field: self.field.as_ref().map(ToString::to_string),
         }
     }
@@ -161,152 +207,174 @@ impl ApiError {
 
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
-        match &e {
-            EngineError::Unauthenticated => Self::unauthenticated(),
-            EngineError::Revoked => {
-                Self::new(ErrorCode::Unauthenticated, "UNAUTHORIZED", "api key revoked")
-                    .field("Authorization")
+        let code = e.code();
+        // The wire's part: which field is at fault, and the message. Every
+        // variant is named; the code is the engine's.
+        let (field, message): (Option<Cow<'static, str>>, Cow<'static, str>) = match &e {
+            EngineError::Unauthenticated => {
+                (Some("Authorization".into()), "missing or invalid api key".into())
             }
-            EngineError::RateLimited { retry_after } => Self {
-                retry_after: Some(*retry_after),
-                ..Self::new(ErrorCode::TooManyRequests, "RATE_LIMITED", "rate limit exceeded")
-            },
+            EngineError::Revoked => (Some("Authorization".into()), "api key revoked".into()),
+            EngineError::RateLimited { .. } => (None, "rate limit exceeded".into()),
             EngineError::Route(k) => {
                 use switchyard_kernel::KernelError as K;
                 match k {
-                    K::NoRoute { token_in, token_out } => Self::new(
-                        ErrorCode::Unprocessable,
-                        "NO_ROUTE",
+                    K::NoRoute { token_in, token_out } => (
+                        Some("tokenOut".into()),
                         format!(
                             "no route from {token_in:#x} to {token_out:#x} with enough liquidity"
-                        ),
-                    )
-                    .field("tokenOut"),
-                    K::SameToken => Self::invalid("tokenOut", "tokenOut must differ from tokenIn"),
-                    K::OutputShape => {
-                        Self::invalid("tokenOut", "tokenOut must be one token, or one per tokenIn")
+                        )
+                        .into(),
+                    ),
+                    K::SameToken => {
+                        (Some("tokenOut".into()), "tokenOut must differ from tokenIn".into())
                     }
-                    K::EmptyRequest => Self::missing("tokenIn"),
+                    K::OutputShape => (
+                        Some("tokenOut".into()),
+                        "tokenOut must be one token, or one per tokenIn".into(),
+                    ),
+                    K::EmptyRequest => (Some("tokenIn".into()), "tokenIn is required".into()),
                     K::UnknownChain(c) => {
-                        Self::not_found("chainId", format!("no market state for chain {c}"))
+                        (Some("chainId".into()), format!("no market state for chain {c}").into())
                     }
                     K::UnknownToken { token, .. } => {
-                        Self::not_found("tokenIn", format!("token {token:#x} is not known"))
+                        (Some("tokenIn".into()), format!("token {token:#x} is not known").into())
                     }
-                    // Feed-side; no request produces it.
-                    K::BadDelta { .. } => Self::internal(),
+                    K::BadDelta { .. } => (None, "internal error".into()),
                 }
             }
-            EngineError::ZeroAfterFee { index } => Self::invalid(
-                format!("amountIn[{index}]"),
-                format!("amountIn[{index}] is zero after the fee"),
+            EngineError::ZeroAfterFee { index } => (
+                Some(format!("amountIn[{index}]").into()),
+                format!("amountIn[{index}] is zero after the fee").into(),
             ),
-            EngineError::MinAmountOut { index, min, quoted } => Self::new(
-                ErrorCode::Unprocessable,
-                "MIN_AMOUNT_OUT",
+            EngineError::MinAmountOut { index, min, quoted } => (
+                Some(format!("minAmountOut[{index}]").into()),
                 format!(
                     "minAmountOut[{index}] is {min}, but the best route delivers {quoted}: the transaction could only revert"
-                ),
-            )
-            .field(format!("minAmountOut[{index}]")),
-            EngineError::StrategyUnavailable { strategy, chain } => Self::invalid(
-                "routingStrategy",
-                format!("routing strategy {strategy} is not deployed on chain {chain}"),
+                )
+                .into(),
             ),
-            EngineError::Unfundable { .. } => {
-                Self::new(ErrorCode::Unprocessable, "AMOUNT_TOO_LARGE", e.to_string())
-                    .field("amountIn")
-            }
-            EngineError::SpenderNative => {
-                Self::invalid("spender", "a native-coin input cannot be taken from a spender")
-            }
+            EngineError::StrategyUnavailable { strategy, chain } => (
+                Some("routingStrategy".into()),
+                format!("routing strategy {strategy} is not deployed on chain {chain}").into(),
+            ),
+            EngineError::Unfundable { .. } => (Some("amountIn".into()), e.to_string().into()),
+            EngineError::SpenderNative => (
+                Some("spender".into()),
+                "a native-coin input cannot be taken from a spender".into(),
+            ),
             EngineError::BridgeUnavailable { .. } => {
-                Self::new(ErrorCode::Unprocessable, "BRIDGE_UNAVAILABLE", e.to_string())
-                    .field("destinationChainId")
+                (Some("destinationChainId".into()), e.to_string().into())
             }
-            EngineError::Encode(
-                inner @ switchyard_engine::encode::EncodeError::DeploymentUnavailable { .. },
-            ) => Self::new(ErrorCode::Unprocessable, "DEPLOYMENT_UNAVAILABLE", inner.to_string())
-                .field("chainId"),
+            EngineError::Encode(inner) => match inner {
+                switchyard_engine::encode::EncodeError::DeploymentUnavailable { .. } => {
+                    (Some("chainId".into()), inner.to_string().into())
+                }
+                switchyard_engine::encode::EncodeError::Weiroll(_)
+                | switchyard_engine::encode::EncodeError::UnsupportedStep { .. }
+                | switchyard_engine::encode::EncodeError::UnknownPool(_)
+                | switchyard_engine::encode::EncodeError::NoContracts { .. }
+                | switchyard_engine::encode::EncodeError::Guard(_)
+                | switchyard_engine::encode::EncodeError::Unsupported(_) => {
+                    (None, "internal error".into())
+                }
+            },
             EngineError::PositionUnavailable { .. } => {
-                Self::new(ErrorCode::Unprocessable, "POSITION_UNAVAILABLE", e.to_string())
-                    .field("positionOut")
+                (Some("positionOut".into()), e.to_string().into())
             }
             EngineError::Ipor(i) => {
                 use switchyard_engine::ipor::IporError as I;
-                match i {
-                    I::NoVault { .. } => Self::not_found("tokenBToBuy", i.to_string()),
-                    I::EmptySide => Self::invalid("percentageForTokenB", i.to_string()),
-                }
+                let field = match i {
+                    I::NoVault { .. } => "tokenBToBuy",
+                    I::EmptySide => "percentageForTokenB",
+                };
+                (Some(field.into()), i.to_string().into())
             }
-            EngineError::PositionNeedsDelegate => Self::invalid(
-                "routingStrategy",
-                "non-tokenized positions are entered from the caller's own account: use delegate or delegate-legacy",
+            EngineError::PositionNeedsDelegate => (
+                Some("routingStrategy".into()),
+                "non-tokenized positions are entered from the caller's own account: use delegate or delegate-legacy".into(),
             ),
             EngineError::Approve(a) => {
                 use switchyard_engine::wallet::ApproveError as A;
-                match a {
-                    A::UnknownToken { .. } => Self::not_found("tokenAddress", a.to_string()),
-                    A::Native => Self::invalid("tokenAddress", a.to_string()),
-                    A::NoSpender(_) => Self::invalid("routingStrategy", a.to_string()),
-                }
+                let field = match a {
+                    A::UnknownToken { .. } | A::Native => "tokenAddress",
+                    A::NoSpender(_) => "routingStrategy",
+                };
+                (Some(field.into()), a.to_string().into())
             }
-            EngineError::Bundle(b) => Self::new(
-                b.code,
-                match b.code {
-                    ErrorCode::Unprocessable => "BUNDLE_UNPROCESSABLE",
-                    ErrorCode::Internal => "INTERNAL",
-                    _ => "INVALID_PARAMETER",
-                },
-                b.message.clone(),
-            )
-            .field(b.at.clone()),
-            EngineError::SimulatorUnavailable(why) => {
-                tracing::error!(reason = %why, "transaction simulation unavailable");
-                Self {
-                    retry_after: Some(Duration::from_secs(30)),
-                    ..Self::new(
-                        ErrorCode::Unavailable,
-                        "SIMULATOR_UNAVAILABLE",
-                        "transactions cannot be proven on this instance (its EVM world is missing: run scripts/setup.sh)",
-                    )
-                }
+            EngineError::Bundle(b) => {
+                let message = if b.code == ApiCode::Internal {
+                    "internal error".into()
+                } else {
+                    b.message.clone().into()
+                };
+                (Some(b.at.clone().into()), message)
             }
-            EngineError::RateStore(why) => {
-                tracing::debug!(reason = %why, "request refused: rate-limit store unreachable");
-                Self {
-                    retry_after: Some(Duration::from_secs(1)),
-                    ..Self::new(
-                        ErrorCode::Unavailable,
-                        "RATE_LIMITER_UNAVAILABLE",
-                        "rate limits cannot be checked right now (the shared store is unreachable); retry",
-                    )
-                }
-            }
-            EngineError::StaleMarket { chain } => Self {
-                retry_after: Some(Duration::from_secs(1)),
-                ..Self::new(
-                    ErrorCode::Unavailable,
-                    "STALE_MARKET",
-                    format!(
-                        "the market data of chain {chain} is stale (its node does not answer): no route through it until it recovers"
-                    ),
+            EngineError::SimulatorUnavailable(_) => (
+                None,
+                "transactions cannot be proven on this instance (its EVM world is missing: run scripts/setup.sh)".into(),
+            ),
+            EngineError::RateStore(_) => (
+                None,
+                "rate limits cannot be checked right now (the shared store is unreachable); retry"
+                    .into(),
+            ),
+            EngineError::StaleMarket { chain } => (
+                Some("chainId".into()),
+                format!(
+                    "the market data of chain {chain} is stale (its node does not answer): no route through it until it recovers"
                 )
-                .field("chainId")
-            },
-            EngineError::Unavailable(what) => Self {
-                retry_after: Some(Duration::from_secs(1)),
-                ..Self::new(
-                    ErrorCode::Unavailable,
-                    "UNAVAILABLE",
-                    format!("{what} is restarting, retry"),
-                )
-            },
-            _ => {
-                tracing::error!(error = ?e, "engine error");
-                Self::internal()
-            }
+                .into(),
+            ),
+            EngineError::Unavailable(what) => (None, format!("{what} is restarting, retry").into()),
+            EngineError::SimulationFailed(_)
+            | EngineError::SimulationMismatch { .. }
+            | EngineError::Config(_)
+            | EngineError::Catalog(_)
+            | EngineError::Kernel(_)
+            | EngineError::Store(_)
+            | EngineError::DataDir { .. }
+            | EngineError::SearchPanicked
+            | EngineError::Random => (None, "internal error".into()),
+        };
+        let retry_after = if let EngineError::RateLimited { retry_after } = &e {
+            Some(*retry_after)
+        } else {
+            retry_hint(code)
+        };
+        let mut out = Self { code, message, field, retry_after, cause: None };
+        if out.status().is_server_error() {
+            out = out.caused_by(&e);
         }
+        out
+    }
+}
+
+/// When to retry an answer of `code` (`Retry-After`), if retrying helps.
+const fn retry_hint(code: ApiCode) -> Option<Duration> {
+    match code {
+        ApiCode::SimulatorUnavailable => Some(Duration::from_secs(30)),
+        ApiCode::RateLimited
+        | ApiCode::RateLimiterUnavailable
+        | ApiCode::StaleMarket
+        | ApiCode::Unavailable => Some(Duration::from_secs(1)),
+        ApiCode::InvalidParameter
+        | ApiCode::MissingParameter
+        | ApiCode::MethodNotAllowed
+        | ApiCode::PayloadTooLarge
+        | ApiCode::Unauthorized
+        | ApiCode::Forbidden
+        | ApiCode::NotFound
+        | ApiCode::NoRoute
+        | ApiCode::MinAmountOut
+        | ApiCode::BridgeUnavailable
+        | ApiCode::DeploymentUnavailable
+        | ApiCode::PositionUnavailable
+        | ApiCode::AmountTooLarge
+        | ApiCode::BundleUnprocessable
+        | ApiCode::Timeout
+        | ApiCode::NotImplemented
+        | ApiCode::Internal => None,
     }
 }
 
@@ -320,6 +388,9 @@ impl IntoResponse for ApiError {
         if let Some(after) = self.retry_after {
             let secs = after.as_secs() + u64::from(after.subsec_nanos() > 0);
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+        }
+        if let Some(cause) = self.cause {
+            res.extensions_mut().insert(FailureCause(cause));
         }
         res
     }

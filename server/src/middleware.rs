@@ -23,7 +23,10 @@ use tower_http::{
     trace::TraceLayer,
 };
 
-use crate::{AppState, error::ApiError};
+use crate::{
+    AppState,
+    error::{ApiError, FailureCause},
+};
 
 static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -75,6 +78,17 @@ async fn observe(
         Err(_) => ApiError::timeout().into_response(),
     };
     state.metrics.record(&route, &method, res.status().as_u16(), started.elapsed());
+    // The one place errors are logged: a failure the service owes, with
+    // the cause its error left in the response.
+    if res.status().is_server_error() {
+        let cause = res.extensions().get::<FailureCause>().map_or("", |c| c.0.as_str());
+        let status = res.status().as_u16();
+        if res.status() == axum::http::StatusCode::SERVICE_UNAVAILABLE {
+            tracing::warn!(%route, %method, status, cause, "request not served");
+        } else {
+            tracing::error!(%route, %method, status, cause, "request failed");
+        }
+    }
     res
 }
 

@@ -17,7 +17,7 @@ use std::{
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::{SolCall, SolEvent};
-use switchyard_catalog::{ChainId, ErrorCode, NATIVE_TOKEN, RoutingStrategy, market::LendingModel};
+use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, RoutingStrategy, market::LendingModel};
 use switchyard_kernel::{
     BridgeRoute, KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute,
     apply_plan, find_routes, plan_through,
@@ -1410,7 +1410,7 @@ impl<'a> Compiler<'a> {
             |a| encode::guard::listed(&self.state.catalog, &self.state.market, self.chain, a);
         encode::guard::check(self.world, listed, acct, &program).map_err(|e| {
             tracing::error!(error = %e, chain = %self.chain, "bundle program refused by the guard");
-            BundleError { code: ErrorCode::Internal, at: at.into(), message: e.to_string() }
+            BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
         })?;
         let account_id = encode::account_id(&self.req.account_id);
         let tx = match &self.delivery {
@@ -1715,14 +1715,12 @@ fn compile_callback(
     let dw = world
         .chain(chain)
         .ok_or_else(|| BundleError::invalid(&field, format!("chain {chain} has no EVM world")))?;
-    let none = || {
-        BundleError::unroutable(
-            &field,
-            format!(
-                "BRIDGE_UNAVAILABLE: no deployed bridge receiver on chain {chain} is modelled to \
-                 run the callback"
-            ),
-        )
+    let none = || BundleError {
+        code: ApiCode::BridgeUnavailable,
+        at: field.clone(),
+        message: format!(
+            "no deployed bridge receiver on chain {chain} is modelled to run the callback"
+        ),
     };
     let (router, executor) = dw.shortcuts.router.ok_or_else(none)?;
     let receiver_contract = dw.shortcuts.receiver.ok_or_else(none)?;
@@ -1868,7 +1866,7 @@ fn prove_callback(
 fn setup_failed(e: SimError, base: &str) -> EngineError {
     match e {
         SimError::Unfundable { token, amount, .. } => EngineError::Bundle(BundleError {
-            code: ErrorCode::Unprocessable,
+            code: ApiCode::AmountTooLarge,
             at: base.to_owned(),
             message: format!(
                 "the bundle spends {amount} of {token:#x}, more than can exist (its supply would overflow)"
@@ -1893,7 +1891,7 @@ fn reverted(e: SimError, base: &str, marks: &[usize], prologue: usize) -> Engine
             let at = action.map_or_else(|| base.to_owned(), |i| format!("{base}[{i}]"));
             tracing::info!(at = %at, reason = %reason, "bundle reverts in simulation");
             EngineError::Bundle(BundleError {
-                code: ErrorCode::Unprocessable,
+                code: ApiCode::BundleUnprocessable,
                 at,
                 message: format!("the bundle reverts when executed: {reason}"),
             })

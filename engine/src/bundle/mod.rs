@@ -25,7 +25,7 @@ mod templates;
 use std::collections::BTreeMap;
 
 use alloy_primitives::{Address, B256, U256};
-use switchyard_catalog::{ChainId, ErrorCode, RoutingStrategy};
+use switchyard_catalog::{ApiCode, ChainId, RoutingStrategy};
 use switchyard_kernel::Plan;
 
 pub(crate) use self::service::{BundleCompiler, CompileBundle};
@@ -397,7 +397,7 @@ pub struct BundleTx {
 #[error("{at}: {message}")]
 pub struct BundleError {
     /// What the caller should do (bad request, or valid but unroutable).
-    pub code: ErrorCode,
+    pub code: ApiCode,
     /// Where, as the body's JSON path (`body[2].args.amountIn`).
     pub at: String,
     /// Why.
@@ -407,11 +407,11 @@ pub struct BundleError {
 impl BundleError {
     /// A bad request at `at`.
     pub fn invalid(at: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code: ErrorCode::BadRequest, at: at.into(), message: message.into() }
+        Self { code: ApiCode::InvalidParameter, at: at.into(), message: message.into() }
     }
 
     /// A valid action nothing can satisfy (no route, no liquidity).
     pub fn unroutable(at: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code: ErrorCode::Unprocessable, at: at.into(), message: message.into() }
+        Self { code: ApiCode::BundleUnprocessable, at: at.into(), message: message.into() }
     }
 }

@@ -75,6 +75,23 @@ pub enum EncodeError {
     Unsupported(&'static str),
 }
 
+impl EncodeError {
+    /// What the API answers: a missing deployment is the chain's (422);
+    /// anything else is an encoder defect.
+    pub const fn code(&self) -> switchyard_catalog::ApiCode {
+        use switchyard_catalog::ApiCode;
+        match self {
+            Self::DeploymentUnavailable { .. } => ApiCode::DeploymentUnavailable,
+            Self::Weiroll(_)
+            | Self::UnsupportedStep { .. }
+            | Self::UnknownPool(_)
+            | Self::NoContracts { .. }
+            | Self::Guard(_)
+            | Self::Unsupported(_) => ApiCode::Internal,
+        }
+    }
+}
+
 /// A token and an amount.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenAmount {

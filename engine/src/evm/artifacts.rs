@@ -571,7 +571,7 @@ impl NpmArtifacts {
 }
 
 /// An error and its causes on one line.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {
