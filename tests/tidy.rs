@@ -28,7 +28,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_module_starts_with_a_doc_comment() {
     let mut files = Vec::new();
-    for krate in ["catalog", "kernel", "engine", "server", "tests", "benches", "fuzz"] {
+    for krate in ["catalog", "kernel", "exec", "engine", "server", "tests", "benches", "fuzz"] {
         rust_files(&root().join(krate), &mut files);
     }
     assert!(files.len() > 20, "found only {} files", files.len());
@@ -93,14 +93,46 @@ fn kernel_depends_on_no_runtime_http_or_json() {
     }
 }
 
-/// Only the engine names actix; only the server knows HTTP.
+/// Dependencies run server → engine → exec → kernel → catalog. Only the
+/// engine names actix; only the server knows HTTP; the transaction layer
+/// is synchronous.
 #[test]
 fn dependencies_point_one_way() {
     let catalog = tree("switchyard-catalog");
-    for banned in
-        ["switchyard-kernel", "switchyard-engine", "switchyard-server", "tokio", "actix", "axum"]
-    {
+    for banned in [
+        "switchyard-kernel",
+        "switchyard-exec",
+        "switchyard-engine",
+        "switchyard-server",
+        "tokio",
+        "actix",
+        "axum",
+    ] {
         assert!(!crate_names(&catalog).contains(&banned), "catalog depends on {banned}");
+    }
+    let kernel = tree("switchyard-kernel");
+    for banned in ["switchyard-exec", "switchyard-engine", "switchyard-server", "revm"] {
+        assert!(!crate_names(&kernel).contains(&banned), "kernel depends on {banned}");
+    }
+    let exec = tree("switchyard-exec");
+    for banned in [
+        "switchyard-engine",
+        "switchyard-server",
+        "tokio",
+        "actix",
+        "actix-rt",
+        "axum",
+        "hyper",
+        "rusqlite",
+        "redis",
+    ] {
+        assert!(!crate_names(&exec).contains(&banned), "exec depends on {banned}");
+    }
+    let mut exec_src = Vec::new();
+    rust_files(&root().join("exec/src"), &mut exec_src);
+    for f in exec_src {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        assert!(!text.contains("async fn"), "{} is async: exec is synchronous", f.display());
     }
     let engine = tree("switchyard-engine");
     for banned in ["switchyard-server", "axum", "tower-http", "reqwest"] {
@@ -151,10 +183,16 @@ fn no_heavy_dependencies() {
 #[test]
 fn error_codes_map_exhaustively() {
     let mut files = Vec::new();
-    for krate in ["catalog", "kernel", "engine", "server"] {
+    for krate in ["catalog", "kernel", "exec", "engine", "server"] {
         rust_files(&root().join(krate).join("src"), &mut files);
     }
-    let server_maps = ["fn status(", "fn wire_code(", "fn retry_hint(", "fn from(e: EngineError)"];
+    let server_maps = [
+        "fn status(",
+        "fn wire_code(",
+        "fn retry_hint(",
+        "fn from(e: EngineError)",
+        "fn exec_wire(",
+    ];
     let mut mappings = Vec::new();
     let mut offenders = Vec::new();
     for f in &files {

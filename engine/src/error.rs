@@ -1,8 +1,10 @@
-//! Engine errors.
+//! Engine errors: the services' own (keys, rate limits, actors, data), and
+//! the transaction layer's ([`ExecError`]).
 
 use std::time::Duration;
 
 use switchyard_catalog::{ApiCode, CatalogError};
+use switchyard_exec::ExecError;
 
 /// Why an engine operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -40,19 +42,9 @@ pub enum EngineError {
     /// The configuration cannot be used (a node's URL, a factory).
     #[error("configuration: {0}")]
     Config(String),
-    /// No route, and pools the request could have used are left out
-    /// because their feed is stale.
-    #[error("the market of chain {chain} is stale")]
-    StaleMarket {
-        /// Chain.
-        chain: switchyard_catalog::ChainId,
-    },
     /// An actor is not running (restarting or stopped).
     #[error("engine service {0} unavailable")]
     Unavailable(&'static str),
-    /// The route search refused the request or found no route.
-    #[error("route search")]
-    Route(#[source] switchyard_kernel::KernelError),
     /// The route search panicked; the request is answered, the pool of
     /// search threads lives on.
     #[error("route search panicked")]
@@ -60,92 +52,13 @@ pub enum EngineError {
     /// The system could not get randomness for a key or a request id.
     #[error("no randomness available")]
     Random,
-    /// An input is all fee.
-    #[error("amountIn[{index}] is zero after the fee")]
-    ZeroAfterFee {
-        /// Input index.
-        index: usize,
-    },
-    /// A requested minimum is above what the route delivers.
-    #[error("minAmountOut[{index}] is {min}, above the {quoted} the best route delivers")]
-    MinAmountOut {
-        /// Output index.
-        index: usize,
-        /// The minimum asked for.
-        min: alloy_primitives::U256,
-        /// The route's output.
-        quoted: alloy_primitives::U256,
-    },
-    /// The routing strategy has no contracts on the chain.
-    #[error("routing strategy {strategy} is not deployed on chain {chain}")]
-    StrategyUnavailable {
-        /// Strategy.
-        strategy: switchyard_catalog::RoutingStrategy,
-        /// Chain.
-        chain: switchyard_catalog::ChainId,
-    },
-    /// No bridge receiver is known to be deployed on the destination chain
-    /// to run a cross-chain route's destination side: a transaction would
-    /// strand the funds, so none is returned.
-    #[error(
-        "no deployed bridge receiver on chain {chain} is modelled to run the destination side; \
-         cross-chain transactions are not built"
-    )]
-    BridgeUnavailable {
-        /// The destination chain.
-        chain: switchyard_catalog::ChainId,
-    },
-    /// A non-tokenized position the world holds no fixture for.
-    #[error("position {position} cannot be entered here: {why}")]
-    PositionUnavailable {
-        /// The position's address.
-        position: alloy_primitives::Address,
-        /// Why.
-        why: String,
-    },
-    /// Non-tokenized positions are entered from the caller's own account.
-    #[error("non-tokenized positions are entered with a delegate strategy")]
-    PositionNeedsDelegate,
-    /// An IPOR shortcut was refused.
-    #[error("ipor")]
-    Ipor(#[from] crate::ipor::IporError),
-    /// A native input cannot be pulled from a spender.
-    #[error("a native-coin input cannot be taken from a spender")]
-    SpenderNative,
-    /// The EVM world is missing (no Uniswap bytecode, or it failed to build).
-    #[error("transaction simulation unavailable: {0}")]
-    SimulatorUnavailable(String),
-    /// A transaction could not be encoded.
-    #[error("encoding")]
-    Encode(#[source] crate::encode::EncodeError),
-    /// A transaction the engine built failed in simulation: a bug, never
-    /// returned.
-    #[error("simulation failed: {0}")]
-    SimulationFailed(String),
     /// The rate-limit store (Redis) is unreachable and the policy refuses,
     /// or its URL is malformed at start.
     #[error("rate-limit store: {0}")]
     RateStore(String),
-    /// An input amount is more of the token than can exist.
-    #[error("{amount} of {token} is more than can exist")]
-    Unfundable {
-        /// The token.
-        token: alloy_primitives::Address,
-        /// The amount.
-        amount: alloy_primitives::U256,
-    },
-    /// An approval was refused.
-    #[error("approval")]
-    Approve(#[from] crate::wallet::ApproveError),
-    /// A bundle was refused: the action and why.
-    #[error("bundle")]
-    Bundle(#[from] crate::bundle::BundleError),
-    /// A simulated output differs from the quote: a bug, never returned.
-    #[error("simulated output {index} differs from the quote")]
-    SimulationMismatch {
-        /// Output index.
-        index: usize,
-    },
+    /// The transaction layer refused or failed the request.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
 }
 
 impl EngineError {
@@ -156,25 +69,9 @@ impl EngineError {
             Self::Unauthenticated | Self::Revoked => ApiCode::Unauthorized,
             Self::RateLimited { .. } => ApiCode::RateLimited,
             Self::Unavailable(_) => ApiCode::Unavailable,
-            Self::StaleMarket { .. } => ApiCode::StaleMarket,
-            Self::Route(e) => e.code(),
-            Self::ZeroAfterFee { .. }
-            | Self::SpenderNative
-            | Self::StrategyUnavailable { .. }
-            | Self::PositionNeedsDelegate => ApiCode::InvalidParameter,
-            Self::MinAmountOut { .. } => ApiCode::MinAmountOut,
-            Self::BridgeUnavailable { .. } => ApiCode::BridgeUnavailable,
-            Self::PositionUnavailable { .. } => ApiCode::PositionUnavailable,
-            Self::Unfundable { .. } => ApiCode::AmountTooLarge,
-            Self::Ipor(e) => e.code(),
-            Self::Bundle(e) => e.code,
-            Self::Approve(e) => e.code(),
-            Self::Encode(e) => e.code(),
-            Self::SimulatorUnavailable(_) => ApiCode::SimulatorUnavailable,
             Self::RateStore(_) => ApiCode::RateLimiterUnavailable,
-            Self::SimulationFailed(_)
-            | Self::SimulationMismatch { .. }
-            | Self::Config(_)
+            Self::Exec(e) => e.code(),
+            Self::Config(_)
             | Self::Catalog(_)
             | Self::Kernel(_)
             | Self::Store(_)

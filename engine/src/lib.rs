@@ -28,39 +28,35 @@
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
-pub mod bundle;
-pub mod encode;
+mod bundle_service;
 mod error;
-pub mod evm;
 mod feed;
-pub mod ipor;
+mod jobs;
 pub mod keys;
 mod market;
-pub mod nontokenized;
-pub mod quote;
 pub mod rate_limit;
-pub mod route;
 pub mod rpc;
 pub mod rpc_feed;
 pub mod shared_limit;
-pub mod simulate;
 mod supervise;
 mod volume;
-pub mod wallet;
 
 use std::{path::PathBuf, sync::Arc, thread::JoinHandle, time::Duration};
 
 use actix::prelude::*;
 use arc_swap::ArcSwap;
 pub use error::EngineError;
-pub use evm::artifacts::error_chain;
 pub use feed::BLOCK_SECONDS;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
-pub use market::{MarketState, STALE_CONFIDENCE, StateInputs, build_state, build_state_after};
-pub use quote::{Quote, QuoteRequest};
+pub use market::STALE_CONFIDENCE;
 pub use rate_limit::{RateDecision, RateLimiter};
-pub use route::{RouteRequest, RouteTx};
+// The transaction layer, under the paths the server and the tests use.
 use switchyard_catalog::{Catalog, ChainId, ContractSet, loaders};
+pub use switchyard_exec::{
+    ExecError, MarketState, Quote, QuoteRequest, RouteRequest, RouteTx, StateInputs, build_state,
+    build_state_after, bundle, encode, error_chain, evm, ipor, nontokenized, quote, route,
+    simulate, wallet,
+};
 use switchyard_kernel::MarketSnapshot;
 pub use volume::VolumeStats;
 
@@ -266,7 +262,7 @@ impl Engine {
                         let catalog = Arc::clone(&catalog);
                         Supervisor::start(move |_| src.start(catalog, hub));
                     }
-                    let bundles = Supervisor::start(|_| bundle::BundleCompiler::new());
+                    let bundles = Supervisor::start(|_| bundle_service::BundleCompiler::new());
                     let _ = tx.send((System::current(), keys, volume, prices, feed, bundles));
                 });
                 if let Err(e) = sys.run() {
@@ -316,7 +312,7 @@ struct Inner {
     keys: Addr<keys::KeyStoreActor>,
     volume: Addr<volume::VolumeRecorder>,
     prices: Addr<market::PriceCacheActor>,
-    bundles: Addr<bundle::BundleCompiler>,
+    bundles: Addr<bundle_service::BundleCompiler>,
     /// The embedded feed (on the embedded market only).
     feed: Option<Addr<feed::EmbeddedFeed>>,
     feed_ended: Arc<std::sync::atomic::AtomicBool>,
@@ -517,7 +513,7 @@ impl EngineHandle {
     /// Quotes a route on the current market state (kernel search on the
     /// rayon pool, never on the async runtime).
     pub async fn quote(&self, req: QuoteRequest) -> Result<Quote, EngineError> {
-        quote::quote(self.latest(), req).await
+        jobs::quote(self.latest(), req).await
     }
 
     /// Builds the transaction of a route and executes it in the EVM world
@@ -527,7 +523,7 @@ impl EngineHandle {
     /// ([`Self::volume`]).
     pub async fn route(&self, req: RouteRequest) -> Result<RouteTx, EngineError> {
         let chain = req.quote.chain;
-        let r = route::route(self.state(), req).await?;
+        let r = jobs::route(self.state(), req).await?;
         self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0));
         Ok(r)
     }
@@ -535,7 +531,7 @@ impl EngineHandle {
     /// Builds the IPOR-style static shortcut, executes it in the EVM world
     /// and checks the shares it mints.
     pub async fn ipor(&self, req: ipor::IporRequest) -> Result<ipor::IporTx, EngineError> {
-        ipor::ipor(self.state(), req).await
+        jobs::ipor(self.state(), req).await
     }
 
     /// Builds a route into a non-tokenized position, executes it in the
@@ -545,7 +541,7 @@ impl EngineHandle {
         req: nontokenized::NontokenizedRequest,
     ) -> Result<nontokenized::NontokenizedTx, EngineError> {
         let chain = req.route.quote.chain;
-        let r = nontokenized::nontokenized(self.state(), req).await?;
+        let r = jobs::nontokenized(self.state(), req).await?;
         self.record_volume(chain, r.route.quote.usd_in.unwrap_or(0.0));
         Ok(r)
     }
@@ -556,7 +552,7 @@ impl EngineHandle {
         &self,
         req: bundle::BundleRequest,
     ) -> Result<bundle::BundleTx, EngineError> {
-        let msg = bundle::CompileBundle { state: self.state(), req };
+        let msg = bundle_service::CompileBundle { state: self.state(), req };
         ask(&self.inner.bundles, msg, "bundle compiler").await?
     }
 
@@ -572,8 +568,8 @@ impl EngineHandle {
         strategy: switchyard_catalog::RoutingStrategy,
     ) -> Result<wallet::ApproveTx, EngineError> {
         let state = self.state();
-        quote::on_pool("approval", move || {
-            wallet::approve_now(&state, chain, from, token, amount, strategy)
+        jobs::on_pool("approval", move || {
+            Ok(wallet::approve_now(&state, chain, from, token, amount, strategy)?)
         })
         .await
     }
@@ -602,15 +598,15 @@ impl EngineHandle {
         let mut out = Vec::new();
         if !in_world.is_empty() {
             let st = Arc::clone(&state);
-            let found = quote::on_pool("balances", move || {
-                wallet::balances_now(&st, &in_world, eoa, use_eoa)
+            let found = jobs::on_pool("balances", move || {
+                Ok(wallet::balances_now(&st, &in_world, eoa, use_eoa)?)
             })
             .await?;
             out.extend(found);
         }
         for c in on_nodes {
             if let Some(node) = self.inner.nodes.get(&c) {
-                out.extend(wallet::node_balances(&state, c, node, eoa, use_eoa).await?);
+                out.extend(jobs::node_balances(&state, c, node, eoa, use_eoa).await?);
             }
         }
         out.sort_by_key(|b| b.chain);

@@ -1,6 +1,5 @@
-//! Market state (catalog, snapshot, prices, and the EVM world that proves
-//! transactions against that snapshot) and the [`PriceCacheActor`] that
-//! republishes it when a new snapshot arrives.
+//! The [`PriceCacheActor`] that republishes the market state
+//! ([`MarketState`], built in `switchyard-exec`) when a new snapshot arrives.
 //!
 //! Readers load the whole [`MarketState`] with one atomic pointer read and
 //! never take a lock; a writer builds a new state and swaps it in.
@@ -13,140 +12,14 @@ use std::{
 use actix::prelude::*;
 use alloy_primitives::{Address, U256};
 use arc_swap::ArcSwap;
-use switchyard_catalog::{Catalog, ChainId, Market, PoolRecord, market::ChainState};
+use switchyard_catalog::{ChainId, Market, PoolRecord, market::ChainState};
 use switchyard_kernel::{
     ChainHead, MarketSnapshot, PoolState, PriceTable, SnapshotDelta, derive_prices, usd_anchors,
 };
 
-use crate::{
-    evm::{NpmArtifacts, artifacts::error_chain, world::World},
-    supervise::{Backoff, guarded},
-};
+use switchyard_exec::{MarketState, StateInputs, market::unprovable, prove_state};
 
-/// Everything a request reads, published together.
-#[derive(Debug)]
-pub struct MarketState {
-    /// Catalog.
-    pub catalog: Arc<Catalog>,
-    /// The market records the snapshot was built from (addresses and
-    /// protocol facts the pool states do not carry).
-    pub market: Arc<Market>,
-    /// Pool state.
-    pub snapshot: Arc<MarketSnapshot>,
-    /// Prices derived from `snapshot`.
-    pub prices: Arc<PriceTable>,
-    /// The EVM world of `snapshot`, or why there is none.
-    pub world: Result<Arc<World>, String>,
-    /// Snapshot indexes of pools the world could not reproduce: no route
-    /// goes through them, since no transaction through them can be proven.
-    pub unprovable: BTreeSet<u32>,
-    /// Snapshot indexes of pools whose feed is stale: not routed through
-    /// either, until the feed recovers.
-    pub stale: BTreeSet<u32>,
-}
-
-impl MarketState {
-    /// Every pool no route may go through: unprovable or stale.
-    pub fn excluded_pools(&self) -> BTreeSet<u32> {
-        if self.stale.is_empty() {
-            return self.unprovable.clone();
-        }
-        self.unprovable.union(&self.stale).copied().collect()
-    }
-
-    /// Whether a pool on `chain` (or `other`) is left out because its
-    /// feed is stale.
-    pub fn stale_on(&self, chain: ChainId, other: Option<ChainId>) -> bool {
-        let pools = self.snapshot.pools();
-        self.stale.iter().any(|k| {
-            pools.get(*k as usize).is_some_and(|p| p.chain == chain || Some(p.chain) == other)
-        })
-    }
-}
-
-/// What building a state needs besides the snapshot.
-#[derive(Debug, Clone)]
-pub struct StateInputs {
-    /// Catalog.
-    pub catalog: Arc<Catalog>,
-    /// Market records.
-    pub market: Arc<Market>,
-    /// The Uniswap bytecode, or why it is missing.
-    pub npm: Result<Arc<NpmArtifacts>, String>,
-}
-
-/// Builds a state: prices, and the world of the snapshot (the first one:
-/// what it leaves out of routing is logged as a warning).
-pub fn build_state(inputs: &StateInputs, snapshot: Arc<MarketSnapshot>) -> MarketState {
-    let state = build_state_after(inputs, snapshot, None);
-    if let Ok(w) = &state.world {
-        for (chain, pool, why) in w.unbuilt() {
-            tracing::warn!(%chain, %pool, reason = why, "pool left out of routing: no EVM fixture");
-        }
-    }
-    state
-}
-
-/// Builds a state after `previous`: the worlds of the chains that did not
-/// move are shared with it, not built again.
-pub fn build_state_after(
-    inputs: &StateInputs,
-    snapshot: Arc<MarketSnapshot>,
-    previous: Option<&MarketState>,
-) -> MarketState {
-    let prices = Arc::new(derive_prices(&snapshot, &usd_anchors(&inputs.catalog)));
-    prove_state(inputs, snapshot, prices, previous)
-}
-
-/// The state of `snapshot` with `prices`, and its world built (sharing
-/// `previous`'s worlds of the chains that did not move).
-fn prove_state(
-    inputs: &StateInputs,
-    snapshot: Arc<MarketSnapshot>,
-    prices: Arc<PriceTable>,
-    previous: Option<&MarketState>,
-) -> MarketState {
-    let before = previous.and_then(|p| Some((&*p.snapshot, &**p.world.as_ref().ok()?)));
-    let world = inputs.npm.clone().and_then(|npm| {
-        World::build_reusing(&inputs.catalog, &inputs.market, &snapshot, &prices, &npm, before)
-            .map(Arc::new)
-            .map_err(|e| error_chain(&e))
-    });
-    match &world {
-        Ok(w) => {
-            for (chain, pool, why) in w.unbuilt() {
-                tracing::debug!(%chain, %pool, reason = why, "pool left out of routing: no EVM fixture");
-            }
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "no EVM world: routes cannot be proven and are refused")
-        }
-    }
-    MarketState {
-        catalog: Arc::clone(&inputs.catalog),
-        market: Arc::clone(&inputs.market),
-        unprovable: unprovable(&world, &snapshot),
-        snapshot,
-        prices,
-        world,
-        stale: BTreeSet::new(),
-    }
-}
-
-/// The indexes of `snapshot`'s pools that `world` does not reproduce (by
-/// address: the world may be of an earlier snapshot of the same chains).
-fn unprovable(world: &Result<Arc<World>, String>, snapshot: &MarketSnapshot) -> BTreeSet<u32> {
-    let Ok(w) = world else { return BTreeSet::new() };
-    snapshot
-        .pools()
-        .iter()
-        .enumerate()
-        .filter(|(_, pool)| {
-            w.chain(pool.chain).is_none_or(|c| c.unbuilt.iter().any(|(a, _)| *a == pool.address))
-        })
-        .map(|(k, _)| k as u32)
-        .collect()
-}
+use crate::supervise::{Backoff, guarded};
 
 /// What a price's confidence keeps while its chain has a stale source.
 pub const STALE_CONFIDENCE: f64 = 0.25;
@@ -268,7 +141,7 @@ impl PriceCacheActor {
         let template = quick(&snapshot, &before.prices);
         let stale_chains: BTreeSet<ChainId> = self.stale_sources.iter().map(|(c, _)| *c).collect();
         let (inputs, latest) = (self.inputs.clone(), Arc::clone(&self.latest));
-        let work = crate::quote::on_pool("price cache", move || {
+        let work = crate::jobs::on_pool("price cache", move || {
             let mut prices = derive_prices(&snapshot, &usd_anchors(&inputs.catalog));
             for chain in &stale_chains {
                 prices.discount(*chain, STALE_CONFIDENCE);
@@ -499,6 +372,7 @@ impl Handler<SetStale> for PriceCacheActor {
 mod tests {
     use alloy_primitives::address;
     use switchyard_catalog::{loaders, market::UniswapV2Record};
+    use switchyard_exec::build_state;
 
     use super::*;
 

@@ -113,14 +113,20 @@ async fn positions_move_by_exactly_the_amount_deposited() {
     // that cannot reach the LP token.
     let mut router = position(WETH, 10u128.pow(18), USDC, USDC_DEBT);
     router.route.strategy = RoutingStrategy::Router;
-    assert!(matches!(engine.nontokenized(router).await, Err(EngineError::PositionNeedsDelegate)));
+    assert!(matches!(
+        engine.nontokenized(router).await,
+        Err(EngineError::Exec(switchyard_engine::ExecError::PositionNeedsDelegate))
+    ));
     let comet = position(WETH, 10u128.pow(18), USDC, COMET);
     assert!(matches!(
         engine.nontokenized(comet).await,
-        Err(EngineError::PositionUnavailable { .. })
+        Err(EngineError::Exec(switchyard_engine::ExecError::PositionUnavailable { .. }))
     ));
     let unroutable = position(DAI, 10u128.pow(21), THREE_CRV, GAUGE_3POOL);
-    assert!(matches!(engine.nontokenized(unroutable).await, Err(EngineError::Route(_))));
+    assert!(matches!(
+        engine.nontokenized(unroutable).await,
+        Err(EngineError::Exec(switchyard_engine::ExecError::Route(_)))
+    ));
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -184,11 +190,14 @@ async fn ipor_shortcut_mints_the_previewed_shares() {
     // One side empty; no vault for the pair.
     assert!(matches!(
         engine.ipor(ipor(NATIVE_TOKEN, 10u128.pow(18), 10_000, true)).await,
-        Err(EngineError::Ipor(_))
+        Err(EngineError::Exec(switchyard_engine::ExecError::Ipor(_)))
     ));
     let mut dai = ipor(NATIVE_TOKEN, 10u128.pow(18), 5_000, true);
     dai.token_b = DAI;
-    assert!(matches!(engine.ipor(dai).await, Err(EngineError::Ipor(_))));
+    assert!(matches!(
+        engine.ipor(dai).await,
+        Err(EngineError::Exec(switchyard_engine::ExecError::Ipor(_)))
+    ));
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -160,7 +160,11 @@ async fn cross_chain_routes_deliver_on_the_destination() {
         let mut req = request(tin, amount, tout);
         req.quote.destination_chain = Some(to);
         match engine.route(req).await {
-            Err(e @ switchyard_engine::EngineError::BridgeUnavailable { .. }) => {
+            Err(
+                e @ switchyard_engine::EngineError::Exec(
+                    switchyard_engine::ExecError::BridgeUnavailable { .. },
+                ),
+            ) => {
                 assert_eq!(e.code(), switchyard_catalog::ApiCode::BridgeUnavailable);
             }
             other => panic!("{tin} → {to}:{tout}: {other:?}"),

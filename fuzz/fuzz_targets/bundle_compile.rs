@@ -69,16 +69,16 @@ fuzz_target!(|data: &[u8]| {
     let req = BundleRequest::new(ChainId(1), USER, RoutingStrategy::Router, "fuzz", actions);
     let tx = match compile_and_prove(state, templates, &req) {
         Ok(tx) => tx,
-        Err(switchyard_engine::EngineError::Bundle(e)) => {
+        Err(switchyard_engine::ExecError::Bundle(e)) => {
             assert!(e.at.starts_with("body"), "{e:?}");
             return;
         }
         Err(e) => {
             // Only a refusal of the request itself is expected; the engine's
             // own failures (a simulation mismatch) are bugs.
-            use switchyard_catalog::ErrorCode;
+            use switchyard_catalog::ApiCode;
             assert!(
-                !matches!(e.code(), ErrorCode::Internal),
+                !matches!(e.code(), ApiCode::Internal),
                 "an internal error for a bundle the server accepted: {e:?}"
             );
             return;

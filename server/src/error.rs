@@ -20,7 +20,7 @@ use axum::{
 };
 use serde::Serialize;
 use switchyard_catalog::ApiCode;
-use switchyard_engine::EngineError;
+use switchyard_engine::{EngineError, ExecError};
 
 /// An error on its way to the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,120 +216,14 @@ impl From<EngineError> for ApiError {
             }
             EngineError::Revoked => (Some("Authorization".into()), "api key revoked".into()),
             EngineError::RateLimited { .. } => (None, "rate limit exceeded".into()),
-            EngineError::Route(k) => {
-                use switchyard_kernel::KernelError as K;
-                match k {
-                    K::NoRoute { token_in, token_out } => (
-                        Some("tokenOut".into()),
-                        format!(
-                            "no route from {token_in:#x} to {token_out:#x} with enough liquidity"
-                        )
-                        .into(),
-                    ),
-                    K::SameToken => {
-                        (Some("tokenOut".into()), "tokenOut must differ from tokenIn".into())
-                    }
-                    K::OutputShape => (
-                        Some("tokenOut".into()),
-                        "tokenOut must be one token, or one per tokenIn".into(),
-                    ),
-                    K::EmptyRequest => (Some("tokenIn".into()), "tokenIn is required".into()),
-                    K::UnknownChain(c) => {
-                        (Some("chainId".into()), format!("no market state for chain {c}").into())
-                    }
-                    K::UnknownToken { token, .. } => {
-                        (Some("tokenIn".into()), format!("token {token:#x} is not known").into())
-                    }
-                    K::BadDelta { .. } => (None, "internal error".into()),
-                }
-            }
-            EngineError::ZeroAfterFee { index } => (
-                Some(format!("amountIn[{index}]").into()),
-                format!("amountIn[{index}] is zero after the fee").into(),
-            ),
-            EngineError::MinAmountOut { index, min, quoted } => (
-                Some(format!("minAmountOut[{index}]").into()),
-                format!(
-                    "minAmountOut[{index}] is {min}, but the best route delivers {quoted}: the transaction could only revert"
-                )
-                .into(),
-            ),
-            EngineError::StrategyUnavailable { strategy, chain } => (
-                Some("routingStrategy".into()),
-                format!("routing strategy {strategy} is not deployed on chain {chain}").into(),
-            ),
-            EngineError::Unfundable { .. } => (Some("amountIn".into()), e.to_string().into()),
-            EngineError::SpenderNative => (
-                Some("spender".into()),
-                "a native-coin input cannot be taken from a spender".into(),
-            ),
-            EngineError::BridgeUnavailable { .. } => {
-                (Some("destinationChainId".into()), e.to_string().into())
-            }
-            EngineError::Encode(inner) => match inner {
-                switchyard_engine::encode::EncodeError::DeploymentUnavailable { .. } => {
-                    (Some("chainId".into()), inner.to_string().into())
-                }
-                switchyard_engine::encode::EncodeError::Weiroll(_)
-                | switchyard_engine::encode::EncodeError::UnsupportedStep { .. }
-                | switchyard_engine::encode::EncodeError::UnknownPool(_)
-                | switchyard_engine::encode::EncodeError::NoContracts { .. }
-                | switchyard_engine::encode::EncodeError::Guard(_)
-                | switchyard_engine::encode::EncodeError::Unsupported(_) => {
-                    (None, "internal error".into())
-                }
-            },
-            EngineError::PositionUnavailable { .. } => {
-                (Some("positionOut".into()), e.to_string().into())
-            }
-            EngineError::Ipor(i) => {
-                use switchyard_engine::ipor::IporError as I;
-                let field = match i {
-                    I::NoVault { .. } => "tokenBToBuy",
-                    I::EmptySide => "percentageForTokenB",
-                };
-                (Some(field.into()), i.to_string().into())
-            }
-            EngineError::PositionNeedsDelegate => (
-                Some("routingStrategy".into()),
-                "non-tokenized positions are entered from the caller's own account: use delegate or delegate-legacy".into(),
-            ),
-            EngineError::Approve(a) => {
-                use switchyard_engine::wallet::ApproveError as A;
-                let field = match a {
-                    A::UnknownToken { .. } | A::Native => "tokenAddress",
-                    A::NoSpender(_) => "routingStrategy",
-                };
-                (Some(field.into()), a.to_string().into())
-            }
-            EngineError::Bundle(b) => {
-                let message = if b.code == ApiCode::Internal {
-                    "internal error".into()
-                } else {
-                    b.message.clone().into()
-                };
-                (Some(b.at.clone().into()), message)
-            }
-            EngineError::SimulatorUnavailable(_) => (
-                None,
-                "transactions cannot be proven on this instance (its EVM world is missing: run scripts/setup.sh)".into(),
-            ),
             EngineError::RateStore(_) => (
                 None,
                 "rate limits cannot be checked right now (the shared store is unreachable); retry"
                     .into(),
             ),
-            EngineError::StaleMarket { chain } => (
-                Some("chainId".into()),
-                format!(
-                    "the market data of chain {chain} is stale (its node does not answer): no route through it until it recovers"
-                )
-                .into(),
-            ),
             EngineError::Unavailable(what) => (None, format!("{what} is restarting, retry").into()),
-            EngineError::SimulationFailed(_)
-            | EngineError::SimulationMismatch { .. }
-            | EngineError::Config(_)
+            EngineError::Exec(x) => exec_wire(x),
+            EngineError::Config(_)
             | EngineError::Catalog(_)
             | EngineError::Kernel(_)
             | EngineError::Store(_)
@@ -347,6 +241,121 @@ impl From<EngineError> for ApiError {
             out = out.caused_by(&e);
         }
         out
+    }
+}
+
+/// The wire's part of a transaction-layer error: the field at fault and
+/// the message, for every variant.
+fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
+    match e {
+        ExecError::Route(k) => {
+            use switchyard_kernel::KernelError as K;
+            match k {
+                K::NoRoute { token_in, token_out } => (
+                    Some("tokenOut".into()),
+                    format!(
+                        "no route from {token_in:#x} to {token_out:#x} with enough liquidity"
+                    )
+                    .into(),
+                ),
+                K::SameToken => {
+                    (Some("tokenOut".into()), "tokenOut must differ from tokenIn".into())
+                }
+                K::OutputShape => (
+                    Some("tokenOut".into()),
+                    "tokenOut must be one token, or one per tokenIn".into(),
+                ),
+                K::EmptyRequest => (Some("tokenIn".into()), "tokenIn is required".into()),
+                K::UnknownChain(c) => {
+                    (Some("chainId".into()), format!("no market state for chain {c}").into())
+                }
+                K::UnknownToken { token, .. } => {
+                    (Some("tokenIn".into()), format!("token {token:#x} is not known").into())
+                }
+                K::BadDelta { .. } => (None, "internal error".into()),
+            }
+        }
+        ExecError::ZeroAfterFee { index } => (
+            Some(format!("amountIn[{index}]").into()),
+            format!("amountIn[{index}] is zero after the fee").into(),
+        ),
+        ExecError::MinAmountOut { index, min, quoted } => (
+            Some(format!("minAmountOut[{index}]").into()),
+            format!(
+                "minAmountOut[{index}] is {min}, but the best route delivers {quoted}: the transaction could only revert"
+            )
+            .into(),
+        ),
+        ExecError::StrategyUnavailable { strategy, chain } => (
+            Some("routingStrategy".into()),
+            format!("routing strategy {strategy} is not deployed on chain {chain}").into(),
+        ),
+        ExecError::Unfundable { .. } => (Some("amountIn".into()), e.to_string().into()),
+        ExecError::SpenderNative => (
+            Some("spender".into()),
+            "a native-coin input cannot be taken from a spender".into(),
+        ),
+        ExecError::BridgeUnavailable { .. } => {
+            (Some("destinationChainId".into()), e.to_string().into())
+        }
+        ExecError::Encode(inner) => match inner {
+            switchyard_engine::encode::EncodeError::DeploymentUnavailable { .. } => {
+                (Some("chainId".into()), inner.to_string().into())
+            }
+            switchyard_engine::encode::EncodeError::Weiroll(_)
+            | switchyard_engine::encode::EncodeError::UnsupportedStep { .. }
+            | switchyard_engine::encode::EncodeError::UnknownPool(_)
+            | switchyard_engine::encode::EncodeError::NoContracts { .. }
+            | switchyard_engine::encode::EncodeError::Guard(_)
+            | switchyard_engine::encode::EncodeError::Unsupported(_) => {
+                (None, "internal error".into())
+            }
+        },
+        ExecError::PositionUnavailable { .. } => {
+            (Some("positionOut".into()), e.to_string().into())
+        }
+        ExecError::Ipor(i) => {
+            use switchyard_engine::ipor::IporError as I;
+            let field = match i {
+                I::NoVault { .. } => "tokenBToBuy",
+                I::EmptySide => "percentageForTokenB",
+            };
+            (Some(field.into()), i.to_string().into())
+        }
+        ExecError::PositionNeedsDelegate => (
+            Some("routingStrategy".into()),
+            "non-tokenized positions are entered from the caller's own account: use delegate or delegate-legacy".into(),
+        ),
+        ExecError::Approve(a) => {
+            use switchyard_engine::wallet::ApproveError as A;
+            let field = match a {
+                A::UnknownToken { .. } | A::Native => "tokenAddress",
+                A::NoSpender(_) => "routingStrategy",
+            };
+            (Some(field.into()), a.to_string().into())
+        }
+        ExecError::Bundle(b) => {
+            let message = if b.code == ApiCode::Internal {
+                "internal error".into()
+            } else {
+                b.message.clone().into()
+            };
+            (Some(b.at.clone().into()), message)
+        }
+        ExecError::SimulatorUnavailable(_) => (
+            None,
+            "transactions cannot be proven on this instance (its EVM world is missing: run scripts/setup.sh)".into(),
+        ),
+        ExecError::StaleMarket { chain } => (
+            Some("chainId".into()),
+            format!(
+                "the market data of chain {chain} is stale (its node does not answer): no route through it until it recovers"
+            )
+            .into(),
+        ),
+        ExecError::SimulationFailed(_) | ExecError::SimulationMismatch { .. } | ExecError::Random => {
+            (None, "internal error".into())
+        }
     }
 }
 

@@ -424,7 +424,7 @@ mod tests {
     /// A swap from near the top of the range to near the bottom at spacing
     /// 10 stops at ~693 word boundaries and crosses 35 initialized ticks:
     /// more steps than there are words. Golden values from the `@uniswap/v3-core` pool
-    /// in revm (`engine/tests/differential.rs`,
+    /// in revm (`exec/tests/differential.rs`,
     /// `uniswap_v3_swap_across_the_whole_tick_range`).
     #[test]
     fn a_swap_across_the_whole_range_is_not_cut_short() {

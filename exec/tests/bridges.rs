@@ -22,7 +22,7 @@
 
 use alloy_primitives::{Address, B256, Bytes, U256, address, b256, hex};
 use alloy_sol_types::{SolCall, SolConstructor, SolError, SolEvent, SolValue};
-use switchyard_engine::{
+use switchyard_exec::{
     encode::weiroll::{CallKind, In, Out, Program, ProgramBuilder},
     evm::{
         Artifact, BlockEnv, CallOutcome, Evm, EvmError,

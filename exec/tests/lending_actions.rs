@@ -23,7 +23,7 @@
 
 use alloy_primitives::{Address, Bytes, U256, uint};
 use alloy_sol_types::{SolCall, SolConstructor, SolEvent, SolInterface, sol};
-use switchyard_engine::evm::{Artifact, CallOutcome, Evm, EvmError, abi::TestERC20};
+use switchyard_exec::evm::{Artifact, CallOutcome, Evm, EvmError, abi::TestERC20};
 
 const DEPLOYER: Address = Address::repeat_byte(0xde);
 const ALICE: Address = Address::repeat_byte(0xa1);

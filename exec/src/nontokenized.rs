@@ -16,15 +16,13 @@
 //! all of `y` to be used; Aave repays no more than the debt and the rest
 //! stays in the caller's account).
 
-use std::sync::Arc;
-
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 use switchyard_catalog::NATIVE_TOKEN;
 use switchyard_kernel::Plan;
 
 use crate::{
-    EngineError, MarketState,
+    ExecError, MarketState,
     encode::{
         self, EncodeError, Runner,
         route::{RouteSpec, approve},
@@ -32,7 +30,7 @@ use crate::{
         weiroll::{CallKind, Out},
     },
     evm::world::PositionFixture,
-    quote::{Quote, fee_of, on_pool, quote_now},
+    quote::{Quote, fee_of, quote_now},
     route::{
         Book, ROUTE_VALIDITY_SECS, RouteRequest, RouteTx, approvals_of, min_amounts, parties,
         sim_setup, token_amounts, unique,
@@ -74,26 +72,26 @@ pub struct NontokenizedTx {
 
 /// Builds, simulates and checks a route into a position (call it on the
 /// pool).
-pub(crate) fn nontokenized_now(
+pub fn nontokenized_now(
     state: &MarketState,
     req: &NontokenizedRequest,
-) -> Result<NontokenizedTx, EngineError> {
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+) -> Result<NontokenizedTx, ExecError> {
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let route = &req.route;
     let chain = route.quote.chain;
     let cw = world
         .chain(chain)
-        .ok_or(EngineError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
+        .ok_or(ExecError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
     let fixture = match cw.positions.get(&req.position) {
         Some(Ok(f)) => *f,
         Some(Err(why)) => {
-            return Err(EngineError::PositionUnavailable {
+            return Err(ExecError::PositionUnavailable {
                 position: req.position,
                 why: why.clone(),
             });
         }
         None => {
-            return Err(EngineError::PositionUnavailable {
+            return Err(ExecError::PositionUnavailable {
                 position: req.position,
                 why: format!("not a position of chain {chain}"),
             });
@@ -101,14 +99,14 @@ pub(crate) fn nontokenized_now(
     };
     let p = parties(cw, route)?;
     if !matches!(p.runner, Runner::Delegate { .. } | Runner::LegacyDelegate { .. }) {
-        return Err(EngineError::PositionNeedsDelegate);
+        return Err(ExecError::PositionNeedsDelegate);
     }
     let underlying = match fixture {
         PositionFixture::AaveDebt { asset, .. } => asset,
         PositionFixture::Gauge { lp } => lp,
     };
     if route.quote.outputs != [underlying] {
-        return Err(EngineError::Encode(EncodeError::Unsupported(
+        return Err(ExecError::Encode(EncodeError::Unsupported(
             "a position takes its one underlying token",
         )));
     }
@@ -169,7 +167,7 @@ pub(crate) fn nontokenized_now(
         }
         Ok(())
     })
-    .map_err(EngineError::Encode)?;
+    .map_err(ExecError::Encode)?;
     crate::route::guard(state, cw, p.account, &encoded.program)?;
     let request_id = encode::request_id(route.referral_code.as_deref(), unique()?);
     let tx = encode::transaction(
@@ -208,7 +206,7 @@ pub(crate) fn nontokenized_now(
             simulated = ?moved,
             "the position moved by another amount than quoted: not returning the transaction"
         );
-        return Err(EngineError::SimulationMismatch { index: 0 });
+        return Err(ExecError::SimulationMismatch { index: 0 });
     }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -236,7 +234,7 @@ fn quote_into(
     state: &MarketState,
     route: &RouteRequest,
     underlying: Address,
-) -> Result<Quote, EngineError> {
+) -> Result<Quote, ExecError> {
     let q = &route.quote;
     match q.inputs.as_slice() {
         [(token, amount)] if *token == underlying => {
@@ -244,7 +242,7 @@ fn quote_into(
             let fee = fee_of(*amount, bps);
             let net = *amount - fee;
             if net.is_zero() {
-                return Err(EngineError::ZeroAfterFee { index: 0 });
+                return Err(ExecError::ZeroAfterFee { index: 0 });
             }
             Ok(Quote {
                 plan: Plan {
@@ -262,15 +260,8 @@ fn quote_into(
             })
         }
         _ if q.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN && underlying == NATIVE_TOKEN) => {
-            Err(EngineError::Encode(EncodeError::Unsupported("a position of the native coin")))
+            Err(ExecError::Encode(EncodeError::Unsupported("a position of the native coin")))
         }
         _ => quote_now(state, q),
     }
-}
-
-pub(crate) async fn nontokenized(
-    state: Arc<MarketState>,
-    req: NontokenizedRequest,
-) -> Result<NontokenizedTx, EngineError> {
-    on_pool("position route builder", move || nontokenized_now(&state, &req)).await
 }

@@ -14,14 +14,12 @@
 //! exactly `previewDeposit(a, y)` shares to the sender, or nothing is
 //! returned.
 
-use std::sync::Arc;
-
 use alloy_primitives::{Address, Bytes, Log, U256};
 use alloy_sol_types::SolCall;
 use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy, market::DualVaultRecord};
 
 use crate::{
-    EngineError, MarketState,
+    ExecError, MarketState,
     encode::{
         self, EncodeError,
         helpers::{BinaryOp, Helpers, helper, require_at_least},
@@ -31,7 +29,7 @@ use crate::{
         weiroll::{CallKind, Out, ProgramBuilder},
     },
     evm::abi::ReferenceDualVault,
-    quote::{QuoteRequest, on_pool, quote_now},
+    quote::{QuoteRequest, quote_now},
     route::{
         Book, RouteRequest, approvals_of, min_amounts, parties, sim_setup, token_amounts, unique,
     },
@@ -135,12 +133,12 @@ fn vault_for(
 }
 
 /// Builds, simulates and checks the shortcut (call it on the pool).
-pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, EngineError> {
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecError> {
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let chain = req.chain;
     let cw = world
         .chain(chain)
-        .ok_or(EngineError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
+        .ok_or(ExecError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
     let wrapped = state.catalog.network(chain).map(|n| n.wrapped_native);
     let native = req.token_in == NATIVE_TOKEN;
     let token_a = if native { wrapped.unwrap_or(NATIVE_TOKEN) } else { req.token_in };
@@ -182,7 +180,7 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
         .plan
         .legs
         .first()
-        .ok_or(EngineError::Encode(EncodeError::Unsupported("a route without a leg")))?;
+        .ok_or(ExecError::Encode(EncodeError::Unsupported("a route without a leg")))?;
     let bought = quote.plan.amounts_out.first().copied().unwrap_or_default();
     let min_b =
         min_amounts(&[bought], &[], req.slippage_bps, true)?.first().copied().unwrap_or_default();
@@ -193,7 +191,7 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
     let preview = |evm: &mut crate::evm::ForkEvm, a: U256, b: U256| {
         let (x, y) = ordered(a, b);
         evm.view(vault.address, &ReferenceDualVault::previewDepositCall { amountA: x, amountB: y })
-            .map_err(|e| EngineError::SimulationFailed(format!("previewDeposit: {e}")))
+            .map_err(|e| ExecError::SimulationFailed(format!("previewDeposit: {e}")))
     };
     let shares_expected = preview(&mut evm, a_part, bought)?;
     let shares_min = preview(&mut evm, a_part, min_b)?;
@@ -246,7 +244,7 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
         }
         Ok(())
     };
-    encode(&mut b).map_err(EngineError::Encode)?;
+    encode(&mut b).map_err(ExecError::Encode)?;
     let program = b.build();
     crate::route::guard(state, cw, p.account, &program)?;
     let inputs = token_amounts(&[(req.token_in, req.amount_in)]);
@@ -273,7 +271,7 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
     let minted = outcome.gains.first().copied().flatten();
     if minted != Some(shares_expected) {
         tracing::error!(expected = %shares_expected, minted = ?minted, "IPOR shortcut minted other shares than predicted");
-        return Err(EngineError::SimulationMismatch { index: 0 });
+        return Err(ExecError::SimulationMismatch { index: 0 });
     }
     Ok(IporTx {
         tx,
@@ -285,10 +283,6 @@ pub(crate) fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx,
         gas: outcome.gas_used,
         approvals,
     })
-}
-
-pub(crate) async fn ipor(state: Arc<MarketState>, req: IporRequest) -> Result<IporTx, EngineError> {
-    on_pool("IPOR shortcut builder", move || ipor_now(&state, &req)).await
 }
 
 /// A log as the API shows it: topics and data in hex.

@@ -32,7 +32,7 @@ use proptest::{
     test_runner::{Config, RngSeed, TestCaseError, TestRunner},
 };
 use switchyard_catalog::{ChainId, market::VaultRule};
-use switchyard_engine::evm::{
+use switchyard_exec::evm::{
     Artifact, Evm, EvmError,
     abi::{
         OpenZeppelinVault, ReferenceVault, TestERC20, UniswapV2Factory, UniswapV2Pair,

@@ -8,7 +8,7 @@ use alloy_primitives::{Address, Bytes, U256};
 use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
 
 use crate::{
-    EngineError, MarketState,
+    ExecError, MarketState,
     encode::approve_calldata,
     evm::world::{ChainWorld, wallet_address},
     route::runner,
@@ -62,33 +62,33 @@ impl ApproveError {
 
 /// The approval `from` sends so that `strategy` can take `amount` of
 /// `token` (call it on the pool).
-pub(crate) fn approve_now(
+pub fn approve_now(
     state: &MarketState,
     chain: ChainId,
     from: Address,
     token: Address,
     amount: U256,
     strategy: RoutingStrategy,
-) -> Result<ApproveTx, EngineError> {
+) -> Result<ApproveTx, ExecError> {
     if token == NATIVE_TOKEN {
-        return Err(EngineError::Approve(ApproveError::Native));
+        return Err(ExecError::Approve(ApproveError::Native));
     }
     if state.catalog.token(chain, token).is_none() {
-        return Err(EngineError::Approve(ApproveError::UnknownToken { token, chain }));
+        return Err(ExecError::Approve(ApproveError::UnknownToken { token, chain }));
     }
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let cw = world
         .chain(chain)
-        .ok_or(EngineError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
+        .ok_or(ExecError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
     let r = runner(cw, strategy, chain, from)?;
     let Some(spender) = r.spender() else {
-        return Err(EngineError::Approve(ApproveError::NoSpender(strategy)));
+        return Err(ExecError::Approve(ApproveError::NoSpender(strategy)));
     };
     let data = approve_calldata(spender, amount);
     let mut evm = cw.fork();
     let out = evm
         .call(from, token, data.clone(), U256::ZERO)
-        .map_err(|e| EngineError::SimulationFailed(crate::simulate::describe(&e)))?;
+        .map_err(|e| ExecError::SimulationFailed(crate::simulate::describe(&e)))?;
     Ok(ApproveTx { from, token, spender, amount, data, gas: out.gas_used })
 }
 
@@ -114,13 +114,13 @@ pub fn holder(world: &ChainWorld, eoa: Address, use_eoa: bool) -> Address {
 
 /// Every catalog token (and the native coin) `eoa` (or its wallet) holds
 /// on each of `chains`, read in the world (call it on the pool).
-pub(crate) fn balances_now(
+pub fn balances_now(
     state: &MarketState,
     chains: &[ChainId],
     eoa: Address,
     use_eoa: bool,
-) -> Result<Vec<Balance>, EngineError> {
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+) -> Result<Vec<Balance>, ExecError> {
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let mut out = Vec::new();
     for &c in chains {
         let Some(cw) = world.chain(c) else { continue };
@@ -135,58 +135,6 @@ pub(crate) fn balances_now(
             if !amount.is_zero() {
                 out.push(Balance { chain: c, token, amount });
             }
-        }
-    }
-    Ok(out)
-}
-
-/// The same, on a chain followed through its node: the node's own balances
-/// at its latest block (`eth_getBalance`, and one batch of `balanceOf`
-/// calls). A node that does not answer is [`EngineError::StaleMarket`].
-pub(crate) async fn node_balances(
-    state: &MarketState,
-    chain: ChainId,
-    node: &crate::rpc::RpcClient,
-    eoa: Address,
-    use_eoa: bool,
-) -> Result<Vec<Balance>, EngineError> {
-    let who = match state.world.as_ref().ok().and_then(|w| w.chain(chain)) {
-        Some(cw) => holder(cw, eoa, use_eoa),
-        None => eoa,
-    };
-    let down = |e: crate::rpc::RpcError| {
-        tracing::warn!(%chain, error = %e, "balances: the node does not answer");
-        EngineError::StaleMarket { chain }
-    };
-    let native: U256 =
-        node.call("eth_getBalance", serde_json::json!([who, "latest"])).await.map_err(down)?;
-    let tokens: Vec<Address> = state
-        .catalog
-        .tokens_on(chain)
-        .iter()
-        .map(|t| t.address)
-        .filter(|t| *t != NATIVE_TOKEN)
-        .collect();
-    let data = alloy_primitives::Bytes::from(alloy_sol_types::SolCall::abi_encode(
-        &crate::evm::abi::TestERC20::balanceOfCall { who },
-    ));
-    let calls =
-        tokens.iter().map(|t| serde_json::json!([{"to": t, "data": data}, "latest"])).collect();
-    let answers =
-        node.batch_each::<alloy_primitives::Bytes>("eth_call", calls).await.map_err(down)?;
-    let mut out = Vec::new();
-    if !native.is_zero() {
-        out.push(Balance { chain, token: NATIVE_TOKEN, amount: native });
-    }
-    for (token, answer) in tokens.into_iter().zip(answers) {
-        // A token with no contract on the node (or one that reverts) holds
-        // nothing readable.
-        let amount = answer
-            .ok()
-            .and_then(|b| <U256 as alloy_sol_types::SolValue>::abi_decode(&b).ok())
-            .unwrap_or_default();
-        if !amount.is_zero() {
-            out.push(Balance { chain, token, amount });
         }
     }
     Ok(out)

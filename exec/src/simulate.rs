@@ -90,12 +90,12 @@ pub enum SimError {
 impl SimError {
     /// The error for the caller: an unfundable amount is the request's
     /// fault (422); anything else is the engine's.
-    pub fn into_engine(self) -> crate::EngineError {
+    pub fn into_engine(self) -> crate::ExecError {
         match self {
             Self::Unfundable { token, amount, .. } => {
-                crate::EngineError::Unfundable { token, amount }
+                crate::ExecError::Unfundable { token, amount }
             }
-            other => crate::EngineError::SimulationFailed(other.to_string()),
+            other => crate::ExecError::SimulationFailed(other.to_string()),
         }
     }
 }

@@ -59,7 +59,7 @@ use proptest::{
     test_runner::{Config, RngSeed, TestCaseError, TestRunner},
 };
 use switchyard_catalog::{ChainId, market::LendingModel};
-use switchyard_engine::evm::{Artifact, Evm, EvmError, abi::TestERC20};
+use switchyard_exec::evm::{Artifact, Evm, EvmError, abi::TestERC20};
 use switchyard_kernel::{
     Pool, PoolState,
     amm::{AmmError, full_math::mul_div, vault},

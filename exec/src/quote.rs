@@ -4,7 +4,7 @@
 //! each output token, runs the kernel search on the rayon pool under
 //! `catch_unwind`, and prices the result's impact in USD.
 
-use std::{collections::BTreeSet, panic::AssertUnwindSafe, sync::Arc};
+use std::collections::BTreeSet;
 
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, Catalog, ChainId, NATIVE_TOKEN};
@@ -16,7 +16,7 @@ use switchyard_kernel::{
     MarketSnapshot, Plan, PriceTable, RouteRequest, SearchParams, find_routes, pool::u256_to_f64,
 };
 
-use crate::{ACTOR_TIMEOUT, EngineError, MarketState};
+use crate::{ExecError, MarketState};
 
 /// A quote request, already validated by the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,28 +182,6 @@ impl Scaled {
     }
 }
 
-/// Runs `f` on the rayon pool under `catch_unwind`, waiting at most
-/// [`ACTOR_TIMEOUT`]: CPU work never runs on the async runtime, and a panic
-/// is an error for this request only.
-pub(crate) async fn on_pool<T: Send + 'static>(
-    what: &'static str,
-    f: impl FnOnce() -> Result<T, EngineError> + Send + 'static,
-) -> Result<T, EngineError> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    rayon::spawn(move || {
-        let r = std::panic::catch_unwind(AssertUnwindSafe(f));
-        let _ = tx.send(r);
-    });
-    match tokio::time::timeout(ACTOR_TIMEOUT, rx).await {
-        Ok(Ok(Ok(r))) => r,
-        Ok(Ok(Err(_))) => {
-            tracing::error!(what, "panicked");
-            Err(EngineError::SearchPanicked)
-        }
-        Ok(Err(_)) | Err(_) => Err(EngineError::Unavailable(what)),
-    }
-}
-
 /// The kernel's search parameters for a request: its filters, the pools no
 /// transaction can be proven through, and gas priced in each output.
 pub(crate) fn search_params(state: &MarketState, req: &QuoteRequest) -> SearchParams {
@@ -218,7 +196,7 @@ pub(crate) fn search_params(state: &MarketState, req: &QuoteRequest) -> SearchPa
 }
 
 /// Quotes on the current thread (call it on the pool).
-pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, EngineError> {
+pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecError> {
     let out_chain = req.destination_chain.unwrap_or(req.chain);
     let mut fee_amounts = Vec::with_capacity(req.inputs.len());
     let mut routed = Vec::with_capacity(req.inputs.len());
@@ -235,7 +213,7 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, Engin
             _ => amount.saturating_sub(fee),
         };
         if left.is_zero() {
-            return Err(EngineError::ZeroAfterFee { index: k });
+            return Err(ExecError::ZeroAfterFee { index: k });
         }
         fee_amounts.push(fee);
         routed.push((*token, left));
@@ -252,9 +230,9 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, Engin
         switchyard_kernel::KernelError::NoRoute { .. }
             if state.stale_on(req.chain, req.destination_chain) =>
         {
-            EngineError::StaleMarket { chain: req.chain }
+            ExecError::StaleMarket { chain: req.chain }
         }
-        e => EngineError::Route(e),
+        e => ExecError::Route(e),
     })?;
     let chain = req.chain;
     let usd_in: Option<f64> = route_req
@@ -274,11 +252,4 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, Engin
     };
     let block_number = state.snapshot.head(chain).map_or(0, |h| h.block_number);
     Ok(Quote { plan, fee_amounts, price_impact_bps, usd_in, block_number })
-}
-
-pub(crate) async fn quote(
-    state: Arc<MarketState>,
-    req: QuoteRequest,
-) -> Result<Quote, EngineError> {
-    on_pool("route search", move || quote_now(&state, &req)).await
 }

@@ -9,14 +9,12 @@
 //!   ─▶ RouteTx (measured gas)                 otherwise: internal error, logged, nothing returned
 //! ```
 
-use std::sync::Arc;
-
 use alloy_primitives::{Address, B256, U256};
 use alloy_sol_types::{SolCall, SolEvent};
 use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
 
 use crate::{
-    EngineError, MarketState,
+    ExecError, MarketState,
     encode::{
         self, Approval, Delivery, Runner, TokenAmount, Tx,
         route::{ProtocolBook, RouteSpec},
@@ -26,7 +24,7 @@ use crate::{
         abi::{ReferenceBridge, ShortcutsReceiver},
         world::{ChainWorld, RELAYER, wallet_address},
     },
-    quote::{Quote, QuoteRequest, on_pool, quote_now},
+    quote::{Quote, QuoteRequest, quote_now},
     simulate::{SimError, SimOutcome, SimSetup, decode_revert, describe, simulate},
 };
 
@@ -127,7 +125,7 @@ pub fn min_amounts(
     given: &[U256],
     slippage_bps: u32,
     slippage_given: bool,
-) -> Result<Vec<U256>, EngineError> {
+) -> Result<Vec<U256>, ExecError> {
     let keep = U256::from(10_000u32.saturating_sub(slippage_bps));
     amounts_out
         .iter()
@@ -140,7 +138,7 @@ pub fn min_amounts(
             }
             let min = given.get(k).copied().unwrap_or_default();
             if min > *out {
-                return Err(EngineError::MinAmountOut { index: k, min, quoted: *out });
+                return Err(ExecError::MinAmountOut { index: k, min, quoted: *out });
             }
             Ok(min)
         })
@@ -153,8 +151,8 @@ pub fn runner(
     strategy: RoutingStrategy,
     chain: ChainId,
     from: Address,
-) -> Result<Runner, EngineError> {
-    let none = || EngineError::StrategyUnavailable { strategy, chain };
+) -> Result<Runner, ExecError> {
+    let none = || ExecError::StrategyUnavailable { strategy, chain };
     let s = &world.shortcuts;
     Ok(match strategy {
         RoutingStrategy::Router => {
@@ -212,16 +210,16 @@ pub(crate) fn guard(
     cw: &ChainWorld,
     account: Address,
     program: &encode::Program,
-) -> Result<(), EngineError> {
+) -> Result<(), ExecError> {
     let listed = |at| encode::guard::listed(&state.catalog, &state.market, cw.chain, at);
     encode::guard::check(cw, listed, account, program)
-        .map_err(|e| EngineError::Encode(encode::EncodeError::Guard(e)))
+        .map_err(|e| ExecError::Encode(encode::EncodeError::Guard(e)))
 }
 
 /// A fresh low half for a request id.
-pub(crate) fn unique() -> Result<[u8; 16], EngineError> {
+pub(crate) fn unique() -> Result<[u8; 16], ExecError> {
     let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|_| EngineError::Random)?;
+    getrandom::fill(&mut b).map_err(|_| ExecError::Random)?;
     Ok(b)
 }
 
@@ -242,7 +240,7 @@ pub(crate) struct Parties {
 }
 
 /// The parties of `req` on `cw`.
-pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, EngineError> {
+pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, ExecError> {
     let runner = runner(cw, req.strategy, req.quote.chain, req.from)?;
     let receiver = match (req.receiver, runner) {
         (Some(r), _) => r,
@@ -254,7 +252,7 @@ pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, En
         _ => req.from,
     };
     if owner != req.from && req.quote.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN) {
-        return Err(EngineError::SpenderNative);
+        return Err(ExecError::SpenderNative);
     }
     let pull_from = match runner {
         Runner::Delegate { .. } | Runner::LegacyDelegate { .. } if owner != req.from => Some(owner),
@@ -312,10 +310,10 @@ pub(crate) fn sim_setup(
 /// Builds, simulates and checks the route, on the calling thread (the
 /// handle's [`EngineHandle::route`](crate::EngineHandle::route) runs it on
 /// the engine's pool; benchmarks call it directly).
-pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, EngineError> {
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, ExecError> {
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let chain = req.quote.chain;
-    let unknown = |c| EngineError::Route(switchyard_kernel::KernelError::UnknownChain(c));
+    let unknown = |c| ExecError::Route(switchyard_kernel::KernelError::UnknownChain(c));
     let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
     let quote = quote_now(state, &req.quote)?;
     let plan = &quote.plan;
@@ -331,7 +329,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
                 .flat_map(|r| &r.steps)
                 .any(|s| s.token_out == NATIVE_TOKEN))
     {
-        return Err(EngineError::StrategyUnavailable {
+        return Err(ExecError::StrategyUnavailable {
             strategy: RoutingStrategy::DelegateLegacy,
             chain,
         });
@@ -348,7 +346,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
     } else {
         let dst =
             world.chain(plan.destination_chain).ok_or_else(|| unknown(plan.destination_chain))?;
-        let none = || EngineError::BridgeUnavailable { chain: plan.destination_chain };
+        let none = || ExecError::BridgeUnavailable { chain: plan.destination_chain };
         let (_, executor) = dst.shortcuts.router.ok_or_else(none)?;
         Some((dst, executor, dst.shortcuts.receiver.ok_or_else(none)?))
     };
@@ -396,7 +394,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
             mins: &mins,
         }),
     };
-    let encoded = encode::encode_plan(&spec, &Book(state)).map_err(EngineError::Encode)?;
+    let encoded = encode::encode_plan(&spec, &Book(state)).map_err(ExecError::Encode)?;
     guard(state, cw, account, &encoded.program)?;
     let tx = encode::transaction(
         runner,
@@ -445,7 +443,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
             let sent = bridge_requests(&outcome.logs, state, deliveries, plan.destination_chain, receiver_contract)
                 .map_err(|why| {
                     tracing::error!(chain = %chain, why, "simulated bridge calls do not match the plan");
-                    EngineError::SimulationMismatch { index: 0 }
+                    ExecError::SimulationMismatch { index: 0 }
                 })?;
             let watch: Vec<(Address, Address)> =
                 req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
@@ -466,12 +464,12 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Eng
                 simulated = ?got,
                 "simulated output differs from the quote: not returning the transaction"
             );
-            return Err(EngineError::SimulationMismatch { index: k });
+            return Err(ExecError::SimulationMismatch { index: k });
         }
     }
     if !crate::simulate::shortcut_ran(&outcome.logs, runner, request_id) {
         tracing::error!(chain = %chain, "simulated transaction emitted no ShortcutExecuted");
-        return Err(EngineError::SimulationMismatch { index: 0 });
+        return Err(ExecError::SimulationMismatch { index: 0 });
     }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -599,13 +597,6 @@ fn deliver(
     Ok(before.iter().zip(&after).map(|(b, a)| a.saturating_sub(*b)).collect())
 }
 
-pub(crate) async fn route(
-    state: Arc<MarketState>,
-    req: RouteRequest,
-) -> Result<RouteTx, EngineError> {
-    on_pool("route builder", move || route_now(&state, &req)).await
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,7 +615,7 @@ mod tests {
         );
         assert!(matches!(
             min_amounts(&out, &[U256::from(10_001u32)], 50, false),
-            Err(EngineError::MinAmountOut { index: 0, .. })
+            Err(ExecError::MinAmountOut { index: 0, .. })
         ));
     }
 }

@@ -41,7 +41,7 @@ use proptest::{
 };
 use serde_json::Value;
 use switchyard_catalog::ChainId;
-use switchyard_engine::evm::{Artifact, Evm, EvmError, abi::TestERC20};
+use switchyard_exec::evm::{Artifact, Evm, EvmError, abi::TestERC20};
 use switchyard_kernel::{
     Pool, PoolState, StableswapState, WeightedState,
     amm::{AmmError, weighted::PowRule},
@@ -868,7 +868,7 @@ fn vault_swap(
     token_out: Address,
     amount: U256,
     limit: U256,
-) -> Result<switchyard_engine::evm::CallOutcome, EvmError> {
+) -> Result<switchyard_exec::evm::CallOutcome, EvmError> {
     let call = ReferenceBalancerVault::swapCall {
         singleSwap: SingleSwap {
             poolId: id,
@@ -1318,7 +1318,7 @@ fn swap_with(
     funds: FundManagement,
     deadline: U256,
     value: U256,
-) -> Result<switchyard_engine::evm::CallOutcome, EvmError> {
+) -> Result<switchyard_exec::evm::CallOutcome, EvmError> {
     let call =
         ReferenceBalancerVault::swapCall { singleSwap: single, funds, limit: U256::ZERO, deadline };
     evm.call(TRADER, vault, call.abi_encode().into(), value)
@@ -1407,7 +1407,7 @@ fn balancer_vault_refuses_what_it_does_not_support() -> CaseResult {
         recipient: RECIPIENT,
         toInternalBalance: false,
     };
-    let now = U256::from(switchyard_engine::evm::TIMESTAMP);
+    let now = U256::from(switchyard_exec::evm::TIMESTAMP);
     type Tweak = fn(&mut SingleSwap, &mut FundManagement, &mut U256, &mut U256);
     let cases: [(Tweak, IsVaultError); 9] = [
         (|s, _, _, _| s.kind = 1, |r| matches!(r, VaultErrors::UnsupportedSwapKind(_))),

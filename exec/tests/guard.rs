@@ -9,7 +9,7 @@
 use alloy_primitives::{Address, U256, address, keccak256};
 use alloy_sol_types::SolCall;
 use switchyard_catalog::{Catalog, ChainId, Market, loaders};
-use switchyard_engine::{
+use switchyard_exec::{
     encode::{
         guard::{GuardError, check, listed},
         protocols::IERC20,

@@ -19,7 +19,6 @@
 
 mod call;
 mod compile;
-mod service;
 mod templates;
 
 use std::collections::BTreeMap;
@@ -28,7 +27,6 @@ use alloy_primitives::{Address, B256, U256};
 use switchyard_catalog::{ApiCode, ChainId, RoutingStrategy};
 use switchyard_kernel::Plan;
 
-pub(crate) use self::service::{BundleCompiler, CompileBundle};
 pub use self::{call::CallArg, compile::compile_and_prove, templates::Templates};
 /// The two-operand helper functions, which are also bundle actions.
 pub use crate::encode::helpers::BinaryOp;

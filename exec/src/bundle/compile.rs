@@ -28,7 +28,7 @@ use super::{
     Templates, call,
 };
 use crate::{
-    EngineError, MarketState,
+    ExecError, MarketState,
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
         bridge::{Crossing, bridge_call},
@@ -257,7 +257,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// Compiles every action in order.
-    fn run(&mut self) -> Result<(), EngineError> {
+    fn run(&mut self) -> Result<(), ExecError> {
         for (i, a) in self.req.actions.iter().enumerate() {
             self.marks.push(self.b.words());
             let outs = self.action(i, a)?;
@@ -427,7 +427,7 @@ impl<'a> Compiler<'a> {
 
     /// The value of a slot in a prefix of the program, executed: for an
     /// action whose input the compiler cannot predict.
-    fn observe(&self, slot: &In, at: &str) -> Result<U256, EngineError> {
+    fn observe(&self, slot: &In, at: &str) -> Result<U256, ExecError> {
         let In::Fixed(s) = slot else {
             return Err(BundleError::invalid(at, "not a one-word value").into());
         };
@@ -435,19 +435,19 @@ impl<'a> Compiler<'a> {
         let mut evm = self.world.fork();
         prepare(self.world, &mut evm, &setup).map_err(|e| setup_failed(e, &self.base))?;
         let out = run_prepared(&mut evm, &tx, &[]).map_err(|e| {
-            EngineError::Bundle(BundleError::unroutable(
+            ExecError::Bundle(BundleError::unroutable(
                 at,
                 format!("the actions before this one do not execute: {e}"),
             ))
         })?;
         self.final_state(&out.output)
             .and_then(|st| st.get(s.index()).map(|w| U256::from_be_slice(w)))
-            .ok_or_else(|| EngineError::SimulationFailed("no final state".into()))
+            .ok_or_else(|| ExecError::SimulationFailed("no final state".into()))
     }
 
     /// The amount a route-like action plans for: its prediction, or what a
     /// prefix of the program gives.
-    fn planned_amount(&self, x: &In, pred: Option<U256>, at: &str) -> Result<U256, EngineError> {
+    fn planned_amount(&self, x: &In, pred: Option<U256>, at: &str) -> Result<U256, ExecError> {
         match pred {
             Some(v) => Ok(v),
             None => match self.observe(x, at)? {
@@ -512,7 +512,7 @@ impl<'a> Compiler<'a> {
 
     /// Encodes a plan's single leg from slot `x`, advances the snapshot and
     /// returns the output slot (the sum of a split's routes).
-    fn emit_plan(&mut self, plan: Plan, x: In, at: &str) -> Result<In, EngineError> {
+    fn emit_plan(&mut self, plan: Plan, x: In, at: &str) -> Result<In, ExecError> {
         let ctx = StepCtx {
             snapshot: &self.snapshot,
             book: &NoBook,
@@ -528,7 +528,7 @@ impl<'a> Compiler<'a> {
         for o in outs.into_iter().skip(1) {
             total = self.helper(BinaryOp::Add, &[total, o], at)?;
         }
-        self.snapshot = Arc::new(apply_plan(&self.snapshot, &plan).map_err(EngineError::Route)?);
+        self.snapshot = Arc::new(apply_plan(&self.snapshot, &plan).map_err(ExecError::Route)?);
         self.plans.push(plan);
         Ok(total)
     }
@@ -572,7 +572,7 @@ impl<'a> Compiler<'a> {
         args: &RouteArgs,
         only: Option<&BTreeSet<String>>,
         at: &str,
-    ) -> Result<Output, EngineError> {
+    ) -> Result<Output, ExecError> {
         let amount_at = format!("{at}.amountIn");
         let (mut x, mut pred, exact) = self.amount(&args.amount_in, &amount_at)?;
         self.consume(args.token_in, &args.amount_in, &format!("{at}.tokenIn"))?;
@@ -663,7 +663,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// A deposit or redeem through one named pool.
-    fn through_pool(&mut self, p: &PoolAction<'_>, at: &str) -> Result<Output, EngineError> {
+    fn through_pool(&mut self, p: &PoolAction<'_>, at: &str) -> Result<Output, ExecError> {
         let PoolAction { protocol, primary, token_in, token_out, amount_in, receiver, deposit } =
             *p;
         let (k, from, to) = self.pool_of(protocol, primary, token_in, token_out, deposit, at)?;
@@ -700,7 +700,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn action(&mut self, i: usize, a: &Action) -> Result<Vec<Output>, EngineError> {
+    fn action(&mut self, i: usize, a: &Action) -> Result<Vec<Output>, ExecError> {
         let at = format!("{}[{i}].args", self.base);
         let one = |o: Output| Ok(vec![o]);
         match &a.kind {
@@ -1591,17 +1591,17 @@ pub fn compile_and_prove(
     state: &MarketState,
     templates: &Templates,
     req: &BundleRequest,
-) -> Result<super::BundleTx, EngineError> {
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+) -> Result<super::BundleTx, ExecError> {
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let cw =
-        world.chain(req.chain).ok_or(EngineError::Route(KernelError::UnknownChain(req.chain)))?;
+        world.chain(req.chain).ok_or(ExecError::Route(KernelError::UnknownChain(req.chain)))?;
     let runner = runner(cw, req.strategy, req.chain, req.from)?;
     let owner = match runner {
         Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => req.spender.unwrap_or(req.from),
         _ => req.from,
     };
     let mut unique = [0u8; 16];
-    getrandom::fill(&mut unique).map_err(|_| EngineError::Random)?;
+    getrandom::fill(&mut unique).map_err(|_| ExecError::Random)?;
     let request_id = encode::request_id(req.referral_code.as_deref(), unique);
     let mut c =
         Compiler::new(state, templates, cw, req, runner, owner, request_id, "body".to_owned())?;
@@ -1614,7 +1614,7 @@ pub fn compile_and_prove(
     check_predictions(&c.checks, c.final_state(&outcome.output))?;
     if !crate::simulate::shortcut_ran(&outcome.logs, runner, c.request_id) {
         tracing::error!("simulated bundle emitted no ShortcutExecuted");
-        return Err(EngineError::SimulationMismatch { index: 0 });
+        return Err(ExecError::SimulationMismatch { index: 0 });
     }
     let mut amounts_out: BTreeMap<Address, U256> = BTreeMap::new();
     add_gains(&mut amounts_out, &setup.watch, &outcome.gains);
@@ -1633,14 +1633,14 @@ pub fn compile_and_prove(
             emitted = requests.len(),
             "bundle bridge calls"
         );
-        return Err(EngineError::SimulationMismatch { index: 0 });
+        return Err(ExecError::SimulationMismatch { index: 0 });
     }
     for (cr, ev) in c.crossings.iter().zip(&requests) {
         let route = state
             .snapshot
             .bridges()
             .get(cr.bridge)
-            .ok_or_else(|| EngineError::SimulationFailed("bridge route".into()))?;
+            .ok_or_else(|| ExecError::SimulationFailed("bridge route".into()))?;
         let arriving = route.amount_out(ev.amount).map_err(|_| {
             BundleError::unroutable(&cr.at, "the bridged amount does not cover the bridge's fees")
         })?;
@@ -1649,7 +1649,7 @@ pub fn compile_and_prove(
             || cr.callback.as_ref().is_none_or(|cb| cb.payload == ev.payload);
         if ev.recipient != to || !payload_ok || cr.predicted.is_some_and(|p| p != arriving) {
             tracing::error!(at = %cr.at, predicted = ?cr.predicted, arriving = %arriving, "bridge call differs from the compiled crossing");
-            return Err(EngineError::SimulationMismatch { index: 0 });
+            return Err(ExecError::SimulationMismatch { index: 0 });
         }
         match &cr.callback {
             None => {
@@ -1708,8 +1708,8 @@ fn compile_callback(
     target: &Target<'_>,
     actions: &[Action],
     request_id: alloy_primitives::B256,
-) -> Result<Callback, EngineError> {
-    let world = state.world.as_ref().map_err(|e| EngineError::SimulatorUnavailable(e.clone()))?;
+) -> Result<Callback, ExecError> {
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let chain = target.route.to_chain;
     let field = format!("{at}.destinationChainId");
     let dw = world
@@ -1801,11 +1801,10 @@ fn prove_callback(
     arriving: U256,
     request_id: alloy_primitives::B256,
     account: &str,
-) -> Result<Vec<(Address, U256)>, EngineError> {
-    let dw =
-        world.chain(cb.chain).ok_or(EngineError::Route(KernelError::UnknownChain(cb.chain)))?;
+) -> Result<Vec<(Address, U256)>, ExecError> {
+    let dw = world.chain(cb.chain).ok_or(ExecError::Route(KernelError::UnknownChain(cb.chain)))?;
     let setup_err = |e: crate::evm::EvmError| {
-        EngineError::SimulationFailed(format!("funding the delivery: {}", describe(&e)))
+        ExecError::SimulationFailed(format!("funding the delivery: {}", describe(&e)))
     };
     let native = cb.token == NATIVE_TOKEN;
     // The executor call, for the final state.
@@ -1847,14 +1846,14 @@ fn prove_callback(
         value: U256::ZERO,
     };
     let out = run_prepared(&mut evm, &deliver, &cb.watch)
-        .map_err(|e| EngineError::SimulationFailed(e.to_string()))?;
+        .map_err(|e| ExecError::SimulationFailed(e.to_string()))?;
     let ran = out
         .logs
         .iter()
         .any(|l| ShortcutsReceiver::DeliveryExecuted::decode_log_data(&l.data).is_ok());
     if !ran || !crate::simulate::emitted(&out.logs, cb.executor, request_id) {
         tracing::error!(at = %cb.at, "the callback's delivery did not run its program");
-        return Err(EngineError::SimulationMismatch { index: 0 });
+        return Err(ExecError::SimulationMismatch { index: 0 });
     }
     let mut gains = BTreeMap::new();
     add_gains(&mut gains, &cb.watch, &out.gains);
@@ -1863,9 +1862,9 @@ fn prove_callback(
 
 /// A failed simulation setup: an input no account could hold is the
 /// bundle's fault, anything else the engine's.
-fn setup_failed(e: SimError, base: &str) -> EngineError {
+fn setup_failed(e: SimError, base: &str) -> ExecError {
     match e {
-        SimError::Unfundable { token, amount, .. } => EngineError::Bundle(BundleError {
+        SimError::Unfundable { token, amount, .. } => ExecError::Bundle(BundleError {
             code: ApiCode::AmountTooLarge,
             at: base.to_owned(),
             message: format!(
@@ -1877,7 +1876,7 @@ fn setup_failed(e: SimError, base: &str) -> EngineError {
 }
 
 /// A failed simulation as the error of the action whose command failed.
-fn reverted(e: SimError, base: &str, marks: &[usize], prologue: usize) -> EngineError {
+fn reverted(e: SimError, base: &str, marks: &[usize], prologue: usize) -> ExecError {
     match e {
         SimError::Failed { reason, source } => {
             let failed = source
@@ -1890,13 +1889,13 @@ fn reverted(e: SimError, base: &str, marks: &[usize], prologue: usize) -> Engine
             let action = failed.map(|w| action_at(marks, w.saturating_sub(prologue)));
             let at = action.map_or_else(|| base.to_owned(), |i| format!("{base}[{i}]"));
             tracing::info!(at = %at, reason = %reason, "bundle reverts in simulation");
-            EngineError::Bundle(BundleError {
+            ExecError::Bundle(BundleError {
                 code: ApiCode::BundleUnprocessable,
                 at,
                 message: format!("the bundle reverts when executed: {reason}"),
             })
         }
-        other => EngineError::SimulationFailed(other.to_string()),
+        other => ExecError::SimulationFailed(other.to_string()),
     }
 }
 
@@ -1904,14 +1903,14 @@ fn reverted(e: SimError, base: &str, marks: &[usize], prologue: usize) -> Engine
 fn check_predictions(
     checks: &[(String, In, U256)],
     state_out: Option<Vec<alloy_primitives::Bytes>>,
-) -> Result<(), EngineError> {
+) -> Result<(), ExecError> {
     for (at, slot, predicted) in checks {
         let In::Fixed(s) = slot else { continue };
         let got =
             state_out.as_ref().and_then(|st| st.get(s.index())).map(|w| U256::from_be_slice(w));
         if got != Some(*predicted) {
             tracing::error!(at = %at, predicted = %predicted, executed = ?got, "bundle output differs from the kernel's: not returning it");
-            return Err(EngineError::SimulationMismatch { index: 0 });
+            return Err(ExecError::SimulationMismatch { index: 0 });
         }
     }
     Ok(())

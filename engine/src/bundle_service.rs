@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 
-use super::{BundleRequest, BundleTx, Templates, compile_and_prove};
 use crate::{
     EngineError, MarketState,
     supervise::{Backoff, guarded},
 };
+use switchyard_exec::bundle::{BundleRequest, BundleTx, Templates, compile_and_prove};
 
 /// The bundle compiler's actor.
 pub(crate) struct BundleCompiler {
@@ -73,8 +73,8 @@ impl Handler<CompileBundle> for BundleCompiler {
         Box::pin(async move {
             let templates = templates?;
             let CompileBundle { state, req } = msg;
-            crate::quote::on_pool("bundle compiler", move || {
-                compile_and_prove(&state, &templates, &req)
+            crate::jobs::on_pool("bundle compiler", move || {
+                Ok(compile_and_prove(&state, &templates, &req)?)
             })
             .await
         })
