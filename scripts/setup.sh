@@ -5,9 +5,11 @@
 #   contracts/node_modules  @uniswap/v2-core@1.0.1, @uniswap/v3-core@1.0.1,
 #                           @uniswap/v2-periphery@1.1.0-beta.0 (Router02),
 #                           @uniswap/v3-periphery@1.4.4 (SwapRouter) and
-#                           @uniswap/swap-router-contracts@1.3.1 (SwapRouter02):
-#                           the real Uniswap bytecode the EVM world runs (not
-#                           committed); and solc 0.8.37 (to rebuild our own
+#                           @uniswap/swap-router-contracts@1.3.1 (SwapRouter02),
+#                           @balancer-labs/v2-deployments@3.2.0 (the Vault and
+#                           the 2021 weighted pools): the published bytecode
+#                           the EVM world runs (not committed); solc 0.8.37 and
+#                           @openzeppelin/contracts@5.7.0 (to rebuild our own
 #                           contracts' committed artifacts).
 #
 #   tests/node/node_modules with --tests only: hardhat@2.29.1, the local
@@ -29,7 +31,9 @@ need() {
     [ -f "contracts/node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json" ] &&
     [ -f "contracts/node_modules/@uniswap/v2-periphery/build/UniswapV2Router02.json" ] &&
     [ -f "contracts/node_modules/@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json" ] &&
-    [ -f "contracts/node_modules/@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json" ]
+    [ -f "contracts/node_modules/@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json" ] &&
+    [ -f "contracts/node_modules/@balancer-labs/v2-deployments/dist/tasks/20210418-weighted-pool/bytecode/WeightedPool2Tokens.json" ] &&
+    [ -f "contracts/node_modules/@openzeppelin/contracts/token/ERC20/extensions/ERC4626.sol" ]
 }
 
 if ! need; then

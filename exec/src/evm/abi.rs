@@ -301,6 +301,56 @@ sol! {
             returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
     }
 
+    /// Balancer V2's `Authorizer` (`@balancer-labs/v2-deployments`).
+    #[sol(all_derives)]
+    contract BalancerAuthorizer {
+        constructor(address admin);
+    }
+
+    /// Balancer V2's `Vault` (`@balancer-labs/v2-deployments`): the part
+    /// the world uses to set pools up.
+    #[sol(all_derives)]
+    contract BalancerVault {
+        struct JoinPoolRequest {
+            address[] assets;
+            uint256[] maxAmountsIn;
+            bytes userData;
+            bool fromInternalBalance;
+        }
+
+        constructor(address authorizer, address weth, uint256 pauseWindowDuration, uint256 bufferPeriodDuration);
+
+        function registerPool(uint8 specialization) external returns (bytes32);
+        function joinPool(bytes32 poolId, address sender, address recipient, JoinPoolRequest request)
+            external payable;
+        function getPoolTokens(bytes32 poolId) external view
+            returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
+    }
+
+    /// Balancer V2's 2021 `WeightedPool2Tokens`
+    /// (`@balancer-labs/v2-deployments`).
+    #[sol(all_derives)]
+    contract BalancerWeightedPool2Tokens {
+        struct NewPoolParams {
+            address vault;
+            string name;
+            string symbol;
+            address token0;
+            address token1;
+            uint256 normalizedWeight0;
+            uint256 normalizedWeight1;
+            uint256 swapFeePercentage;
+            uint256 pauseWindowDuration;
+            uint256 bufferPeriodDuration;
+            bool oracleEnabled;
+            address owner;
+        }
+
+        constructor(NewPoolParams params);
+
+        function getPoolId() external view returns (bytes32);
+    }
+
     /// `contracts/src/ReferenceAavePool.sol`.
     #[sol(all_derives)]
     contract ReferenceAavePool {

@@ -128,6 +128,17 @@ pub enum Artifact {
     /// constructor `(address factoryV2, address factoryV3, address
     /// positionManager, address WETH9)`.
     UniswapV3SwapRouter02,
+    /// `@balancer-labs/v2-deployments@3.2.0` `20210418-authorizer`
+    /// `Authorizer` (npm); constructor `(address admin)`.
+    BalancerAuthorizer,
+    /// `@balancer-labs/v2-deployments@3.2.0` `20210418-vault` `Vault`
+    /// (npm); constructor `(address authorizer, address weth, uint256
+    /// pauseWindowDuration, uint256 bufferPeriodDuration)`.
+    BalancerVault,
+    /// `@balancer-labs/v2-deployments@3.2.0` `20210418-weighted-pool`
+    /// `WeightedPool2Tokens` (npm), the 2021 two-token pool; constructor
+    /// `(NewPoolParams)`, registering itself with the Vault.
+    BalancerWeightedPool2Tokens,
 }
 
 /// The 4-byte selectors of a contract's external functions.
@@ -176,7 +187,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 43] = [
+    pub const ALL: [Self; 46] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -220,6 +231,9 @@ impl Artifact {
         Self::UniswapV2Router02,
         Self::UniswapV3SwapRouter,
         Self::UniswapV3SwapRouter02,
+        Self::BalancerAuthorizer,
+        Self::BalancerVault,
+        Self::BalancerWeightedPool2Tokens,
     ];
 
     /// The contract's name (its file name under `contracts/artifacts/`, or
@@ -269,6 +283,9 @@ impl Artifact {
             Self::UniswapV2Router02 => "UniswapV2Router02",
             Self::UniswapV3SwapRouter => "SwapRouter",
             Self::UniswapV3SwapRouter02 => "SwapRouter02",
+            Self::BalancerAuthorizer => "Authorizer",
+            Self::BalancerVault => "Vault",
+            Self::BalancerWeightedPool2Tokens => "WeightedPool2Tokens",
         }
     }
 
@@ -378,7 +395,10 @@ impl Artifact {
             | Self::UniswapV3Pool
             | Self::UniswapV2Router02
             | Self::UniswapV3SwapRouter
-            | Self::UniswapV3SwapRouter02 => return None,
+            | Self::UniswapV3SwapRouter02
+            | Self::BalancerAuthorizer
+            | Self::BalancerVault
+            | Self::BalancerWeightedPool2Tokens => return None,
         })
     }
 
@@ -457,23 +477,18 @@ fn parse(name: &'static str, json: &str) -> Result<Bytes, EvmError> {
         .map_err(|e| EvmError::Artifact { name, source: e.into() })
 }
 
-/// The Uniswap bytecode of the npm packages, read from a `node_modules`
-/// directory.
+/// The published bytecode of the npm packages (Uniswap, Balancer), read
+/// from a `node_modules` directory: each artifact's initcode and the
+/// selectors of its ABI.
 #[derive(Debug, Clone)]
 pub struct NpmArtifacts {
-    v2_factory: Bytes,
-    v2_pair: Bytes,
-    v3_factory: Bytes,
-    v3_pool: Bytes,
-    v2_router: Bytes,
-    v3_router: Bytes,
-    v3_router02: Bytes,
-    /// The selectors of each npm artifact's ABI.
-    abis: Vec<(Artifact, std::sync::Arc<Selectors>)>,
+    artifacts: Vec<(Artifact, Bytes, std::sync::Arc<Selectors>)>,
 }
 
-/// Where each npm artifact lives under `node_modules`.
-const NPM_FILES: [(Artifact, &str); 7] = [
+/// Where each npm artifact lives under `node_modules`. A Balancer
+/// `bytecode/<Name>.json` holds only `creationCode`; its ABI is the bare
+/// array in the task's `abi/<Name>.json`.
+const NPM_FILES: [(Artifact, &str); 10] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -493,7 +508,53 @@ const NPM_FILES: [(Artifact, &str); 7] = [
         Artifact::UniswapV3SwapRouter02,
         "@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
     ),
+    (
+        Artifact::BalancerAuthorizer,
+        "@balancer-labs/v2-deployments/dist/tasks/20210418-authorizer/artifact/Authorizer.json",
+    ),
+    (
+        Artifact::BalancerVault,
+        "@balancer-labs/v2-deployments/dist/tasks/20210418-vault/artifact/Vault.json",
+    ),
+    (
+        Artifact::BalancerWeightedPool2Tokens,
+        "@balancer-labs/v2-deployments/dist/tasks/20210418-weighted-pool/bytecode/WeightedPool2Tokens.json",
+    ),
 ];
+
+/// One npm artifact file: its initcode and the selectors of its ABI.
+fn read_npm(dir: &Path, artifact: Artifact, rel: &str) -> Result<(Bytes, Selectors), EvmError> {
+    let name = artifact.name();
+    let read = |path: PathBuf| -> Result<serde_json::Value, EvmError> {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|source| EvmError::NpmArtifact { path: path.clone(), source })?;
+        serde_json::from_str(&text)
+            .map_err(|source| EvmError::Artifact { name, source: source.into() })
+    };
+    let path = dir.join(rel);
+    let file = read(path.clone())?;
+    let code = file["bytecode"]
+        .as_str()
+        .or_else(|| file["creationCode"].as_str())
+        .ok_or_else(|| EvmError::Artifact { name, source: "no bytecode or creationCode".into() })?;
+    let code = alloy_primitives::hex::decode(code.trim_start_matches("0x"))
+        .map(Bytes::from)
+        .map_err(|e| EvmError::Artifact { name, source: e.into() })?;
+    let abi = match file["abi"].as_array() {
+        Some(abi) => abi.clone(),
+        None => {
+            // `<task>/bytecode/<Name>.json` → `<task>/abi/<Name>.json`.
+            let file_name = path.file_name().map(ToOwned::to_owned).unwrap_or_default();
+            let abi_path = path
+                .parent()
+                .and_then(Path::parent)
+                .map(|task| task.join("abi").join(file_name))
+                .unwrap_or_default();
+            read(abi_path)?.as_array().cloned().unwrap_or_default()
+        }
+    };
+    Ok((code, abi_selectors(&abi, &[])))
+}
 
 impl NpmArtifacts {
     /// `contracts/node_modules` of the source tree this crate was built
@@ -505,35 +566,16 @@ impl NpmArtifacts {
         )
     }
 
-    /// Reads the Uniswap artifacts (core and periphery) under `dir`.
+    /// Reads the npm artifacts under `dir`.
     pub fn load(dir: &Path) -> Result<Self, EvmError> {
-        let json = |a: Artifact| -> Result<String, EvmError> {
-            let rel = NPM_FILES.iter().find(|(x, _)| *x == a).map_or("", |(_, p)| p);
-            let path = dir.join(rel);
-            std::fs::read_to_string(&path)
-                .map_err(|source| EvmError::NpmArtifact { path: path.clone(), source })
-        };
-        let read = |a: Artifact| -> Result<Bytes, EvmError> { parse(a.name(), &json(a)?) };
-        let abis = NPM_FILES
+        let artifacts = NPM_FILES
             .iter()
-            .map(|(a, _)| {
-                let text = json(*a)?;
-                let file: ArtifactFile = serde_json::from_str(&text).map_err(|source| {
-                    EvmError::Artifact { name: a.name(), source: source.into() }
-                })?;
-                Ok((*a, std::sync::Arc::new(abi_selectors(&file.abi, &[]))))
+            .map(|(a, rel)| {
+                let (code, selectors) = read_npm(dir, *a, rel)?;
+                Ok((*a, code, std::sync::Arc::new(selectors)))
             })
             .collect::<Result<_, EvmError>>()?;
-        Ok(Self {
-            v2_factory: read(Artifact::UniswapV2Factory)?,
-            v2_pair: read(Artifact::UniswapV2Pair)?,
-            v3_factory: read(Artifact::UniswapV3Factory)?,
-            v3_pool: read(Artifact::UniswapV3Pool)?,
-            v2_router: read(Artifact::UniswapV2Router02)?,
-            v3_router: read(Artifact::UniswapV3SwapRouter)?,
-            v3_router02: read(Artifact::UniswapV3SwapRouter02)?,
-            abis,
-        })
+        Ok(Self { artifacts })
     }
 
     /// The artifacts of [`Self::default_dir`], read once per process.
@@ -549,23 +591,17 @@ impl NpmArtifacts {
     /// The selectors of any artifact's functions: the npm ABI for the npm
     /// ones, the committed one for ours.
     pub fn selectors(&self, artifact: Artifact) -> std::sync::Arc<Selectors> {
-        self.abis.iter().find(|(a, _)| *a == artifact).map_or_else(
+        self.artifacts.iter().find(|(a, ..)| *a == artifact).map_or_else(
             || std::sync::Arc::new(artifact.own_selectors().unwrap_or_default()),
-            |(_, s)| s.clone(),
+            |(.., s)| s.clone(),
         )
     }
 
-    /// One artifact's initcode; our own contracts are not here.
+    /// One artifact's initcode (ours from the committed files).
     pub fn initcode(&self, artifact: Artifact) -> Result<Bytes, EvmError> {
-        match artifact {
-            Artifact::UniswapV2Factory => Ok(self.v2_factory.clone()),
-            Artifact::UniswapV2Pair => Ok(self.v2_pair.clone()),
-            Artifact::UniswapV3Factory => Ok(self.v3_factory.clone()),
-            Artifact::UniswapV3Pool => Ok(self.v3_pool.clone()),
-            Artifact::UniswapV2Router02 => Ok(self.v2_router.clone()),
-            Artifact::UniswapV3SwapRouter => Ok(self.v3_router.clone()),
-            Artifact::UniswapV3SwapRouter02 => Ok(self.v3_router02.clone()),
-            other => other.initcode(),
+        match self.artifacts.iter().find(|(a, ..)| *a == artifact) {
+            Some((_, code, _)) => Ok(code.clone()),
+            None => artifact.initcode(),
         }
     }
 }

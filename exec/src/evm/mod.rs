@@ -97,6 +97,9 @@ pub enum EvmError {
     /// A deployment succeeded without creating an account.
     #[error("deployment created no contract")]
     NoContract,
+    /// A contract cannot be deployed where code already is.
+    #[error("{0} already holds code")]
+    Occupied(Address),
     /// The return data does not decode as the call's declared returns.
     #[error("return data does not decode")]
     Decode(#[from] alloy_sol_types::Error),
@@ -395,6 +398,40 @@ where
             ExecutionResult::Success { .. } => Err(EvmError::NoContract),
             other => Err(failure(other)),
         }
+    }
+
+    /// Runs `initcode` (creation code and constructor arguments) as if it
+    /// were created at `at` by `from`, and leaves its runtime code there: the
+    /// constructor sees `address(this) == at`, so a contract that registers
+    /// itself (a Balancer pool with its Vault) or hashes its own address
+    /// does so with its real one. `at` must hold no code.
+    pub fn deploy_in_place(
+        &mut self,
+        from: Address,
+        at: Address,
+        initcode: Bytes,
+    ) -> Result<(), EvmError> {
+        if !self.code(at).is_empty() {
+            return Err(EvmError::Occupied(at));
+        }
+        self.set_code(at, Bytecode::new_raw(initcode));
+        let runtime = match self.call(from, at, Bytes::new(), U256::ZERO) {
+            Ok(out) => out.output,
+            Err(e) => {
+                self.set_code(at, Bytecode::default());
+                return Err(e);
+            }
+        };
+        if runtime.is_empty() {
+            self.set_code(at, Bytecode::default());
+            return Err(EvmError::NoContract);
+        }
+        self.set_code(at, Bytecode::new_raw(runtime));
+        // A contract starts at nonce 1 (EIP-161).
+        let mut info = self.account(at).info.clone();
+        info.nonce = info.nonce.max(1);
+        self.inner.ctx.db_mut().insert_account_info(at, info);
+        Ok(())
     }
 
     /// Deploys an artifact with ABI-encoded constructor arguments

@@ -44,13 +44,13 @@ use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
 use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors,
     abi::{
-        LegacyShortcutsRouter, OpenZeppelinVault, ReferenceAToken, ReferenceAavePool,
-        ReferenceBalancerVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
-        ReferenceDualVault, ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair,
-        ReferenceV2Router, ReferenceVariableDebtToken, ReferenceVault, ReferenceWETH,
-        ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02,
-        UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper,
-        WalletFactory,
+        BalancerAuthorizer, BalancerVault, BalancerWeightedPool2Tokens, LegacyShortcutsRouter,
+        OpenZeppelinVault, ReferenceAToken, ReferenceAavePool, ReferenceCToken,
+        ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault, ReferenceStETH,
+        ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router, ReferenceVariableDebtToken,
+        ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
+        UniswapV2Router02, UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter,
+        UniswapV3SwapRouter02, V3Swapper, WalletFactory,
     },
 };
 
@@ -630,6 +630,9 @@ struct ChainBuilder<'a> {
     /// What each contract at a fixed address was built from (its ABI is
     /// the program guard's list of callable functions).
     placed: HashMap<Address, Artifact>,
+    /// Pools the Balancer Vault has registered (its next pool nonce), once
+    /// the Vault is placed.
+    balancer_pools: Option<u128>,
 }
 
 impl<'a> ChainBuilder<'a> {
@@ -653,6 +656,7 @@ impl<'a> ChainBuilder<'a> {
             debts: Vec::new(),
             comptrollers: Vec::new(),
             placed: HashMap::new(),
+            balancer_pools: None,
         }
     }
 
@@ -1157,37 +1161,145 @@ impl<'a> ChainBuilder<'a> {
     /// A Balancer weighted pool, registered in the chain's Vault with the
     /// snapshot's balances, weights, fee and `powUp` rule; the Vault holds
     /// the tokens.
+    /// Balancer's Vault at its address, from the published bytecode (with
+    /// the Authorizer it names), once per chain.
+    fn balancer_vault(&mut self) -> Result<Address, WorldError> {
+        if self.balancer_pools.is_some() {
+            return Ok(BALANCER_VAULT);
+        }
+        let weth = self.catalog.network(self.chain).map(|n| n.wrapped_native).unwrap_or_default();
+        let args = BalancerAuthorizer::constructorCall { admin: DEPLOYER }.abi_encode();
+        let authorizer =
+            self.deploy_scratch(Artifact::BalancerAuthorizer, &args, BALANCER_VAULT)?;
+        let args = BalancerVault::constructorCall {
+            authorizer,
+            weth,
+            pauseWindowDuration: U256::ZERO,
+            bufferPeriodDuration: U256::ZERO,
+        }
+        .abi_encode();
+        self.deploy_in_place(Artifact::BalancerVault, &args, BALANCER_VAULT)?;
+        self.balancer_pools = Some(0);
+        Ok(BALANCER_VAULT)
+    }
+
+    /// Runs `artifact`'s constructor at `at` itself (see
+    /// [`Evm::deploy_in_place`]).
+    fn deploy_in_place(
+        &mut self,
+        artifact: Artifact,
+        args: &[u8],
+        at: Address,
+    ) -> Result<(), WorldError> {
+        let mut code = self.npm.initcode(artifact).doing(|| artifact.name().to_string())?.to_vec();
+        code.extend_from_slice(args);
+        self.evm
+            .deploy_in_place(DEPLOYER, at, code.into())
+            .doing(|| format!("deploying {} at {at}", artifact.name()))?;
+        self.placed.insert(at, artifact);
+        Ok(())
+    }
+
+    /// A weighted pool on the published Balancer bytecode: the 2021
+    /// `WeightedPool2Tokens` (the first pow rule) constructed at its address,
+    /// so it registers itself with the Vault under its own id. The Vault
+    /// numbers pools in order: pools with lower nonces are registered
+    /// first (as placeholders) so the pool gets its recorded id. Its
+    /// balances are its INIT join.
     fn weighted(
         &mut self,
         pool: &Pool,
         w: &switchyard_kernel::WeightedState,
         pool_id: Option<B256>,
     ) -> Result<(), WorldError> {
-        if self.evm.code(BALANCER_VAULT).is_empty() {
-            self.deploy_at(Artifact::ReferenceBalancerVault, &[], BALANCER_VAULT)?;
-        }
+        let vault = self.balancer_vault()?;
         let pool_id = pool_id.unwrap_or_else(|| weighted_pool_id(pool.address));
-        let rule = match w.pow_rule {
-            switchyard_kernel::amm::weighted::PowRule::First => 0,
-            switchyard_kernel::amm::weighted::PowRule::Current => 1,
-        };
-        self.evm
-            .call_sol(
-                DEPLOYER,
-                BALANCER_VAULT,
-                &ReferenceBalancerVault::registerPoolCall {
-                    poolId: pool_id,
-                    tokens: pool.tokens.to_vec(),
-                    decimals: pool.decimals.to_vec(),
-                    balances: w.balances.clone(),
-                    normalizedWeights: w.weights.clone(),
-                    swapFeePercentage: w.swap_fee,
-                    powRule: rule,
-                },
-            )
-            .doing(|| format!("registering {}", pool.address))?;
+        if Address::from_slice(&pool_id[..20]) != pool.address {
+            return Err(self.inconsistent(pool.address, "its pool id names another address"));
+        }
+        if w.pow_rule != switchyard_kernel::amm::weighted::PowRule::First
+            || pool.tokens.len() != 2
+            || pool_id[21] != 2
+        {
+            return Err(self.inconsistent(
+                pool.address,
+                "only the 2021 two-token weighted pool's published bytecode is placed",
+            ));
+        }
+        let nonce = u128::from_be_bytes({
+            let mut n = [0u8; 16];
+            n[6..].copy_from_slice(&pool_id[22..]);
+            n
+        });
+        let registered = self.balancer_pools.unwrap_or_default();
+        if registered > nonce {
+            return Err(self.inconsistent(pool.address, "another pool holds its Vault nonce"));
+        }
+        for k in registered..nonce {
+            let placeholder = Address::from_slice(
+                &keccak256(
+                    [b"switchyard.balancer.placeholder".as_slice(), &k.to_be_bytes()].concat(),
+                )[12..],
+            );
+            self.evm
+                .call_sol(
+                    placeholder,
+                    vault,
+                    &BalancerVault::registerPoolCall { specialization: 0 },
+                )
+                .doing(|| format!("registering the Vault's pool {k}"))?;
+        }
+        let (name, symbol, _) = self.token_meta(pool.address, "BPT", 18);
+        let args = BalancerWeightedPool2Tokens::constructorCall {
+            params: BalancerWeightedPool2Tokens::NewPoolParams {
+                vault,
+                name,
+                symbol,
+                token0: pool.tokens[0],
+                token1: pool.tokens[1],
+                normalizedWeight0: w.weights[0],
+                normalizedWeight1: w.weights[1],
+                swapFeePercentage: w.swap_fee,
+                pauseWindowDuration: U256::ZERO,
+                bufferPeriodDuration: U256::ZERO,
+                oracleEnabled: false,
+                owner: DEPLOYER,
+            },
+        }
+        .abi_encode();
+        self.deploy_in_place(Artifact::BalancerWeightedPool2Tokens, &args, pool.address)?;
+        self.balancer_pools = Some(nonce + 1);
+        let id = self
+            .evm
+            .view(pool.address, &BalancerWeightedPool2Tokens::getPoolIdCall {})
+            .doing(|| format!("pool id of {}", pool.address))?;
+        if id != pool_id {
+            return Err(self.inconsistent(pool.address, format!("the Vault gave it id {id}")));
+        }
+        // INIT join: the pool's balances are what it is joined with.
         for (token, balance) in pool.tokens.iter().zip(&w.balances) {
-            self.fund(*token, BALANCER_VAULT, *balance)?;
+            self.fund(*token, DEPLOYER, *balance)?;
+            let approve = TestERC20::approveCall { spender: vault, amount: *balance };
+            self.evm.call_sol(DEPLOYER, *token, &approve).doing(|| format!("approving {token}"))?;
+        }
+        let join = BalancerVault::joinPoolCall {
+            poolId: pool_id,
+            sender: DEPLOYER,
+            recipient: DEPLOYER,
+            request: BalancerVault::JoinPoolRequest {
+                assets: pool.tokens.to_vec(),
+                maxAmountsIn: w.balances.clone(),
+                userData: (U256::ZERO, w.balances.clone()).abi_encode_params().into(),
+                fromInternalBalance: false,
+            },
+        };
+        self.evm.call_sol(DEPLOYER, vault, &join).doing(|| format!("joining {}", pool.address))?;
+        let held = self
+            .evm
+            .view(vault, &BalancerVault::getPoolTokensCall { poolId: pool_id })
+            .doing(|| format!("balances of {}", pool.address))?;
+        if held.balances != w.balances {
+            return Err(self.inconsistent(pool.address, "the INIT join booked other balances"));
         }
         Ok(())
     }
@@ -1537,9 +1649,13 @@ impl<'a> ChainBuilder<'a> {
                 DeploymentRole::PercentageMathHelpers => {
                     self.deploy_at(Artifact::ReferencePercentageMathHelpers, &[], d.address)
                 }
-                DeploymentRole::BalancerVault => {
-                    self.deploy_at(Artifact::ReferenceBalancerVault, &[], d.address)
+                DeploymentRole::BalancerVault if d.address == BALANCER_VAULT => {
+                    self.balancer_vault().map(drop)
                 }
+                DeploymentRole::BalancerVault => Err(self.inconsistent(
+                    d.address,
+                    "the Balancer Vault is placed at its one address only",
+                )),
                 DeploymentRole::ShortcutsHelpers => {
                     let artifact = if d.version == Some(2) {
                         Artifact::ReferenceShortcutsHelpersV2
