@@ -20,10 +20,11 @@
 //!   Vault's `swap`. Same output and next balances; the kernel's
 //!   `InsufficientLiquidity` is the Vault's `MaxInRatio` revert or a swap
 //!   paying 0, its `InvalidState` any other revert.
-//! - Weighted, on Balancer's own bytecode: random 2-token pools of the
-//!   published 2021 `WeightedPool2Tokens` and `Vault`
-//!   (`@balancer-labs/v2-deployments@3.2.0`), joined (INIT) with the case's
-//!   balances, then swaps: the kernel's first pow rule to the wei.
+//! - Weighted, on Balancer's own bytecode (`@balancer-labs/v2-deployments
+//!   @3.2.0`, the `Vault`): random 2-token pools of the 2021
+//!   `WeightedPool2Tokens` (first pow rule) and the 2023 `WeightedPool` v3
+//!   (current rule), joined (INIT) with the case's balances, then swaps: to
+//!   the wei.
 //! - The kernel's golden weighted vectors (`kernel/tests/golden/weighted/`)
 //!   replayed through the library's bytecode (`WeightedMathProbe`), every
 //!   one, and the swap vectors whose pools the Vault accepts through the
@@ -1570,10 +1571,18 @@ fn selectors_are_the_public_abis() {
 
 // ------------------------------------------ published Balancer bytecode
 
-/// The published Vault (with its Authorizer), from
-/// `@balancer-labs/v2-deployments@3.2.0`.
-fn published_vault() -> Result<VaultBase, TestCaseError> {
-    use switchyard_exec::evm::abi::{BalancerAuthorizer, BalancerVault};
+/// The published Vault (with its Authorizer) and the protocol fee provider
+/// later pools read, from `@balancer-labs/v2-deployments@3.2.0`.
+struct PublishedBase {
+    evm: Evm,
+    vault: Address,
+    fees: Address,
+}
+
+fn published_vault() -> Result<PublishedBase, TestCaseError> {
+    use switchyard_exec::evm::abi::{
+        BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
+    };
     let mut evm = Evm::new();
     let args = BalancerAuthorizer::constructorCall { admin: DEPLOYER }.abi_encode();
     let authorizer = evm.deploy_artifact(DEPLOYER, Artifact::BalancerAuthorizer, &args)?;
@@ -1585,7 +1594,15 @@ fn published_vault() -> Result<VaultBase, TestCaseError> {
     }
     .abi_encode();
     let vault = evm.deploy_artifact(DEPLOYER, Artifact::BalancerVault, &args)?;
-    Ok(VaultBase { evm, vault })
+    let half = U256::from(500_000_000_000_000_000u64);
+    let args = BalancerProtocolFeeProvider::constructorCall {
+        vault,
+        maxYieldValue: half,
+        maxAUMValue: half,
+    }
+    .abi_encode();
+    let fees = evm.deploy_artifact(DEPLOYER, Artifact::BalancerProtocolFeeProvider, &args)?;
+    Ok(PublishedBase { evm, vault, fees })
 }
 
 #[derive(Default)]
@@ -1596,11 +1613,19 @@ struct PublishedStats {
     not_joinable: Cell<u32>,
 }
 
-/// One case on the 2021 `WeightedPool2Tokens`: the pool constructed with
-/// the case's weights and fee (it registers itself), joined with the
-/// case's balances (INIT), then the case's swaps through `Vault.swap`.
-fn published_differential(base: &VaultBase, c: WeightedCase, stats: &PublishedStats) -> CaseResult {
-    use switchyard_exec::evm::abi::{BalancerVault, BalancerWeightedPool2Tokens};
+/// One case on a published pool, the 2021 `WeightedPool2Tokens` (first
+/// pow rule) or the 2023 `WeightedPool` v3 (current rule): the pool
+/// constructed with the case's weights and fee (it registers itself),
+/// joined with the case's balances (INIT), then the case's swaps through
+/// `Vault.swap`.
+fn published_differential(
+    base: &PublishedBase,
+    c: WeightedCase,
+    stats: &PublishedStats,
+) -> CaseResult {
+    use switchyard_exec::evm::abi::{
+        BalancerVault, BalancerWeightedPool2Tokens, BalancerWeightedPoolV3,
+    };
     let mut evm = base.evm.clone();
     let vault = base.vault;
     let one = U256::from(10u64.pow(18));
@@ -1616,24 +1641,46 @@ fn published_differential(base: &VaultBase, c: WeightedCase, stats: &PublishedSt
     let tokens: Vec<Address> = sides.iter().map(|s| s.0).collect();
     let balances: Vec<U256> = sides.iter().map(|s| s.2).collect();
     let weights: Vec<U256> = sides.iter().map(|s| s.3).collect();
-    let args = BalancerWeightedPool2Tokens::constructorCall {
-        params: BalancerWeightedPool2Tokens::NewPoolParams {
+    let address = if c.rule == PowRule::First {
+        let args = BalancerWeightedPool2Tokens::constructorCall {
+            params: BalancerWeightedPool2Tokens::NewPoolParams {
+                vault,
+                name: "Pool".into(),
+                symbol: "BPT".into(),
+                token0: tokens[0],
+                token1: tokens[1],
+                normalizedWeight0: weights[0],
+                normalizedWeight1: weights[1],
+                swapFeePercentage: c.fee,
+                pauseWindowDuration: U256::ZERO,
+                bufferPeriodDuration: U256::ZERO,
+                oracleEnabled: false,
+                owner: DEPLOYER,
+            },
+        }
+        .abi_encode();
+        evm.deploy_artifact(DEPLOYER, Artifact::BalancerWeightedPool2Tokens, &args)?
+    } else {
+        let args = BalancerWeightedPoolV3::constructorCall {
+            params: BalancerWeightedPoolV3::NewPoolParams {
+                name: "Pool".into(),
+                symbol: "BPT".into(),
+                tokens: tokens.clone(),
+                normalizedWeights: weights.clone(),
+                rateProviders: vec![Address::ZERO; 2],
+                assetManagers: vec![Address::ZERO; 2],
+                swapFeePercentage: c.fee,
+            },
             vault,
-            name: "Pool".into(),
-            symbol: "BPT".into(),
-            token0: tokens[0],
-            token1: tokens[1],
-            normalizedWeight0: weights[0],
-            normalizedWeight1: weights[1],
-            swapFeePercentage: c.fee,
+            protocolFeeProvider: base.fees,
             pauseWindowDuration: U256::ZERO,
             bufferPeriodDuration: U256::ZERO,
-            oracleEnabled: false,
             owner: DEPLOYER,
-        },
-    }
-    .abi_encode();
-    let address = evm.deploy_artifact(DEPLOYER, Artifact::BalancerWeightedPool2Tokens, &args)?;
+            version: String::new(),
+        }
+        .abi_encode();
+        evm.deploy_artifact(DEPLOYER, Artifact::BalancerWeightedPoolV3, &args)?
+    };
     let id = evm.view(address, &BalancerWeightedPool2Tokens::getPoolIdCall {})?;
     for (t, b) in tokens.iter().zip(&balances) {
         mint(&mut evm, *t, DEPLOYER, *b)?;
@@ -1670,7 +1717,7 @@ fn published_differential(base: &VaultBase, c: WeightedCase, stats: &PublishedSt
                 balances: held.clone(),
                 weights: weights.clone(),
                 swap_fee: c.fee,
-                pow_rule: PowRule::First,
+                pow_rule: c.rule,
             })),
         );
         let amount = match a {
@@ -1711,24 +1758,27 @@ fn published_differential(base: &VaultBase, c: WeightedCase, stats: &PublishedSt
     Ok(())
 }
 
-/// The kernel's first pow rule against Balancer's own 2021
-/// `WeightedPool2Tokens` and `Vault` bytecode (`@balancer-labs/v2-deployments
-/// @3.2.0`, what the EVM world places): outputs, the recipient's gain and
-/// the Vault's next balances equal to the wei; a kernel refusal is a revert
-/// or a swap paying 0.
+/// The kernel's two pow rules against Balancer's own bytecode
+/// (`@balancer-labs/v2-deployments@3.2.0`, what the EVM world places): the
+/// first on the 2021 `WeightedPool2Tokens`, the current on the 2023
+/// `WeightedPool` v3, through the published `Vault`. Outputs, the
+/// recipient's gain and the Vault's next balances equal to the wei; a
+/// kernel refusal is a revert or a swap paying 0.
 #[test]
-fn published_balancer_pool_swaps_exactly_as_the_kernel() {
+fn published_balancer_pools_swap_exactly_as_the_kernel() {
     let base = published_vault().expect("the published Vault deploys");
-    let stats = PublishedStats::default();
-    let first_rule = weighted_case().prop_map(|c| WeightedCase { rule: PowRule::First, ..c });
-    check(128, first_rule, |c| published_differential(&base, c, &stats));
-    eprintln!(
-        "published weighted: filled {}, refused {}, paid 0 {}, not joinable {}",
-        stats.filled.get(),
-        stats.refused.get(),
-        stats.paid_zero.get(),
-        stats.not_joinable.get(),
-    );
-    expect_at_least(&stats.filled, 60, "filled swaps on the published pool");
-    expect_at_least(&stats.refused, 5, "swaps both refuse");
+    for rule in [PowRule::First, PowRule::Current] {
+        let stats = PublishedStats::default();
+        let cases = weighted_case().prop_map(move |c| WeightedCase { rule, ..c });
+        check(128, cases, |c| published_differential(&base, c, &stats));
+        eprintln!(
+            "published weighted, {rule:?} rule: filled {}, refused {}, paid 0 {}, not joinable {}",
+            stats.filled.get(),
+            stats.refused.get(),
+            stats.paid_zero.get(),
+            stats.not_joinable.get(),
+        );
+        expect_at_least(&stats.filled, 60, "filled swaps on the published pool");
+        expect_at_least(&stats.refused, 5, "swaps both refuse");
+    }
 }

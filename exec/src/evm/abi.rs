@@ -327,6 +327,39 @@ sol! {
             returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
     }
 
+    /// Balancer V2's `ProtocolFeePercentagesProvider`
+    /// (`@balancer-labs/v2-deployments`).
+    #[sol(all_derives)]
+    contract BalancerProtocolFeeProvider {
+        constructor(address vault, uint256 maxYieldValue, uint256 maxAUMValue);
+    }
+
+    /// Balancer V2's 2023 `WeightedPool` (v3, `@balancer-labs/v2-deployments`).
+    #[sol(all_derives)]
+    contract BalancerWeightedPoolV3 {
+        struct NewPoolParams {
+            string name;
+            string symbol;
+            address[] tokens;
+            uint256[] normalizedWeights;
+            address[] rateProviders;
+            address[] assetManagers;
+            uint256 swapFeePercentage;
+        }
+
+        constructor(
+            NewPoolParams params,
+            address vault,
+            address protocolFeeProvider,
+            uint256 pauseWindowDuration,
+            uint256 bufferPeriodDuration,
+            address owner,
+            string version
+        );
+
+        function getPoolId() external view returns (bytes32);
+    }
+
     /// Balancer V2's 2021 `WeightedPool2Tokens`
     /// (`@balancer-labs/v2-deployments`).
     #[sol(all_derives)]

@@ -139,6 +139,15 @@ pub enum Artifact {
     /// `WeightedPool2Tokens` (npm), the 2021 two-token pool; constructor
     /// `(NewPoolParams)`, registering itself with the Vault.
     BalancerWeightedPool2Tokens,
+    /// `@balancer-labs/v2-deployments@3.2.0`
+    /// `20220725-protocol-fee-percentages-provider`
+    /// `ProtocolFeePercentagesProvider` (npm), which later pools read their
+    /// protocol fees from; constructor `(address vault, uint256
+    /// maxYieldValue, uint256 maxAUMValue)`.
+    BalancerProtocolFeeProvider,
+    /// `@balancer-labs/v2-deployments@3.2.0` `20230206-weighted-pool-v3`
+    /// `WeightedPool` (npm), 2 to 8 tokens, the current pow rule.
+    BalancerWeightedPoolV3,
 }
 
 /// The 4-byte selectors of a contract's external functions.
@@ -187,7 +196,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 46] = [
+    pub const ALL: [Self; 48] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -234,6 +243,8 @@ impl Artifact {
         Self::BalancerAuthorizer,
         Self::BalancerVault,
         Self::BalancerWeightedPool2Tokens,
+        Self::BalancerProtocolFeeProvider,
+        Self::BalancerWeightedPoolV3,
     ];
 
     /// The contract's name (its file name under `contracts/artifacts/`, or
@@ -286,6 +297,8 @@ impl Artifact {
             Self::BalancerAuthorizer => "Authorizer",
             Self::BalancerVault => "Vault",
             Self::BalancerWeightedPool2Tokens => "WeightedPool2Tokens",
+            Self::BalancerProtocolFeeProvider => "ProtocolFeePercentagesProvider",
+            Self::BalancerWeightedPoolV3 => "WeightedPool",
         }
     }
 
@@ -398,7 +411,9 @@ impl Artifact {
             | Self::UniswapV3SwapRouter02
             | Self::BalancerAuthorizer
             | Self::BalancerVault
-            | Self::BalancerWeightedPool2Tokens => return None,
+            | Self::BalancerWeightedPool2Tokens
+            | Self::BalancerProtocolFeeProvider
+            | Self::BalancerWeightedPoolV3 => return None,
         })
     }
 
@@ -488,7 +503,7 @@ pub struct NpmArtifacts {
 /// Where each npm artifact lives under `node_modules`. A Balancer
 /// `bytecode/<Name>.json` holds only `creationCode`; its ABI is the bare
 /// array in the task's `abi/<Name>.json`.
-const NPM_FILES: [(Artifact, &str); 10] = [
+const NPM_FILES: [(Artifact, &str); 12] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -519,6 +534,14 @@ const NPM_FILES: [(Artifact, &str); 10] = [
     (
         Artifact::BalancerWeightedPool2Tokens,
         "@balancer-labs/v2-deployments/dist/tasks/20210418-weighted-pool/bytecode/WeightedPool2Tokens.json",
+    ),
+    (
+        Artifact::BalancerProtocolFeeProvider,
+        "@balancer-labs/v2-deployments/dist/tasks/20220725-protocol-fee-percentages-provider/artifact/ProtocolFeePercentagesProvider.json",
+    ),
+    (
+        Artifact::BalancerWeightedPoolV3,
+        "@balancer-labs/v2-deployments/dist/tasks/20230206-weighted-pool-v3/artifact/WeightedPool.json",
     ),
 ];
 

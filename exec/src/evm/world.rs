@@ -44,7 +44,8 @@ use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
 use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors,
     abi::{
-        BalancerAuthorizer, BalancerVault, BalancerWeightedPool2Tokens, LegacyShortcutsRouter,
+        BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
+        BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, LegacyShortcutsRouter,
         OpenZeppelinVault, ReferenceAToken, ReferenceAavePool, ReferenceCToken,
         ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault, ReferenceStETH,
         ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router, ReferenceVariableDebtToken,
@@ -633,6 +634,8 @@ struct ChainBuilder<'a> {
     /// Pools the Balancer Vault has registered (its next pool nonce), once
     /// the Vault is placed.
     balancer_pools: Option<u128>,
+    /// The protocol fee provider later Balancer pools read, once placed.
+    balancer_fees: Option<Address>,
 }
 
 impl<'a> ChainBuilder<'a> {
@@ -657,6 +660,7 @@ impl<'a> ChainBuilder<'a> {
             comptrollers: Vec::new(),
             placed: HashMap::new(),
             balancer_pools: None,
+            balancer_fees: None,
         }
     }
 
@@ -1183,6 +1187,24 @@ impl<'a> ChainBuilder<'a> {
         Ok(BALANCER_VAULT)
     }
 
+    /// The protocol fee provider later Balancer pools read at construction
+    /// (no protocol fee set), once per chain.
+    fn balancer_fee_provider(&mut self, vault: Address) -> Result<Address, WorldError> {
+        if let Some(at) = self.balancer_fees {
+            return Ok(at);
+        }
+        let half = U256::from(500_000_000_000_000_000u64);
+        let args = BalancerProtocolFeeProvider::constructorCall {
+            vault,
+            maxYieldValue: half,
+            maxAUMValue: half,
+        }
+        .abi_encode();
+        let at = self.deploy_scratch(Artifact::BalancerProtocolFeeProvider, &args, vault)?;
+        self.balancer_fees = Some(at);
+        Ok(at)
+    }
+
     /// Runs `artifact`'s constructor at `at` itself (see
     /// [`Evm::deploy_in_place`]).
     fn deploy_in_place(
@@ -1200,9 +1222,10 @@ impl<'a> ChainBuilder<'a> {
         Ok(())
     }
 
-    /// A weighted pool on the published Balancer bytecode: the 2021
-    /// `WeightedPool2Tokens` (the first pow rule) constructed at its address,
-    /// so it registers itself with the Vault under its own id. The Vault
+    /// A weighted pool on the published Balancer bytecode, constructed at
+    /// its address so it registers itself with the Vault under its own id:
+    /// the 2021 `WeightedPool2Tokens` for the first pow rule, the 2023
+    /// `WeightedPool` (v3) for the current one. The Vault
     /// numbers pools in order: pools with lower nonces are registered
     /// first (as placeholders) so the pool gets its recorded id. Its
     /// balances are its INIT join.
@@ -1217,14 +1240,16 @@ impl<'a> ChainBuilder<'a> {
         if Address::from_slice(&pool_id[..20]) != pool.address {
             return Err(self.inconsistent(pool.address, "its pool id names another address"));
         }
-        if w.pow_rule != switchyard_kernel::amm::weighted::PowRule::First
-            || pool.tokens.len() != 2
-            || pool_id[21] != 2
-        {
+        let first = w.pow_rule == switchyard_kernel::amm::weighted::PowRule::First;
+        let specialization = if pool.tokens.len() == 2 { 2 } else { 1 };
+        if (first && pool.tokens.len() != 2) || pool_id[21] != specialization {
             return Err(self.inconsistent(
                 pool.address,
-                "only the 2021 two-token weighted pool's published bytecode is placed",
+                "its pool id's specialization is not its published pool's",
             ));
+        }
+        if pool.tokens.windows(2).any(|t| t[0] >= t[1]) {
+            return Err(self.inconsistent(pool.address, "its tokens are not in ascending order"));
         }
         let nonce = u128::from_be_bytes({
             let mut n = [0u8; 16];
@@ -1250,25 +1275,52 @@ impl<'a> ChainBuilder<'a> {
                 .doing(|| format!("registering the Vault's pool {k}"))?;
         }
         let (name, symbol, _) = self.token_meta(pool.address, "BPT", 18);
-        let args = BalancerWeightedPool2Tokens::constructorCall {
-            params: BalancerWeightedPool2Tokens::NewPoolParams {
+        if first {
+            // The 2021 two-token pool: the first pow rule.
+            let args = BalancerWeightedPool2Tokens::constructorCall {
+                params: BalancerWeightedPool2Tokens::NewPoolParams {
+                    vault,
+                    name,
+                    symbol,
+                    token0: pool.tokens[0],
+                    token1: pool.tokens[1],
+                    normalizedWeight0: w.weights[0],
+                    normalizedWeight1: w.weights[1],
+                    swapFeePercentage: w.swap_fee,
+                    pauseWindowDuration: U256::ZERO,
+                    bufferPeriodDuration: U256::ZERO,
+                    oracleEnabled: false,
+                    owner: DEPLOYER,
+                },
+            }
+            .abi_encode();
+            self.deploy_in_place(Artifact::BalancerWeightedPool2Tokens, &args, pool.address)?;
+        } else {
+            // The 2023 pool (v3): the current pow rule.
+            let fees = self.balancer_fee_provider(vault)?;
+            let n = pool.tokens.len();
+            let args = BalancerWeightedPoolV3::constructorCall {
+                params: BalancerWeightedPoolV3::NewPoolParams {
+                    name,
+                    symbol,
+                    tokens: pool.tokens.to_vec(),
+                    normalizedWeights: w.weights.clone(),
+                    rateProviders: vec![Address::ZERO; n],
+                    assetManagers: vec![Address::ZERO; n],
+                    swapFeePercentage: w.swap_fee,
+                },
                 vault,
-                name,
-                symbol,
-                token0: pool.tokens[0],
-                token1: pool.tokens[1],
-                normalizedWeight0: w.weights[0],
-                normalizedWeight1: w.weights[1],
-                swapFeePercentage: w.swap_fee,
+                protocolFeeProvider: fees,
                 pauseWindowDuration: U256::ZERO,
                 bufferPeriodDuration: U256::ZERO,
-                oracleEnabled: false,
                 owner: DEPLOYER,
-            },
+                version: String::new(),
+            }
+            .abi_encode();
+            self.deploy_in_place(Artifact::BalancerWeightedPoolV3, &args, pool.address)?;
         }
-        .abi_encode();
-        self.deploy_in_place(Artifact::BalancerWeightedPool2Tokens, &args, pool.address)?;
         self.balancer_pools = Some(nonce + 1);
+        // Both pool versions answer `getPoolId()` with one selector.
         let id = self
             .evm
             .view(pool.address, &BalancerWeightedPool2Tokens::getPoolIdCall {})
