@@ -6,6 +6,13 @@ use switchyard_catalog::ApiCode;
 /// Why a quote, a transaction or a bundle was not built.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
+    /// A route that pays the native coin to an account delegated to the
+    /// legacy delegate, which has no `receive()`: the payment would revert.
+    #[error(
+        "an account delegated to the legacy delegate (SafeEnsoShortcuts) cannot receive the \
+         native coin: it has no receive(); use delegate, or ask for the wrapped token"
+    )]
+    NativeToLegacyDelegate,
     /// No route, and pools the request could have used are left out
     /// because their feed is stale.
     #[error("the market of chain {chain} is stale")]
@@ -113,7 +120,8 @@ impl ExecError {
             Self::ZeroAfterFee { .. }
             | Self::SpenderNative
             | Self::StrategyUnavailable { .. }
-            | Self::PositionNeedsDelegate => ApiCode::InvalidParameter,
+            | Self::PositionNeedsDelegate
+            | Self::NativeToLegacyDelegate => ApiCode::InvalidParameter,
             Self::MinAmountOut { .. } => ApiCode::MinAmountOut,
             Self::BridgeUnavailable { .. } => ApiCode::BridgeUnavailable,
             Self::PositionUnavailable { .. } => ApiCode::PositionUnavailable,

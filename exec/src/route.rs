@@ -329,10 +329,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
                 .flat_map(|r| &r.steps)
                 .any(|s| s.token_out == NATIVE_TOKEN))
     {
-        return Err(ExecError::StrategyUnavailable {
-            strategy: RoutingStrategy::DelegateLegacy,
-            chain,
-        });
+        return Err(ExecError::NativeToLegacyDelegate);
     }
     let mins =
         min_amounts(&plan.amounts_out, &req.min_amount_out, req.slippage_bps, req.slippage_given)?;

@@ -353,6 +353,7 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
             )
             .into(),
         ),
+        ExecError::NativeToLegacyDelegate => (Some("routingStrategy".into()), e.to_string().into()),
         ExecError::SimulationFailed(_) | ExecError::SimulationMismatch { .. } | ExecError::Random => {
             (None, "internal error".into())
         }
