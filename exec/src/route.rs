@@ -407,6 +407,8 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     );
     let parts = Parties { runner, account, receiver, owner, pull_from };
     let approvals = approvals_of(&parts, req.from, &inputs);
+    encode::guard::check_entry(cw, runner, &tx, &approvals)
+        .map_err(|e| ExecError::Encode(encode::EncodeError::Guard(e)))?;
     let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
     if destination.is_none() {
         setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();

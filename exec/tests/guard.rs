@@ -114,3 +114,30 @@ fn the_guard_passes_deployed_functions_and_refuses_the_rest() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The transaction around a program goes to the strategy's entry point,
+/// and no approval lets an executor spend.
+#[test]
+fn the_entry_is_the_strategys_and_no_approval_names_an_executor() {
+    use switchyard_exec::encode::{Approval, Runner, Tx, guard::check_entry};
+    let f = fixture();
+    let w = f.world.chain(ChainId(1)).expect("chain 1");
+    let (router, executor) = w.shortcuts.router.expect("router");
+    let runner = Runner::Router { router, executor };
+    let tx = |to| Tx { from: USER, to, data: Default::default(), value: U256::ZERO };
+    let approval =
+        |spender| Approval { token: USDC, spender, amount: U256::from(1u8), owner: USER };
+    assert_eq!(check_entry(w, runner, &tx(router), &[approval(router)]), Ok(()));
+    assert_eq!(
+        check_entry(w, runner, &tx(executor), &[]),
+        Err(GuardError::WrongEntry { to: executor, entry: router })
+    );
+    assert_eq!(
+        check_entry(w, runner, &tx(router), &[approval(executor)]),
+        Err(GuardError::ApprovesExecutor { token: USDC, spender: executor })
+    );
+    // A delegated account is its own entry point.
+    let delegate = Runner::Delegate { account: USER };
+    assert_eq!(check_entry(w, delegate, &tx(USER), &[]), Ok(()));
+    assert!(check_entry(w, delegate, &tx(router), &[]).is_err());
+}

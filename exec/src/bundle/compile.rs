@@ -1461,6 +1461,12 @@ impl<'a> Compiler<'a> {
             _ => encode::tx::approvals(self.runner, self.owner, &inputs),
         };
         approvals.extend(self.pulled.iter().filter(|p| p.owner != acct).copied());
+        if self.delivery.is_none() {
+            encode::guard::check_entry(self.world, self.runner, &tx, &approvals).map_err(|e| {
+                tracing::error!(error = %e, chain = %self.chain, "bundle transaction refused by the guard");
+                BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
+            })?;
+        }
         let mut funds: Vec<(Address, Address, U256)> = inputs
             .iter()
             .map(|t| {

@@ -13,11 +13,19 @@
 //!
 //! A plain transfer of the native coin (a raw call with empty calldata) is
 //! not a contract call and is only checked for the first rule.
+//!
+//! The transaction around the program is checked too ([`check_entry`]): it
+//! goes to the strategy's deployed entry point (the router, the legacy
+//! router, the wallet factory, or the sender's own delegated account), and
+//! no approval names an executor.
 
 use alloy_primitives::Address;
 use switchyard_catalog::{Catalog, ChainId, Market};
 
-use super::weiroll::{Program, WeirollError};
+use super::{
+    Approval, Runner, Tx,
+    weiroll::{Program, WeirollError},
+};
 use crate::evm::world::ChainWorld;
 
 /// A command the guard refuses.
@@ -43,6 +51,22 @@ pub enum GuardError {
         target: Address,
         /// Chain.
         chain: ChainId,
+    },
+    /// The transaction goes somewhere other than the strategy's entry point.
+    #[error("the transaction goes to {to}, not to the strategy's entry point {entry}")]
+    WrongEntry {
+        /// Where it goes.
+        to: Address,
+        /// Where it should.
+        entry: Address,
+    },
+    /// An approval lets an executor spend: anyone's program could.
+    #[error("an approval of {token} names the executor {spender}")]
+    ApprovesExecutor {
+        /// The token.
+        token: Address,
+        /// The executor.
+        spender: Address,
     },
     /// A command calls a function the contract there does not have.
     #[error(
@@ -101,4 +125,29 @@ pub fn check(
         }
     }
     Ok(())
+}
+
+/// Checks the transaction that starts a program: its `to` is `runner`'s
+/// entry point, and no approval lets an executor of `world` spend.
+pub fn check_entry(
+    world: &ChainWorld,
+    runner: Runner,
+    tx: &Tx,
+    approvals: &[Approval],
+) -> Result<(), GuardError> {
+    let entry = match runner {
+        Runner::Router { router, .. } | Runner::LegacyRouter { router, .. } => router,
+        Runner::Wallet { factory, .. } => factory,
+        Runner::Delegate { account } | Runner::LegacyDelegate { account } => account,
+    };
+    if tx.to != entry {
+        return Err(GuardError::WrongEntry { to: tx.to, entry });
+    }
+    let shortcuts = &world.shortcuts;
+    let executors = [shortcuts.router, shortcuts.legacy_router].into_iter().flatten().map(|r| r.1);
+    let executors: Vec<Address> = executors.collect();
+    match approvals.iter().find(|a| executors.contains(&a.spender)) {
+        Some(a) => Err(GuardError::ApprovesExecutor { token: a.token, spender: a.spender }),
+        None => Ok(()),
+    }
 }
