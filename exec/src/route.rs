@@ -187,18 +187,23 @@ fn delegation(world: &ChainWorld, runner: Runner) -> Option<(Address, Address)> 
     }
 }
 
-/// Weighted pool ids from the market records.
+/// Weighted pool ids: the market record's, else the one the world's Vault
+/// registered the pool under.
 pub(crate) struct Book<'a>(pub(crate) &'a MarketState);
 
 impl ProtocolBook for Book<'_> {
     fn pool_id(&self, chain: ChainId, pool: Address) -> Option<B256> {
-        self.0.market.pools.iter().find_map(|r| match r {
+        let recorded = self.0.market.pools.iter().find_map(|r| match r {
             switchyard_catalog::PoolRecord::Weighted(w)
                 if w.chain_id == chain && w.address == pool =>
             {
                 w.pool_id
             }
             _ => None,
+        });
+        recorded.or_else(|| {
+            let world = self.0.world.as_ref().ok()?;
+            world.chain(chain)?.balancer_pool_id(pool)
         })
     }
 }

@@ -515,7 +515,7 @@ impl<'a> Compiler<'a> {
     fn emit_plan(&mut self, plan: Plan, x: In, at: &str) -> Result<In, ExecError> {
         let ctx = StepCtx {
             snapshot: &self.snapshot,
-            book: &NoBook,
+            book: &crate::route::Book(self.state),
             catalog: &self.state.catalog,
             account: self.account,
             account_in: self.account_in.clone(),
@@ -1557,16 +1557,6 @@ struct Assembled {
     setup: SimSetup,
     approvals: Vec<Approval>,
     prologue: usize,
-}
-
-/// A book that knows no pool ids beyond the market's (bundles reach pools
-/// through the snapshot).
-struct NoBook;
-
-impl encode::route::ProtocolBook for NoBook {
-    fn pool_id(&self, _: ChainId, _: Address) -> Option<alloy_primitives::B256> {
-        None
-    }
 }
 
 /// A binary operation's value on known operands.

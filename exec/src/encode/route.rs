@@ -528,9 +528,8 @@ fn step_calls(
             Ok(dy)
         }
         PoolState::Weighted(_) => {
-            let pool_id = book
-                .pool_id(pool.chain, pool.address)
-                .unwrap_or_else(|| crate::evm::world::weighted_pool_id(pool.address));
+            let pool_id =
+                book.pool_id(pool.chain, pool.address).ok_or(EncodeError::UnknownPool(st.pool))?;
             let vault = ctx
                 .catalog
                 .deployment(pool.chain, DeploymentRole::BalancerVault, None)

@@ -173,6 +173,8 @@ pub struct ChainWorld {
     /// Each contract placed at a fixed address: the artifact (published or
     /// reference) and the selectors of its ABI.
     functions: HashMap<Address, (Artifact, Arc<Selectors>)>,
+    /// The Balancer pool id the Vault gave each weighted pool placed.
+    balancer_ids: HashMap<Address, B256>,
 }
 
 /// What holds a non-tokenized position in the world.
@@ -289,6 +291,12 @@ fn same_pools(a: &MarketSnapshot, b: &MarketSnapshot, chain: ChainId) -> bool {
 }
 
 impl ChainWorld {
+    /// The Balancer pool id of the weighted pool at `pool`, as its Vault
+    /// registered it.
+    pub fn balancer_pool_id(&self, pool: Address) -> Option<B256> {
+        self.balancer_ids.get(&pool).copied()
+    }
+
     /// The contract placed at `at`: its artifact and the selectors of its
     /// functions (`None`: nothing was placed there).
     pub fn contract_at(&self, at: Address) -> Option<(Artifact, &Selectors)> {
@@ -306,6 +314,7 @@ impl ChainWorld {
             unbuilt: self.unbuilt.clone(),
             positions: self.positions.clone(),
             functions: self.functions.clone(),
+            balancer_ids: self.balancer_ids.clone(),
         }
     }
 
@@ -636,6 +645,8 @@ struct ChainBuilder<'a> {
     balancer_pools: Option<u128>,
     /// The protocol fee provider later Balancer pools read, once placed.
     balancer_fees: Option<Address>,
+    /// The pool id each weighted pool was registered under.
+    balancer_ids: HashMap<Address, B256>,
 }
 
 impl<'a> ChainBuilder<'a> {
@@ -661,6 +672,7 @@ impl<'a> ChainBuilder<'a> {
             placed: HashMap::new(),
             balancer_pools: None,
             balancer_fees: None,
+            balancer_ids: HashMap::new(),
         }
     }
 
@@ -737,6 +749,7 @@ impl<'a> ChainBuilder<'a> {
             unbuilt,
             positions,
             functions,
+            balancer_ids: self.balancer_ids,
         })
     }
 
@@ -1236,12 +1249,19 @@ impl<'a> ChainBuilder<'a> {
         pool_id: Option<B256>,
     ) -> Result<(), WorldError> {
         let vault = self.balancer_vault()?;
-        let pool_id = pool_id.unwrap_or_else(|| weighted_pool_id(pool.address));
+        let specialization: u8 = if pool.tokens.len() == 2 { 2 } else { 1 };
+        // A pool the market records no id for gets the Vault's next nonce.
+        let pool_id = pool_id.unwrap_or_else(|| {
+            let mut id = [0u8; 32];
+            id[..20].copy_from_slice(pool.address.as_slice());
+            id[21] = specialization;
+            id[22..].copy_from_slice(&self.balancer_pools.unwrap_or_default().to_be_bytes()[6..]);
+            B256::from(id)
+        });
         if Address::from_slice(&pool_id[..20]) != pool.address {
             return Err(self.inconsistent(pool.address, "its pool id names another address"));
         }
         let first = w.pow_rule == switchyard_kernel::amm::weighted::PowRule::First;
-        let specialization = if pool.tokens.len() == 2 { 2 } else { 1 };
         if (first && pool.tokens.len() != 2) || pool_id[21] != specialization {
             return Err(self.inconsistent(
                 pool.address,
@@ -1328,6 +1348,7 @@ impl<'a> ChainBuilder<'a> {
         if id != pool_id {
             return Err(self.inconsistent(pool.address, format!("the Vault gave it id {id}")));
         }
+        self.balancer_ids.insert(pool.address, pool_id);
         // INIT join: the pool's balances are what it is joined with.
         for (token, balance) in pool.tokens.iter().zip(&w.balances) {
             self.fund(*token, DEPLOYER, *balance)?;
@@ -1814,15 +1835,6 @@ impl<'a> ChainBuilder<'a> {
     }
 }
 
-/// A Balancer pool id for a pool whose record names none: its address,
-/// the two-token specialization, nonce 0.
-pub fn weighted_pool_id(pool: Address) -> B256 {
-    let mut id = [0u8; 32];
-    id[..20].copy_from_slice(pool.as_slice());
-    id[21] = 2;
-    B256::from(id)
-}
-
 /// The executor of a legacy router: the contract its constructor created.
 pub fn legacy_executor(router: Address) -> Address {
     router.create(1)
@@ -1930,6 +1942,50 @@ mod tests {
             world = reused;
         }
         assert!(patched_v2 > 0 && patched_v3 > 0, "{patched_v2} pairs, {patched_v3} V3 pools");
+        Ok(())
+    }
+
+    /// Balancer pools are registered under the id the market records (the
+    /// Vault's earlier nonces taken first), and a pool recorded without one
+    /// gets the Vault's next nonce, which the world keeps for encoding.
+    #[test]
+    fn weighted_pools_get_their_vault_ids() -> Result<(), Box<dyn std::error::Error>> {
+        let catalog = loaders::load_catalog(&[] as &[&str])?;
+        let mut market = loaders::load_market(None, &catalog)?;
+        let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
+        let build = |market: &Market| -> Result<World, Box<dyn std::error::Error>> {
+            let snapshot = MarketSnapshot::build(market, &catalog)?;
+            let prices = switchyard_kernel::derive_prices(
+                &snapshot,
+                &switchyard_kernel::usd_anchors(&catalog),
+            );
+            Ok(World::build(&catalog, market, &snapshot, &prices, &npm)?)
+        };
+        let (address, recorded) = market
+            .pools
+            .iter()
+            .find_map(|r| match r {
+                PoolRecord::Weighted(w) => Some((w.address, w.pool_id)),
+                _ => None,
+            })
+            .ok_or("no weighted pool")?;
+        let world = build(&market)?;
+        let w = world.chain(ChainId(1)).ok_or("no chain 1")?;
+        assert_eq!(w.balancer_pool_id(address), recorded);
+        assert!(recorded.is_some_and(|id| id[31] == 0x0e), "the recorded nonce is 14");
+        for r in &mut market.pools {
+            if let PoolRecord::Weighted(w) = r {
+                w.pool_id = None;
+            }
+        }
+        let world = build(&market)?;
+        let w = world.chain(ChainId(1)).ok_or("no chain 1")?;
+        let id = w.balancer_pool_id(address).ok_or("no id given")?;
+        assert_eq!(&id[..20], address.as_slice());
+        assert_eq!((id[21], &id[22..]), (2, &[0u8; 10][..]));
+        let mut evm = w.fork();
+        let held = evm.view(BALANCER_VAULT, &BalancerVault::getPoolTokensCall { poolId: id })?;
+        assert_eq!(held.tokens.len(), 2);
         Ok(())
     }
 
