@@ -436,6 +436,10 @@ pub struct ContractSet {
     /// constructor argument, which the wallet addresses derive from.
     #[serde(default)]
     pub implementation: Option<Address>,
+    /// Where the addresses come from (deployment records); absent for an
+    /// operator's own overrides.
+    #[serde(default)]
+    pub source: Option<String>,
     /// Cross-chain receiver (router strategy): bridged funds arrive there
     /// and it runs their destination program on the executor. Absent: the
     /// engine's default address (`keccak256("switchyard.ShortcutsReceiver")`).

@@ -457,6 +457,7 @@ impl Catalog {
             delegate: None,
             factory: None,
             implementation: None,
+            source: None,
             receiver: None,
         });
         e.router = set.router.or(e.router);
@@ -464,6 +465,9 @@ impl Catalog {
         e.delegate = set.delegate.or(e.delegate);
         e.factory = set.factory.or(e.factory);
         e.implementation = set.implementation.or(e.implementation);
+        if set.source.is_some() {
+            e.source = set.source;
+        }
         e.receiver = set.receiver.or(e.receiver);
     }
 }

@@ -153,6 +153,21 @@ fn bridges_and_contracts() {
         linea.router,
         Some("0xA146d46823f3F594B785200102Be5385CAfCE9B5".parse().expect("address"))
     );
+    // Every embedded address says where it comes from.
+    for n in c.networks() {
+        for s in RoutingStrategy::ALL {
+            if let Some(set) = c.contracts(n.id, s) {
+                assert!(
+                    set.source.as_deref().is_some_and(|x| !x.trim().is_empty()),
+                    "{s} on {} has no source",
+                    n.id
+                );
+            }
+        }
+    }
+    for d in c.deployments_on(ChainId(1)) {
+        assert!(!d.source.trim().is_empty(), "{} has no source", d.address);
+    }
 }
 
 #[test]

@@ -280,6 +280,7 @@ impl RawConfig {
                     delegate: parse_addr("contracts.delegate", &c.delegate)?,
                     factory: parse_addr("contracts.factory", &c.factory)?,
                     implementation: parse_addr("contracts.implementation", &c.implementation)?,
+                    source: Some("operator configuration".to_owned()),
                     receiver: parse_addr("contracts.receiver", &c.receiver)?,
                 })
             })
