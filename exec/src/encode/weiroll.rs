@@ -400,77 +400,83 @@ pub struct CommandTarget {
     pub selector: Option<[u8; 4]>,
 }
 
+/// One command as laid out: the index of its first word, the word, its
+/// flags and its 32 argument indices (a short command's six, padded).
+struct Laid {
+    at: usize,
+    word: [u8; 32],
+    flags: u8,
+    indices: [u8; 32],
+}
+
 impl Program {
-    /// Each command's target and selector. A raw-calldata command
-    /// (`FLAG_DATA`) takes its selector from the program's initial state.
-    pub fn targets(&self) -> Result<Vec<CommandTarget>, WeirollError> {
+    /// The commands in order, each with its indices (an extended
+    /// command's from the word after it).
+    fn laid_out(&self) -> Result<Vec<Laid>, WeirollError> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < self.commands.len() {
             let at = i;
-            let w = self.commands[i].0;
-            let flags = w[4];
+            let word = self.commands[i].0;
+            let flags = word[4];
             let indices: [u8; 32] = if flags & FLAG_EXTENDED != 0 {
                 i += 1;
                 self.commands.get(i).ok_or(WeirollError::MissingIndices(at))?.0
             } else {
                 let mut x = [IDX_END; 32];
-                x[..6].copy_from_slice(&w[5..11]);
+                x[..6].copy_from_slice(&word[5..11]);
                 x
             };
-            let kind = match flags & 0x03 {
-                0x01 => DecodedKind::Call,
-                0x02 => DecodedKind::StaticCall,
-                0x03 => DecodedKind::ValueCall,
-                _ => return Err(WeirollError::Delegatecall(at)),
-            };
-            let selector = if flags & FLAG_DATA == 0 {
-                Some([w[0], w[1], w[2], w[3]])
-            } else {
-                let slot = indices[usize::from(kind == DecodedKind::ValueCall)] & 0x7f;
-                let data =
-                    self.state.get(usize::from(slot)).ok_or(WeirollError::SlotOutOfRange(at))?;
-                match data.len() {
-                    0 => None,
-                    1..4 => return Err(WeirollError::BadEncoding(at)),
-                    _ => Some([data[0], data[1], data[2], data[3]]),
-                }
-            };
-            out.push(CommandTarget {
-                index: at,
-                target: Address::from_slice(&w[12..]),
-                kind,
-                selector,
-            });
+            out.push(Laid { at, word, flags, indices });
             i += 1;
         }
         Ok(out)
     }
-}
 
-impl Program {
+    /// Each command's target and selector. A raw-calldata command
+    /// (`FLAG_DATA`) takes its selector from the program's initial state.
+    pub fn targets(&self) -> Result<Vec<CommandTarget>, WeirollError> {
+        self.laid_out()?
+            .into_iter()
+            .map(|Laid { at, word: w, flags, indices }| {
+                let kind = match flags & 0x03 {
+                    0x01 => DecodedKind::Call,
+                    0x02 => DecodedKind::StaticCall,
+                    0x03 => DecodedKind::ValueCall,
+                    _ => return Err(WeirollError::Delegatecall(at)),
+                };
+                let selector = if flags & FLAG_DATA == 0 {
+                    Some([w[0], w[1], w[2], w[3]])
+                } else {
+                    let slot = indices[usize::from(kind == DecodedKind::ValueCall)] & 0x7f;
+                    let data = self
+                        .state
+                        .get(usize::from(slot))
+                        .ok_or(WeirollError::SlotOutOfRange(at))?;
+                    match data.len() {
+                        0 => None,
+                        1..4 => return Err(WeirollError::BadEncoding(at)),
+                        _ => Some([data[0], data[1], data[2], data[3]]),
+                    }
+                };
+                Ok(CommandTarget {
+                    index: at,
+                    target: Address::from_slice(&w[12..]),
+                    kind,
+                    selector,
+                })
+            })
+            .collect()
+    }
+
     /// Every command's call as the VM would make it with `state` as the
     /// state at that point (for a program that writes outputs, pass a state
     /// with the outputs filled in).
     pub fn decode(&self, state: &[Bytes]) -> Result<Vec<DecodedCall>, WeirollError> {
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < self.commands.len() {
-            let at = i;
-            let w = self.commands[i].0;
-            let flags = w[4];
-            let indices: [u8; 32] = if flags & FLAG_EXTENDED != 0 {
-                i += 1;
-                self.commands.get(i).ok_or(WeirollError::MissingIndices(at))?.0
-            } else {
-                let mut x = [IDX_END; 32];
-                x[..6].copy_from_slice(&w[5..11]);
-                x
-            };
-            out.push(decode_one(at, &w, flags, indices, state)?);
-            i += 1;
-        }
-        Ok(out)
+        self.laid_out()?
+            .into_iter()
+            .map(|c| decode_one(c.at, &c.word, c.flags, c.indices, state))
+            .collect()
     }
 }
 
