@@ -246,7 +246,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
     };
     encode(&mut b).map_err(ExecError::Encode)?;
     let program = b.build();
-    crate::route::guard(state, cw, p.account, &program)?;
+    crate::route::guard(cw, p.account, &program)?;
     let inputs = token_amounts(&[(req.token_in, req.amount_in)]);
     let request_id = encode::request_id(req.referral_code.as_deref(), unique()?);
     let tx = encode::transaction(

@@ -168,7 +168,7 @@ pub fn nontokenized_now(
         Ok(())
     })
     .map_err(ExecError::Encode)?;
-    crate::route::guard(state, cw, p.account, &encoded.program)?;
+    crate::route::guard(cw, p.account, &encoded.program)?;
     let request_id = encode::request_id(route.referral_code.as_deref(), unique()?);
     let tx = encode::transaction(
         p.runner,

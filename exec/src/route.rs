@@ -209,15 +209,13 @@ impl ProtocolBook for Book<'_> {
 }
 
 /// The program guard ([`encode::guard`]) over `program`, run as `account`
-/// on `cw`'s chain, against the catalog and market of `state`.
+/// on `cw`'s chain.
 pub(crate) fn guard(
-    state: &MarketState,
     cw: &ChainWorld,
     account: Address,
     program: &encode::Program,
 ) -> Result<(), ExecError> {
-    let listed = |at| encode::guard::listed(&state.catalog, &state.market, cw.chain, at);
-    encode::guard::check(cw, listed, account, program)
+    encode::guard::check(cw, account, program)
         .map_err(|e| ExecError::Encode(encode::EncodeError::Guard(e)))
 }
 
@@ -397,7 +395,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         }),
     };
     let encoded = encode::encode_plan(&spec, &Book(state)).map_err(ExecError::Encode)?;
-    guard(state, cw, account, &encoded.program)?;
+    guard(cw, account, &encoded.program)?;
     let tx = encode::transaction(
         runner,
         &encoded.program,

@@ -8,10 +8,10 @@
 
 use alloy_primitives::{Address, U256, address, keccak256};
 use alloy_sol_types::SolCall;
-use switchyard_catalog::{Catalog, ChainId, Market, loaders};
+use switchyard_catalog::{ChainId, loaders};
 use switchyard_exec::{
     encode::{
-        guard::{GuardError, check, listed},
+        guard::{GuardError, check},
         protocols::IERC20,
         weiroll::{CallKind, In, Out, Program, ProgramBuilder},
     },
@@ -30,8 +30,6 @@ fn selector(signature: &str) -> [u8; 4] {
 }
 
 struct Fixture {
-    catalog: Catalog,
-    market: Market,
     world: World,
 }
 
@@ -43,15 +41,14 @@ fn fixture() -> Fixture {
     let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())
         .expect("the npm bytecode (scripts/setup.sh installs it)");
     let world = World::build(&catalog, &market, &snapshot, &prices, &npm).expect("world");
-    Fixture { catalog, market, world }
+    Fixture { world }
 }
 
 impl Fixture {
     fn guard(&self, program: &Program) -> Result<(), GuardError> {
         let w = self.world.chain(ChainId(1)).expect("chain 1");
         let executor = w.shortcuts.router.expect("router").1;
-        let is_listed = |at| listed(&self.catalog, &self.market, ChainId(1), at);
-        check(w, is_listed, executor, program)
+        check(w, executor, program)
     }
 
     fn executor(&self) -> Address {

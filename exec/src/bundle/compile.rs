@@ -238,7 +238,7 @@ impl<'a> Compiler<'a> {
         if target == self.account {
             return Err(BundleError::invalid(field, "the program cannot call its own account"));
         }
-        if !encode::guard::listed(&self.state.catalog, &self.state.market, self.chain, target) {
+        if !self.world.is_listed(target) {
             return Err(BundleError::unroutable(
                 field,
                 format!("{target} is not a contract listed as deployed on chain {}", self.chain),
@@ -1406,9 +1406,7 @@ impl<'a> Compiler<'a> {
             b.move_to_front(mark);
         }
         let program = b.build();
-        let listed =
-            |a| encode::guard::listed(&self.state.catalog, &self.state.market, self.chain, a);
-        encode::guard::check(self.world, listed, acct, &program).map_err(|e| {
+        encode::guard::check(self.world, acct, &program).map_err(|e| {
             tracing::error!(error = %e, chain = %self.chain, "bundle program refused by the guard");
             BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
         })?;

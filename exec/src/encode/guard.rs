@@ -19,6 +19,8 @@
 //! router, the wallet factory, or the sender's own delegated account), and
 //! no approval names an executor.
 
+use std::collections::HashSet;
+
 use alloy_primitives::Address;
 use switchyard_catalog::{Catalog, ChainId, Market};
 
@@ -84,33 +86,32 @@ pub enum GuardError {
     },
 }
 
-/// Whether `at` is listed on `chain`: a catalog token, deployment or
-/// position, or a market pool or two-token vault (or a token a pool names).
-pub fn listed(catalog: &Catalog, market: &Market, chain: ChainId, at: Address) -> bool {
-    catalog.token(chain, at).is_some()
-        || catalog.deployments_on(chain).any(|d| d.address == at)
-        || catalog
-            .positions()
-            .iter()
-            .any(|p| p.chain_id == chain && (p.address == at || p.primary_address == at))
-        || market.pools.iter().any(|r| r.common().chain_id == chain && r.contracts().contains(&at))
-        || market.dual_vaults.iter().any(|v| v.chain_id == chain && v.address == at)
+/// Every address listed on `chain`: the catalog's tokens, deployments and
+/// positions, and the market's pools, the contracts they name (tokens, a
+/// Compound market's comptroller) and its two-token vaults. The world keeps
+/// the set ([`ChainWorld::is_listed`]), so a check is one hash lookup.
+pub fn listed_on(catalog: &Catalog, market: &Market, chain: ChainId) -> HashSet<Address> {
+    let mut out: HashSet<Address> = catalog.tokens_on(chain).iter().map(|t| t.address).collect();
+    out.extend(catalog.deployments_on(chain).map(|d| d.address));
+    for p in catalog.positions().iter().filter(|p| p.chain_id == chain) {
+        out.extend([p.address, p.primary_address]);
+    }
+    for r in market.pools.iter().filter(|r| r.common().chain_id == chain) {
+        out.extend(r.contracts());
+    }
+    out.extend(market.dual_vaults.iter().filter(|v| v.chain_id == chain).map(|v| v.address));
+    out
 }
 
 /// Checks every command of `program`, run as `account` on `world`'s chain.
-pub fn check(
-    world: &ChainWorld,
-    listed: impl Fn(Address) -> bool,
-    account: Address,
-    program: &Program,
-) -> Result<(), GuardError> {
+pub fn check(world: &ChainWorld, account: Address, program: &Program) -> Result<(), GuardError> {
     for c in program.targets()? {
         let (index, target) = (c.index, c.target);
         if target == account {
             return Err(GuardError::OwnAccount { index, target });
         }
         let Some(selector) = c.selector else { continue };
-        if !listed(target) {
+        if !world.is_listed(target) {
             return Err(GuardError::NotListed { index, target, chain: world.chain });
         }
         let unknown = |contract| GuardError::UnknownFunction {

@@ -175,6 +175,8 @@ pub struct ChainWorld {
     functions: HashMap<Address, (Artifact, Arc<Selectors>)>,
     /// The Balancer pool id the Vault gave each weighted pool placed.
     balancer_ids: HashMap<Address, B256>,
+    /// Every address the catalog and market list on the chain.
+    listed: Arc<std::collections::HashSet<Address>>,
 }
 
 /// What holds a non-tokenized position in the world.
@@ -291,6 +293,12 @@ fn same_pools(a: &MarketSnapshot, b: &MarketSnapshot, chain: ChainId) -> bool {
 }
 
 impl ChainWorld {
+    /// Whether the catalog or the market lists `at` on this chain (a
+    /// program may call only such contracts).
+    pub fn is_listed(&self, at: Address) -> bool {
+        self.listed.contains(&at)
+    }
+
     /// The Balancer pool id of the weighted pool at `pool`, as its Vault
     /// registered it.
     pub fn balancer_pool_id(&self, pool: Address) -> Option<B256> {
@@ -315,6 +323,7 @@ impl ChainWorld {
             positions: self.positions.clone(),
             functions: self.functions.clone(),
             balancer_ids: self.balancer_ids.clone(),
+            listed: Arc::clone(&self.listed),
         }
     }
 
@@ -750,6 +759,7 @@ impl<'a> ChainBuilder<'a> {
             positions,
             functions,
             balancer_ids: self.balancer_ids,
+            listed: Arc::new(crate::encode::guard::listed_on(self.catalog, market, chain)),
         })
     }
 
