@@ -1,47 +1,15 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
-/// @title A plain ERC-20 for tests.
+import {ReferenceERC20} from "./ReferenceERC20.sol";
+
+/// @title A plain ERC-20 for tests: `ReferenceERC20` with public `mint` and
+/// `burn`.
 /// @notice Anyone may mint and burn: tests use `mint` to fund accounts and
 /// pools, and `burn` to take assets out of a vault (a loss) without a
-/// privileged role. Decimals are set at deployment.
-contract TestERC20 {
-    string public name;
-    string public symbol;
-    uint8 public immutable decimals;
-    uint256 public totalSupply;
-    mapping(address => uint256) public balanceOf;
-    mapping(address => mapping(address => uint256)) public allowance;
-
-    event Transfer(address indexed from, address indexed to, uint256 value);
-    event Approval(address indexed owner, address indexed spender, uint256 value);
-
-    constructor(string memory name_, string memory symbol_, uint8 decimals_) {
-        name = name_;
-        symbol = symbol_;
-        decimals = decimals_;
-    }
-
-    function transfer(address to, uint256 amount) external returns (bool) {
-        _move(msg.sender, to, amount);
-        return true;
-    }
-
-    function approve(address spender, uint256 amount) external returns (bool) {
-        allowance[msg.sender][spender] = amount;
-        emit Approval(msg.sender, spender, amount);
-        return true;
-    }
-
-    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
-        uint256 allowed = allowance[from][msg.sender];
-        if (allowed != type(uint256).max) {
-            // Checked arithmetic reverts on an insufficient allowance.
-            allowance[from][msg.sender] = allowed - amount;
-        }
-        _move(from, to, amount);
-        return true;
-    }
+/// privileged role. The EVM world never places it.
+contract TestERC20 is ReferenceERC20 {
+    constructor(string memory name_, string memory symbol_, uint8 decimals_) ReferenceERC20(name_, symbol_, decimals_) {}
 
     function mint(address to, uint256 amount) external {
         totalSupply += amount;
@@ -58,13 +26,5 @@ contract TestERC20 {
             totalSupply -= amount;
         }
         emit Transfer(from, address(0), amount);
-    }
-
-    function _move(address from, address to, uint256 amount) private {
-        balanceOf[from] -= amount;
-        unchecked {
-            balanceOf[to] += amount;
-        }
-        emit Transfer(from, to, amount);
     }
 }

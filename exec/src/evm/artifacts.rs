@@ -106,6 +106,9 @@ pub enum Artifact {
     ReferenceMathHelpers,
     /// `ReferenceShortcutsHelpers.sol`: Enso's `EnsoShortcutsHelpers` v3.
     ReferenceShortcutsHelpers,
+    /// `ReferenceERC20.sol`: a plain ERC-20 token (the interface only);
+    /// constructor `(string name, string symbol, uint8 decimals)`.
+    ReferenceErc20,
     /// `ReferencePercentageMathHelpers.sol`: Enso's `PercentageMathHelpers`.
     ReferencePercentageMathHelpers,
     /// `OpenZeppelinVault.sol`: `@openzeppelin/contracts@5.7.0`'s `ERC4626`;
@@ -196,7 +199,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 48] = [
+    pub const ALL: [Self; 49] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -234,6 +237,7 @@ impl Artifact {
         Self::ReferenceMathHelpers,
         Self::ReferenceShortcutsHelpers,
         Self::ReferenceShortcutsHelpersV2,
+        Self::ReferenceErc20,
         Self::ReferencePercentageMathHelpers,
         Self::OpenZeppelinVault,
         Self::ReferenceV2Router,
@@ -288,6 +292,7 @@ impl Artifact {
             Self::ReferenceMathHelpers => "ReferenceMathHelpers",
             Self::ReferenceShortcutsHelpers => "ReferenceShortcutsHelpers",
             Self::ReferenceShortcutsHelpersV2 => "ReferenceShortcutsHelpersV2",
+            Self::ReferenceErc20 => "ReferenceERC20",
             Self::ReferencePercentageMathHelpers => "ReferencePercentageMathHelpers",
             Self::OpenZeppelinVault => "OpenZeppelinVault",
             Self::ReferenceV2Router => "ReferenceV2Router",
@@ -392,6 +397,9 @@ impl Artifact {
             }
             Self::ReferenceShortcutsHelpersV2 => {
                 include_str!("../../../contracts/artifacts/ReferenceShortcutsHelpersV2.json")
+            }
+            Self::ReferenceErc20 => {
+                include_str!("../../../contracts/artifacts/ReferenceERC20.json")
             }
             Self::ReferencePercentageMathHelpers => {
                 include_str!("../../../contracts/artifacts/ReferencePercentageMathHelpers.json")

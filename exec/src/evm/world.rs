@@ -20,9 +20,11 @@
 //! snapshot's `liquidityNet` and the active liquidity is the snapshot's.
 //!
 //! Balances that the fixtures need (pool reserves, a simulated sender's
-//! inputs) are given with [`ChainWorld::fund`]: a mint for test tokens, a
-//! direct write of the balance mapping for the others, which leaves every
-//! pool's totals (the state the kernel quoted) untouched.
+//! inputs) are given with [`ChainWorld::fund`]: a write of the balance and
+//! the supply for plain ERC-20s (as a mint would leave them, without the
+//! token having a mint), a direct write of the balance mapping for the
+//! others, which leaves every pool's totals (the state the kernel quoted)
+//! untouched.
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -118,8 +120,9 @@ impl<T> Doing<T> for Result<T, EvmError> {
 /// How a token keeps its balances, which decides how an account is funded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenImpl {
-    /// `TestERC20`: public `mint`.
-    TestErc20,
+    /// `ReferenceERC20`: the balance mapping and the total supply are
+    /// written together; a supply past 2^256 is refused.
+    Erc20,
     /// `ReferenceWETH`: the balance mapping, backed by the contract's native
     /// balance.
     Weth,
@@ -412,7 +415,7 @@ impl ChainWorld {
     }
 
     /// Sets `holder`'s balance of `token` to exactly `amount` (tokens with
-    /// a plain balance mapping, WETH and `TestERC20`; `None` for others).
+    /// a plain balance mapping, WETH and `ReferenceERC20`; `None` for others).
     fn set_balance(
         &self,
         evm: &mut Evm,
@@ -424,7 +427,7 @@ impl ChainWorld {
         let now = Self::balance_of(evm, token, holder).ok()?;
         if amount >= now {
             return match kind {
-                Some(TokenImpl::TestErc20 | TokenImpl::Weth | TokenImpl::Mapping(..)) => {
+                Some(TokenImpl::Erc20 | TokenImpl::Weth | TokenImpl::Mapping(..)) => {
                     fund(evm, kind, token, holder, amount - now).ok()
                 }
                 _ => None,
@@ -432,10 +435,15 @@ impl ChainWorld {
         }
         let less = now - amount;
         match kind {
-            Some(TokenImpl::TestErc20) => evm
-                .call_sol(DEPLOYER, token, &TestERC20::burnCall { from: holder, amount: less })
-                .ok()
-                .map(drop),
+            Some(TokenImpl::Erc20) => {
+                let art = Artifact::ReferenceErc20;
+                let slot = mapping_slot(holder, art.storage_slot("balanceOf")?);
+                evm.set_storage(token, slot, amount);
+                let supply_slot = U256::from(art.storage_slot("totalSupply")?);
+                let supply = evm.storage(token, supply_slot);
+                evm.set_storage(token, supply_slot, supply.saturating_sub(less));
+                Some(())
+            }
             Some(TokenImpl::Weth) => {
                 let slot = mapping_slot(holder, Artifact::ReferenceWeth.storage_slot("balanceOf")?);
                 evm.set_storage(token, slot, amount);
@@ -537,8 +545,8 @@ pub fn mapping_slot(key: Address, slot: u64) -> U256 {
 
 /// Refuses a balance no holder could have: near 2^128 wei of a native coin
 /// (or WETH, backed by it), or more of a token the world does not mint than
-/// its supply (where the fixture keeps one). A test token is minted, and
-/// refuses an overflowing supply itself.
+/// its supply (where the fixture keeps one). A plain ERC-20's supply grows
+/// with the funding, which refuses a supply past 2^256.
 fn fundable<E>(
     evm: &mut Evm<E>,
     kind: Option<TokenImpl>,
@@ -560,7 +568,7 @@ where
             }
             return Ok(());
         }
-        Some(TokenImpl::TestErc20) | None => return Ok(()),
+        Some(TokenImpl::Erc20) | None => return Ok(()),
     }
     if amount > U256::from(u128::MAX) {
         return Err(EvmError::Unfundable(format!("{amount} wei of a native coin")));
@@ -597,8 +605,16 @@ where
         artifact.storage_slot(var).map(U256::from).ok_or(EvmError::NotAContract(token))
     };
     match kind {
-        Some(TokenImpl::TestErc20) => {
-            evm.call_sol(DEPLOYER, token, &TestERC20::mintCall { to: holder, amount }).map(drop)
+        Some(TokenImpl::Erc20) => {
+            // What a mint would do: the supply grows (refused past 2^256),
+            // then the holder's balance.
+            let supply_slot = var_slot(Artifact::ReferenceErc20, "totalSupply")?;
+            let supply = evm.storage(token, supply_slot);
+            let grown = supply.checked_add(amount).ok_or_else(|| {
+                EvmError::Unfundable(format!("{amount} on a supply of {supply} overflows"))
+            })?;
+            evm.set_storage(token, supply_slot, grown);
+            add_to_mapping(evm, Artifact::ReferenceErc20, "balanceOf", amount)
         }
         Some(TokenImpl::Weth) => {
             add_to_mapping(evm, Artifact::ReferenceWeth, "balanceOf", amount)?;
@@ -838,7 +854,7 @@ impl<'a> ChainBuilder<'a> {
     }
 
     /// Every base token of the chain: WETH-style at the wrapped native
-    /// address, a test ERC-20 elsewhere.
+    /// address, a plain `ReferenceERC20` elsewhere.
     fn base_tokens(&mut self) -> Result<(), WorldError> {
         let catalog = self.catalog;
         let wrapped = catalog.network(self.chain).map(|n| n.wrapped_native);
@@ -874,13 +890,14 @@ impl<'a> ChainBuilder<'a> {
             decimals,
         }
         .abi_encode();
-        self.deploy_at(Artifact::TestErc20, &args, at)?;
-        self.tokens.insert(at, TokenImpl::TestErc20);
+        // The same constructor as the test token's, without mint and burn.
+        self.deploy_at(Artifact::ReferenceErc20, &args, at)?;
+        self.tokens.insert(at, TokenImpl::Erc20);
         Ok(())
     }
 
     /// DeFi tokens no pool created (LP tokens of pools the kernel does not
-    /// enter, for instance) become test tokens, so balances of them work.
+    /// enter, for instance) become plain ERC-20s, so balances of them work.
     fn placeholder_tokens(&mut self) -> Result<(), WorldError> {
         let catalog = self.catalog;
         for t in catalog.tokens_on(self.chain) {
