@@ -137,3 +137,10 @@ impl ExecError {
         }
     }
 }
+
+impl From<crate::encode::guard::GuardError> for ExecError {
+    /// A program or transaction the guard refuses: an encoder defect.
+    fn from(e: crate::encode::guard::GuardError) -> Self {
+        Self::Encode(crate::encode::EncodeError::Guard(e))
+    }
+}

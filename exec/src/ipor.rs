@@ -262,8 +262,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
         },
     );
     let approvals = approvals_of(&p, req.from, &inputs);
-    encode::guard::check_entry(cw, p.runner, &tx, &approvals)
-        .map_err(|e| ExecError::Encode(encode::EncodeError::Guard(e)))?;
+    encode::guard::check_entry(cw, p.runner, &tx, &approvals)?;
     let mut setup = sim_setup(cw, &p, req.from, &inputs, &approvals);
     setup.watch = vec![(req.from, vault.address)];
     let outcome = simulate(cw, &tx, &setup).map_err(|e| {

@@ -183,8 +183,7 @@ pub fn nontokenized_now(
         },
     );
     let approvals = approvals_of(&p, route.from, &inputs);
-    encode::guard::check_entry(cw, p.runner, &tx, &approvals)
-        .map_err(|e| ExecError::Encode(encode::EncodeError::Guard(e)))?;
+    encode::guard::check_entry(cw, p.runner, &tx, &approvals)?;
     let mut setup = sim_setup(cw, &p, route.from, &inputs, &approvals);
     // The position as a balance: the receiver's debt or stake.
     setup.watch = vec![(owner, req.position)];

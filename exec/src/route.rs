@@ -215,8 +215,7 @@ pub(crate) fn guard(
     account: Address,
     program: &encode::Program,
 ) -> Result<(), ExecError> {
-    encode::guard::check(cw, account, program)
-        .map_err(|e| ExecError::Encode(encode::EncodeError::Guard(e)))
+    Ok(encode::guard::check(cw, account, program)?)
 }
 
 /// A fresh low half for a request id.
@@ -410,8 +409,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     );
     let parts = Parties { runner, account, receiver, owner, pull_from };
     let approvals = approvals_of(&parts, req.from, &inputs);
-    encode::guard::check_entry(cw, runner, &tx, &approvals)
-        .map_err(|e| ExecError::Encode(encode::EncodeError::Guard(e)))?;
+    encode::guard::check_entry(cw, runner, &tx, &approvals)?;
     let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
     if destination.is_none() {
         setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
