@@ -506,6 +506,8 @@ fn parse(name: &'static str, json: &str) -> Result<Bytes, EvmError> {
 #[derive(Debug, Clone)]
 pub struct NpmArtifacts {
     artifacts: Vec<(Artifact, Bytes, std::sync::Arc<Selectors>)>,
+    /// The selectors of our own (committed) artifacts, parsed once here.
+    own: Vec<(Artifact, std::sync::Arc<Selectors>)>,
 }
 
 /// Where each npm artifact lives under `node_modules`. A Balancer
@@ -606,7 +608,11 @@ impl NpmArtifacts {
                 Ok((*a, code, std::sync::Arc::new(selectors)))
             })
             .collect::<Result<_, EvmError>>()?;
-        Ok(Self { artifacts })
+        let own = Artifact::ALL
+            .iter()
+            .filter_map(|a| Some((*a, std::sync::Arc::new(a.own_selectors()?))))
+            .collect();
+        Ok(Self { artifacts, own })
     }
 
     /// The artifacts of [`Self::default_dir`], read once per process.
@@ -622,10 +628,9 @@ impl NpmArtifacts {
     /// The selectors of any artifact's functions: the npm ABI for the npm
     /// ones, the committed one for ours.
     pub fn selectors(&self, artifact: Artifact) -> std::sync::Arc<Selectors> {
-        self.artifacts.iter().find(|(a, ..)| *a == artifact).map_or_else(
-            || std::sync::Arc::new(artifact.own_selectors().unwrap_or_default()),
-            |(.., s)| s.clone(),
-        )
+        let npm = self.artifacts.iter().find(|(a, ..)| *a == artifact).map(|(.., s)| s);
+        let own = || self.own.iter().find(|(a, _)| *a == artifact).map(|(_, s)| s);
+        npm.or_else(own).cloned().unwrap_or_default()
     }
 
     /// One artifact's initcode (ours from the committed files).

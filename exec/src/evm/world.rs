@@ -755,14 +755,10 @@ impl<'a> ChainBuilder<'a> {
         for (contract, why) in self.deployments(snapshot) {
             unbuilt.push((contract, why));
         }
-        let mut abis: HashMap<Artifact, Arc<Selectors>> = HashMap::new();
         let functions = self
             .placed
             .iter()
-            .map(|(at, artifact)| {
-                let abi = abis.entry(*artifact).or_insert_with(|| self.npm.selectors(*artifact));
-                (*at, (*artifact, abi.clone()))
-            })
+            .map(|(at, artifact)| (*at, (*artifact, self.npm.selectors(*artifact))))
             .collect();
         let (base, block) = self.evm.freeze();
         Ok(ChainWorld {
