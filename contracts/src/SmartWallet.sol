@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 import {TokenReceiverHooks} from "./TokenReceiverHooks.sol";
+import {requireTokenCall} from "./TokenTransfers.sol";
 import {WeirollVM} from "./WeirollVM.sol";
 
 /// @title Reference of Enso's deployed `EnsoWalletV2` (`ensowallet-v2`,
@@ -41,7 +42,6 @@ contract SmartWallet is WeirollVM, TokenReceiverHooks {
     error InvalidInitialization();
     error ArrayLengthMismatch(uint256 array1Length, uint256 array2Length);
     error WithdrawFailed();
-    error SafeERC20FailedOperation(address token);
 
     constructor() {
         _setInitialized(type(uint64).max);
@@ -128,10 +128,7 @@ contract SmartWallet is WeirollVM, TokenReceiverHooks {
         if (erc20s.length != amounts.length) revert ArrayLengthMismatch(erc20s.length, amounts.length);
         for (uint256 k; k < erc20s.length; ++k) {
             (bool ok, bytes memory r) = erc20s[k].call(abi.encodeWithSelector(0xa9059cbb, _owner, amounts[k]));
-            if (!ok) _bubble(r);
-            if (r.length == 0 ? erc20s[k].code.length == 0 : (r.length < 32 || abi.decode(r, (uint256)) != 1)) {
-                revert SafeERC20FailedOperation(erc20s[k]);
-            }
+            requireTokenCall(erc20s[k], ok, r);
         }
     }
 

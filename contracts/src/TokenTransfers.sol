@@ -30,14 +30,30 @@ struct Token {
     bytes data;
 }
 
+/// OpenZeppelin SafeERC20's error for a token call that returned false or
+/// nothing from a non-contract.
+error SafeERC20FailedOperation(address token);
+
+/// OpenZeppelin SafeERC20's rule for the outcome of a token call: a revert
+/// is passed on as it came; otherwise the return must be empty from a
+/// contract, or decode to true.
+function requireTokenCall(address token, bool ok, bytes memory returned) view {
+    if (!ok) {
+        assembly ("memory-safe") {
+            revert(add(returned, 32), mload(returned))
+        }
+    }
+    if (returned.length == 0 ? token.code.length == 0 : (returned.length < 32 || abi.decode(returned, (uint256)) != 1)) {
+        revert SafeERC20FailedOperation(token);
+    }
+}
+
 /// @title How Enso's router and wallet factory move a caller's inputs.
 /// @notice ERC-20 by a checked `transferFrom` (OpenZeppelin SafeERC20's
 /// rules and error), ERC-721/1155 by `safeTransferFrom` (data `"0x"` for
 /// 1155), all from `msg.sender`; a Native entry moves nothing here and is
 /// reported to the caller, which settles it against `msg.value`.
 abstract contract TokenTransfers {
-    error SafeERC20FailedOperation(address token);
-
     /// The deployed contract's own revert for a token type it does not know.
     function _unsupportedTokenType(TokenType tokenType) internal pure virtual;
 
@@ -62,13 +78,6 @@ abstract contract TokenTransfers {
 
     function _safeTransferFrom(address token, address from, address to, uint256 amount) private {
         (bool ok, bytes memory r) = token.call(abi.encodeWithSelector(0x23b872dd, from, to, amount));
-        if (!ok) {
-            assembly ("memory-safe") {
-                revert(add(r, 32), mload(r))
-            }
-        }
-        if (r.length == 0 ? token.code.length == 0 : (r.length < 32 || abi.decode(r, (uint256)) != 1)) {
-            revert SafeERC20FailedOperation(token);
-        }
+        requireTokenCall(token, ok, r);
     }
 }
