@@ -275,12 +275,7 @@ async fn bundles_borrow_against_what_they_supply() {
         assert_eq!(out.gains[0], Some(amount), "{name}: the borrowed amount arrives");
         // The debt is the account's.
         let debt = if name == "aave" {
-            evm.view(
-                WETH_DEBT,
-                &switchyard_engine::evm::abi::ReferenceVariableDebtToken::balanceOfCall {
-                    user: USER,
-                },
-            )
+            switchyard_engine::evm::world::ChainWorld::balance_of(&mut evm, WETH_DEBT, USER)
         } else {
             evm.view(
                 CDAI,

@@ -1,4 +1,4 @@
-//! Differential tests of the kernel's lending, liquid-staking and
+//! Differential tests of the kernel's Compound, liquid-staking and
 //! configurable-fee constant-product math (`Pool::swap_exact_in` over
 //! `PoolState::{Lending, LiquidStaking, UniswapV2}`) against the reference
 //! contracts of `contracts/src`, run in the engine's EVM. No tolerance:
@@ -6,18 +6,6 @@
 //!
 //! What each property checks, per operation:
 //!
-//! - Aave V3 (`ReferenceAavePool` + `ReferenceAToken`, fixed index of 1 to 8
-//!   ray): a supply the kernel fills credits a fresh holder exactly the
-//!   kernel's output (`rayMul(rayDiv(x, i), i)`) and `rayDiv(x, i)` scaled
-//!   units, and leaves the state (index, pool cash) the kernel says; a supply
-//!   to a holder that already has aTokens raises its balance by the output
-//!   ±1 wei (the balance rounds once over the sum). A withdrawal the kernel
-//!   fills pays exactly its output and leaves its state, `withdraw(max)`
-//!   included. A kernel error is a revert: above the cash
-//!   (`NotEnoughLiquidity`), burning no scaled unit (`InvalidBurnAmount`,
-//!   dust at an index above 2 ray; `InvalidMintAmount` for supplies) or past
-//!   the ray math's 256 bits (a panic). A transfer of a whole balance moves
-//!   every scaled unit, so the recipient reads exactly that balance.
 //! - Compound V2 (`ReferenceCToken`, fixed rate): a mint or redeem the kernel
 //!   fills moves exactly its output and leaves its state (rate, cash). A
 //!   kernel error is either a zero output the cToken accepts (a mint of less
@@ -50,100 +38,27 @@
 //! reaching the paths that matter; `cargo test -- --nocapture` prints them.
 //! `PROPTEST_CASES` runs a longer soak.
 
-use std::{cell::RefCell, collections::BTreeMap};
+mod common;
 
 use alloy_primitives::{Address, Bytes, U256, aliases::U112, uint};
 use alloy_sol_types::{SolCall, SolConstructor, SolError, SolEvent, sol};
-use proptest::{
-    prelude::*,
-    test_runner::{Config, RngSeed, TestCaseError, TestRunner},
-};
-use switchyard_catalog::{ChainId, market::LendingModel};
-use switchyard_exec::evm::{Artifact, Evm, EvmError, abi::TestERC20};
+use common::{CaseResult, DEPLOYER, Stats, balance, bits, burn, deploy_token, fresh, mint, part};
+use proptest::prelude::*;
+use switchyard_catalog::market::LendingModel;
+use switchyard_exec::evm::{Evm, EvmError, abi::TestERC20};
 use switchyard_kernel::{
     Pool, PoolState,
     amm::{AmmError, full_math::mul_div, vault},
 };
 
-const DEPLOYER: Address = Address::repeat_byte(0xde);
 const TRADER: Address = Address::repeat_byte(0x7a);
 const RECIPIENT: Address = Address::repeat_byte(0x5e);
 const HOLDER: Address = Address::repeat_byte(0x40);
 const NATIVE: Address = Address::repeat_byte(0xee);
 
-const RAY: U256 = uint!(1000000000000000000000000000_U256);
 const WAD: U256 = uint!(1000000000000000000_U256);
 
-type CaseResult = Result<(), TestCaseError>;
-
 sol! {
-    #[sol(all_derives)]
-    contract ReferenceAavePool {
-        error NotDeployer();
-        error ReserveAlreadyInitialized(address asset);
-        error ReserveNotInitialized(address asset);
-        error InvalidLiquidityIndex(uint256 liquidityIndex);
-        error ATokenMismatch(address aToken);
-        error InvalidAmount();
-        error NotEnoughAvailableUserBalance(uint256 requested, uint256 balance);
-        error NotEnoughLiquidity(uint256 requested, uint256 available);
-        error TransferFailed();
-
-        event ReserveInitialized(address indexed asset, address indexed aToken, uint256 liquidityIndex);
-        event Supply(
-            address indexed reserve,
-            address user,
-            address indexed onBehalfOf,
-            uint256 amount,
-            uint16 indexed referralCode
-        );
-        event Withdraw(address indexed reserve, address indexed user, address indexed to, uint256 amount);
-
-        function deployer() external view returns (address);
-        function initReserve(address asset, address aToken, uint256 liquidityIndex) external;
-        function getReserveNormalizedIncome(address asset) external view returns (uint256);
-        function aTokenOf(address asset) external view returns (address);
-        function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode) external;
-        function deposit(address asset, uint256 amount, address onBehalfOf, uint16 referralCode) external;
-        function withdraw(address asset, uint256 amount, address to) external returns (uint256);
-    }
-
-    #[sol(all_derives)]
-    contract ReferenceAToken {
-        error OnlyPool();
-        error InvalidMintAmount();
-        error InvalidBurnAmount();
-
-        event Transfer(address indexed from, address indexed to, uint256 value);
-        event Mint(
-            address indexed caller,
-            address indexed onBehalfOf,
-            uint256 value,
-            uint256 balanceIncrease,
-            uint256 index
-        );
-        event Burn(
-            address indexed from,
-            address indexed target,
-            uint256 value,
-            uint256 balanceIncrease,
-            uint256 index
-        );
-        event BalanceTransfer(address indexed from, address indexed to, uint256 value, uint256 index);
-
-        constructor(address pool, address underlying, string name, string symbol, uint8 decimals);
-
-        function POOL() external view returns (address);
-        function UNDERLYING_ASSET_ADDRESS() external view returns (address);
-        function balanceOf(address user) external view returns (uint256);
-        function totalSupply() external view returns (uint256);
-        function scaledBalanceOf(address user) external view returns (uint256);
-        function scaledTotalSupply() external view returns (uint256);
-        function transfer(address to, uint256 amount) external returns (bool);
-        function approve(address spender, uint256 amount) external returns (bool);
-        function transferFrom(address from, address to, uint256 amount) external returns (bool);
-    }
-
     #[sol(all_derives)]
     contract ReferenceCToken {
         error DivisionOverflow();
@@ -258,66 +173,15 @@ sol! {
 
 // ---------------------------------------------------------------- helpers
 
-/// `cases` cases from a fixed seed, so the coverage counters are the same
-/// on every run; with `PROPTEST_CASES` set, that many cases from a random
-/// seed (`PROPTEST_RNG_SEED` pins one), a longer soak.
-fn runner(cases: u32) -> TestRunner {
-    let defaults = Config::default();
-    let soak = std::env::var_os("PROPTEST_CASES").is_some();
-    let cases = if soak { defaults.cases } else { cases };
-    let rng_seed = if soak { defaults.rng_seed } else { RngSeed::Fixed(0x5eed_0005) };
-    // No regression file: a failure prints its minimal case, which belongs
-    // in a named test here.
-    TestRunner::new(Config {
-        cases,
-        rng_seed,
-        max_shrink_iters: 256,
-        failure_persistence: None,
-        ..defaults
-    })
-}
-
-/// Runs `test` over `strategy`, failing with proptest's minimal case.
 fn check<S: Strategy>(cases: u32, strategy: S, test: impl Fn(S::Value) -> CaseResult)
 where
     S::Value: std::fmt::Debug,
 {
-    if let Err(e) = runner(cases).run(&strategy, test) {
-        panic!("{e}");
-    }
-}
-
-/// A number of `lo..=hi` significant bits with random bits below the top
-/// one: log-uniform over `[2^(lo-1), 2^hi)`.
-fn bits(lo: u32, hi: u32) -> impl Strategy<Value = U256> {
-    (lo..=hi, any::<[u64; 4]>()).prop_map(|(n, limbs)| {
-        let low = U256::from_limbs(limbs) & ((U256::ONE << (n - 1)) - U256::ONE);
-        low | (U256::ONE << (n - 1))
-    })
-}
-
-/// `x * share / 2^32`, at least 1.
-fn part(x: U256, share: u32) -> U256 {
-    ((x * U256::from(share)) >> 32usize).max(U256::ONE)
+    common::check(0x5eed_0005, cases, strategy, test);
 }
 
 fn pool(address: Address, tokens: [Address; 2], state: PoolState) -> Pool {
-    Pool {
-        chain: ChainId(1),
-        address,
-        protocol: "differential".into(),
-        tokens: tokens.into(),
-        decimals: [18, 18].into(),
-        state,
-    }
-}
-
-/// A distinct address that has never held anything, per `k`.
-fn fresh(k: u32) -> Address {
-    let mut a = [0u8; 20];
-    a[0] = 0xf0;
-    a[16..].copy_from_slice(&k.to_be_bytes());
-    Address::from(a)
+    common::pool(address, tokens.into(), vec![18, 18], state)
 }
 
 /// The initcode of a committed artifact: its `bytecode` field.
@@ -333,30 +197,10 @@ fn deploy(evm: &mut Evm, json: &str, args: &[u8]) -> Result<Address, EvmError> {
     evm.deploy(DEPLOYER, code.into())
 }
 
-const AAVE_POOL: &str = include_str!("../../contracts/artifacts/ReferenceAavePool.json");
-const ATOKEN: &str = include_str!("../../contracts/artifacts/ReferenceAToken.json");
 const CTOKEN: &str = include_str!("../../contracts/artifacts/ReferenceCToken.json");
 const STETH: &str = include_str!("../../contracts/artifacts/ReferenceStETH.json");
 const WSTETH: &str = include_str!("../../contracts/artifacts/ReferenceWstETH.json");
 const V2_PAIR: &str = include_str!("../../contracts/artifacts/ReferenceV2Pair.json");
-
-fn deploy_token(evm: &mut Evm, decimals: u8) -> Result<Address, EvmError> {
-    let args = TestERC20::constructorCall { name: "Token".into(), symbol: "TKN".into(), decimals }
-        .abi_encode();
-    evm.deploy_artifact(DEPLOYER, Artifact::TestErc20, &args)
-}
-
-fn mint(evm: &mut Evm, token: Address, to: Address, amount: U256) -> Result<(), EvmError> {
-    evm.call_sol(DEPLOYER, token, &TestERC20::mintCall { to, amount }).map(drop)
-}
-
-fn burn(evm: &mut Evm, token: Address, from: Address, amount: U256) -> Result<(), EvmError> {
-    evm.call_sol(DEPLOYER, token, &TestERC20::burnCall { from, amount }).map(drop)
-}
-
-fn balance(evm: &mut Evm, token: Address, who: Address) -> Result<U256, EvmError> {
-    evm.view(token, &TestERC20::balanceOfCall { who })
-}
 
 /// The call reverted with the custom error `E`.
 fn reverted_with<E: SolError, T>(r: &Result<T, EvmError>) -> bool {
@@ -368,399 +212,6 @@ fn reverted_with<E: SolError, T>(r: &Result<T, EvmError>) -> bool {
 fn panicked<T>(r: &Result<T, EvmError>) -> bool {
     const PANIC: [u8; 4] = [0x4e, 0x48, 0x7b, 0x71];
     matches!(r, Err(e) if e.revert_data().is_some_and(|d| d.starts_with(&PANIC)))
-}
-
-/// Aave's half-up ray math, as `contracts/src/RayMath.sol` (the kernel's is
-/// private).
-fn ray_mul(a: U256, b: U256) -> U256 {
-    (a * b + RAY / U256::from(2u8)) / RAY
-}
-
-fn ray_div(a: U256, b: U256) -> U256 {
-    (a * RAY + b / U256::from(2u8)) / b
-}
-
-// ---------------------------------------------------------------- Aave V3
-
-#[derive(Debug, Clone)]
-enum AaveOp {
-    /// Supply this much, to a fresh holder (true) or to the trader.
-    Supply(U256, bool),
-    /// Supply so much that `amount * RAY` overflows 256 bits.
-    SupplyHuge(U256),
-    /// Withdraw this share (of 2^32) of the trader's balance, at least 1 wei.
-    Withdraw(u32),
-    /// Withdraw this many wei (at most the trader's balance).
-    WithdrawWei(u8),
-    /// `withdraw(type(uint256).max)`.
-    WithdrawAll,
-    /// Other suppliers bring this much cash.
-    Cash(U256),
-    /// Borrowers take this share (of 2^32, at least half) of the cash.
-    Borrow(u32),
-    /// The trader sends its whole balance to a fresh address, which sends
-    /// its whole balance back.
-    TransferAll,
-}
-
-fn aave_op() -> impl Strategy<Value = AaveOp> {
-    prop_oneof![
-        2 => bits(1, 160).prop_map(|x| AaveOp::Supply(x, true)),
-        1 => (1u8..=3).prop_map(|n| AaveOp::Supply(U256::from(n), true)),
-        3 => bits(1, 160).prop_map(|x| AaveOp::Supply(x, false)),
-        1 => bits(168, 200).prop_map(AaveOp::SupplyHuge),
-        4 => any::<u32>().prop_map(AaveOp::Withdraw),
-        2 => (1u8..=3).prop_map(AaveOp::WithdrawWei),
-        1 => Just(AaveOp::WithdrawAll),
-        1 => bits(1, 160).prop_map(AaveOp::Cash),
-        2 => (1u32 << 31..=u32::MAX).prop_map(AaveOp::Borrow),
-        1 => Just(AaveOp::TransferAll),
-    ]
-}
-
-/// A liquidity index: exactly one ray, just above, up to 2 ray, or up to 8.
-fn aave_index() -> impl Strategy<Value = U256> {
-    prop_oneof![
-        1 => Just(RAY),
-        2 => bits(1, 60).prop_map(|x| RAY + x),
-        3 => bits(60, 90).prop_map(|x| RAY + x % RAY),
-        2 => (1u8..8, bits(1, 90)).prop_map(|(k, x)| RAY * U256::from(k) + x % RAY),
-    ]
-}
-
-#[derive(Debug, Clone)]
-struct AaveCase {
-    index: U256,
-    cash: U256,
-    ops: Vec<AaveOp>,
-}
-
-fn aave_case() -> impl Strategy<Value = AaveCase> {
-    (
-        aave_index(),
-        prop_oneof![Just(U256::ZERO), bits(1, 160)],
-        prop::collection::vec(aave_op(), 1..=10),
-    )
-        .prop_map(|(index, cash, ops)| AaveCase { index, cash, ops })
-}
-
-struct Aave {
-    evm: Evm,
-    asset: Address,
-    pool: Address,
-    a_token: Address,
-}
-
-/// Deploys the asset, the pool and its aToken, and lists the asset at
-/// `index`. The trader approves the pool for the asset.
-fn aave_world(index: U256) -> Result<Aave, EvmError> {
-    let mut evm = Evm::new();
-    let asset = deploy_token(&mut evm, 18)?;
-    let pool = deploy(&mut evm, AAVE_POOL, &[])?;
-    let args = ReferenceAToken::constructorCall {
-        pool,
-        underlying: asset,
-        name: "Aave Token".into(),
-        symbol: "aTKN".into(),
-        decimals: 18,
-    }
-    .abi_encode();
-    let a_token = deploy(&mut evm, ATOKEN, &args)?;
-    evm.call_sol(
-        DEPLOYER,
-        pool,
-        &ReferenceAavePool::initReserveCall { asset, aToken: a_token, liquidityIndex: index },
-    )?;
-    evm.call_sol(TRADER, asset, &TestERC20::approveCall { spender: pool, amount: U256::MAX })?;
-    Ok(Aave { evm, asset, pool, a_token })
-}
-
-impl Aave {
-    /// The state a feed reads: the index and the pool's cash.
-    fn state(&mut self) -> Result<PoolState, EvmError> {
-        Ok(PoolState::Lending {
-            model: LendingModel::Aave,
-            exchange_rate: self.evm.view(
-                self.pool,
-                &ReferenceAavePool::getReserveNormalizedIncomeCall { asset: self.asset },
-            )?,
-            available_liquidity: balance(&mut self.evm, self.asset, self.pool)?,
-        })
-    }
-
-    fn kernel(&mut self) -> Result<Pool, EvmError> {
-        Ok(pool(self.pool, [self.asset, self.a_token], self.state()?))
-    }
-
-    fn a_balance(&mut self, who: Address) -> Result<U256, EvmError> {
-        self.evm.view(self.a_token, &ReferenceAToken::balanceOfCall { user: who })
-    }
-
-    fn scaled(&mut self, who: Address) -> Result<U256, EvmError> {
-        self.evm.view(self.a_token, &ReferenceAToken::scaledBalanceOfCall { user: who })
-    }
-
-    fn supply(&mut self, amount: U256, on_behalf_of: Address) -> Result<(), EvmError> {
-        let call = ReferenceAavePool::supplyCall {
-            asset: self.asset,
-            amount,
-            onBehalfOf: on_behalf_of,
-            referralCode: 0,
-        };
-        self.evm.call_sol(TRADER, self.pool, &call).map(drop)
-    }
-
-    fn withdraw(&mut self, amount: U256) -> Result<U256, EvmError> {
-        let call = ReferenceAavePool::withdrawCall { asset: self.asset, amount, to: RECIPIENT };
-        self.evm.call_sol(TRADER, self.pool, &call)
-    }
-}
-
-fn aave_supply(w: &mut Aave, x: U256, to: Address, stats: &Stats) -> CaseResult {
-    let kernel = w.kernel()?.swap_exact_in(0, 1, x);
-    let (before, scaled_before) = (w.a_balance(to)?, w.scaled(to)?);
-    mint(&mut w.evm, w.asset, TRADER, x)?;
-    let onchain = w.supply(x, to);
-    match kernel {
-        Ok(swap) => {
-            prop_assert!(onchain.is_ok(), "kernel {swap:?} but pool {onchain:?}");
-            let index = match swap.next {
-                PoolState::Lending { exchange_rate, .. } => exchange_rate,
-                _ => U256::ZERO,
-            };
-            prop_assert_eq!(w.scaled(to)? - scaled_before, ray_div(x, index));
-            let got = w.a_balance(to)? - before;
-            if before.is_zero() {
-                // A fresh holder reads back exactly the kernel's output.
-                prop_assert_eq!(got, swap.amount_out);
-                stats.hit("aave supply, fresh holder");
-                if got != x {
-                    stats.hit("aave supply reading back other than the amount");
-                }
-            } else {
-                // A holder's balance rounds once over its whole scaled
-                // balance: the increase is the output ±1.
-                prop_assert!(
-                    got.abs_diff(swap.amount_out) <= U256::ONE,
-                    "{got} against {}",
-                    swap.amount_out
-                );
-                stats.hit("aave supply, holder with a balance");
-                if got != swap.amount_out {
-                    stats.hit("aave supply to a holder off by one");
-                }
-            }
-            prop_assert_eq!(w.state()?, swap.next);
-        }
-        Err(e) => {
-            match e {
-                AmmError::InsufficientLiquidity => {
-                    prop_assert!(
-                        reverted_with::<ReferenceAToken::InvalidMintAmount, _>(&onchain),
-                        "kernel {e} but pool {onchain:?}"
-                    );
-                    stats.hit("aave supply minting nothing");
-                }
-                AmmError::InvalidState => {
-                    prop_assert!(panicked(&onchain), "kernel {e} but pool {onchain:?}");
-                    stats.hit("aave supply past 256 bits");
-                }
-                other => prop_assert!(false, "kernel: {other}"),
-            }
-            burn(&mut w.evm, w.asset, TRADER, x)?;
-        }
-    }
-    Ok(())
-}
-
-fn aave_withdraw(w: &mut Aave, amount: U256, all: bool, stats: &Stats) -> CaseResult {
-    let receipt = if all { w.a_balance(TRADER)? } else { amount };
-    let kernel = w.kernel()?.swap_exact_in(1, 0, receipt);
-    let before = balance(&mut w.evm, w.asset, RECIPIENT)?;
-    let onchain = w.withdraw(if all { U256::MAX } else { amount });
-    match kernel {
-        Ok(swap) => {
-            prop_assert_eq!(onchain?, swap.amount_out);
-            prop_assert_eq!(balance(&mut w.evm, w.asset, RECIPIENT)? - before, swap.amount_out);
-            prop_assert_eq!(w.state()?, swap.next);
-            stats.hit(if all { "aave withdraw(max)" } else { "aave withdrawals" });
-        }
-        Err(AmmError::InsufficientLiquidity) => {
-            if reverted_with::<ReferenceAavePool::NotEnoughLiquidity, _>(&onchain) {
-                stats.hit("aave withdrawals beyond the cash");
-            } else if reverted_with::<ReferenceAToken::InvalidBurnAmount, _>(&onchain) {
-                stats.hit("aave withdrawals burning nothing");
-            } else {
-                prop_assert!(
-                    receipt.is_zero()
-                        && reverted_with::<ReferenceAavePool::InvalidAmount, _>(&onchain),
-                    "kernel refused {receipt} but pool {onchain:?}"
-                );
-            }
-        }
-        Err(e) => prop_assert!(false, "kernel: {e}"),
-    }
-    Ok(())
-}
-
-fn aave_transfer_all(w: &mut Aave, k: u32, stats: &Stats) -> CaseResult {
-    let (held, scaled) = (w.a_balance(TRADER)?, w.scaled(TRADER)?);
-    if held.is_zero() {
-        return Ok(());
-    }
-    let other = fresh(k);
-    let there = ReferenceAToken::transferCall { to: other, amount: held };
-    w.evm.call_sol(TRADER, w.a_token, &there)?;
-    // rayDiv(rayMul(s, i), i) == s for i >= 1 ray: every unit moves.
-    prop_assert_eq!(w.scaled(other)?, scaled);
-    prop_assert_eq!(w.scaled(TRADER)?, U256::ZERO);
-    prop_assert_eq!(w.a_balance(other)?, held);
-    let back = ReferenceAToken::transferCall { to: TRADER, amount: held };
-    w.evm.call_sol(other, w.a_token, &back)?;
-    prop_assert_eq!(w.scaled(TRADER)?, scaled);
-    prop_assert_eq!(w.a_balance(TRADER)?, held);
-    stats.hit("aave whole-balance transfers");
-    Ok(())
-}
-
-fn aave_differential(c: AaveCase, stats: &Stats) -> CaseResult {
-    let mut w = aave_world(c.index)?;
-    mint(&mut w.evm, w.asset, w.pool, c.cash)?;
-    for (k, op) in c.ops.into_iter().enumerate() {
-        let k = k as u32;
-        match op {
-            AaveOp::Supply(x, true) => aave_supply(&mut w, x, fresh(k), stats)?,
-            AaveOp::Supply(x, false) => aave_supply(&mut w, x, TRADER, stats)?,
-            AaveOp::SupplyHuge(x) => aave_supply(&mut w, x, fresh(k), stats)?,
-            AaveOp::Withdraw(share) => {
-                let held = w.a_balance(TRADER)?;
-                if !held.is_zero() {
-                    aave_withdraw(&mut w, part(held, share), false, stats)?;
-                }
-            }
-            AaveOp::WithdrawWei(n) => {
-                let held = w.a_balance(TRADER)?;
-                if !held.is_zero() {
-                    aave_withdraw(&mut w, U256::from(n).min(held), false, stats)?;
-                }
-            }
-            AaveOp::WithdrawAll => aave_withdraw(&mut w, U256::ZERO, true, stats)?,
-            AaveOp::Cash(x) => mint(&mut w.evm, w.asset, w.pool, x)?,
-            AaveOp::Borrow(share) => {
-                let cash = balance(&mut w.evm, w.asset, w.pool)?;
-                if !cash.is_zero() {
-                    burn(&mut w.evm, w.asset, w.pool, part(cash, share))?;
-                }
-            }
-            AaveOp::TransferAll => aave_transfer_all(&mut w, 1000 + k, stats)?,
-        }
-    }
-    Ok(())
-}
-
-#[test]
-fn aave_pool_supplies_and_withdraws_exactly_as_the_kernel() {
-    let stats = Stats::default();
-    check(192, aave_case(), |c| aave_differential(c, &stats));
-    stats.report("aave v3");
-    // About half the lowest count of a few runs.
-    for (what, n) in [
-        ("aave supply, fresh holder", 120),
-        ("aave supply, holder with a balance", 30),
-        ("aave supply reading back other than the amount", 15),
-        ("aave supply to a holder off by one", 2),
-        ("aave supply minting nothing", 2),
-        ("aave supply past 256 bits", 25),
-        ("aave withdrawals", 60),
-        ("aave withdraw(max)", 4),
-        ("aave withdrawals beyond the cash", 3),
-        ("aave withdrawals burning nothing", 2),
-        ("aave whole-balance transfers", 8),
-    ] {
-        stats.expect_at_least(what, n);
-    }
-}
-
-/// `rayDiv(rayMul(s, i), i) == s` for every index of at least one ray, so an
-/// aToken transfer of a whole balance moves every scaled unit; below one ray
-/// it can fail.
-#[test]
-fn aave_ray_round_trip_keeps_scaled_units_from_one_ray() {
-    check(4096, (bits(1, 160), aave_index()), |(s, i)| {
-        prop_assert_eq!(ray_div(ray_mul(s, i), i), s);
-        Ok(())
-    });
-    // Below one ray: s = 1 at i = 0.6 ray reads 1 and converts back to 2.
-    let i = RAY * U256::from(6u8) / U256::from(10u8);
-    assert_eq!(ray_mul(U256::ONE, i), U256::ONE);
-    assert_eq!(ray_div(U256::ONE, i), U256::from(2u8));
-}
-
-/// At an index above 2 ray, withdrawing 1 wei burns no scaled unit: the
-/// aToken refuses, and so does the kernel.
-#[test]
-fn aave_dust_withdrawal_above_two_ray_is_refused() -> CaseResult {
-    let mut w = aave_world(RAY * U256::from(3u8))?;
-    mint(&mut w.evm, w.asset, w.pool, U256::from(1_000u32))?;
-    mint(&mut w.evm, w.asset, TRADER, U256::from(100u32))?;
-    w.supply(U256::from(100u32), TRADER)?;
-    let kernel = w.kernel()?.swap_exact_in(1, 0, U256::ONE);
-    prop_assert_eq!(kernel.map(|s| s.amount_out), Err(AmmError::InsufficientLiquidity));
-    let onchain = w.withdraw(U256::ONE);
-    prop_assert!(reverted_with::<ReferenceAToken::InvalidBurnAmount, _>(&onchain), "{onchain:?}");
-    // 2 wei burns one scaled unit (2 * 1e27 + 1.5e27) / 3e27 = 1.
-    prop_assert_eq!(w.withdraw(U256::from(2u8))?, U256::from(2u8));
-    Ok(())
-}
-
-/// `deposit` is `supply`; `initReserve` is the deployer's, once, at an index
-/// of at least one ray; an unlisted asset reverts.
-#[test]
-fn aave_pool_deposit_alias_and_reserve_guards() -> CaseResult {
-    let index = RAY + RAY / U256::from(10u8);
-    let mut w = aave_world(index)?;
-    let x = U256::from(1_000_000u32);
-    mint(&mut w.evm, w.asset, TRADER, x)?;
-    let call = ReferenceAavePool::depositCall {
-        asset: w.asset,
-        amount: x,
-        onBehalfOf: RECIPIENT,
-        referralCode: 7,
-    };
-    w.evm.call_sol(TRADER, w.pool, &call)?;
-    // 1_000_000 / 1.1 = 909090.9 → 909091 scaled → 1_000_000.1 → 1_000_000.
-    prop_assert_eq!(w.scaled(RECIPIENT)?, U256::from(909_091u32));
-    prop_assert_eq!(w.a_balance(RECIPIENT)?, x);
-    let again = ReferenceAavePool::initReserveCall {
-        asset: w.asset,
-        aToken: w.a_token,
-        liquidityIndex: index,
-    };
-    let r = w.evm.call_sol(DEPLOYER, w.pool, &again);
-    prop_assert!(reverted_with::<ReferenceAavePool::ReserveAlreadyInitialized, _>(&r));
-    let r = w.evm.call_sol(TRADER, w.pool, &again);
-    prop_assert!(reverted_with::<ReferenceAavePool::NotDeployer, _>(&r));
-    let other = deploy_token(&mut w.evm, 18)?;
-    let low = ReferenceAavePool::initReserveCall {
-        asset: other,
-        aToken: w.a_token,
-        liquidityIndex: RAY - U256::ONE,
-    };
-    let r = w.evm.call_sol(DEPLOYER, w.pool, &low);
-    prop_assert!(reverted_with::<ReferenceAavePool::InvalidLiquidityIndex, _>(&r));
-    let wrong =
-        ReferenceAavePool::initReserveCall { asset: other, aToken: w.a_token, liquidityIndex: RAY };
-    let r = w.evm.call_sol(DEPLOYER, w.pool, &wrong);
-    prop_assert!(reverted_with::<ReferenceAavePool::ATokenMismatch, _>(&r));
-    let unlisted = ReferenceAavePool::supplyCall {
-        asset: other,
-        amount: x,
-        onBehalfOf: TRADER,
-        referralCode: 0,
-    };
-    let r = w.evm.call_sol(TRADER, w.pool, &unlisted);
-    prop_assert!(reverted_with::<ReferenceAavePool::ReserveNotInitialized, _>(&r));
-    Ok(())
 }
 
 // ------------------------------------------------------------- Compound V2
@@ -1620,33 +1071,4 @@ fn fee_pair_guards() -> CaseResult {
         ReferenceV2Pair::constructorCall { token0: t0, token1: t1, feeBps: 10_000 }.abi_encode();
     prop_assert!(deploy(&mut w.evm, V2_PAIR, &full).is_err());
     Ok(())
-}
-
-// ------------------------------------------------------------- coverage
-
-/// How often the random cases reached each path, by name, so that a change
-/// to the strategies cannot quietly stop testing what matters.
-#[derive(Default)]
-struct Stats(RefCell<BTreeMap<&'static str, u32>>);
-
-impl Stats {
-    fn hit(&self, what: &'static str) {
-        *self.0.borrow_mut().entry(what).or_default() += 1;
-    }
-
-    fn get(&self, what: &str) -> u32 {
-        self.0.borrow().get(what).copied().unwrap_or_default()
-    }
-
-    /// Prints the counters (`cargo test -- --nocapture` shows them).
-    fn report(&self, test: &str) {
-        let counts: Vec<String> =
-            self.0.borrow().iter().map(|(what, n)| format!("{what} {n}")).collect();
-        eprintln!("{test}: {}", counts.join(", "));
-    }
-
-    fn expect_at_least(&self, what: &str, n: u32) {
-        let got = self.get(what);
-        assert!(got >= n, "only {got} {what} (expected at least {n})");
-    }
 }

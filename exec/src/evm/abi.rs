@@ -384,28 +384,99 @@ sol! {
         function getPoolId() external view returns (bytes32);
     }
 
-    /// `contracts/src/ReferenceAavePool.sol`.
+    /// `@aave/core-v3@1.19.3` `PoolAddressesProvider`: the owner's
+    /// registry the pool and its tokens read each other's addresses from.
     #[sol(all_derives)]
-    contract ReferenceAavePool {
-        function initReserve(address asset, address aToken, uint256 liquidityIndex) external;
-        function initDebt(address asset, address debtToken) external;
-        function setAssetPrice(address asset, uint256 priceUsd1e8) external;
-        function setLtv(address asset, uint16 ltvBps) external;
+    contract AaveAddressesProvider {
+        constructor(string marketId, address owner);
+        function setAddress(bytes32 id, address newAddress) external;
+        function setPriceOracle(address newPriceOracle) external;
+        function getPool() external view returns (address);
+        function getPriceOracle() external view returns (address);
+    }
+
+    /// `@aave/core-v3@1.19.3` `Pool`: the calls the world and the engine
+    /// make (supply, withdraw, borrow and repay are the programs').
+    #[sol(all_derives)]
+    contract AavePool {
+        /// `DataTypes.ReserveConfigurationMap`.
+        struct ReserveConfigurationMap {
+            uint256 data;
+        }
+
+        /// `DataTypes.ReserveData` (v3.0).
+        struct ReserveData {
+            ReserveConfigurationMap configuration;
+            uint128 liquidityIndex;
+            uint128 currentLiquidityRate;
+            uint128 variableBorrowIndex;
+            uint128 currentVariableBorrowRate;
+            uint128 currentStableBorrowRate;
+            uint40 lastUpdateTimestamp;
+            uint16 id;
+            address aTokenAddress;
+            address stableDebtTokenAddress;
+            address variableDebtTokenAddress;
+            address interestRateStrategyAddress;
+            uint128 accruedToTreasury;
+            uint128 unbacked;
+            uint128 isolationModeTotalDebt;
+        }
+
+        constructor(address provider);
+        function initialize(address provider) external;
+        function initReserve(address asset, address aTokenAddress, address stableDebtAddress, address variableDebtAddress, address interestRateStrategyAddress) external;
+        function setConfiguration(address asset, ReserveConfigurationMap configuration) external;
+        function getReserveData(address asset) external view returns (ReserveData);
         function getReserveNormalizedIncome(address asset) external view returns (uint256);
-        function debtTokenOf(address asset) external view returns (address);
+        function getReserveNormalizedVariableDebt(address asset) external view returns (uint256);
+        function getUserAccountData(address user) external view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor);
+        function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode) external;
+        function withdraw(address asset, uint256 amount, address to) external returns (uint256);
+        function borrow(address asset, uint256 amount, uint256 interestRateMode, uint16 referralCode, address onBehalfOf) external;
+        function repay(address asset, uint256 amount, uint256 interestRateMode, address onBehalfOf) external returns (uint256);
     }
 
-    /// `contracts/src/ReferenceVariableDebtToken.sol`.
+    /// `@aave/core-v3@1.19.3` `AToken`, `VariableDebtToken` and
+    /// `StableDebtToken`: their constructor and `initialize`.
     #[sol(all_derives)]
-    contract ReferenceVariableDebtToken {
-        constructor(address pool, address underlying, string name_, string symbol_, uint8 decimals_);
-        function balanceOf(address user) external view returns (uint256);
+    contract AaveToken {
+        constructor(address pool);
+        function scaledBalanceOf(address user) external view returns (uint256);
+        function scaledTotalSupply() external view returns (uint256);
     }
 
-    /// `contracts/src/ReferenceAToken.sol`.
+    /// `AToken.initialize`.
     #[sol(all_derives)]
-    contract ReferenceAToken {
-        constructor(address pool, address underlying, string name_, string symbol_, uint8 decimals_);
+    contract AaveATokenInit {
+        function initialize(address initializingPool, address treasury, address underlyingAsset, address incentivesController, uint8 aTokenDecimals, string aTokenName, string aTokenSymbol, bytes params) external;
+    }
+
+    /// `VariableDebtToken.initialize` and `StableDebtToken.initialize`.
+    #[sol(all_derives)]
+    contract AaveDebtTokenInit {
+        function initialize(address initializingPool, address underlyingAsset, address incentivesController, uint8 debtTokenDecimals, string debtTokenName, string debtTokenSymbol, bytes params) external;
+    }
+
+    /// `@aave/core-v3@1.19.3` `DefaultReserveInterestRateStrategy`.
+    #[sol(all_derives)]
+    contract AaveRateStrategy {
+        constructor(address provider, uint256 optimalUsageRatio, uint256 baseVariableBorrowRate, uint256 variableRateSlope1, uint256 variableRateSlope2, uint256 stableRateSlope1, uint256 stableRateSlope2, uint256 baseStableRateOffset, uint256 stableRateExcessOffset, uint256 optimalStableToTotalDebtRatio);
+    }
+
+    /// `@aave/core-v3@1.19.3` `AaveOracle`.
+    #[sol(all_derives)]
+    contract AaveOracle {
+        constructor(address provider, address[] assets, address[] sources, address fallbackOracle, address baseCurrency, uint256 baseCurrencyUnit);
+        function getAssetPrice(address asset) external view returns (uint256);
+        function getSourceOfAsset(address asset) external view returns (address);
+    }
+
+    /// `contracts/src/ReferencePriceFeed.sol`.
+    #[sol(all_derives)]
+    contract ReferencePriceFeed {
+        constructor(int256 answer_, uint8 decimals_, string description_);
+        function latestAnswer() external view returns (int256);
     }
 
     /// `contracts/src/ReferenceCToken.sol`.

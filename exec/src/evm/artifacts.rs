@@ -5,9 +5,10 @@
 //! under `contracts/artifacts/`; they are compiled into this crate with
 //! `include_str!`, so building needs neither npm nor a compiler.
 //!
-//! The Uniswap V2/V3 factories and pools are not ours and not committed:
-//! they are the official npm packages' bytecode (`@uniswap/v2-core@1.0.1`,
-//! `@uniswap/v3-core@1.0.1`, whose init code hashes are mainnet's), which
+//! The published protocols' contracts are not ours and not committed: they
+//! are the official npm packages' bytecode (Uniswap V2/V3 and their
+//! periphery, whose init code hashes are mainnet's; Balancer V2; Aave V3,
+//! whose `Pool` links its logic libraries at deployment), which
 //! `scripts/setup.sh` installs under `contracts/node_modules` and
 //! [`NpmArtifacts::load`] reads at run time. Without them the engine still
 //! quotes, but cannot build the EVM world that proves its transactions.
@@ -54,10 +55,6 @@ pub enum Artifact {
     ReferenceStableSwap,
     /// `ReferenceBalancerVault.sol`: the Balancer V2 Vault's swap path.
     ReferenceBalancerVault,
-    /// `ReferenceAavePool.sol`: Aave V3's supply side.
-    ReferenceAavePool,
-    /// `ReferenceAToken.sol`: a scaled-balance aToken.
-    ReferenceAToken,
     /// `ReferenceCToken.sol`: a Compound V2 cToken.
     ReferenceCToken,
     /// `ReferenceStETH.sol`: Lido's stETH over shares.
@@ -76,9 +73,6 @@ pub enum Artifact {
     ReferenceRelayDepository,
     /// `ShortcutsReceiver.sol`: runs bridged funds' destination program.
     ShortcutsReceiver,
-    /// `ReferenceVariableDebtToken.sol`: Aave V3's variable debt token;
-    /// constructor `(address pool, address underlying, string, string, uint8)`.
-    ReferenceVariableDebtToken,
     /// `ReferenceComptroller.sol`: Compound V2's comptroller and oracle.
     ReferenceComptroller,
     /// `ReferenceCurveGauge.sol`: constructor `(address lpToken, address
@@ -151,6 +145,43 @@ pub enum Artifact {
     /// `@balancer-labs/v2-deployments@3.2.0` `20230206-weighted-pool-v3`
     /// `WeightedPool` (npm), 2 to 8 tokens, the current pow rule.
     BalancerWeightedPoolV3,
+    /// `ReferencePriceFeed.sol`: a Chainlink price feed's read interface;
+    /// constructor `(int256 answer, uint8 decimals)`.
+    ReferencePriceFeed,
+    /// `@aave/core-v3@1.19.3` `PoolAddressesProvider` (npm); constructor
+    /// `(string marketId, address owner)`.
+    AaveAddressesProvider,
+    /// `@aave/core-v3@1.19.3` `Pool` (npm), linked with the logic
+    /// libraries; constructor `(address provider)`.
+    AavePool,
+    /// `@aave/core-v3@1.19.3` `AToken` (npm); constructor `(address pool)`.
+    AaveAToken,
+    /// `@aave/core-v3@1.19.3` `VariableDebtToken` (npm); constructor
+    /// `(address pool)`.
+    AaveVariableDebtToken,
+    /// `@aave/core-v3@1.19.3` `StableDebtToken` (npm); constructor
+    /// `(address pool)`.
+    AaveStableDebtToken,
+    /// `@aave/core-v3@1.19.3` `DefaultReserveInterestRateStrategy` (npm).
+    AaveRateStrategy,
+    /// `@aave/core-v3@1.19.3` `AaveOracle` (npm); constructor `(provider,
+    /// assets, sources, fallbackOracle, baseCurrency, baseCurrencyUnit)`.
+    AaveOracle,
+    /// `@aave/core-v3@1.19.3` logic library `BorrowLogic` (npm).
+    AaveBorrowLogic,
+    /// `@aave/core-v3@1.19.3` logic library `BridgeLogic` (npm).
+    AaveBridgeLogic,
+    /// `@aave/core-v3@1.19.3` logic library `EModeLogic` (npm).
+    AaveEModeLogic,
+    /// `@aave/core-v3@1.19.3` logic library `FlashLoanLogic` (npm), linked
+    /// with `BorrowLogic`.
+    AaveFlashLoanLogic,
+    /// `@aave/core-v3@1.19.3` logic library `LiquidationLogic` (npm).
+    AaveLiquidationLogic,
+    /// `@aave/core-v3@1.19.3` logic library `PoolLogic` (npm).
+    AavePoolLogic,
+    /// `@aave/core-v3@1.19.3` logic library `SupplyLogic` (npm).
+    AaveSupplyLogic,
 }
 
 /// The 4-byte selectors of a contract's external functions.
@@ -199,7 +230,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 49] = [
+    pub const ALL: [Self; 61] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -213,8 +244,6 @@ impl Artifact {
         Self::WalletFactory,
         Self::ReferenceStableSwap,
         Self::ReferenceBalancerVault,
-        Self::ReferenceAavePool,
-        Self::ReferenceAToken,
         Self::ReferenceCToken,
         Self::ReferenceStETH,
         Self::ReferenceWstETH,
@@ -224,7 +253,6 @@ impl Artifact {
         Self::ReferenceCcipRouter,
         Self::ReferenceRelayDepository,
         Self::ShortcutsReceiver,
-        Self::ReferenceVariableDebtToken,
         Self::ReferenceComptroller,
         Self::ReferenceCurveGauge,
         Self::ReferenceDualVault,
@@ -249,6 +277,21 @@ impl Artifact {
         Self::BalancerWeightedPool2Tokens,
         Self::BalancerProtocolFeeProvider,
         Self::BalancerWeightedPoolV3,
+        Self::ReferencePriceFeed,
+        Self::AaveAddressesProvider,
+        Self::AavePool,
+        Self::AaveAToken,
+        Self::AaveVariableDebtToken,
+        Self::AaveStableDebtToken,
+        Self::AaveRateStrategy,
+        Self::AaveOracle,
+        Self::AaveBorrowLogic,
+        Self::AaveBridgeLogic,
+        Self::AaveEModeLogic,
+        Self::AaveFlashLoanLogic,
+        Self::AaveLiquidationLogic,
+        Self::AavePoolLogic,
+        Self::AaveSupplyLogic,
     ];
 
     /// The contract's name (its file name under `contracts/artifacts/`, or
@@ -268,8 +311,6 @@ impl Artifact {
             Self::WalletFactory => "WalletFactory",
             Self::ReferenceStableSwap => "ReferenceStableSwap",
             Self::ReferenceBalancerVault => "ReferenceBalancerVault",
-            Self::ReferenceAavePool => "ReferenceAavePool",
-            Self::ReferenceAToken => "ReferenceAToken",
             Self::ReferenceCToken => "ReferenceCToken",
             Self::ReferenceStETH => "ReferenceStETH",
             Self::ReferenceWstETH => "ReferenceWstETH",
@@ -279,7 +320,6 @@ impl Artifact {
             Self::ReferenceCcipRouter => "ReferenceCcipRouter",
             Self::ReferenceRelayDepository => "ReferenceRelayDepository",
             Self::ShortcutsReceiver => "ShortcutsReceiver",
-            Self::ReferenceVariableDebtToken => "ReferenceVariableDebtToken",
             Self::ReferenceComptroller => "ReferenceComptroller",
             Self::ReferenceCurveGauge => "ReferenceCurveGauge",
             Self::ReferenceDualVault => "ReferenceDualVault",
@@ -304,6 +344,21 @@ impl Artifact {
             Self::BalancerWeightedPool2Tokens => "WeightedPool2Tokens",
             Self::BalancerProtocolFeeProvider => "ProtocolFeePercentagesProvider",
             Self::BalancerWeightedPoolV3 => "WeightedPool",
+            Self::ReferencePriceFeed => "ReferencePriceFeed",
+            Self::AaveAddressesProvider => "PoolAddressesProvider",
+            Self::AavePool => "Pool",
+            Self::AaveAToken => "AToken",
+            Self::AaveVariableDebtToken => "VariableDebtToken",
+            Self::AaveStableDebtToken => "StableDebtToken",
+            Self::AaveRateStrategy => "DefaultReserveInterestRateStrategy",
+            Self::AaveOracle => "AaveOracle",
+            Self::AaveBorrowLogic => "BorrowLogic",
+            Self::AaveBridgeLogic => "BridgeLogic",
+            Self::AaveEModeLogic => "EModeLogic",
+            Self::AaveFlashLoanLogic => "FlashLoanLogic",
+            Self::AaveLiquidationLogic => "LiquidationLogic",
+            Self::AavePoolLogic => "PoolLogic",
+            Self::AaveSupplyLogic => "SupplyLogic",
         }
     }
 
@@ -340,12 +395,6 @@ impl Artifact {
             Self::ReferenceBalancerVault => {
                 include_str!("../../../contracts/artifacts/ReferenceBalancerVault.json")
             }
-            Self::ReferenceAavePool => {
-                include_str!("../../../contracts/artifacts/ReferenceAavePool.json")
-            }
-            Self::ReferenceAToken => {
-                include_str!("../../../contracts/artifacts/ReferenceAToken.json")
-            }
             Self::ReferenceCToken => {
                 include_str!("../../../contracts/artifacts/ReferenceCToken.json")
             }
@@ -372,9 +421,6 @@ impl Artifact {
             }
             Self::ShortcutsReceiver => {
                 include_str!("../../../contracts/artifacts/ShortcutsReceiver.json")
-            }
-            Self::ReferenceVariableDebtToken => {
-                include_str!("../../../contracts/artifacts/ReferenceVariableDebtToken.json")
             }
             Self::ReferenceComptroller => {
                 include_str!("../../../contracts/artifacts/ReferenceComptroller.json")
@@ -410,6 +456,9 @@ impl Artifact {
             Self::ReferenceV2Router => {
                 include_str!("../../../contracts/artifacts/ReferenceV2Router.json")
             }
+            Self::ReferencePriceFeed => {
+                include_str!("../../../contracts/artifacts/ReferencePriceFeed.json")
+            }
             Self::UniswapV2Factory
             | Self::UniswapV2Pair
             | Self::UniswapV3Factory
@@ -421,12 +470,26 @@ impl Artifact {
             | Self::BalancerVault
             | Self::BalancerWeightedPool2Tokens
             | Self::BalancerProtocolFeeProvider
-            | Self::BalancerWeightedPoolV3 => return None,
+            | Self::BalancerWeightedPoolV3
+            | Self::AaveAddressesProvider
+            | Self::AavePool
+            | Self::AaveAToken
+            | Self::AaveVariableDebtToken
+            | Self::AaveStableDebtToken
+            | Self::AaveRateStrategy
+            | Self::AaveOracle
+            | Self::AaveBorrowLogic
+            | Self::AaveBridgeLogic
+            | Self::AaveEModeLogic
+            | Self::AaveFlashLoanLogic
+            | Self::AaveLiquidationLogic
+            | Self::AavePoolLogic
+            | Self::AaveSupplyLogic => return None,
         })
     }
 
     /// The initcode (creation bytecode), without constructor arguments.
-    /// The Uniswap contracts come from the default npm directory
+    /// The published contracts come from the default npm directory
     /// ([`NpmArtifacts::default_dir`]).
     pub fn initcode(self) -> Result<Bytes, EvmError> {
         match self.committed() {
@@ -458,17 +521,6 @@ impl Artifact {
     pub const fn fixture_functions(self) -> &'static [&'static str] {
         match self {
             Self::TestErc20 => &["mint", "burn"],
-            Self::ReferenceAavePool => &[
-                "aTokenOf",
-                "debtTokenOf",
-                "deployer",
-                "initDebt",
-                "initReserve",
-                "setAssetPrice",
-                "setLtv",
-                "getAssetPrice",
-                "getLtv",
-            ],
             Self::ReferenceCToken => &["deployer", "setComptroller"],
             Self::ReferenceComptroller => &["deployer", "setUnderlyingPrice", "supportMarket"],
             Self::ReferenceStETH => &["deployer", "seed"],
@@ -505,7 +557,7 @@ fn parse(name: &'static str, json: &str) -> Result<Bytes, EvmError> {
 /// selectors of its ABI.
 #[derive(Debug, Clone)]
 pub struct NpmArtifacts {
-    artifacts: Vec<(Artifact, Bytes, std::sync::Arc<Selectors>)>,
+    artifacts: Vec<NpmArtifact>,
     /// The selectors of our own (committed) artifacts, parsed once here.
     own: Vec<(Artifact, std::sync::Arc<Selectors>)>,
 }
@@ -513,7 +565,7 @@ pub struct NpmArtifacts {
 /// Where each npm artifact lives under `node_modules`. A Balancer
 /// `bytecode/<Name>.json` holds only `creationCode`; its ABI is the bare
 /// array in the task's `abi/<Name>.json`.
-const NPM_FILES: [(Artifact, &str); 12] = [
+const NPM_FILES: [(Artifact, &str); 26] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -553,10 +605,102 @@ const NPM_FILES: [(Artifact, &str); 12] = [
         Artifact::BalancerWeightedPoolV3,
         "@balancer-labs/v2-deployments/dist/tasks/20230206-weighted-pool-v3/artifact/WeightedPool.json",
     ),
+    (
+        Artifact::AaveAddressesProvider,
+        "@aave/core-v3/artifacts/contracts/protocol/configuration/PoolAddressesProvider.sol/PoolAddressesProvider.json",
+    ),
+    (Artifact::AavePool, "@aave/core-v3/artifacts/contracts/protocol/pool/Pool.sol/Pool.json"),
+    (
+        Artifact::AaveAToken,
+        "@aave/core-v3/artifacts/contracts/protocol/tokenization/AToken.sol/AToken.json",
+    ),
+    (
+        Artifact::AaveVariableDebtToken,
+        "@aave/core-v3/artifacts/contracts/protocol/tokenization/VariableDebtToken.sol/VariableDebtToken.json",
+    ),
+    (
+        Artifact::AaveStableDebtToken,
+        "@aave/core-v3/artifacts/contracts/protocol/tokenization/StableDebtToken.sol/StableDebtToken.json",
+    ),
+    (
+        Artifact::AaveRateStrategy,
+        "@aave/core-v3/artifacts/contracts/protocol/pool/DefaultReserveInterestRateStrategy.sol/DefaultReserveInterestRateStrategy.json",
+    ),
+    (Artifact::AaveOracle, "@aave/core-v3/artifacts/contracts/misc/AaveOracle.sol/AaveOracle.json"),
+    (
+        Artifact::AaveBorrowLogic,
+        "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/BorrowLogic.sol/BorrowLogic.json",
+    ),
+    (
+        Artifact::AaveBridgeLogic,
+        "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/BridgeLogic.sol/BridgeLogic.json",
+    ),
+    (
+        Artifact::AaveEModeLogic,
+        "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/EModeLogic.sol/EModeLogic.json",
+    ),
+    (
+        Artifact::AaveFlashLoanLogic,
+        "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/FlashLoanLogic.sol/FlashLoanLogic.json",
+    ),
+    (
+        Artifact::AaveLiquidationLogic,
+        "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/LiquidationLogic.sol/LiquidationLogic.json",
+    ),
+    (
+        Artifact::AavePoolLogic,
+        "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/PoolLogic.sol/PoolLogic.json",
+    ),
+    (
+        Artifact::AaveSupplyLogic,
+        "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/SupplyLogic.sol/SupplyLogic.json",
+    ),
 ];
 
-/// One npm artifact file: its initcode and the selectors of its ABI.
-fn read_npm(dir: &Path, artifact: Artifact, rel: &str) -> Result<(Bytes, Selectors), EvmError> {
+/// One npm artifact: its initcode (library placeholders zeroed), the
+/// selectors of its ABI, and where its initcode links libraries.
+#[derive(Debug, Clone)]
+struct NpmArtifact {
+    artifact: Artifact,
+    code: Bytes,
+    selectors: std::sync::Arc<Selectors>,
+    /// (library name, byte offset into the initcode) of each link.
+    links: Vec<(String, usize)>,
+}
+
+/// The `linkReferences` of a Hardhat artifact: `{source: {Lib: [{start,
+/// length}]}}`, as (library name, byte offset).
+fn link_references(file: &serde_json::Value) -> Vec<(String, usize)> {
+    let mut links = Vec::new();
+    let Some(sources) = file["linkReferences"].as_object() else { return links };
+    for libs in sources.values() {
+        for (lib, refs) in libs.as_object().into_iter().flatten() {
+            for r in refs.as_array().into_iter().flatten() {
+                if let Some(start) = r["start"].as_u64().and_then(|s| usize::try_from(s).ok()) {
+                    links.push((lib.clone(), start));
+                }
+            }
+        }
+    }
+    links
+}
+
+/// Hex initcode with each library placeholder (`__$<34 hex>$__`, 40
+/// characters) zeroed, ready to decode and link.
+fn zero_placeholders(hex: &str) -> String {
+    let mut out = String::with_capacity(hex.len());
+    let mut rest = hex;
+    while let Some(at) = rest.find("__$") {
+        out.push_str(&rest[..at]);
+        out.push_str(&"0".repeat(40));
+        rest = rest.get(at + 40..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One npm artifact file.
+fn read_npm(dir: &Path, artifact: Artifact, rel: &str) -> Result<NpmArtifact, EvmError> {
     let name = artifact.name();
     let read = |path: PathBuf| -> Result<serde_json::Value, EvmError> {
         let text = std::fs::read_to_string(&path)
@@ -570,7 +714,7 @@ fn read_npm(dir: &Path, artifact: Artifact, rel: &str) -> Result<(Bytes, Selecto
         .as_str()
         .or_else(|| file["creationCode"].as_str())
         .ok_or_else(|| EvmError::Artifact { name, source: "no bytecode or creationCode".into() })?;
-    let code = alloy_primitives::hex::decode(code.trim_start_matches("0x"))
+    let code = alloy_primitives::hex::decode(zero_placeholders(code.trim_start_matches("0x")))
         .map(Bytes::from)
         .map_err(|e| EvmError::Artifact { name, source: e.into() })?;
     let abi = match file["abi"].as_array() {
@@ -586,7 +730,16 @@ fn read_npm(dir: &Path, artifact: Artifact, rel: &str) -> Result<(Bytes, Selecto
             read(abi_path)?.as_array().cloned().unwrap_or_default()
         }
     };
-    Ok((code, abi_selectors(&abi, &[])))
+    let links = link_references(&file);
+    if links.iter().any(|(_, at)| at + 20 > code.len()) {
+        return Err(EvmError::Artifact { name, source: "a library link past the code".into() });
+    }
+    Ok(NpmArtifact {
+        artifact,
+        code,
+        selectors: std::sync::Arc::new(abi_selectors(&abi, &[])),
+        links,
+    })
 }
 
 impl NpmArtifacts {
@@ -603,10 +756,7 @@ impl NpmArtifacts {
     pub fn load(dir: &Path) -> Result<Self, EvmError> {
         let artifacts = NPM_FILES
             .iter()
-            .map(|(a, rel)| {
-                let (code, selectors) = read_npm(dir, *a, rel)?;
-                Ok((*a, code, std::sync::Arc::new(selectors)))
-            })
+            .map(|(a, rel)| read_npm(dir, *a, rel))
             .collect::<Result<_, EvmError>>()?;
         let own = Artifact::ALL
             .iter()
@@ -625,20 +775,49 @@ impl NpmArtifacts {
         }
     }
 
+    fn npm(&self, artifact: Artifact) -> Option<&NpmArtifact> {
+        self.artifacts.iter().find(|a| a.artifact == artifact)
+    }
+
     /// The selectors of any artifact's functions: the npm ABI for the npm
     /// ones, the committed one for ours.
     pub fn selectors(&self, artifact: Artifact) -> std::sync::Arc<Selectors> {
-        let npm = self.artifacts.iter().find(|(a, ..)| *a == artifact).map(|(.., s)| s);
+        let npm = self.npm(artifact).map(|a| &a.selectors);
         let own = || self.own.iter().find(|(a, _)| *a == artifact).map(|(_, s)| s);
         npm.or_else(own).cloned().unwrap_or_default()
     }
 
-    /// One artifact's initcode (ours from the committed files).
+    /// One artifact's initcode (ours from the committed files). One that
+    /// links libraries is refused ([`Self::linked_initcode`] links them).
     pub fn initcode(&self, artifact: Artifact) -> Result<Bytes, EvmError> {
-        match self.artifacts.iter().find(|(a, ..)| *a == artifact) {
-            Some((_, code, _)) => Ok(code.clone()),
-            None => artifact.initcode(),
+        self.linked_initcode(artifact, &[])
+    }
+
+    /// One artifact's initcode with each library it links at the address
+    /// `libraries` gives it; a library it needs and is not given is an
+    /// error.
+    pub fn linked_initcode(
+        &self,
+        artifact: Artifact,
+        libraries: &[(Artifact, alloy_primitives::Address)],
+    ) -> Result<Bytes, EvmError> {
+        let Some(npm) = self.npm(artifact) else { return artifact.initcode() };
+        if npm.links.is_empty() {
+            return Ok(npm.code.clone());
         }
+        let mut code = npm.code.to_vec();
+        for (lib, at) in &npm.links {
+            let address = libraries
+                .iter()
+                .find(|(a, _)| a.name() == lib)
+                .map(|(_, address)| address)
+                .ok_or_else(|| EvmError::Artifact {
+                    name: artifact.name(),
+                    source: format!("library {lib} is not linked").into(),
+                })?;
+            code[*at..*at + 20].copy_from_slice(address.as_slice());
+        }
+        Ok(code.into())
     }
 }
 
@@ -662,8 +841,13 @@ mod tests {
 
     #[test]
     fn every_artifact_has_initcode() {
+        // The libraries Aave's `Pool` and `FlashLoanLogic` link, anywhere.
+        let libraries: Vec<_> = Artifact::ALL
+            .iter()
+            .map(|a| (*a, alloy_primitives::Address::repeat_byte(0x11)))
+            .collect();
         for a in Artifact::ALL {
-            let code = a.initcode();
+            let code = NpmArtifacts::shared().and_then(|n| n.linked_initcode(a, &libraries));
             assert!(code.as_ref().is_ok_and(|c| c.len() > 200), "{}: {code:?}", a.name());
         }
     }
@@ -689,6 +873,30 @@ mod tests {
         assert_eq!(Artifact::ReferenceWeth.storage_slot("balanceOf"), Some(2));
         assert_eq!(Artifact::TestErc20.storage_slot("nothing"), None);
         assert_eq!(Artifact::UniswapV2Pair.storage_slot("reserve0"), None);
+    }
+
+    /// An artifact that links libraries is refused unlinked, and linked
+    /// with each library's address where its placeholders were.
+    #[test]
+    fn linked_artifacts_carry_their_libraries_addresses() {
+        let npm = NpmArtifacts::shared().expect("npm artifacts");
+        assert!(npm.initcode(Artifact::AavePool).is_err());
+        let at = alloy_primitives::Address::repeat_byte(0x42);
+        let libraries = [
+            Artifact::AaveBorrowLogic,
+            Artifact::AaveBridgeLogic,
+            Artifact::AaveEModeLogic,
+            Artifact::AaveFlashLoanLogic,
+            Artifact::AaveLiquidationLogic,
+            Artifact::AavePoolLogic,
+            Artifact::AaveSupplyLogic,
+        ]
+        .map(|a| (a, at));
+        let code = npm.linked_initcode(Artifact::AavePool, &libraries).expect("linked");
+        // BorrowLogic's six, BridgeLogic's two, … 23 links in all.
+        let links = code.windows(20).filter(|w| *w == at.as_slice()).count();
+        assert_eq!(links, 23);
+        assert!(npm.linked_initcode(Artifact::AavePool, &libraries[1..]).is_err());
     }
 
     #[test]

@@ -25,6 +25,7 @@
 //! `Error(string)` or `Panic(uint256)`, its decoded reason; custom errors
 //! decode with [`EvmError::revert_as`].
 
+pub mod aave;
 pub mod abi;
 pub mod artifacts;
 pub mod world;
@@ -128,6 +129,14 @@ pub enum EvmError {
     /// A contract to relocate has no code.
     #[error("no contract at {0}")]
     NotAContract(Address),
+    /// A storage write did not read back through the contract's own getter:
+    /// the layout assumed for a published contract is not its own.
+    #[error("the storage layout of {0} is not the one assumed")]
+    Layout(&'static str),
+    /// A fixture parameter the contract cannot hold (an index below one
+    /// ray, a price past `int256`).
+    #[error("cannot set up {0}")]
+    Parameter(String),
     /// A balance no account could hold: more of a token than exists or
     /// could be minted.
     #[error("more than can exist ({0})")]

@@ -44,16 +44,15 @@ use switchyard_catalog::{
 use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
 
 use super::{
-    Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors,
+    Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors, aave,
     abi::{
         BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
         BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, LegacyShortcutsRouter,
-        OpenZeppelinVault, ReferenceAToken, ReferenceAavePool, ReferenceCToken,
-        ReferenceComptroller, ReferenceCurveGauge, ReferenceDualVault, ReferenceStETH,
-        ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router, ReferenceVariableDebtToken,
-        ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
-        UniswapV2Router02, UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter,
-        UniswapV3SwapRouter02, V3Swapper, WalletFactory,
+        OpenZeppelinVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
+        ReferenceDualVault, ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair,
+        ReferenceV2Router, ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20,
+        UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory, UniswapV3Pool,
+        UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper, WalletFactory,
     },
 };
 
@@ -494,8 +493,9 @@ impl ChainWorld {
         fund(evm, kind, token, holder, amount)
     }
 
-    /// Gives `borrower` `amount` more variable debt in an Aave debt token of
-    /// the world (its variable index is one ray, so scaled units are wei).
+    /// Gives `borrower` `amount` more variable debt in one of the world's
+    /// Aave debt positions (its variable index is one ray, so scaled units
+    /// are wei).
     pub fn add_debt<E>(
         &self,
         evm: &mut Evm<E>,
@@ -507,18 +507,12 @@ impl ChainWorld {
         E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible>
             + std::fmt::Debug,
     {
-        let artifact = Artifact::ReferenceVariableDebtToken;
-        let (Some(balances), Some(total)) =
-            (artifact.storage_slot("_scaledBalance"), artifact.storage_slot("_scaledTotalSupply"))
-        else {
-            return Err(EvmError::NotAContract(debt_token));
-        };
-        let slot = mapping_slot(borrower, balances);
-        let b = evm.storage(debt_token, slot);
-        evm.set_storage(debt_token, slot, b.saturating_add(amount));
-        let t = evm.storage(debt_token, U256::from(total));
-        evm.set_storage(debt_token, U256::from(total), t.saturating_add(amount));
-        Ok(())
+        match self.positions.get(&debt_token) {
+            Some(Ok(PositionFixture::AaveDebt { pool, .. })) => {
+                aave::add_variable_debt(evm, *pool, debt_token, borrower, amount)
+            }
+            _ => Err(EvmError::NotAContract(debt_token)),
+        }
     }
 
     /// `holder`'s balance of `token` (the native coin for [`NATIVE_TOKEN`]).
@@ -623,15 +617,7 @@ where
             Ok(())
         }
         Some(TokenImpl::Mapping(artifact, var)) => add_to_mapping(evm, artifact, var, amount),
-        Some(TokenImpl::AToken { index }) => {
-            let ray = U256::from(10u8).pow(U256::from(27u8));
-            let scaled = amount
-                .saturating_mul(ray)
-                .saturating_add(index / U256::from(2u8))
-                .checked_div(index)
-                .unwrap_or_default();
-            add_to_mapping(evm, Artifact::ReferenceAToken, "_scaledBalance", scaled + U256::ONE)
-        }
+        Some(TokenImpl::AToken { index }) => aave::fund_a_token(evm, token, holder, amount, index),
         Some(TokenImpl::StEth) => {
             let pooled =
                 evm.storage(token, var_slot(Artifact::ReferenceStETH, "_totalPooledEther")?);
@@ -660,6 +646,8 @@ struct ChainBuilder<'a> {
     v3: Option<(Address, Address)>,
     /// Aave debt positions placed with their reserves.
     debts: Vec<(Address, Result<PositionFixture, String>)>,
+    /// Aave markets placed, by pool address.
+    aave_markets: HashMap<Address, aave::AaveMarket>,
     /// Compound comptrollers placed.
     comptrollers: Vec<Address>,
     /// What each contract at a fixed address was built from (its ABI is
@@ -693,6 +681,7 @@ impl<'a> ChainBuilder<'a> {
             v2_factories: HashMap::new(),
             v3: None,
             debts: Vec::new(),
+            aave_markets: HashMap::new(),
             comptrollers: Vec::new(),
             placed: HashMap::new(),
             balancer_pools: None,
@@ -1407,12 +1396,12 @@ impl<'a> ChainBuilder<'a> {
         }
     }
 
-    /// An Aave reserve: the pool (once per address), the aToken at the
-    /// receipt address at the snapshot's liquidity index, the available
-    /// liquidity held by the pool, the asset's price (the price table's, in
-    /// USD with 8 decimals) and loan to value, and, where the catalog lists
-    /// the reserve's variable debt position, its debt token at the
-    /// position's address.
+    /// An Aave reserve on the published Aave V3 bytecode ([`aave`]): the
+    /// market (once per pool address), the reserve's aToken at the receipt
+    /// address at the snapshot's liquidity index, its available liquidity
+    /// held by the aToken (as on chain), the asset's price (the price
+    /// table's, in USD with 8 decimals) and loan to value, and its variable
+    /// debt token at the catalog's debt position, where one is listed.
     fn aave(
         &mut self,
         pool: &Pool,
@@ -1421,85 +1410,54 @@ impl<'a> ChainBuilder<'a> {
         available: U256,
     ) -> Result<(), WorldError> {
         let (asset, a_token) = (r.asset, r.receipt);
-        if self.evm.code(pool.address).is_empty() {
-            self.deploy_at(Artifact::ReferenceAavePool, &[], pool.address)?;
-        }
-        let (name, symbol, decimals) = self.token_meta(a_token, "aToken", 18);
-        let args = ReferenceAToken::constructorCall {
-            pool: pool.address,
-            underlying: asset,
-            name_: name,
-            symbol_: symbol,
-            decimals_: decimals,
-        }
-        .abi_encode();
-        self.deploy_at(Artifact::ReferenceAToken, &args, a_token)?;
-        self.evm
-            .call_sol(
-                DEPLOYER,
-                pool.address,
-                &ReferenceAavePool::initReserveCall {
-                    asset,
-                    aToken: a_token,
-                    liquidityIndex: index,
-                },
-            )
-            .doing(|| format!("reserve {asset} of {}", pool.address))?;
-        self.tokens.insert(a_token, TokenImpl::AToken { index });
-        self.fund(asset, pool.address, available)?;
-        if let Some(price) = self.usd_price(asset, 8) {
-            self.evm
-                .call_sol(
-                    DEPLOYER,
-                    pool.address,
-                    &ReferenceAavePool::setAssetPriceCall { asset, priceUsd1e8: price },
-                )
-                .doing(|| format!("price of {asset}"))?;
-        }
-        if let Some(ltv) = r.ltv_bps {
-            self.evm
-                .call_sol(
-                    DEPLOYER,
-                    pool.address,
-                    &ReferenceAavePool::setLtvCall { asset, ltvBps: ltv },
-                )
-                .doing(|| format!("LTV of {asset}"))?;
-        }
-        let debt = self.catalog.positions().iter().find(|p| {
+        let market = match self.aave_markets.get(&pool.address) {
+            Some(m) => *m,
+            None => {
+                let m = aave::AaveMarket::deploy(&mut self.evm, self.npm, DEPLOYER, pool.address)
+                    .doing(|| format!("the Aave market at {}", pool.address))?;
+                self.placed.insert(pool.address, Artifact::AavePool);
+                self.aave_markets.insert(pool.address, m);
+                m
+            }
+        };
+        let position = self.catalog.positions().iter().find(|p| {
             p.chain_id == self.chain
                 && p.primary_address == pool.address
                 && p.underlying_tokens == [asset]
                 && p.position_id.ends_with(":variable-debt")
         });
-        if let Some(position) = debt {
-            let fixture = self.aave_debt(pool.address, asset, position.address);
+        // Where the catalog names no debt token, one at an address of its
+        // own (nothing routes to it; the pool needs one per reserve).
+        let derived =
+            |what: &str| Address::from_word(keccak256((what, pool.address, asset).abi_encode()));
+        let variable_debt = position.map_or_else(|| derived("variable-debt"), |p| p.address);
+        let (name, symbol, decimals) = self.token_meta(a_token, "aToken", 18);
+        let (debt_name, debt_symbol, _) = self.token_meta(variable_debt, "variableDebt", decimals);
+        let reserve = aave::AaveReserve {
+            asset,
+            decimals,
+            a_token,
+            variable_debt,
+            stable_debt: derived("stable-debt"),
+            index,
+            ltv_bps: r.ltv_bps.unwrap_or(0),
+            price_usd_1e8: self.usd_price(asset, 8),
+            borrowable: position.is_some(),
+            a_token_meta: (name, symbol),
+            debt_meta: (debt_name, debt_symbol),
+        };
+        market
+            .list(&mut self.evm, self.npm, DEPLOYER, &reserve)
+            .doing(|| format!("reserve {asset} of {}", pool.address))?;
+        self.placed.insert(a_token, Artifact::AaveAToken);
+        self.placed.insert(variable_debt, Artifact::AaveVariableDebtToken);
+        self.tokens.insert(a_token, TokenImpl::AToken { index });
+        self.fund(asset, a_token, available)?;
+        if let Some(p) = position {
             self.debts
-                .push((position.address, fixture.map_err(|e| super::artifacts::error_chain(&e))));
+                .push((p.address, Ok(PositionFixture::AaveDebt { pool: pool.address, asset })));
         }
         Ok(())
-    }
-
-    /// Aave's variable debt token of `asset` at `at`, enabled on the pool.
-    fn aave_debt(
-        &mut self,
-        pool: Address,
-        asset: Address,
-        at: Address,
-    ) -> Result<PositionFixture, WorldError> {
-        let (name, symbol, decimals) = self.token_meta(at, "variableDebt", 18);
-        let args = ReferenceVariableDebtToken::constructorCall {
-            pool,
-            underlying: asset,
-            name_: name,
-            symbol_: symbol,
-            decimals_: decimals,
-        }
-        .abi_encode();
-        self.deploy_at(Artifact::ReferenceVariableDebtToken, &args, at)?;
-        self.evm
-            .call_sol(DEPLOYER, pool, &ReferenceAavePool::initDebtCall { asset, debtToken: at })
-            .doing(|| format!("debt of {asset} on {pool}"))?;
-        Ok(PositionFixture::AaveDebt { pool, asset })
     }
 
     /// The price table's USD price of one whole `token`, with `decimals`
@@ -2040,7 +1998,37 @@ mod tests {
             w.positions.get(&usdc_debt),
             Some(&Ok(PositionFixture::AaveDebt { pool: aave, asset: usdc }))
         );
-        assert_eq!(evm.view(aave, &ReferenceAavePool::debtTokenOfCall { asset: usdc })?, usdc_debt);
+        let reserve =
+            evm.view(aave, &super::super::abi::AavePool::getReserveDataCall { asset: usdc })?;
+        assert_eq!(reserve.variableDebtTokenAddress, usdc_debt);
+        // The published pool reads the snapshot's index and its aToken the
+        // available liquidity.
+        let a_usdc = reserve.aTokenAddress;
+        assert_eq!(a_usdc, address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c"));
+        let index = evm.view(
+            aave,
+            &super::super::abi::AavePool::getReserveNormalizedIncomeCall { asset: usdc },
+        )?;
+        assert_eq!(U256::from(reserve.liquidityIndex), index);
+        assert!(index > aave::RAY);
+        // A holder funded with aUSDC withdraws it on the published pool.
+        let holder = Address::repeat_byte(0x77);
+        let amount = U256::from(1_234_567_890u64);
+        w.fund(&mut evm, a_usdc, holder, amount)?;
+        let before = ChainWorld::balance_of(&mut evm, a_usdc, holder)?;
+        assert!(before >= amount && before - amount <= U256::from(2u8), "{before}");
+        evm.call_sol(
+            holder,
+            aave,
+            &super::super::abi::AavePool::withdrawCall { asset: usdc, amount, to: holder },
+        )?;
+        assert_eq!(ChainWorld::balance_of(&mut evm, usdc, holder)?, amount);
+        // A debt added in a fork is the borrower's on the published pool.
+        w.add_debt(&mut evm, usdc_debt, holder, amount)?;
+        assert_eq!(ChainWorld::balance_of(&mut evm, usdc_debt, holder)?, amount);
+        let account =
+            evm.view(aave, &super::super::abi::AavePool::getUserAccountDataCall { user: holder })?;
+        assert!(account.totalDebtBase > U256::ZERO);
         let gauge = address!("bfcf63294ad7105dea65aa58f8ae5be2d9d0952a");
         let three_crv = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
         assert_eq!(w.positions.get(&gauge), Some(&Ok(PositionFixture::Gauge { lp: three_crv })));

@@ -99,11 +99,20 @@ pub fn ray_div(a: U256, b: U256) -> Result<U256, AmmError> {
 }
 
 /// Supplying `amount` of the asset: receipt tokens received. Aave mints
-/// `rayDiv(amount, index)` scaled units whose balance reads back as
-/// `rayMul(scaled, index)`; Compound mints `amount * 1e18 / rate`.
+/// `rayDiv(amount, index)` scaled units (at most 2^128 − 1) whose balance
+/// reads back as `rayMul(scaled, index)`; Compound mints `amount * 1e18 /
+/// rate`.
 pub fn lending_supply(model: LendingModel, rate: U256, amount: U256) -> Result<U256, AmmError> {
     match model {
-        LendingModel::Aave => nonzero(ray_mul(ray_div(amount, rate)?, rate)?),
+        LendingModel::Aave => {
+            let scaled = ray_div(amount, rate)?;
+            // The aToken keeps a holder's scaled balance in 128 bits
+            // (`toUint128`): a supply past that reverts.
+            if scaled > U256::from(u128::MAX) {
+                return Err(AmmError::InvalidState);
+            }
+            nonzero(ray_mul(scaled, rate)?)
+        }
         LendingModel::Compound => {
             nonzero(mul_div(amount, WAD, nonzero(rate)?).ok_or(AmmError::InvalidState)?)
         }
