@@ -20,6 +20,8 @@
 //! reaching the paths that matter (tick crossings, bitmap words, partial
 //! fills, rounding to zero).
 
+mod common;
+
 use std::cell::Cell;
 
 use alloy_primitives::{
@@ -27,11 +29,9 @@ use alloy_primitives::{
     aliases::{I24, U24, U160},
 };
 use alloy_sol_types::{SolCall, SolConstructor, SolEvent};
-use proptest::{
-    prelude::*,
-    test_runner::{Config, RngSeed, TestCaseError, TestRunner},
-};
-use switchyard_catalog::{ChainId, market::VaultRule};
+use common::{CaseResult, DEPLOYER, balance, bits, deploy_token, mint};
+use proptest::prelude::*;
+use switchyard_catalog::market::VaultRule;
 use switchyard_exec::evm::{
     Artifact, Evm, EvmError,
     abi::{
@@ -44,79 +44,20 @@ use switchyard_kernel::{
     amm::{AmmError, uniswap_v3},
 };
 
-const DEPLOYER: Address = Address::repeat_byte(0xde);
 const TRADER: Address = Address::repeat_byte(0x7a);
 const RECIPIENT: Address = Address::repeat_byte(0x5e);
 
-type CaseResult = Result<(), TestCaseError>;
-
 // ---------------------------------------------------------------- helpers
 
-/// `cases` cases from a fixed seed, so the coverage counters below are the
-/// same on every run; with `PROPTEST_CASES` set, that many cases from a
-/// random seed (`PROPTEST_RNG_SEED` pins one), a longer soak.
-fn runner(cases: u32) -> TestRunner {
-    let defaults = Config::default();
-    let soak = std::env::var_os("PROPTEST_CASES").is_some();
-    let cases = if soak { defaults.cases } else { cases };
-    let rng_seed = if soak { defaults.rng_seed } else { RngSeed::Fixed(0x5eed_0004) };
-    // No regression file: a failure prints its minimal case, which belongs
-    // in a named test here.
-    TestRunner::new(Config {
-        cases,
-        rng_seed,
-        max_shrink_iters: 256,
-        failure_persistence: None,
-        ..defaults
-    })
-}
-
-/// Runs `test` over `strategy`, failing with proptest's minimal case.
 fn check<S: Strategy>(cases: u32, strategy: S, test: impl Fn(S::Value) -> CaseResult)
 where
     S::Value: std::fmt::Debug,
 {
-    if let Err(e) = runner(cases).run(&strategy, test) {
-        panic!("{e}");
-    }
-}
-
-/// A number of `lo..=hi` significant bits with random bits below the top
-/// one: log-uniform over `[2^(lo-1), 2^hi)`.
-fn bits(lo: u32, hi: u32) -> impl Strategy<Value = U256> {
-    (lo..=hi, any::<[u64; 4]>()).prop_map(|(n, limbs)| {
-        let low = U256::from_limbs(limbs) & ((U256::ONE << (n - 1)) - U256::ONE);
-        low | (U256::ONE << (n - 1))
-    })
+    common::check(0x5eed_0004, cases, strategy, test);
 }
 
 fn pool(address: Address, tokens: [Address; 2], decimals: [u8; 2], state: PoolState) -> Pool {
-    Pool {
-        chain: ChainId(1),
-        address,
-        protocol: "differential".into(),
-        tokens: tokens.into(),
-        decimals: decimals.into(),
-        state,
-    }
-}
-
-fn deploy_token(evm: &mut Evm, decimals: u8) -> Result<Address, EvmError> {
-    let args = TestERC20::constructorCall { name: "Token".into(), symbol: "TKN".into(), decimals }
-        .abi_encode();
-    evm.deploy_artifact(DEPLOYER, Artifact::TestErc20, &args)
-}
-
-fn mint(evm: &mut Evm, token: Address, to: Address, amount: U256) -> Result<(), EvmError> {
-    evm.call_sol(DEPLOYER, token, &TestERC20::mintCall { to, amount }).map(drop)
-}
-
-fn balance(evm: &mut Evm, token: Address, who: Address) -> Result<U256, EvmError> {
-    evm.view(token, &TestERC20::balanceOfCall { who })
-}
-
-fn is_revert_with(r: &Result<(), EvmError>, reason: &str) -> bool {
-    matches!(r, Err(e @ EvmError::Reverted { .. }) if e.to_string().contains(reason))
+    common::pool(address, tokens.into(), decimals.into(), state)
 }
 
 // ------------------------------------------------------------- Uniswap V2
@@ -203,7 +144,10 @@ fn v2_differential(base: &(Evm, Address), c: V2Case, stats: &Stats) -> CaseResul
             } else {
                 "UniswapV2: INSUFFICIENT_LIQUIDITY"
             };
-            prop_assert!(is_revert_with(&more, why), "out + 1 was not refused: {more:?}");
+            prop_assert!(
+                common::reverted_with_reason(&more, why),
+                "out + 1 was not refused: {more:?}"
+            );
             v2_swap(&mut evm, pair, j, swap.amount_out)?;
             prop_assert_eq!(balance(&mut evm, tokens[j], RECIPIENT)?, swap.amount_out);
             let r = evm.view(pair, &UniswapV2Pair::getReservesCall {})?;
@@ -217,7 +161,10 @@ fn v2_differential(base: &(Evm, Address), c: V2Case, stats: &Stats) -> CaseResul
             // The input buys nothing: not even one wei passes the K check.
             stats.hit(&stats.dust);
             let one = v2_swap(&mut evm, pair, j, U256::ONE);
-            prop_assert!(is_revert_with(&one, "UniswapV2: K"), "1 wei out was paid: {one:?}");
+            prop_assert!(
+                common::reverted_with_reason(&one, "UniswapV2: K"),
+                "1 wei out was paid: {one:?}"
+            );
         }
         Err(e) => prop_assert!(false, "kernel: {e}"),
     }

@@ -33,6 +33,8 @@
 //! Coverage counters fail a property if its random cases stop reaching the
 //! paths that matter.
 
+mod common;
+
 use std::{
     cell::Cell,
     collections::{HashMap, hash_map::Entry},
@@ -40,12 +42,9 @@ use std::{
 
 use alloy_primitives::{Address, B256, Bytes, I256, U256};
 use alloy_sol_types::{SolCall, SolConstructor, SolEvent, SolInterface, sol};
-use proptest::{
-    prelude::*,
-    test_runner::{Config, RngSeed, TestCaseError, TestRunner},
-};
+use common::{CaseResult, DEPLOYER, balance, bits, deploy_token, mint, pool};
+use proptest::{prelude::*, test_runner::TestCaseError};
 use serde_json::Value;
-use switchyard_catalog::ChainId;
 use switchyard_exec::evm::{Artifact, Evm, EvmError, abi::TestERC20};
 use switchyard_kernel::{
     Pool, PoolState, StableswapState, WeightedState,
@@ -227,50 +226,16 @@ const VAULT_JSON: &str = include_str!("../../contracts/artifacts/ReferenceBalanc
 const PROBE_JSON: &str = include_str!("../../contracts/artifacts/WeightedMathProbe.json");
 const VECTORS: &str = include_str!("../../kernel/tests/golden/weighted/vectors.json");
 
-const DEPLOYER: Address = Address::repeat_byte(0xde);
 const TRADER: Address = Address::repeat_byte(0x7a);
 const RECIPIENT: Address = Address::repeat_byte(0x5e);
 
-type CaseResult = Result<(), TestCaseError>;
-
 // ---------------------------------------------------------------- helpers
 
-/// `cases` cases from a fixed seed, so the coverage counters are the same
-/// on every run; with `PROPTEST_CASES` set, that many cases from a random
-/// seed (`PROPTEST_RNG_SEED` pins one), a longer soak.
-fn runner(cases: u32) -> TestRunner {
-    let defaults = Config::default();
-    let soak = std::env::var_os("PROPTEST_CASES").is_some();
-    let cases = if soak { defaults.cases } else { cases };
-    let rng_seed = if soak { defaults.rng_seed } else { RngSeed::Fixed(0x5eed_0006) };
-    // No regression file: a failure prints its minimal case, which belongs
-    // in a named test here.
-    TestRunner::new(Config {
-        cases,
-        rng_seed,
-        max_shrink_iters: 256,
-        failure_persistence: None,
-        ..defaults
-    })
-}
-
-/// Runs `test` over `strategy`, failing with proptest's minimal case.
 fn check<S: Strategy>(cases: u32, strategy: S, test: impl Fn(S::Value) -> CaseResult)
 where
     S::Value: std::fmt::Debug,
 {
-    if let Err(e) = runner(cases).run(&strategy, test) {
-        panic!("{e}");
-    }
-}
-
-/// A number of `lo..=hi` significant bits with random bits below the top
-/// one: log-uniform over `[2^(lo-1), 2^hi)`.
-fn bits(lo: u32, hi: u32) -> impl Strategy<Value = U256> {
-    (lo..=hi, any::<[u64; 4]>()).prop_map(|(n, limbs)| {
-        let low = U256::from_limbs(limbs) & ((U256::ONE << (n - 1)) - U256::ONE);
-        low | (U256::ONE << (n - 1))
-    })
+    common::check(0x5eed_0006, cases, strategy, test);
 }
 
 /// The nearest integer at or below `x`, at least 1.
@@ -296,33 +261,8 @@ fn initcode(json: &str, args: &[u8]) -> Result<Bytes, TestCaseError> {
     Ok(code.into())
 }
 
-fn deploy_token(evm: &mut Evm, decimals: u8) -> Result<Address, EvmError> {
-    let args = TestERC20::constructorCall { name: "Token".into(), symbol: "TKN".into(), decimals }
-        .abi_encode();
-    evm.deploy_artifact(DEPLOYER, Artifact::TestErc20, &args)
-}
-
-fn mint(evm: &mut Evm, token: Address, to: Address, amount: U256) -> Result<(), EvmError> {
-    evm.call_sol(DEPLOYER, token, &TestERC20::mintCall { to, amount }).map(drop)
-}
-
 fn approve(evm: &mut Evm, token: Address, spender: Address) -> Result<(), EvmError> {
-    evm.call_sol(TRADER, token, &TestERC20::approveCall { spender, amount: U256::MAX }).map(drop)
-}
-
-fn balance(evm: &mut Evm, token: Address, who: Address) -> Result<U256, EvmError> {
-    evm.view(token, &TestERC20::balanceOfCall { who })
-}
-
-fn pool(address: Address, tokens: Vec<Address>, decimals: Vec<u8>, state: PoolState) -> Pool {
-    Pool {
-        chain: ChainId(1),
-        address,
-        protocol: "differential".into(),
-        tokens: tokens.into(),
-        decimals: decimals.into(),
-        state,
-    }
+    common::approve(evm, token, TRADER, spender)
 }
 
 fn is_revert<T>(r: &Result<T, EvmError>) -> bool {
