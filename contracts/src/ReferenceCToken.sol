@@ -9,6 +9,11 @@ interface ICompoundERC20Like {
     function transferFrom(address from, address to, uint256 amount) external returns (bool);
 }
 
+/// @dev Compound's comptroller marker.
+interface ICompoundComptrollerMarker {
+    function isComptroller() external view returns (bool);
+}
+
 /// @dev The part of Compound's comptroller a cToken consults
 /// (`ReferenceComptroller`); each returns 0 (`NO_ERROR`) or an error code.
 interface ICompoundComptrollerLike {
@@ -72,14 +77,14 @@ contract ReferenceCToken {
 
     /// @notice Always 1e18: borrows accrue no interest here.
     uint256 public constant borrowIndex = 1e18;
-    /// @notice Who may call `setComptroller`.
-    address public immutable deployer;
+    /// @notice Who may call `_setComptroller`.
+    address public immutable admin;
 
     uint256 private immutable _exchangeRate;
     mapping(address => uint256) private _balances;
     mapping(address => mapping(address => uint256)) private _allowances;
     /// @notice The comptroller consulted by `borrow`, `redeem` and
-    /// transfers; the zero address until the deployer sets one.
+    /// transfers; the zero address until the admin sets one.
     address public comptroller;
     /// @notice The sum of every account's borrow balance.
     uint256 public totalBorrows;
@@ -105,7 +110,6 @@ contract ReferenceCToken {
     error RedeemTokensZero();
     error TransferNotAllowed();
     error TransferFailed();
-    error NotDeployer();
     error ComptrollerNotSet();
     error BorrowComptrollerRejection(uint256 errorCode);
     error BorrowCashNotAvailable();
@@ -121,7 +125,7 @@ contract ReferenceCToken {
         uint8 decimals_
     ) {
         if (exchangeRate_ == 0) revert ZeroExchangeRate();
-        deployer = msg.sender;
+        admin = msg.sender;
         underlying = underlying_;
         _exchangeRate = exchangeRate_;
         name = name_;
@@ -169,12 +173,15 @@ contract ReferenceCToken {
 
     // ---- configuration ----
 
-    /// @notice Sets (or replaces, or clears with the zero address) the
-    /// comptroller. Deployer only.
-    function setComptroller(address newComptroller) external {
-        if (msg.sender != deployer) revert NotDeployer();
+    /// @notice Sets (or replaces) the comptroller, which must say
+    /// `isComptroller()`. Compound's: anyone but the admin gets
+    /// `UNAUTHORIZED` (1), not a revert.
+    function _setComptroller(address newComptroller) external returns (uint256) {
+        if (msg.sender != admin) return 1;
+        require(ICompoundComptrollerMarker(newComptroller).isComptroller(), "marker method returned false");
         emit NewComptroller(comptroller, newComptroller);
         comptroller = newComptroller;
+        return 0;
     }
 
     // ---- actions ----

@@ -3,6 +3,11 @@ pragma solidity 0.8.37;
 
 import {mulDivDown} from "./WideMath.sol";
 
+/// @dev Compound's `PriceOracle` (`ReferencePriceOracle`).
+interface IComptrollerOracleLike {
+    function getUnderlyingPrice(address cToken) external view returns (uint256);
+}
+
 interface IComptrollerCTokenLike {
     function isCToken() external view returns (bool);
     function getAccountSnapshot(address account) external view returns (uint256, uint256, uint256, uint256);
@@ -10,8 +15,8 @@ interface IComptrollerCTokenLike {
 
 /// @title Reference Compound V2 comptroller for tests.
 /// @notice A subset of Compound V2's public `Comptroller` interface over
-/// `ReferenceCToken` markets, acting as its own price oracle (`oracle()` is
-/// this contract, `getUnderlyingPrice` its deployer's prices). Written for
+/// `ReferenceCToken` markets, reading prices from its `oracle()`
+/// (`ReferencePriceOracle`, Compound's `PriceOracle` interface). Written for
 /// Switchyard from the published interface and formulas, not Compound's code.
 ///
 /// Prices follow Compound's oracle convention: `price(cToken)` is the USD
@@ -44,14 +49,21 @@ interface IComptrollerCTokenLike {
 /// has not entered is always allowed, as in Compound.
 ///
 /// Simplified: no exit from markets, liquidation, close factor, caps, pause
-/// guardians, COMP rewards (`isComped` is false) or admin beyond the
-/// deployer's `supportMarket` and `setUnderlyingPrice`.
+/// guardians, COMP rewards (`isComped` is false) or admin beyond Compound's
+/// own `_supportMarket`, `_setCollateralFactor` and `_setPriceOracle`, which
+/// answer its error codes (`UNAUTHORIZED` (1) for anyone but the admin,
+/// `MARKET_ALREADY_LISTED` (10), `MARKET_NOT_LISTED` (9),
+/// `INVALID_COLLATERAL_FACTOR` (6), `PRICE_ERROR` (13) for a collateral
+/// factor on an unpriced market) rather than reverting.
 contract ReferenceComptroller {
     uint256 private constant WAD = 1e18;
     /// @notice Compound's `collateralFactorMaxMantissa`: 0.9.
     uint256 private constant MAX_COLLATERAL_FACTOR = 0.9e18;
 
     uint256 private constant NO_ERROR = 0;
+    uint256 private constant UNAUTHORIZED = 1;
+    uint256 private constant INVALID_COLLATERAL_FACTOR = 6;
+    uint256 private constant MARKET_ALREADY_LISTED = 10;
     uint256 private constant INSUFFICIENT_LIQUIDITY = 4;
     uint256 private constant MARKET_NOT_LISTED = 9;
     uint256 private constant PRICE_ERROR = 13;
@@ -59,8 +71,11 @@ contract ReferenceComptroller {
 
     /// @notice Always true: Compound's marker.
     bool public constant isComptroller = true;
-    /// @notice Who may call `supportMarket` and `setUnderlyingPrice`.
-    address public immutable deployer;
+    /// @notice Who may list markets and set collateral factors and the
+    /// oracle.
+    address public immutable admin;
+    /// @notice Where prices come from.
+    address public oracle;
 
     struct Market {
         bool isListed;
@@ -70,7 +85,6 @@ contract ReferenceComptroller {
 
     mapping(address => Market) private _markets;
     mapping(address => address[]) private _accountAssets;
-    mapping(address => uint256) private _prices;
 
     /// @notice Compound's `MarketListed`.
     event MarketListed(address cToken);
@@ -78,45 +92,49 @@ contract ReferenceComptroller {
     event NewCollateralFactor(address cToken, uint256 oldCollateralFactorMantissa, uint256 newCollateralFactorMantissa);
     /// @notice Compound's `MarketEntered`.
     event MarketEntered(address cToken, address account);
-    event UnderlyingPriceSet(address indexed cToken, uint256 price);
+    /// @notice Compound's `NewPriceOracle`.
+    event NewPriceOracle(address oldPriceOracle, address newPriceOracle);
 
-    error NotDeployer();
-    error MarketAlreadyListed(address cToken);
     error NotACToken(address cToken);
-    error InvalidCollateralFactor(uint256 collateralFactorMantissa);
     error SenderMustBeCToken();
 
     constructor() {
-        deployer = msg.sender;
+        admin = msg.sender;
     }
 
-    modifier onlyDeployer() {
-        if (msg.sender != deployer) revert NotDeployer();
-        _;
-    }
+    // ---- administration (Compound's, error codes rather than reverts) ----
 
-    // ---- configuration (deployer) ----
-
-    /// @notice Lists `cToken` with a collateral factor (1e18 = 100%, at most
-    /// 0.9e18 as Compound allows). Once per market.
-    function supportMarket(address cToken, uint256 collateralFactorMantissa) external onlyDeployer {
+    /// @notice Lists `cToken` (collateral factor 0). Once per market.
+    function _supportMarket(address cToken) external returns (uint256) {
+        if (msg.sender != admin) return UNAUTHORIZED;
         Market storage m = _markets[cToken];
-        if (m.isListed) revert MarketAlreadyListed(cToken);
-        if (collateralFactorMantissa > MAX_COLLATERAL_FACTOR) {
-            revert InvalidCollateralFactor(collateralFactorMantissa);
-        }
+        if (m.isListed) return MARKET_ALREADY_LISTED;
         if (!IComptrollerCTokenLike(cToken).isCToken()) revert NotACToken(cToken);
         m.isListed = true;
-        m.collateralFactorMantissa = collateralFactorMantissa;
         emit MarketListed(cToken);
-        emit NewCollateralFactor(cToken, 0, collateralFactorMantissa);
+        return NO_ERROR;
     }
 
-    /// @notice Sets the oracle price of `cToken`'s underlying, in the
-    /// convention of the contract notice (0 unsets it). Any time.
-    function setUnderlyingPrice(address cToken, uint256 price) external onlyDeployer {
-        _prices[cToken] = price;
-        emit UnderlyingPriceSet(cToken, price);
+    /// @notice Sets a listed market's collateral factor (1e18 = 100%, at
+    /// most 0.9e18); a nonzero one needs the oracle's price.
+    function _setCollateralFactor(address cToken, uint256 newCollateralFactorMantissa) external returns (uint256) {
+        if (msg.sender != admin) return UNAUTHORIZED;
+        Market storage m = _markets[cToken];
+        if (!m.isListed) return MARKET_NOT_LISTED;
+        if (newCollateralFactorMantissa > MAX_COLLATERAL_FACTOR) return INVALID_COLLATERAL_FACTOR;
+        if (newCollateralFactorMantissa != 0 && _price(cToken) == 0) return PRICE_ERROR;
+        uint256 old = m.collateralFactorMantissa;
+        m.collateralFactorMantissa = newCollateralFactorMantissa;
+        emit NewCollateralFactor(cToken, old, newCollateralFactorMantissa);
+        return NO_ERROR;
+    }
+
+    /// @notice Sets the price oracle.
+    function _setPriceOracle(address newOracle) external returns (uint256) {
+        if (msg.sender != admin) return UNAUTHORIZED;
+        emit NewPriceOracle(oracle, newOracle);
+        oracle = newOracle;
+        return NO_ERROR;
     }
 
     // ---- views ----
@@ -126,16 +144,6 @@ contract ReferenceComptroller {
     function markets(address cToken) external view returns (bool, uint256, bool) {
         Market storage m = _markets[cToken];
         return (m.isListed, m.collateralFactorMantissa, false);
-    }
-
-    /// @notice This contract: it answers `getUnderlyingPrice` itself.
-    function oracle() external view returns (address) {
-        return address(this);
-    }
-
-    /// @notice The deployer's price of `cToken`'s underlying; 0 when unset.
-    function getUnderlyingPrice(address cToken) external view returns (uint256) {
-        return _prices[cToken];
     }
 
     /// @notice The markets `account` has entered, in order.
@@ -186,7 +194,7 @@ contract ReferenceComptroller {
             if (msg.sender != cToken) revert SenderMustBeCToken();
             _enter(cToken, borrower);
         }
-        if (_prices[cToken] == 0) return PRICE_ERROR;
+        if (_price(cToken) == 0) return PRICE_ERROR;
         return _check(borrower, cToken, 0, borrowAmount);
     }
 
@@ -264,11 +272,16 @@ contract ReferenceComptroller {
         uint256 rate;
         (err, tokens, borrows, rate) = IComptrollerCTokenLike(asset).getAccountSnapshot(account);
         if (err != NO_ERROR) return (SNAPSHOT_ERROR, 0, 0);
-        uint256 price = _prices[asset];
+        uint256 price = _price(asset);
         if (price == 0) return (PRICE_ERROR, 0, 0);
         uint256 perToken = mulDivDown(mulDivDown(_markets[asset].collateralFactorMantissa, rate, WAD), price, WAD);
         collateral = mulDivDown(perToken, tokens, WAD);
         debt = mulDivDown(price, borrows, WAD) + mulDivDown(perToken, redeemTokens, WAD)
             + mulDivDown(price, borrowAmount, WAD);
+    }
+
+    /// @dev The oracle's price of `cToken`'s underlying; 0 without an oracle.
+    function _price(address cToken) private view returns (uint256) {
+        return oracle == address(0) ? 0 : IComptrollerOracleLike(oracle).getUnderlyingPrice(cToken);
     }
 }

@@ -13,9 +13,9 @@ interface IGaugeERC20Like {
 /// tokens deposited (18 decimals whatever the LP token's) and are ordinary
 /// ERC-20s.
 ///
-/// Rewards do not stream: an account's pending reward is what the deployer
-/// last gave it with `set_claimable` (0 otherwise), independent of its
-/// balance and of time. Claiming pays all of it in the reward token from this
+/// Rewards do not stream: an account's pending reward is what the world
+/// wrote into `_claimable` (0 otherwise), independent of its balance and of
+/// time; the contract has no function of its own to set it. Claiming pays all of it in the reward token from this
 /// gauge's own balance (a fixture mints the reward token to the gauge; a
 /// claim the gauge cannot pay reverts with `TransferFailed`) and resets it to
 /// 0; claiming nothing transfers nothing. No CRV, boosts, checkpoints or
@@ -32,8 +32,6 @@ interface IGaugeERC20Like {
 contract ReferenceCurveGauge {
     /// @notice The LP token staked here.
     address public immutable lp_token;
-    /// @notice Who may call `set_claimable`.
-    address public immutable deployer;
     address private immutable _rewardToken;
 
     string public name;
@@ -52,9 +50,7 @@ contract ReferenceCurveGauge {
     event Withdraw(address indexed provider, uint256 value);
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
-    event ClaimableSet(address indexed user, uint256 amount);
 
-    error NotDeployer();
     error ZeroAddress();
     error RewardIsLpToken();
     error InsufficientBalance(uint256 requested, uint256 balance);
@@ -68,21 +64,9 @@ contract ReferenceCurveGauge {
         if (lpToken == rewardToken) revert RewardIsLpToken();
         lp_token = lpToken;
         _rewardToken = rewardToken;
-        deployer = msg.sender;
         string memory lpSymbol = _symbolOf(lpToken);
         name = string.concat("Curve.fi ", lpSymbol, " Gauge Deposit");
         symbol = string.concat(lpSymbol, "-gauge");
-    }
-
-    // ---- fixture ----
-
-    /// @notice Sets `user`'s pending reward to `amount` (replacing, not
-    /// adding). Deployer only; the gauge must hold the reward tokens by the
-    /// time they are claimed.
-    function set_claimable(address user, uint256 amount) external {
-        if (msg.sender != deployer) revert NotDeployer();
-        _claimable[user] = amount;
-        emit ClaimableSet(user, amount);
     }
 
     // ---- rewards ----

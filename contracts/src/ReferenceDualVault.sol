@@ -18,7 +18,7 @@ interface IDualVaultERC20Like {
 /// Holdings are the vault's balances of the two tokens (`totalAssets`), read
 /// before a deposit's tokens arrive; tokens sent to the vault directly count.
 /// With `S` shares outstanding, `heldA`/`heldB` held, `scaleX = 10^(18 -
-/// decimalsX)`, `price` the deployer's price of one whole B in A (1e18 fixed
+/// decimalsX)`, `price` the price of one whole B in A (1e18 fixed
 /// point) and every division rounding down:
 ///
 /// - first deposit (`S == 0`):
@@ -42,8 +42,6 @@ contract ReferenceDualVault {
 
     address public immutable tokenA;
     address public immutable tokenB;
-    /// @notice Who may call `setPriceBInA`.
-    address public immutable deployer;
     uint256 private immutable _scaleA;
     uint256 private immutable _scaleB;
 
@@ -54,7 +52,8 @@ contract ReferenceDualVault {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     /// @notice Whole B in whole A, 1e18 fixed point: what a first deposit's
-    /// B counts for.
+    /// B counts for (set at deployment; the world writes a moved price into
+    /// storage).
     uint256 public priceBInA;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
@@ -68,9 +67,7 @@ contract ReferenceDualVault {
         uint256 amountB,
         uint256 shares
     );
-    event PriceBInASet(uint256 priceBInA);
 
-    error NotDeployer();
     error SameToken();
     error UnsupportedDecimals(address token);
     error ZeroShares();
@@ -83,21 +80,11 @@ contract ReferenceDualVault {
         if (tokenA_ == tokenB_) revert SameToken();
         tokenA = tokenA_;
         tokenB = tokenB_;
-        deployer = msg.sender;
         _scaleA = 10 ** (18 - _decimals(tokenA_));
         _scaleB = 10 ** (18 - _decimals(tokenB_));
         name = name_;
         symbol = symbol_;
         priceBInA = priceBInA_;
-        emit PriceBInASet(priceBInA_);
-    }
-
-    /// @notice Sets the price of one whole B in A (1e18 fixed point) used by
-    /// a first deposit. Deployer only.
-    function setPriceBInA(uint256 newPrice) external {
-        if (msg.sender != deployer) revert NotDeployer();
-        priceBInA = newPrice;
-        emit PriceBInASet(newPrice);
     }
 
     // ---- views ----

@@ -22,19 +22,18 @@ import {mulDivDown} from "./WideMath.sol";
 ///   up to `ceil(P / S)` wei less than `amount` (1 or 2 wei at Lido's ratio
 ///   of about 1.2). `transferShares` moves exact shares.
 ///
-/// The fixture world's totals come from `seed` (deployer only, once): there
-/// are no validators, oracle reports, rebases or withdrawals, and the ETH
+/// The world writes the totals and the holders' shares into storage (Lido's
+/// own state, which its oracle reports move); the contract has no function
+/// to set them. There are no validators, oracle reports, rebases or withdrawals, and the ETH
 /// received is only counted, never used. Products are taken at 512-bit
 /// precision like the kernel's `mul_div` (`WideMath.sol`); Lido's SafeMath
-/// reverts when they overflow 256 bits instead. Before `seed`, every
-/// conversion (and so `submit` and `balanceOf`) reverts: the totals are zero.
+/// reverts when they overflow 256 bits instead. Every
+/// conversion (and so `submit` and `balanceOf`) reverts while the totals are
+/// zero.
 contract ReferenceStETH {
     string public constant name = "Liquid staked Ether 2.0";
     string public constant symbol = "stETH";
     uint8 public constant decimals = 18;
-
-    /// @notice Who may call `seed`.
-    address public immutable deployer;
 
     uint256 private _totalPooledEther;
     uint256 private _totalShares;
@@ -47,34 +46,12 @@ contract ReferenceStETH {
     event TransferShares(address indexed from, address indexed to, uint256 sharesValue);
     /// @notice Lido's `Submitted`.
     event Submitted(address indexed sender, uint256 amount, address referral);
-    event Seeded(uint256 totalPooledEther, uint256 totalShares, address indexed holder);
 
-    error NotDeployer();
-    error AlreadySeeded();
-    error InvalidSeed();
     error ZeroDeposit();
     error BalanceExceeded(uint256 shares, uint256 held);
     error AllowanceExceeded(uint256 amount, uint256 allowed);
     error TransferToZeroAddress();
     error TransferToStETHContract();
-
-    constructor() {
-        deployer = msg.sender;
-    }
-
-    /// @notice Sets the totals of the fixture world and gives every share to
-    /// `holder`. Deployer only, once; both totals must be nonzero.
-    function seed(uint256 totalPooledEther, uint256 totalShares, address holder) external {
-        if (msg.sender != deployer) revert NotDeployer();
-        if (_totalShares != 0) revert AlreadySeeded();
-        if (totalPooledEther == 0 || totalShares == 0 || holder == address(0)) revert InvalidSeed();
-        _totalPooledEther = totalPooledEther;
-        _totalShares = totalShares;
-        _shares[holder] = totalShares;
-        emit Seeded(totalPooledEther, totalShares, holder);
-        emit Transfer(address(0), holder, totalPooledEther);
-        emit TransferShares(address(0), holder, totalShares);
-    }
 
     // ---- staking ----
 

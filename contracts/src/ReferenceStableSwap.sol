@@ -33,11 +33,12 @@ interface IStableSwapToken {
 /// refuses a trade that buys nothing (`dy` rounds to 0), the pool, like
 /// Curve's, pays 0.
 ///
-/// Simplifications: no liquidity functions (the deployer sets the balances
-/// with `seed`), no ramping of `A`, no admin actions, no kill switch.
+/// Simplifications: no liquidity functions (the world writes the internal
+/// `balances` into storage, as the pool's liquidity history left them), no
+/// ramping of `A`, no admin actions, no kill switch.
 contract ReferenceStableSwap {
     /// The native coin's placeholder address.
-    address public constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+    address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
     uint256 private constant FEE_DENOMINATOR = 1e10;
     uint256 private constant PRECISION = 1e18;
@@ -53,8 +54,6 @@ contract ReferenceStableSwap {
     /// `10^(36 - decimals)` of each coin.
     uint256[] private _rates;
 
-    /// Who deployed the pool: the only caller of `seed`.
-    address public immutable deployer;
     /// `A_PRECISION` of the pool's code (1 or 100 on mainnet).
     uint256 public immutable A_PRECISION;
     /// `A * A_PRECISION`.
@@ -75,7 +74,6 @@ contract ReferenceStableSwap {
     error BadCoin(uint256 index);
     error BadDecimals(uint256 index, uint8 decimals);
     error BadParameters();
-    error NotDeployer();
     error BadIndex(int128 index);
     error SameCoin();
     error Slippage(uint256 dy, uint256 minDy);
@@ -114,7 +112,6 @@ contract ReferenceStableSwap {
             balances.push(0);
             _rates.push(10 ** (36 - uint256(d)));
         }
-        deployer = msg.sender;
         A_PRECISION = aPrecision;
         _amp = amplification * aPrecision;
         fee = fee_;
@@ -122,7 +119,7 @@ contract ReferenceStableSwap {
     }
 
     /// Accepts the native coin (funding a pool with a native coin; it joins
-    /// the curve only through `seed`).
+    /// the curve only through the balances the world writes).
     receive() external payable {}
 
     // ---- views ----
@@ -144,7 +141,7 @@ contract ReferenceStableSwap {
 
     /// What the pool holds of coin `i` beyond its internal balance: the
     /// admin fees collected (and any donation). Reverts if the holdings are
-    /// below the internal balance (an unfunded `seed`).
+    /// below the internal balance (balances written but not funded).
     function admin_balances(uint256 i) external view returns (uint256) {
         address c = coins[i];
         uint256 held = c == NATIVE ? address(this).balance : IStableSwapToken(c).balanceOf(address(this));
@@ -158,17 +155,6 @@ contract ReferenceStableSwap {
     }
 
     // ---- actions ----
-
-    /// Sets the internal balances (raw units, pool order). Only the
-    /// deployer, any number of times; the pool's holdings are not checked:
-    /// mint or send the coins to the pool separately.
-    function seed(uint256[] calldata newBalances) external {
-        if (msg.sender != deployer) revert NotDeployer();
-        if (newBalances.length != coins.length) revert LengthMismatch();
-        for (uint256 k = 0; k < newBalances.length; ++k) {
-            balances[k] = newBalances[k];
-        }
-    }
 
     /// Sells `dx` of coin `i` for coin `j`, paying at least `min_dy` to the
     /// caller. Coin `i` is pulled with `transferFrom(msg.sender, pool, dx)`,

@@ -12,7 +12,7 @@
 //!   than one cToken keeps the underlying and mints nothing; a redeem worth
 //!   less than one unit pays nothing) or a revert (above the cash:
 //!   `RedeemTransferOutNotPossible`; past 256 bits: `DivisionOverflow`).
-//! - Lido stETH (`ReferenceStETH`, seeded totals): a submit mints the
+//! - Lido stETH (`ReferenceStETH`, totals written into storage): a submit mints the
 //!   kernel's shares, a fresh depositor reads back exactly the kernel's
 //!   output, and the totals move as its next state; where the kernel refuses,
 //!   the depositor reads zero. A `transfer` of `a` (a whole balance or part)
@@ -87,9 +87,6 @@ sol! {
     #[sol(all_derives)]
     contract ReferenceStETH {
         error DivisionOverflow();
-        error NotDeployer();
-        error AlreadySeeded();
-        error InvalidSeed();
         error ZeroDeposit();
         error BalanceExceeded(uint256 shares, uint256 held);
         error AllowanceExceeded(uint256 amount, uint256 allowed);
@@ -100,7 +97,6 @@ sol! {
         event TransferShares(address indexed from, address indexed to, uint256 sharesValue);
         event Submitted(address indexed sender, uint256 amount, address referral);
 
-        function seed(uint256 totalPooledEther, uint256 totalShares, address holder) external;
         function submit(address referral) external payable returns (uint256);
         function getTotalPooledEther() external view returns (uint256);
         function getTotalShares() external view returns (uint256);
@@ -505,11 +501,7 @@ fn lido_world(pooled: U256, shares: U256) -> Result<Lido, EvmError> {
     let steth = deploy(&mut evm, STETH, &[])?;
     let wsteth =
         deploy(&mut evm, WSTETH, &ReferenceWstETH::constructorCall { stETH: steth }.abi_encode())?;
-    evm.call_sol(
-        DEPLOYER,
-        steth,
-        &ReferenceStETH::seedCall { totalPooledEther: pooled, totalShares: shares, holder: HOLDER },
-    )?;
+    switchyard_exec::evm::fixtures::steth_totals(&mut evm, steth, pooled, shares, HOLDER)?;
     evm.call_sol(
         HOLDER,
         steth,

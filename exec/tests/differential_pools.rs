@@ -69,7 +69,6 @@ sol! {
         error BadCoin(uint256 index);
         error BadDecimals(uint256 index, uint8 decimals);
         error BadParameters();
-        error NotDeployer();
         error BadIndex(int128 index);
         error SameCoin();
         error Slippage(uint256 dy, uint256 minDy);
@@ -99,7 +98,6 @@ sol! {
         function get_dy(int128 i, int128 j, uint256 dx) external view returns (uint256);
         function exchange(int128 i, int128 j, uint256 dx, uint256 min_dy)
             external payable returns (uint256);
-        function seed(uint256[] balances) external;
     }
 
     /// `contracts/src/ReferenceBalancerVault.sol`.
@@ -454,7 +452,7 @@ fn stable_deploy(c: &StableCase) -> Result<(Evm, StablePool), TestCaseError> {
             other => raw_balance(other, *d),
         })
         .collect();
-    evm.call_sol(DEPLOYER, address, &ReferenceStableSwap::seedCall { balances: balances.clone() })?;
+    switchyard_exec::evm::fixtures::stableswap_balances(&mut evm, address, &balances)?;
     for (coin, b) in coins.iter().zip(&balances) {
         if *coin == NATIVE_COIN {
             evm.set_balance(address, *b);
@@ -1414,9 +1412,6 @@ fn stableswap_refuses_what_curve_refuses() -> CaseResult {
         u("500000000000000000000000")
     );
 
-    let seed = S::seedCall { balances: vec![U256::ONE; 3] };
-    let r = revert_as::<StableErrors, _>(&evm.call_sol(TRADER, p.address, &seed));
-    prop_assert!(matches!(r, Some(StableErrors::NotDeployer(_))), "{r:?}");
     let exchange = |evm: &mut Evm, i: i128, j: i128, dx: u64, value: u64| {
         let call = S::exchangeCall { i, j, dx: U256::from(dx), min_dy: U256::ZERO };
         revert_as::<StableErrors, _>(&evm.call(

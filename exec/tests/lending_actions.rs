@@ -6,7 +6,8 @@
 //!   (`BorrowComptrollerRejection(4)`), cash and price refusals, collateral
 //!   locked while borrowing, repay part and all.
 //! - Curve gauge (`ReferenceCurveGauge`): deposit (for oneself and another),
-//!   claims that pay what `set_claimable` gave and 0 otherwise, withdraw.
+//!   claims that pay what the world wrote as pending and 0 otherwise,
+//!   withdraw.
 //! - Two-token vault (`ReferenceDualVault`): first and later deposits and
 //!   redeems, every share and amount checked against the arithmetic written
 //!   out again here in Rust.
@@ -16,7 +17,7 @@
 
 use alloy_primitives::{Address, Bytes, U256, uint};
 use alloy_sol_types::{SolCall, SolConstructor, SolEvent, SolInterface, sol};
-use switchyard_exec::evm::{Artifact, CallOutcome, Evm, EvmError, abi::TestERC20};
+use switchyard_exec::evm::{Artifact, CallOutcome, Evm, EvmError, abi::TestERC20, fixtures};
 
 const DEPLOYER: Address = Address::repeat_byte(0xde);
 const ALICE: Address = Address::repeat_byte(0xa1);
@@ -29,20 +30,24 @@ type TestResult = Result<(), EvmError>;
 
 sol! {
     #[sol(all_derives)]
+    contract PriceOracle {
+        function isPriceOracle() external view returns (bool);
+        function getUnderlyingPrice(address cToken) external view returns (uint256);
+    }
+
+    #[sol(all_derives)]
     contract Comptroller {
-        error NotDeployer();
-        error MarketAlreadyListed(address cToken);
-        error InvalidCollateralFactor(uint256 collateralFactorMantissa);
         error SenderMustBeCToken();
         error DivisionOverflow();
 
         event MarketEntered(address cToken, address account);
 
-        function supportMarket(address cToken, uint256 collateralFactorMantissa) external;
-        function setUnderlyingPrice(address cToken, uint256 price) external;
+        function _supportMarket(address cToken) external returns (uint256);
+        function _setCollateralFactor(address cToken, uint256 newCollateralFactorMantissa) external returns (uint256);
+        function _setPriceOracle(address newOracle) external returns (uint256);
+        function admin() external view returns (address);
         function markets(address cToken) external view returns (bool, uint256, bool);
         function oracle() external view returns (address);
-        function getUnderlyingPrice(address cToken) external view returns (uint256);
         function getAssetsIn(address account) external view returns (address[]);
         function checkMembership(address account, address cToken) external view returns (bool);
         function enterMarkets(address[] cTokens) external returns (uint256[]);
@@ -52,7 +57,6 @@ sol! {
 
     #[sol(all_derives)]
     contract CToken {
-        error NotDeployer();
         error ComptrollerNotSet();
         error BorrowComptrollerRejection(uint256 errorCode);
         error BorrowCashNotAvailable();
@@ -74,7 +78,7 @@ sol! {
         );
 
         constructor(address underlying, uint256 exchangeRate, string name, string symbol, uint8 decimals);
-        function setComptroller(address newComptroller) external;
+        function _setComptroller(address newComptroller) external returns (uint256);
         function comptroller() external view returns (address);
         function balanceOf(address owner) external view returns (uint256);
         function mint(uint256 mintAmount) external returns (uint256);
@@ -93,7 +97,6 @@ sol! {
 
     #[sol(all_derives)]
     contract Gauge {
-        error NotDeployer();
         error InsufficientBalance(uint256 requested, uint256 balance);
         error ReceiverOnlyForSelf();
         error TransferFailed();
@@ -110,7 +113,6 @@ sol! {
         function reward_count() external view returns (uint256);
         function claimable_reward(address user, address rewardToken) external view returns (uint256);
         function claimed_reward(address user, address rewardToken) external view returns (uint256);
-        function set_claimable(address user, uint256 amount) external;
         function balanceOf(address who) external view returns (uint256);
         function totalSupply() external view returns (uint256);
         function deposit(uint256 _value) external;
@@ -124,7 +126,6 @@ sol! {
 
     #[sol(all_derives)]
     contract DualVault {
-        error NotDeployer();
         error ZeroShares();
         error NoAssets();
         error InsufficientBalance(uint256 requested, uint256 balance);
@@ -147,7 +148,6 @@ sol! {
         function tokenB() external view returns (address);
         function decimals() external view returns (uint8);
         function priceBInA() external view returns (uint256);
-        function setPriceBInA(uint256 newPrice) external;
         function totalAssets() external view returns (uint256 a, uint256 b);
         function totalSupply() external view returns (uint256);
         function balanceOf(address who) external view returns (uint256);
@@ -167,6 +167,7 @@ use Gauge::GaugeErrors as GaugeErr;
 // ---------------------------------------------------------------- helpers
 
 const COMPTROLLER: &str = include_str!("../../contracts/artifacts/ReferenceComptroller.json");
+const ORACLE: &str = include_str!("../../contracts/artifacts/ReferencePriceOracle.json");
 const CTOKEN: &str = include_str!("../../contracts/artifacts/ReferenceCToken.json");
 const GAUGE: &str = include_str!("../../contracts/artifacts/ReferenceCurveGauge.json");
 const DUAL_VAULT: &str = include_str!("../../contracts/artifacts/ReferenceDualVault.json");
@@ -257,6 +258,7 @@ struct Market {
 struct CompoundWorld {
     evm: Evm,
     comptroller: Address,
+    oracle: Address,
     /// cWETH: 18-decimal underlying, collateral factor 82.5%, $2000.123456789.
     ceth: Market,
     /// cUSDC: 6-decimal underlying, collateral factor 85.5%, $1.0001.
@@ -289,6 +291,8 @@ fn c_market(
 fn compound_world() -> Result<CompoundWorld, EvmError> {
     let mut evm = Evm::new();
     let comptroller = deploy(&mut evm, COMPTROLLER, &[])?;
+    let oracle = deploy(&mut evm, ORACLE, &[])?;
+    admin(&mut evm, comptroller, &Comptroller::_setPriceOracleCall { newOracle: oracle })?;
     let ceth = c_market(
         &mut evm,
         "WETH",
@@ -306,21 +310,27 @@ fn compound_world() -> Result<CompoundWorld, EvmError> {
         uint!(1000100000000000000000000000000_U256),
     )?;
     for m in [&ceth, &cusdc] {
-        let list =
-            Comptroller::supportMarketCall { cToken: m.c_token, collateralFactorMantissa: m.cf };
-        evm.call_sol(DEPLOYER, comptroller, &list)?;
-        let price = Comptroller::setUnderlyingPriceCall { cToken: m.c_token, price: m.price };
-        evm.call_sol(DEPLOYER, comptroller, &price)?;
-        evm.call_sol(
-            DEPLOYER,
-            m.c_token,
-            &CToken::setComptrollerCall { newComptroller: comptroller },
-        )?;
+        admin(&mut evm, comptroller, &Comptroller::_supportMarketCall { cToken: m.c_token })?;
+        fixtures::compound_price(&mut evm, oracle, m.c_token, m.price)?;
+        let cf = Comptroller::_setCollateralFactorCall {
+            cToken: m.c_token,
+            newCollateralFactorMantissa: m.cf,
+        };
+        admin(&mut evm, comptroller, &cf)?;
+        admin(&mut evm, m.c_token, &CToken::_setComptrollerCall { newComptroller: comptroller })?;
         for who in [ALICE, BOB] {
             approve(&mut evm, who, m.underlying, m.c_token)?;
         }
     }
-    Ok(CompoundWorld { evm, comptroller, ceth, cusdc })
+    Ok(CompoundWorld { evm, comptroller, oracle, ceth, cusdc })
+}
+
+/// A Compound admin call from the deployer, which must answer 0
+/// (`NO_ERROR`).
+fn admin<C: SolCall<Return = U256>>(evm: &mut Evm, to: Address, call: &C) -> TestResult {
+    let code = evm.call_sol(DEPLOYER, to, call)?;
+    assert_eq!(code, U256::ZERO, "Compound error {code}");
+    Ok(())
 }
 
 impl CompoundWorld {
@@ -525,8 +535,7 @@ fn compound_counts_borrows_in_several_markets() -> TestResult {
 
     // ETH falls to a twentieth: the collateral no longer covers the debt.
     let fallen = w.ceth.price / u(20);
-    let price = Comptroller::setUnderlyingPriceCall { cToken: ceth, price: fallen };
-    w.evm.call_sol(DEPLOYER, w.comptroller, &price)?;
+    fixtures::compound_price(&mut w.evm, w.oracle, ceth, fallen)?;
     w.ceth.price = fallen;
     let (collateral, debt) = sums(&w);
     assert!(debt > collateral);
@@ -556,13 +565,13 @@ fn compound_borrow_guards() -> TestResult {
         )),
         CErr::ComptrollerNotSet(CToken::ComptrollerNotSet {})
     );
-    let set = CToken::setComptrollerCall { newComptroller: w.comptroller };
-    assert_eq!(
-        revert_as::<CErr, _>(w.evm.call_sol(ALICE, lone.c_token, &set)),
-        CErr::NotDeployer(CToken::NotDeployer {})
-    );
+    // Only the admin sets it: anyone else gets UNAUTHORIZED (1), and
+    // nothing changes.
+    let set = CToken::_setComptrollerCall { newComptroller: w.comptroller };
+    assert_eq!(w.evm.call_sol(ALICE, lone.c_token, &set)?, u(1));
+    assert_eq!(w.evm.view(lone.c_token, &CToken::comptrollerCall {})?, Address::ZERO);
     // Pointed at the comptroller but not listed: MARKET_NOT_LISTED (9).
-    w.evm.call_sol(DEPLOYER, lone.c_token, &set)?;
+    admin(&mut w.evm, lone.c_token, &set)?;
     assert_eq!(
         revert_as::<CErr, _>(w.evm.call_sol(
             ALICE,
@@ -583,15 +592,14 @@ fn compound_borrow_guards() -> TestResult {
         )),
         CErr::RedeemComptrollerRejection(CToken::RedeemComptrollerRejection { errorCode: u(9) })
     );
-    // Listed without a price: PRICE_ERROR (13).
-    w.evm.call_sol(
-        DEPLOYER,
-        w.comptroller,
-        &Comptroller::supportMarketCall {
-            cToken: lone.c_token,
-            collateralFactorMantissa: u(5) * WAD / u(10),
-        },
-    )?;
+    // Listed without a price: PRICE_ERROR (13), for a collateral factor
+    // too.
+    admin(&mut w.evm, w.comptroller, &Comptroller::_supportMarketCall { cToken: lone.c_token })?;
+    let half = Comptroller::_setCollateralFactorCall {
+        cToken: lone.c_token,
+        newCollateralFactorMantissa: u(5) * WAD / u(10),
+    };
+    assert_eq!(w.evm.call_sol(DEPLOYER, w.comptroller, &half)?, u(13));
     assert_eq!(
         revert_as::<CErr, _>(w.evm.call_sol(
             ALICE,
@@ -602,11 +610,8 @@ fn compound_borrow_guards() -> TestResult {
     );
     // Not in the market, redeeming is free; no collateral, borrowing is not.
     w.evm.call_sol(ALICE, lone.c_token, &CToken::redeemCall { redeemTokens: WAD / u(2) })?;
-    w.evm.call_sol(
-        DEPLOYER,
-        w.comptroller,
-        &Comptroller::setUnderlyingPriceCall { cToken: lone.c_token, price: WAD },
-    )?;
+    fixtures::compound_price(&mut w.evm, w.oracle, lone.c_token, WAD)?;
+    admin(&mut w.evm, w.comptroller, &half)?;
     assert_eq!(
         revert_as::<CErr, _>(w.evm.call_sol(
             BOB,
@@ -625,53 +630,33 @@ fn compound_borrow_guards() -> TestResult {
         revert_as::<Comptroller::ComptrollerErrors, _>(w.evm.call_sol(CAROL, w.comptroller, &ask)),
         Comptroller::ComptrollerErrors::SenderMustBeCToken(Comptroller::SenderMustBeCToken {})
     );
-    // Configuration guards.
-    let relist = Comptroller::supportMarketCall {
-        cToken: lone.c_token,
-        collateralFactorMantissa: U256::ZERO,
-    };
-    assert_eq!(
-        revert_as::<Comptroller::ComptrollerErrors, _>(w.evm.call_sol(
-            DEPLOYER,
-            w.comptroller,
-            &relist
-        )),
-        Comptroller::ComptrollerErrors::MarketAlreadyListed(Comptroller::MarketAlreadyListed {
-            cToken: lone.c_token
-        })
-    );
+    // Configuration guards, Compound's error codes: MARKET_ALREADY_LISTED
+    // (10), INVALID_COLLATERAL_FACTOR (6), UNAUTHORIZED (1).
+    let relist = Comptroller::_supportMarketCall { cToken: lone.c_token };
+    assert_eq!(w.evm.call_sol(DEPLOYER, w.comptroller, &relist)?, u(10));
     let other = c_market(&mut w.evm, "X", 18, WAD, U256::ZERO, U256::ZERO)?;
-    let too_high = Comptroller::supportMarketCall {
+    let list = Comptroller::_supportMarketCall { cToken: other.c_token };
+    assert_eq!(w.evm.call_sol(ALICE, w.comptroller, &list)?, u(1));
+    admin(&mut w.evm, w.comptroller, &list)?;
+    let too_high = Comptroller::_setCollateralFactorCall {
         cToken: other.c_token,
-        collateralFactorMantissa: u(900_000_000_000_000_001),
+        newCollateralFactorMantissa: u(900_000_000_000_000_001),
     };
-    assert_eq!(
-        revert_as::<Comptroller::ComptrollerErrors, _>(w.evm.call_sol(
-            DEPLOYER,
-            w.comptroller,
-            &too_high
-        )),
-        Comptroller::ComptrollerErrors::InvalidCollateralFactor(
-            Comptroller::InvalidCollateralFactor {
-                collateralFactorMantissa: u(900_000_000_000_000_001)
-            }
-        )
-    );
-    let by_alice = Comptroller::setUnderlyingPriceCall { cToken: other.c_token, price: WAD };
-    assert_eq!(
-        revert_as::<Comptroller::ComptrollerErrors, _>(w.evm.call_sol(
-            ALICE,
-            w.comptroller,
-            &by_alice
-        )),
-        Comptroller::ComptrollerErrors::NotDeployer(Comptroller::NotDeployer {})
-    );
+    assert_eq!(w.evm.call_sol(DEPLOYER, w.comptroller, &too_high)?, u(6));
+    let by_alice = Comptroller::_setCollateralFactorCall {
+        cToken: other.c_token,
+        newCollateralFactorMantissa: U256::ZERO,
+    };
+    assert_eq!(w.evm.call_sol(ALICE, w.comptroller, &by_alice)?, u(1));
+    let oracle_by_alice = Comptroller::_setPriceOracleCall { newOracle: ALICE };
+    assert_eq!(w.evm.call_sol(ALICE, w.comptroller, &oracle_by_alice)?, u(1));
+    assert_eq!(w.evm.view(w.comptroller, &Comptroller::adminCall {})?, DEPLOYER);
     let m = w.evm.view(w.comptroller, &Comptroller::marketsCall { cToken: w.cusdc.c_token })?;
     assert_eq!((m._0, m._1, m._2), (true, w.cusdc.cf, false));
-    assert_eq!(w.evm.view(w.comptroller, &Comptroller::oracleCall {})?, w.comptroller);
+    assert_eq!(w.evm.view(w.comptroller, &Comptroller::oracleCall {})?, w.oracle);
+    assert!(w.evm.view(w.oracle, &PriceOracle::isPriceOracleCall {})?);
     assert_eq!(
-        w.evm
-            .view(w.comptroller, &Comptroller::getUnderlyingPriceCall { cToken: w.ceth.c_token })?,
+        w.evm.view(w.oracle, &PriceOracle::getUnderlyingPriceCall { cToken: w.ceth.c_token })?,
         w.ceth.price
     );
     assert!(!w.evm.view(
@@ -740,19 +725,11 @@ fn gauge_deposits_claims_what_was_set_and_withdraws() -> TestResult {
     assert_eq!(logs_from(&out, w.reward), 0);
     assert_eq!(balance(&mut w.evm, w.reward, ALICE)?, U256::ZERO);
 
-    // The deployer gives Alice 123.45 CRV and Carol 77 wei, funded.
+    // The world gives Alice 123.45 CRV and Carol 77 wei, funded.
     mint(&mut w.evm, w.reward, g, u(500) * WAD)?;
     let given = u(123_450_000_000_000_000_000);
-    w.evm.call_sol(DEPLOYER, g, &Gauge::set_claimableCall { user: ALICE, amount: given })?;
-    w.evm.call_sol(DEPLOYER, g, &Gauge::set_claimableCall { user: CAROL, amount: u(77) })?;
-    assert_eq!(
-        revert_as::<GaugeErr, _>(w.evm.call_sol(
-            ALICE,
-            g,
-            &Gauge::set_claimableCall { user: ALICE, amount: WAD }
-        )),
-        GaugeErr::NotDeployer(Gauge::NotDeployer {})
-    );
+    fixtures::gauge_claimable(&mut w.evm, g, w.reward, ALICE, given)?;
+    fixtures::gauge_claimable(&mut w.evm, g, w.reward, CAROL, u(77))?;
     assert_eq!(claimable(&mut w, ALICE)?, given);
     assert_eq!(
         w.evm.view(g, &Gauge::claimable_rewardCall { user: ALICE, rewardToken: w.lp })?,
@@ -785,7 +762,7 @@ fn gauge_deposits_claims_what_was_set_and_withdraws() -> TestResult {
     assert_eq!(balance(&mut w.evm, w.reward, BOB)?, U256::ZERO);
 
     // More than the gauge holds: the claim fails and keeps the amount.
-    w.evm.call_sol(DEPLOYER, g, &Gauge::set_claimableCall { user: BOB, amount: u(1_000) * WAD })?;
+    fixtures::gauge_claimable(&mut w.evm, g, w.reward, BOB, u(1_000) * WAD)?;
     assert_eq!(
         revert_as::<GaugeErr, _>(w.evm.call_sol(BOB, g, &Gauge::claim_rewards_0Call {})),
         GaugeErr::TransferFailed(Gauge::TransferFailed {})
@@ -809,7 +786,7 @@ fn gauge_deposits_claims_what_was_set_and_withdraws() -> TestResult {
         event::<Gauge::Withdraw>(&out, g),
         Some(Gauge::Withdraw { provider: ALICE, value: u(100) * WAD })
     );
-    w.evm.call_sol(DEPLOYER, g, &Gauge::set_claimableCall { user: ALICE, amount: u(5) })?;
+    fixtures::gauge_claimable(&mut w.evm, g, w.reward, ALICE, u(5))?;
     w.evm.call_sol(
         ALICE,
         g,
@@ -1038,12 +1015,7 @@ fn dual_vault_first_and_later_deposits_and_redeems() -> TestResult {
         (w.model.held_a, w.model.held_b, w.model.supply),
         (U256::ZERO, U256::ZERO, U256::ZERO)
     );
-    let set = DualVault::setPriceBInACall { newPrice: u(3_000) * WAD };
-    assert_eq!(
-        revert_as::<VaultErr, _>(w.evm.call_sol(ALICE, w.vault, &set)),
-        VaultErr::NotDeployer(DualVault::NotDeployer {})
-    );
-    w.evm.call_sol(DEPLOYER, w.vault, &set)?;
+    fixtures::dual_vault_price(&mut w.evm, w.vault, u(3_000) * WAD)?;
     w.model.price = u(3_000) * WAD;
     let s = w.deposit(CAROL, U256::ZERO, u(3))?;
     assert_eq!(s, u(9_000), "3 wei of B at 3000 A per B");

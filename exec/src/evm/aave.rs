@@ -20,8 +20,8 @@
 //!
 //! [`ReferencePriceFeed`]: super::abi::ReferencePriceFeed
 
-use alloy_primitives::{Address, B256, Bytes, U256, keccak256, uint};
-use alloy_sol_types::{SolConstructor, SolValue};
+use alloy_primitives::{Address, B256, Bytes, U256, uint};
+use alloy_sol_types::SolConstructor;
 use revm::database_interface::DatabaseRef;
 
 use super::{
@@ -31,6 +31,7 @@ use super::{
         AaveRateStrategy, AaveToken, ReferencePriceFeed,
     },
     artifacts::{Artifact, NpmArtifacts},
+    world::mapping_slot,
 };
 
 /// One ray, Aave's fixed-point unit for indexes.
@@ -343,11 +344,6 @@ fn deploy(
     let mut code = npm.initcode(artifact)?.to_vec();
     code.extend_from_slice(args);
     evm.deploy(deployer, code.into())
-}
-
-/// The storage slot of `mapping[key]` for a mapping at `slot`.
-fn mapping_slot(key: Address, slot: u64) -> U256 {
-    U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
 }
 
 /// Adds `units` to the low 128 bits (`UserState.balance`) of `holder`'s

@@ -280,7 +280,6 @@ sol! {
             uint256 adminFee
         );
 
-        function seed(uint256[] newBalances) external;
         function balances(uint256 i) external view returns (uint256);
     }
 
@@ -483,15 +482,16 @@ sol! {
     #[sol(all_derives)]
     contract ReferenceCToken {
         constructor(address underlying_, uint256 exchangeRate_, string name_, string symbol_, uint8 decimals_);
-        function setComptroller(address newComptroller) external;
+        function _setComptroller(address newComptroller) external returns (uint256);
         function borrowBalanceStored(address account) external view returns (uint256);
     }
 
     /// `contracts/src/ReferenceComptroller.sol`.
     #[sol(all_derives)]
     contract ReferenceComptroller {
-        function supportMarket(address cToken, uint256 collateralFactorMantissa) external;
-        function setUnderlyingPrice(address cToken, uint256 price) external;
+        function _supportMarket(address cToken) external returns (uint256);
+        function _setCollateralFactor(address cToken, uint256 newCollateralFactorMantissa) external returns (uint256);
+        function _setPriceOracle(address newOracle) external returns (uint256);
         function enterMarkets(address[] cTokens) external returns (uint256[]);
     }
 
@@ -499,7 +499,6 @@ sol! {
     #[sol(all_derives)]
     contract ReferenceCurveGauge {
         constructor(address lpToken, address rewardToken);
-        function set_claimable(address user, uint256 amount) external;
     }
 
     /// `contracts/src/ReferenceDualVault.sol`.
@@ -515,7 +514,6 @@ sol! {
     /// `contracts/src/ReferenceStETH.sol`.
     #[sol(all_derives)]
     contract ReferenceStETH {
-        function seed(uint256 totalPooledEther, uint256 totalShares, address holder) external;
         function sharesOf(address account) external view returns (uint256);
         function getTotalPooledEther() external view returns (uint256);
         function getTotalShares() external view returns (uint256);

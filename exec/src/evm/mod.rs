@@ -28,6 +28,7 @@
 pub mod aave;
 pub mod abi;
 pub mod artifacts;
+pub mod fixtures;
 pub mod world;
 
 use std::{convert::Infallible, sync::Arc};

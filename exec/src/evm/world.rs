@@ -49,11 +49,12 @@ use super::{
         BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
         BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, LegacyShortcutsRouter,
         OpenZeppelinVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
-        ReferenceDualVault, ReferenceStETH, ReferenceStableSwap, ReferenceV2Pair,
-        ReferenceV2Router, ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20,
-        UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory, UniswapV3Pool,
-        UniswapV3SwapRouter, UniswapV3SwapRouter02, V3Swapper, WalletFactory,
+        ReferenceDualVault, ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router,
+        ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
+        UniswapV2Router02, UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter,
+        UniswapV3SwapRouter02, V3Swapper, WalletFactory,
     },
+    fixtures,
 };
 
 /// Deploys every fixture contract (to a scratch address first).
@@ -648,8 +649,8 @@ struct ChainBuilder<'a> {
     debts: Vec<(Address, Result<PositionFixture, String>)>,
     /// Aave markets placed, by pool address.
     aave_markets: HashMap<Address, aave::AaveMarket>,
-    /// Compound comptrollers placed.
-    comptrollers: Vec<Address>,
+    /// Compound comptrollers placed, with their oracles.
+    comptrollers: HashMap<Address, Address>,
     /// What each contract at a fixed address was built from (its ABI is
     /// the program guard's list of callable functions).
     placed: HashMap<Address, Artifact>,
@@ -682,7 +683,7 @@ impl<'a> ChainBuilder<'a> {
             v3: None,
             debts: Vec::new(),
             aave_markets: HashMap::new(),
-            comptrollers: Vec::new(),
+            comptrollers: HashMap::new(),
             placed: HashMap::new(),
             balancer_pools: None,
             balancer_fees: None,
@@ -1174,13 +1175,8 @@ impl<'a> ChainBuilder<'a> {
         }
         .abi_encode();
         self.deploy_at(Artifact::ReferenceStableSwap, &args, pool.address)?;
-        self.evm
-            .call_sol(
-                DEPLOYER,
-                pool.address,
-                &ReferenceStableSwap::seedCall { newBalances: st.balances.clone() },
-            )
-            .doing(|| format!("seeding {}", pool.address))?;
+        fixtures::stableswap_balances(&mut self.evm, pool.address, &st.balances)
+            .doing(|| format!("balances of {}", pool.address))?;
         for (coin, balance) in coins.iter().zip(&st.balances) {
             self.fund(*coin, pool.address, *balance)?;
         }
@@ -1494,30 +1490,52 @@ impl<'a> ChainBuilder<'a> {
             .insert(pool.address, TokenImpl::Mapping(Artifact::ReferenceCToken, "_balances"));
         self.fund(asset, pool.address, available)?;
         let Some(comptroller) = r.comptroller else { return Ok(()) };
-        if !self.comptrollers.contains(&comptroller) {
-            self.deploy_at(Artifact::ReferenceComptroller, &[], comptroller)?;
-            self.comptrollers.push(comptroller);
-        }
-        let cf = U256::from(r.ltv_bps.unwrap_or(0)) * U256::from(100_000_000_000_000u64);
-        let c_token = pool.address;
-        let listing = ReferenceComptroller::supportMarketCall {
-            cToken: c_token,
-            collateralFactorMantissa: cf,
+        let oracle = match self.comptrollers.get(&comptroller) {
+            Some(oracle) => *oracle,
+            None => {
+                self.deploy_at(Artifact::ReferenceComptroller, &[], comptroller)?;
+                // The comptroller's oracle, at an address of its own.
+                let oracle = Address::from_word(keccak256(("oracle", comptroller).abi_encode()));
+                self.deploy_at(Artifact::ReferencePriceOracle, &[], oracle)?;
+                let set = ReferenceComptroller::_setPriceOracleCall { newOracle: oracle };
+                self.admin(comptroller, &set, "the comptroller's oracle")?;
+                self.comptrollers.insert(comptroller, oracle);
+                oracle
+            }
         };
-        self.evm
-            .call_sol(DEPLOYER, comptroller, &listing)
-            .doing(|| format!("listing {c_token}"))?;
+        let c_token = pool.address;
+        let listing = ReferenceComptroller::_supportMarketCall { cToken: c_token };
+        self.admin(comptroller, &listing, "listing the market")?;
         // Compound's oracle scale: 1e36 / 10^decimals per whole token.
         let underlying_decimals = self.catalog.token(self.chain, asset).map_or(18, |t| t.decimals);
         if let Some(price) = self.usd_price(asset, 36u8.saturating_sub(underlying_decimals)) {
-            let set = ReferenceComptroller::setUnderlyingPriceCall { cToken: c_token, price };
-            self.evm.call_sol(DEPLOYER, comptroller, &set).doing(|| format!("price of {asset}"))?;
+            fixtures::compound_price(&mut self.evm, oracle, c_token, price)
+                .doing(|| format!("price of {asset}"))?;
         }
-        let link = ReferenceCToken::setComptrollerCall { newComptroller: comptroller };
-        self.evm
-            .call_sol(DEPLOYER, c_token, &link)
-            .doing(|| format!("comptroller of {c_token}"))?;
-        Ok(())
+        let cf = U256::from(r.ltv_bps.unwrap_or(0)) * U256::from(100_000_000_000_000u64);
+        if !cf.is_zero() {
+            let set = ReferenceComptroller::_setCollateralFactorCall {
+                cToken: c_token,
+                newCollateralFactorMantissa: cf,
+            };
+            self.admin(comptroller, &set, "the collateral factor")?;
+        }
+        let link = ReferenceCToken::_setComptrollerCall { newComptroller: comptroller };
+        self.admin(c_token, &link, "the cToken's comptroller")
+    }
+
+    /// A Compound admin call from the world's deployer, which answers an
+    /// error code (0 for success) rather than reverting.
+    fn admin<C>(&mut self, to: Address, call: &C, what: &str) -> Result<(), WorldError>
+    where
+        C: alloy_sol_types::SolCall<Return = U256>,
+    {
+        let code = self.evm.call_sol(DEPLOYER, to, call).doing(|| format!("{what} on {to}"))?;
+        if code.is_zero() {
+            Ok(())
+        } else {
+            Err(self.inconsistent(to, format!("{what}: Compound error {code}")))
+        }
     }
 
     /// The catalog's Curve gauge positions: a gauge staking the position's
@@ -1587,17 +1605,8 @@ impl<'a> ChainBuilder<'a> {
         shares: U256,
     ) -> Result<(), WorldError> {
         self.deploy_at(Artifact::ReferenceStETH, &[], st_eth)?;
-        self.evm
-            .call_sol(
-                DEPLOYER,
-                st_eth,
-                &ReferenceStETH::seedCall {
-                    totalPooledEther: pooled,
-                    totalShares: shares,
-                    holder: SEED_HOLDER,
-                },
-            )
-            .doing(|| format!("seeding {}", pool.address))?;
+        fixtures::steth_totals(&mut self.evm, st_eth, pooled, shares, SEED_HOLDER)
+            .doing(|| format!("totals of {}", pool.address))?;
         self.tokens.insert(st_eth, TokenImpl::StEth);
         Ok(())
     }
