@@ -103,7 +103,6 @@ fn routes(c: &mut Criterion) {
             check_min: None,
             shared: true,
             refund: None,
-            cross: None,
             catalog: &state.catalog,
         };
         let runner = Runner::Router { router, executor };

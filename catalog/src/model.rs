@@ -440,11 +440,6 @@ pub struct ContractSet {
     /// operator's own overrides.
     #[serde(default)]
     pub source: Option<String>,
-    /// Cross-chain receiver (router strategy): bridged funds arrive there
-    /// and it runs their destination program on the executor. Absent: the
-    /// engine's default address (`keccak256("switchyard.ShortcutsReceiver")`).
-    #[serde(default)]
-    pub receiver: Option<Address>,
 }
 
 fn de_strategy<'de, D: serde::Deserializer<'de>>(d: D) -> Result<RoutingStrategy, D::Error> {

@@ -458,7 +458,6 @@ impl Catalog {
             factory: None,
             implementation: None,
             source: None,
-            receiver: None,
         });
         e.router = set.router.or(e.router);
         e.executor = set.executor.or(e.executor);
@@ -468,6 +467,5 @@ impl Catalog {
         if set.source.is_some() {
             e.source = set.source;
         }
-        e.receiver = set.receiver.or(e.receiver);
     }
 }

@@ -134,7 +134,6 @@ pub fn nontokenized_now(
         check_min: Some(&mins),
         shared: false,
         refund: None,
-        cross: None,
         catalog: &state.catalog,
     };
     let owner = p.receiver;
@@ -223,7 +222,6 @@ pub fn nontokenized_now(
             gas: outcome.gas_used,
             approvals,
             request_id,
-            deliveries: Vec::new(),
         },
         amount_deposited: deposited,
     })

@@ -10,22 +10,18 @@
 //! ```
 
 use alloy_primitives::{Address, B256, U256};
-use alloy_sol_types::{SolCall, SolEvent};
 use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
 
 use crate::{
     ExecError, MarketState,
     encode::{
-        self, Approval, Delivery, Runner, TokenAmount, Tx,
+        self, Approval, Runner, TokenAmount, Tx,
         route::{ProtocolBook, RouteSpec},
         tx::{TxSpec, approvals},
     },
-    evm::{
-        abi::{ReferenceBridge, ShortcutsReceiver},
-        world::{ChainWorld, RELAYER, wallet_address},
-    },
+    evm::world::{ChainWorld, wallet_address},
     quote::{Quote, QuoteRequest, quote_now},
-    simulate::{SimError, SimOutcome, SimSetup, decode_revert, describe, simulate},
+    simulate::{SimError, SimOutcome, SimSetup, simulate},
 };
 
 /// A route request, already validated by the server.
@@ -109,9 +105,6 @@ pub struct RouteTx {
     pub block_number: u64,
     /// Unix seconds after which the route should be fetched again.
     pub valid_until: u64,
-    /// Across chains: each bridge crossing and the program it runs on
-    /// arrival (already executed on the destination's world).
-    pub deliveries: Vec<Delivery>,
 }
 
 /// How long a returned route stays valid, seconds.
@@ -319,6 +312,11 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
     let quote = quote_now(state, &req.quote)?;
     let plan = &quote.plan;
+    // No deployed bridge receiver is modelled to run a destination side, so
+    // no transaction that bridges is built: it could strand the funds.
+    if plan.destination_chain != chain {
+        return Err(ExecError::BridgeUnavailable { chain: plan.destination_chain });
+    }
     let Parties { runner, account, receiver, owner, pull_from } = parties(cw, req)?;
     // The deployed legacy delegate has no `receive()`: an account delegated
     // to it cannot be paid the native coin.
@@ -338,28 +336,13 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let inputs = token_amounts(&req.quote.inputs);
     let request_id = encode::request_id(req.referral_code.as_deref(), unique()?);
     let account_id = encode::account_id(&req.account_id);
-    // Across chains: the destination's executor runs each delivery, the
-    // outputs arrive there, and the entry point checks nothing here.
-    let destination = if plan.destination_chain == chain {
-        None
-    } else {
-        let dst =
-            world.chain(plan.destination_chain).ok_or_else(|| unknown(plan.destination_chain))?;
-        let none = || ExecError::BridgeUnavailable { chain: plan.destination_chain };
-        let (_, executor) = dst.shortcuts.router.ok_or_else(none)?;
-        Some((dst, executor, dst.shortcuts.receiver.ok_or_else(none)?))
-    };
-    let refund_to = req.refund_receiver.unwrap_or(req.from);
-    let outputs: Vec<TokenAmount> = match destination {
-        Some(_) => Vec::new(),
-        None => req
-            .quote
-            .outputs
-            .iter()
-            .zip(&mins)
-            .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
-            .collect(),
-    };
+    let outputs: Vec<TokenAmount> = req
+        .quote
+        .outputs
+        .iter()
+        .zip(&mins)
+        .map(|(token, amount)| TokenAmount { token: *token, amount: *amount })
+        .collect();
     // The deployed routers read the receiver's balance before they pull the
     // inputs: a sender receiving a token it also pays in would see its gain
     // net of what it paid (and a loss would revert). Such a route checks
@@ -367,8 +350,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let nets_inputs = receiver == req.from
         && req.quote.outputs.iter().any(|o| inputs.iter().any(|i| i.token == *o));
     let outputs = if nets_inputs { Vec::new() } else { outputs };
-    let checks_min =
-        destination.is_some() || (!nets_inputs && runner.checks_min(inputs.len(), outputs.len()));
+    let checks_min = !nets_inputs && runner.checks_min(inputs.len(), outputs.len());
     let spec = RouteSpec {
         snapshot: &state.snapshot,
         plan,
@@ -383,15 +365,6 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         shared: runner.is_shared(),
         refund: req.refund_receiver.filter(|_| runner.is_shared()),
         catalog: &state.catalog,
-        cross: destination.map(|(_, executor, receiver_contract)| encode::CrossSpec {
-            catalog: &state.catalog,
-            executor,
-            receiver_contract,
-            account_id,
-            request_id,
-            refund_to,
-            mins: &mins,
-        }),
     };
     let encoded = encode::encode_plan(&spec, &Book(state)).map_err(ExecError::Encode)?;
     guard(cw, account, &encoded.program)?;
@@ -411,10 +384,8 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let approvals = approvals_of(&parts, req.from, &inputs);
     encode::guard::check_entry(cw, runner, &tx, &approvals)?;
     let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
-    if destination.is_none() {
-        setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
-        setup.watch.dedup();
-    }
+    setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
+    setup.watch.dedup();
     let failed = |e: SimError, side: &str| {
         if matches!(e, SimError::Unfundable { .. }) {
             tracing::info!(error = %e, chain = %chain, side, "route input cannot exist");
@@ -424,35 +395,17 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         e.into_engine()
     };
     let outcome = simulate(cw, &tx, &setup).map_err(|e| failed(e, "source"))?;
-    let delivered = match destination {
-        None => {
-            // The receiver may also have paid some of an output as an input.
-            let paid = |token: &Address| {
-                inputs
-                    .iter()
-                    .filter(|t| {
-                        t.token == *token
-                            && receiver == (if t.token == NATIVE_TOKEN { req.from } else { owner })
-                    })
-                    .fold(U256::ZERO, |a, t| a.saturating_add(t.amount))
-            };
-            gains(&setup.watch, &outcome, paid)
-        }
-        Some((dst, executor, receiver_contract)) => {
-            let deliveries = &encoded.deliveries;
-            let sent = bridge_requests(&outcome.logs, state, deliveries, plan.destination_chain, receiver_contract)
-                .map_err(|why| {
-                    tracing::error!(chain = %chain, why, "simulated bridge calls do not match the plan");
-                    ExecError::SimulationMismatch { index: 0 }
-                })?;
-            let watch: Vec<(Address, Address)> =
-                req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
-            let arrived =
-                deliver(dst, receiver_contract, executor, request_id, deliveries, &sent, &watch)
-                    .map_err(|e| failed(e, "destination"))?;
-            arrived.into_iter().map(Some).collect()
-        }
+    // The receiver may also have paid some of an output as an input.
+    let paid = |token: &Address| {
+        inputs
+            .iter()
+            .filter(|t| {
+                t.token == *token
+                    && receiver == (if t.token == NATIVE_TOKEN { req.from } else { owner })
+            })
+            .fold(U256::ZERO, |a, t| a.saturating_add(t.amount))
     };
+    let delivered = gains(&setup.watch, &outcome, paid);
     for (k, (token, quoted)) in req.quote.outputs.iter().zip(&plan.amounts_out).enumerate() {
         let got = delivered.get(k).copied().flatten();
         if got != Some(*quoted) {
@@ -484,7 +437,6 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         gas: outcome.gas_used,
         approvals,
         request_id,
-        deliveries: encoded.deliveries,
     })
 }
 
@@ -503,98 +455,6 @@ fn gains(
             a.checked_add(paid(token))?.checked_sub(*b)
         })
         .collect()
-}
-
-/// The amount each bridge call of the source simulation sent, checked
-/// against the deliveries the plan encoded: one `BridgeRequest` each, in
-/// order, to the destination chain's receiver contract, carrying the
-/// delivery's payload (Relay carries it off chain).
-fn bridge_requests(
-    logs: &[alloy_primitives::Log],
-    state: &MarketState,
-    deliveries: &[Delivery],
-    to_chain: ChainId,
-    receiver_contract: Address,
-) -> Result<Vec<U256>, &'static str> {
-    let events: Vec<_> = logs
-        .iter()
-        .filter_map(|l| ReferenceBridge::BridgeRequest::decode_log_data(&l.data).ok())
-        .collect();
-    if events.len() != deliveries.len() {
-        return Err("one BridgeRequest per route");
-    }
-    events
-        .iter()
-        .zip(deliveries)
-        .map(|(ev, d)| {
-            let bridge = state.snapshot.bridges().get(d.bridge).ok_or("unknown bridge")?;
-            if ev.destinationChainId != U256::from(to_chain.0) {
-                return Err("destination chain");
-            }
-            if ev.recipient != receiver_contract {
-                return Err("recipient");
-            }
-            if &*bridge.name != "relay" && ev.payload != d.payload {
-                return Err("payload");
-            }
-            // What arrives: the bridge's fee schedule on what it took.
-            bridge.amount_out(ev.amount).map_err(|_| "bridged amount")
-        })
-        .collect()
-}
-
-/// Runs every delivery on a fork of the destination world, as its relayer
-/// would: the bridged amount placed in the receiver contract, then
-/// `deliver` with the payload. Returns each watched balance's gain.
-fn deliver(
-    dst: &ChainWorld,
-    receiver_contract: Address,
-    executor: Address,
-    request_id: B256,
-    deliveries: &[Delivery],
-    amounts: &[U256],
-    watch: &[(Address, Address)],
-) -> Result<Vec<U256>, SimError> {
-    let mut evm = dst.fork();
-    let read = |evm: &mut crate::evm::ForkEvm| -> Result<Vec<U256>, SimError> {
-        watch
-            .iter()
-            .map(|(h, t)| {
-                ChainWorld::balance_of(evm, *t, *h).map_err(|e| SimError::Setup(describe(&e)))
-            })
-            .collect()
-    };
-    let before = read(&mut evm)?;
-    for (d, amount) in deliveries.iter().zip(amounts) {
-        dst.fund(&mut evm, d.token, receiver_contract, *amount)
-            .map_err(|e| SimError::Setup(format!("funding the receiver: {}", describe(&e))))?;
-        let call = ShortcutsReceiver::deliverCall {
-            token: d.token,
-            amount: *amount,
-            payload: d.payload.clone(),
-        };
-        let out = evm
-            .call(RELAYER, receiver_contract, call.abi_encode().into(), U256::ZERO)
-            .map_err(|source| SimError::Failed { reason: describe(&source), source })?;
-        for l in &out.logs {
-            if let Ok(r) = ShortcutsReceiver::DeliveryRefunded::decode_log_data(&l.data) {
-                let reason = decode_revert(&r.reason)
-                    .or_else(|| {
-                        alloy_sol_types::GenericRevertReason::decode(&r.reason)
-                            .map(|g| g.to_string())
-                    })
-                    .unwrap_or_else(|| r.reason.to_string());
-                return Err(SimError::Setup(format!("the destination program reverted: {reason}")));
-            }
-        }
-        if !crate::simulate::emitted(&out.logs, executor, request_id) {
-            return Err(SimError::Setup(
-                "the destination program emitted no ShortcutExecuted".into(),
-            ));
-        }
-    }
-    let after = read(&mut evm)?;
-    Ok(before.iter().zip(&after).map(|(b, a)| a.saturating_sub(*b)).collect())
 }
 
 #[cfg(test)]

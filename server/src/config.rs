@@ -62,8 +62,6 @@ pub struct ContractOverride {
     pub factory: Option<String>,
     /// The wallet implementation the factory clones.
     pub implementation: Option<String>,
-    /// Cross-chain receiver.
-    pub receiver: Option<String>,
 }
 
 /// A chain followed through its own JSON-RPC node (`[[nodes]]`).
@@ -281,7 +279,6 @@ impl RawConfig {
                     factory: parse_addr("contracts.factory", &c.factory)?,
                     implementation: parse_addr("contracts.implementation", &c.implementation)?,
                     source: Some("operator configuration".to_owned()),
-                    receiver: parse_addr("contracts.receiver", &c.receiver)?,
                 })
             })
             .collect::<Result<_, ConfigError>>()?;

@@ -16,8 +16,8 @@ use std::{
 };
 
 use alloy_primitives::{Address, U256};
-use alloy_sol_types::{SolCall, SolEvent};
-use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, RoutingStrategy, market::LendingModel};
+use alloy_sol_types::SolCall;
+use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, market::LendingModel};
 use switchyard_kernel::{
     BridgeRoute, KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute,
     apply_plan, find_routes, plan_through,
@@ -31,20 +31,16 @@ use crate::{
     ExecError, MarketState,
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
-        bridge::{Crossing, bridge_call},
         helpers::{Helpers, Op, bps_of, check, helper, require_at_least, require_zero},
         protocols::IERC20,
         route::{StepCtx, encode_leg},
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
     },
-    evm::{
-        abi::{ReferenceBridge, ShortcutsExecutor, ShortcutsReceiver},
-        world::{ChainWorld, RELAYER},
-    },
+    evm::{abi::ShortcutsExecutor, world::ChainWorld},
     quote::{QuoteRequest, search_params},
     route::{ROUTE_VALIDITY_SECS, runner},
-    simulate::{SimError, SimSetup, describe, prepare, run_prepared},
+    simulate::{SimError, SimSetup, prepare, run_prepared},
 };
 
 /// Default slippage of a route action without one, bps.
@@ -121,64 +117,8 @@ struct Compiler<'a> {
     marks: Vec<usize>,
     /// The request id of the event.
     request_id: alloy_primitives::B256,
-    /// JSON path of this action list (`body`, or a bridge's callback).
+    /// JSON path of this action list.
     base: String,
-    /// Compiling a callback: the bridged funds the executor holds first.
-    delivery: Option<Delivered>,
-    /// The bridge actions, proven after the source transaction.
-    crossings: Vec<Crossed>,
-}
-
-/// What a bridge delivers to the destination executor before a callback
-/// runs.
-#[derive(Debug, Clone)]
-struct Delivered {
-    token: Address,
-    amount: U256,
-    /// Whether `amount` is exact (the bridged amount was).
-    exact: bool,
-    /// No action has spent or produced the token yet: its balance is
-    /// `amount`.
-    untouched: bool,
-}
-
-/// A bridge action of the source program.
-#[derive(Debug)]
-struct Crossed {
-    /// Its path in the body.
-    at: String,
-    /// The bridge route, by index in the snapshot.
-    bridge: usize,
-    /// The receiver of the bridged funds (without a callback) or of what
-    /// the callback leaves.
-    receiver: Address,
-    /// The amount the compiler expects to arrive, when exact.
-    predicted: Option<U256>,
-    /// The destination program, if any.
-    callback: Option<Callback>,
-}
-
-/// A callback compiled for the destination executor.
-#[derive(Debug)]
-struct Callback {
-    /// JSON path of its actions.
-    at: String,
-    chain: ChainId,
-    executor: Address,
-    receiver_contract: Address,
-    /// The bridged token.
-    token: Address,
-    program: encode::Program,
-    /// `abi.encode(accountId, requestId, commands, state, refundTo)`.
-    payload: alloy_primitives::Bytes,
-    checks: Vec<(String, In, U256)>,
-    marks: Vec<usize>,
-    prologue: usize,
-    /// Balances whose gains count in `amountsOut`.
-    watch: Vec<(Address, Address)>,
-    mins: BTreeMap<Address, U256>,
-    fees: BTreeMap<Address, U256>,
-    plans: Vec<Plan>,
 }
 
 impl<'a> Compiler<'a> {
@@ -220,8 +160,6 @@ impl<'a> Compiler<'a> {
             marks: Vec::with_capacity(req.actions.len()),
             request_id,
             base,
-            delivery: None,
-            crossings: Vec::new(),
         })
     }
 
@@ -268,11 +206,6 @@ impl<'a> Compiler<'a> {
 
     /// The program's final state from the transaction's return data.
     fn final_state(&self, output: &[u8]) -> Option<Vec<alloy_primitives::Bytes>> {
-        if self.delivery.is_some() {
-            // A callback's transaction calls the executor directly.
-            return <Vec<alloy_primitives::Bytes> as alloy_sol_types::SolValue>::abi_decode(output)
-                .ok();
-        }
         final_state(self.runner, output)
     }
 
@@ -370,11 +303,6 @@ impl<'a> Compiler<'a> {
     /// Records that `amount` of `token` is spent: a literal amount of a
     /// token the bundle has not produced comes from outside.
     fn consume(&mut self, token: Address, amount: &Amount, field: &str) -> Result<(), BundleError> {
-        if let Some(d) = self.delivery.as_mut().filter(|d| d.token == token) {
-            // A callback spends what the bridge delivered.
-            d.untouched = false;
-            return Ok(());
-        }
         let known = token == NATIVE_TOKEN
             || self.state.catalog.token(self.chain, token).is_some()
             || self.world.token_impl(token).is_some();
@@ -394,9 +322,6 @@ impl<'a> Compiler<'a> {
     }
 
     fn produce(&mut self, token: Address) {
-        if let Some(d) = self.delivery.as_mut().filter(|d| d.token == token) {
-            d.untouched = false;
-        }
         if !self.produced.contains(&token) {
             self.produced.push(token);
         }
@@ -1009,25 +934,7 @@ impl<'a> Compiler<'a> {
                 };
                 let slot =
                     encode::route::balance_of(&mut self.b, *token, who).map_err(encode_err(&at))?;
-                // In a callback, the executor holds exactly what the bridge
-                // delivered until an action moves it.
-                let delivered = self.delivery.as_ref().filter(|d| {
-                    d.untouched && d.token == *token && account.is_none_or(|a| a == self.account)
-                });
-                match delivered {
-                    Some(d) => one(Output {
-                        slot,
-                        predicted: Some(d.amount),
-                        exact: d.exact,
-                        token: Some(*token),
-                    }),
-                    None => one(Output {
-                        slot,
-                        predicted: *estimate,
-                        exact: false,
-                        token: Some(*token),
-                    }),
-                }
+                one(Output { slot, predicted: *estimate, exact: false, token: Some(*token) })
             }
             ActionKind::MinAmountOut { amount_out, min_amount_out } => {
                 let token = self.token_of(amount_out);
@@ -1137,65 +1044,21 @@ impl<'a> Compiler<'a> {
                     .into_iter()
                     .collect())
             }
-            ActionKind::Bridge {
-                token_in,
-                amount_in,
-                primary,
-                destination_chain,
-                receiver,
-                callback,
-            } => {
-                if self.delivery.is_some() {
-                    return Err(
-                        BundleError::invalid(&at, "a callback does not bridge again").into()
-                    );
+            ActionKind::Bridge { token_in, primary, destination_chain, .. } => {
+                // A bridge the snapshot does not carry is the request's
+                // mistake; one it does is still refused: no deployed bridge
+                // receiver is modelled to run its destination side, and a
+                // transaction that bridges could strand the funds.
+                self.bridge_route(*primary, *token_in, *destination_chain, &at)?;
+                Err(BundleError {
+                    code: ApiCode::BridgeUnavailable,
+                    at: format!("{at}.destinationChainId"),
+                    message: format!(
+                        "no deployed bridge receiver on chain {destination_chain} is modelled to \
+                         run the bridged side, so no bundle that bridges is built"
+                    ),
                 }
-                let amount_at = format!("{at}.amountIn");
-                let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
-                self.consume(*token_in, amount_in, &format!("{at}.tokenIn"))?;
-                let (k, route) = self.bridge_route(*primary, *token_in, *destination_chain, &at)?;
-                let amount = self.planned_amount(&x, pred, &amount_at)?;
-                let arriving = route.amount_out(amount).map_err(|_| {
-                    BundleError::unroutable(
-                        &amount_at,
-                        format!("{amount} does not cover the fees of {}", route.name),
-                    )
-                })?;
-                let exact = exact && pred.is_some();
-                let refund = self.req.refund_receiver.unwrap_or(self.req.from);
-                let n = self.crossings.len() as u64;
-                let id = alloy_primitives::keccak256(
-                    [self.request_id.as_slice(), &n.to_be_bytes()].concat(),
-                );
-                let cb = if callback.is_empty() {
-                    None
-                } else {
-                    let target = Target { route: &route, arriving, exact, receiver: *receiver };
-                    Some(compile_callback(
-                        self.state,
-                        self.templates,
-                        self.req,
-                        &at,
-                        &target,
-                        callback,
-                        self.request_id,
-                    )?)
-                };
-                let (recipient, payload) = match &cb {
-                    Some(cb) => (cb.receiver_contract, cb.payload.clone()),
-                    None => (*receiver, alloy_primitives::Bytes::new()),
-                };
-                let crossing = Crossing { route: &route, recipient, payload, refund, id };
-                bridge_call(&mut self.b, &self.state.catalog, self.account, &crossing, x)
-                    .map_err(encode_err(&at))?;
-                self.crossings.push(Crossed {
-                    at: at.clone(),
-                    bridge: k,
-                    receiver: *receiver,
-                    predicted: exact.then_some(arriving),
-                    callback: cb,
-                });
-                Ok(Vec::new())
+                .into())
             }
             ActionKind::Binary { op, a: x, b: y } => {
                 let (xa, pa, ea) = self.amount(x, &format!("{at}.amountA"))?;
@@ -1331,13 +1194,8 @@ impl<'a> Compiler<'a> {
         let at = "body";
         let acct = self.account;
         let beneficiary = self.beneficiary();
-        // A callback pulls nothing: the bridge brought its funds.
-        let inputs: Vec<TokenAmount> = if self.delivery.is_some() {
-            Vec::new()
-        } else {
-            self.external.iter().map(|(t, a)| TokenAmount { token: *t, amount: *a }).collect()
-        };
-        let delivered = self.delivery.as_ref().map(|d| d.token);
+        let inputs: Vec<TokenAmount> =
+            self.external.iter().map(|(t, a)| TokenAmount { token: *t, amount: *a }).collect();
         // Epilogue.
         let mut prologue_reads: Vec<(Address, In)> = Vec::new();
         if self.runner.is_shared() {
@@ -1349,7 +1207,6 @@ impl<'a> Compiler<'a> {
                 .chain(
                     self.external
                         .keys()
-                        .chain(delivered.as_ref())
                         .filter(|t| !self.produced.contains(t))
                         .map(|t| (*t, refund)),
                 )
@@ -1411,36 +1268,18 @@ impl<'a> Compiler<'a> {
             BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
         })?;
         let account_id = encode::account_id(&self.req.account_id);
-        let tx = match &self.delivery {
-            // What the receiver contract does once the funds are in the
-            // executor (or, native, sent with the call); sent here by the
-            // relayer, as the EVM refuses transactions from a contract.
-            Some(d) => Tx {
-                from: RELAYER,
-                to: acct,
-                data: encode::protocols::IShortcuts::executeShortcutCall {
-                    accountId: account_id,
-                    requestId: self.request_id(),
-                    commands: program.commands.clone(),
-                    state: program.state.clone(),
-                }
-                .abi_encode()
-                .into(),
-                value: if d.token == NATIVE_TOKEN { d.amount } else { U256::ZERO },
+        let tx = encode::transaction(
+            self.runner,
+            &program,
+            &TxSpec {
+                from: self.req.from,
+                inputs: &inputs,
+                outputs: &[],
+                receiver: beneficiary,
+                account_id,
+                request_id: self.request_id(),
             },
-            None => encode::transaction(
-                self.runner,
-                &program,
-                &TxSpec {
-                    from: self.req.from,
-                    inputs: &inputs,
-                    outputs: &[],
-                    receiver: beneficiary,
-                    account_id,
-                    request_id: self.request_id(),
-                },
-            ),
-        };
+        );
         let mut approvals = match self.runner {
             Runner::Delegate { account } | Runner::LegacyDelegate { account }
                 if self.owner != self.req.from =>
@@ -1459,12 +1298,10 @@ impl<'a> Compiler<'a> {
             _ => encode::tx::approvals(self.runner, self.owner, &inputs),
         };
         approvals.extend(self.pulled.iter().filter(|p| p.owner != acct).copied());
-        if self.delivery.is_none() {
-            encode::guard::check_entry(self.world, self.runner, &tx, &approvals).map_err(|e| {
-                tracing::error!(error = %e, chain = %self.chain, "bundle transaction refused by the guard");
-                BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
-            })?;
-        }
+        encode::guard::check_entry(self.world, self.runner, &tx, &approvals).map_err(|e| {
+            tracing::error!(error = %e, chain = %self.chain, "bundle transaction refused by the guard");
+            BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
+        })?;
         let mut funds: Vec<(Address, Address, U256)> = inputs
             .iter()
             .map(|t| {
@@ -1475,10 +1312,6 @@ impl<'a> Compiler<'a> {
         funds.extend(
             self.pulled.iter().filter(|p| p.owner != acct).map(|p| (p.owner, p.token, p.amount)),
         );
-        if let Some(d) = &self.delivery {
-            let holder = if d.token == NATIVE_TOKEN { RELAYER } else { acct };
-            funds.push((holder, d.token, d.amount));
-        }
         let delegations = match self.runner {
             Runner::Delegate { account } => self.world.shortcuts.delegate.map(|d| (account, d)),
             Runner::LegacyDelegate { account } => {
@@ -1490,13 +1323,8 @@ impl<'a> Compiler<'a> {
         let mut gainers: Vec<Address> = vec![beneficiary];
         gainers.extend(self.receivers.iter().copied());
         gainers.dedup();
-        let tokens: BTreeSet<Address> = self
-            .produced
-            .iter()
-            .chain(self.external.keys())
-            .chain(delivered.as_ref())
-            .copied()
-            .collect();
+        let tokens: BTreeSet<Address> =
+            self.produced.iter().chain(self.external.keys()).copied().collect();
         for g in &gainers {
             for t in &tokens {
                 watch.push((*g, *t));
@@ -1577,10 +1405,7 @@ fn binary(op: BinaryOp, a: Option<U256>, b: Option<U256>) -> Option<U256> {
 }
 
 /// Compiles `req`, builds its transaction, executes it in the chain's
-/// world and checks every exact prediction (call it on the pool). A bridge
-/// action's crossing is then played on its destination world, as its
-/// relayer would: the bridged amount placed in the receiver contract and
-/// the callback delivered.
+/// world and checks every exact prediction (call it on the pool).
 pub fn compile_and_prove(
     state: &MarketState,
     templates: &Templates,
@@ -1612,56 +1437,7 @@ pub fn compile_and_prove(
     }
     let mut amounts_out: BTreeMap<Address, U256> = BTreeMap::new();
     add_gains(&mut amounts_out, &setup.watch, &outcome.gains);
-    let mut mins = c.mins;
-    let mut fees = c.fees;
-    let mut plans = c.plans;
-    // The crossings, in the order the program made them.
-    let requests: Vec<_> = outcome
-        .logs
-        .iter()
-        .filter_map(|l| ReferenceBridge::BridgeRequest::decode_log_data(&l.data).ok())
-        .collect();
-    if requests.len() != c.crossings.len() {
-        tracing::error!(
-            expected = c.crossings.len(),
-            emitted = requests.len(),
-            "bundle bridge calls"
-        );
-        return Err(ExecError::SimulationMismatch { index: 0 });
-    }
-    for (cr, ev) in c.crossings.iter().zip(&requests) {
-        let route = state
-            .snapshot
-            .bridges()
-            .get(cr.bridge)
-            .ok_or_else(|| ExecError::SimulationFailed("bridge route".into()))?;
-        let arriving = route.amount_out(ev.amount).map_err(|_| {
-            BundleError::unroutable(&cr.at, "the bridged amount does not cover the bridge's fees")
-        })?;
-        let to = cr.callback.as_ref().map_or(cr.receiver, |cb| cb.receiver_contract);
-        let payload_ok = &*route.name == "relay"
-            || cr.callback.as_ref().is_none_or(|cb| cb.payload == ev.payload);
-        if ev.recipient != to || !payload_ok || cr.predicted.is_some_and(|p| p != arriving) {
-            tracing::error!(at = %cr.at, predicted = ?cr.predicted, arriving = %arriving, "bridge call differs from the compiled crossing");
-            return Err(ExecError::SimulationMismatch { index: 0 });
-        }
-        match &cr.callback {
-            None => {
-                let e = amounts_out.entry(route.token_out).or_default();
-                *e = e.saturating_add(arriving);
-            }
-            Some(cb) => {
-                let gains = prove_callback(world, cb, arriving, request_id, &req.account_id)?;
-                for (token, g) in gains {
-                    let e = amounts_out.entry(token).or_default();
-                    *e = e.saturating_add(g);
-                }
-                merge(&mut mins, &cb.mins);
-                merge(&mut fees, &cb.fees);
-                plans.extend(cb.plans.iter().cloned());
-            }
-        }
-    }
+    let (mins, fees, plans) = (c.mins, c.fees, c.plans);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -1679,179 +1455,6 @@ pub fn compile_and_prove(
         block_number: head.map_or(0, |h| h.block_number),
         valid_until: now.max(head.map_or(0, |h| h.timestamp)) + ROUTE_VALIDITY_SECS,
     })
-}
-
-/// Where a bridge action's callback goes.
-struct Target<'r> {
-    route: &'r BridgeRoute,
-    /// What the compiler expects to arrive.
-    arriving: U256,
-    exact: bool,
-    /// Receiver of what the callback leaves.
-    receiver: Address,
-}
-
-/// Compiles a bridge action's callback for the destination chain's
-/// executor, as a bundle of its own that starts with the bridged funds in
-/// the executor.
-fn compile_callback(
-    state: &MarketState,
-    templates: &Templates,
-    parent: &BundleRequest,
-    at: &str,
-    target: &Target<'_>,
-    actions: &[Action],
-    request_id: alloy_primitives::B256,
-) -> Result<Callback, ExecError> {
-    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
-    let chain = target.route.to_chain;
-    let field = format!("{at}.destinationChainId");
-    let dw = world
-        .chain(chain)
-        .ok_or_else(|| BundleError::invalid(&field, format!("chain {chain} has no EVM world")))?;
-    let none = || BundleError {
-        code: ApiCode::BridgeUnavailable,
-        at: field.clone(),
-        message: format!(
-            "no deployed bridge receiver on chain {chain} is modelled to run the callback"
-        ),
-    };
-    let (router, executor) = dw.shortcuts.router.ok_or_else(none)?;
-    let receiver_contract = dw.shortcuts.receiver.ok_or_else(none)?;
-    let refund_to = parent.refund_receiver.unwrap_or(target.receiver);
-    let req = BundleRequest {
-        chain,
-        from: parent.from,
-        strategy: RoutingStrategy::Router,
-        receiver: Some(target.receiver),
-        spender: None,
-        refund_receiver: Some(refund_to),
-        ignore_aggregators: parent.ignore_aggregators.clone(),
-        skip_quote: parent.skip_quote,
-        referral_code: parent.referral_code.clone(),
-        account_id: parent.account_id.clone(),
-        actions: actions.to_vec(),
-    };
-    let base = format!("{at}.callback");
-    let mut c = Compiler::new(
-        state,
-        templates,
-        dw,
-        &req,
-        Runner::Router { router, executor },
-        parent.from,
-        request_id,
-        base.clone(),
-    )?;
-    c.delivery = Some(Delivered {
-        token: target.route.token_out,
-        amount: target.arriving,
-        exact: target.exact,
-        untouched: true,
-    });
-    c.run()?;
-    if let Some(t) = c.external.keys().next() {
-        return Err(BundleError::invalid(
-            &base,
-            format!(
-                "a callback spends only what the bridge delivers; {t:#x} would have to come from elsewhere"
-            ),
-        )
-        .into());
-    }
-    let a = c.assemble(c.b.clone())?;
-    let payload = encode::bridge::receiver_payload(
-        encode::account_id(&parent.account_id),
-        request_id,
-        &a.program,
-        refund_to,
-    );
-    Ok(Callback {
-        at: base,
-        chain,
-        executor,
-        receiver_contract,
-        token: target.route.token_out,
-        program: a.program,
-        payload,
-        checks: c.checks,
-        marks: c.marks,
-        prologue: a.prologue,
-        watch: a.setup.watch,
-        mins: c.mins,
-        fees: c.fees,
-        plans: c.plans,
-    })
-}
-
-/// Plays a callback's delivery of `arriving` on its destination world:
-/// once as the executor call, to check the compiler's exact predictions
-/// against its final state, and once end to end through the receiver
-/// contract's `deliver`, which must run the program (not refund). Returns
-/// what the callback's beneficiaries gained, by token.
-fn prove_callback(
-    world: &crate::evm::world::World,
-    cb: &Callback,
-    arriving: U256,
-    request_id: alloy_primitives::B256,
-    account: &str,
-) -> Result<Vec<(Address, U256)>, ExecError> {
-    let dw = world.chain(cb.chain).ok_or(ExecError::Route(KernelError::UnknownChain(cb.chain)))?;
-    let setup_err = |e: crate::evm::EvmError| {
-        ExecError::SimulationFailed(format!("funding the delivery: {}", describe(&e)))
-    };
-    let native = cb.token == NATIVE_TOKEN;
-    // The executor call, for the final state.
-    let mut evm = dw.fork();
-    let holder = if native { RELAYER } else { cb.executor };
-    dw.fund(&mut evm, cb.token, holder, arriving).map_err(setup_err)?;
-    let direct = Tx {
-        from: RELAYER,
-        to: cb.executor,
-        data: encode::protocols::IShortcuts::executeShortcutCall {
-            accountId: encode::account_id(account),
-            requestId: request_id,
-            commands: cb.program.commands.clone(),
-            state: cb.program.state.clone(),
-        }
-        .abi_encode()
-        .into(),
-        value: if native { arriving } else { U256::ZERO },
-    };
-    let out = run_prepared(&mut evm, &direct, &[])
-        .map_err(|e| reverted(e, &cb.at, &cb.marks, cb.prologue))?;
-    check_predictions(
-        &cb.checks,
-        <Vec<alloy_primitives::Bytes> as alloy_sol_types::SolValue>::abi_decode(&out.output).ok(),
-    )?;
-    // End to end, as the relayer delivers.
-    let mut evm = dw.fork();
-    dw.fund(&mut evm, cb.token, cb.receiver_contract, arriving).map_err(setup_err)?;
-    let deliver = Tx {
-        from: RELAYER,
-        to: cb.receiver_contract,
-        data: ShortcutsReceiver::deliverCall {
-            token: cb.token,
-            amount: arriving,
-            payload: cb.payload.clone(),
-        }
-        .abi_encode()
-        .into(),
-        value: U256::ZERO,
-    };
-    let out = run_prepared(&mut evm, &deliver, &cb.watch)
-        .map_err(|e| ExecError::SimulationFailed(e.to_string()))?;
-    let ran = out
-        .logs
-        .iter()
-        .any(|l| ShortcutsReceiver::DeliveryExecuted::decode_log_data(&l.data).is_ok());
-    if !ran || !crate::simulate::emitted(&out.logs, cb.executor, request_id) {
-        tracing::error!(at = %cb.at, "the callback's delivery did not run its program");
-        return Err(ExecError::SimulationMismatch { index: 0 });
-    }
-    let mut gains = BTreeMap::new();
-    add_gains(&mut gains, &cb.watch, &out.gains);
-    Ok(gains.into_iter().collect())
 }
 
 /// A failed simulation setup: an input no account could hold is the
@@ -1921,13 +1524,6 @@ fn add_gains(
             let e = into.entry(*token).or_default();
             *e = e.saturating_add(g);
         }
-    }
-}
-
-fn merge(into: &mut BTreeMap<Address, U256>, from: &BTreeMap<Address, U256>) {
-    for (t, v) in from {
-        let e = into.entry(*t).or_default();
-        *e = e.saturating_add(*v);
     }
 }
 

@@ -13,8 +13,6 @@
 //! quote's, except for the input amounts (and their split shares), which
 //! the caller fixes.
 
-pub mod bridge;
-pub mod cross;
 pub mod guard;
 pub mod helpers;
 pub mod protocols;
@@ -26,7 +24,6 @@ use alloy_primitives::{Address, Bytes, U256};
 use switchyard_catalog::{ChainId, RoutingStrategy};
 
 pub use self::{
-    cross::{CrossSpec, Delivery},
     route::{Encoded, RouteSpec, encode_plan, encode_plan_then},
     tx::{Approval, Runner, Tx, transaction},
     weiroll::{Program, ProgramBuilder, WeirollError},

@@ -34,7 +34,6 @@ use switchyard_kernel::{MarketSnapshot, Plan, Pool, PoolState, Step, StepAction}
 pub use super::helpers::balance_of;
 use super::{
     EncodeError, TokenAmount,
-    cross::{CrossSpec, Delivery, encode_crossings},
     helpers::{BinaryOp, Helpers, helper, require_at_least},
     protocols::{
         IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, IStETH, ISwapRouter,
@@ -87,9 +86,6 @@ pub struct RouteSpec<'a> {
     /// Receiver of whatever is left of inputs and intermediates, when the
     /// account is a shared executor.
     pub refund: Option<Address>,
-    /// For a plan whose outputs arrive on another chain: its destination
-    /// side.
-    pub cross: Option<CrossSpec<'a>>,
     /// The catalog: the chain's periphery routers and helper contracts.
     pub catalog: &'a Catalog,
 }
@@ -99,11 +95,9 @@ pub struct RouteSpec<'a> {
 pub struct Encoded {
     /// The program the account runs.
     pub program: Program,
-    /// The bridge crossings it makes (cross-chain plans), in call order.
-    pub deliveries: Vec<Delivery>,
 }
 
-/// Builds the program of a plan (and, across chains, of its deliveries).
+/// Builds the program of a plan.
 pub fn encode_plan(spec: &RouteSpec<'_>, book: &dyn ProtocolBook) -> Result<Encoded, EncodeError> {
     encode_plan_then(spec, book, |_, _| Ok(()))
 }
@@ -118,11 +112,10 @@ pub fn encode_plan_then(
     book: &dyn ProtocolBook,
     then: impl FnOnce(&mut ProgramBuilder, &[In]) -> Result<(), EncodeError>,
 ) -> Result<Encoded, EncodeError> {
-    let crosses = spec.plan.chain != spec.plan.destination_chain;
-    if crosses != spec.cross.is_some() {
-        return Err(EncodeError::Unsupported(
-            "a cross-chain plan needs its destination side, and only it",
-        ));
+    // No deployed bridge receiver is modelled: a plan whose outputs arrive
+    // on another chain has no program (the caller answers 422 first).
+    if spec.plan.chain != spec.plan.destination_chain {
+        return Err(EncodeError::Unsupported("a cross-chain plan"));
     }
     let mut b = ProgramBuilder::with_helpers(Helpers::of(spec.catalog, spec.plan.chain));
     let acct = spec.account;
@@ -133,8 +126,8 @@ pub fn encode_plan_then(
 
     // Outputs arriving here: their balance before, so only what the
     // program produces moves (the account may be the caller's own, holding
-    // more). Across chains they are measured by each delivery's program.
-    let outputs: Vec<Address> = if crosses { Vec::new() } else { dedup(spec.outputs) };
+    // more).
+    let outputs: Vec<Address> = dedup(spec.outputs);
     let chain = spec.plan.destination_chain;
     let is_share = |t: &Address| spec.snapshot.share_pool(chain, *t).is_some();
     let mut before = Vec::with_capacity(outputs.len());
@@ -187,17 +180,9 @@ pub fn encode_plan_then(
         account: acct,
         account_in: acct_in.clone(),
     };
-    let deliveries = match &spec.cross {
-        Some(cross) => {
-            encode_crossings(&mut b, &ctx, spec.plan, spec.outputs, spec.receiver, cross)?
-        }
-        None => {
-            for leg in &spec.plan.legs {
-                encode_leg(&mut b, &ctx, leg, LegInput::Planned)?;
-            }
-            Vec::new()
-        }
-    };
+    for leg in &spec.plan.legs {
+        encode_leg(&mut b, &ctx, leg, LegInput::Planned)?;
+    }
 
     let mut produced = Vec::with_capacity(outputs.len());
     for (k, t) in outputs.iter().enumerate() {
@@ -288,7 +273,7 @@ pub fn encode_plan_then(
             send(&mut b, t, refund, Amount::In(left))?;
         }
     }
-    Ok(Encoded { program: b.build(), deliveries })
+    Ok(Encoded { program: b.build() })
 }
 
 /// An amount to send: a constant or a slot.
@@ -451,7 +436,7 @@ fn step_calls(
 ) -> Result<In, EncodeError> {
     let (acct_in, book) = (&ctx.account_in, ctx.book);
     if st.action == StepAction::Bridge {
-        return Err(EncodeError::Unsupported("bridge steps are encoded with their payload"));
+        return Err(EncodeError::Unsupported("a bridge step"));
     }
     let pool = ctx.snapshot.pools().get(st.pool).ok_or(EncodeError::UnknownPool(st.pool))?;
     let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };

@@ -531,36 +531,6 @@ sol! {
         constructor(address token0, address token1, uint16 feeBps);
     }
 
-    /// `contracts/src/ReferenceStargatePool.sol`.
-    #[sol(all_derives)]
-    contract ReferenceStargatePool {
-        constructor(address token_, uint8 localDecimals);
-    }
-
-    /// `contracts/src/ShortcutsReceiver.sol`: bridged funds arrive here and
-    /// run their destination program on the executor.
-    #[sol(all_derives)]
-    contract ShortcutsReceiver {
-        event DeliveryExecuted(bytes32 requestId, address token, uint256 amount);
-        event DeliveryRefunded(bytes32 requestId, address refundTo, address token, uint256 amount, bytes reason);
-
-        constructor(address executor_, address endpoint_);
-
-        function deliver(address token, uint256 amount, bytes payload) external;
-    }
-
-    /// The event every reference bridge emits on its source side.
-    #[sol(all_derives)]
-    contract ReferenceBridge {
-        event BridgeRequest(
-            uint256 indexed destinationChainId,
-            address indexed token,
-            uint256 amount,
-            address recipient,
-            bytes payload
-        );
-    }
-
     /// `@uniswap/v2-core` `UniswapV2Factory`.
     #[sol(all_derives)]
     contract UniswapV2Factory {

@@ -63,16 +63,6 @@ pub enum Artifact {
     ReferenceWstETH,
     /// `ReferenceV2Pair.sol`: a V2 pair with a fee in bps.
     ReferenceV2Pair,
-    /// `ReferenceTokenMessengerV2.sol`: CCTP v2's source side.
-    ReferenceTokenMessengerV2,
-    /// `ReferenceStargatePool.sol`: a Stargate V2 pool's `send`.
-    ReferenceStargatePool,
-    /// `ReferenceCcipRouter.sol`: the CCIP router's `ccipSend`.
-    ReferenceCcipRouter,
-    /// `ReferenceRelayDepository.sol`: Relay's depository.
-    ReferenceRelayDepository,
-    /// `ShortcutsReceiver.sol`: runs bridged funds' destination program.
-    ShortcutsReceiver,
     /// `ReferenceComptroller.sol`: Compound V2's comptroller and oracle.
     ReferenceComptroller,
     /// `ReferenceCurveGauge.sol`: constructor `(address lpToken, address
@@ -232,7 +222,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 62] = [
+    pub const ALL: [Self; 57] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -250,11 +240,6 @@ impl Artifact {
         Self::ReferenceStETH,
         Self::ReferenceWstETH,
         Self::ReferenceV2Pair,
-        Self::ReferenceTokenMessengerV2,
-        Self::ReferenceStargatePool,
-        Self::ReferenceCcipRouter,
-        Self::ReferenceRelayDepository,
-        Self::ShortcutsReceiver,
         Self::ReferenceComptroller,
         Self::ReferenceCurveGauge,
         Self::ReferenceDualVault,
@@ -318,11 +303,6 @@ impl Artifact {
             Self::ReferenceStETH => "ReferenceStETH",
             Self::ReferenceWstETH => "ReferenceWstETH",
             Self::ReferenceV2Pair => "ReferenceV2Pair",
-            Self::ReferenceTokenMessengerV2 => "ReferenceTokenMessengerV2",
-            Self::ReferenceStargatePool => "ReferenceStargatePool",
-            Self::ReferenceCcipRouter => "ReferenceCcipRouter",
-            Self::ReferenceRelayDepository => "ReferenceRelayDepository",
-            Self::ShortcutsReceiver => "ShortcutsReceiver",
             Self::ReferenceComptroller => "ReferenceComptroller",
             Self::ReferenceCurveGauge => "ReferenceCurveGauge",
             Self::ReferenceDualVault => "ReferenceDualVault",
@@ -410,21 +390,6 @@ impl Artifact {
             }
             Self::ReferenceV2Pair => {
                 include_str!("../../../contracts/artifacts/ReferenceV2Pair.json")
-            }
-            Self::ReferenceTokenMessengerV2 => {
-                include_str!("../../../contracts/artifacts/ReferenceTokenMessengerV2.json")
-            }
-            Self::ReferenceStargatePool => {
-                include_str!("../../../contracts/artifacts/ReferenceStargatePool.json")
-            }
-            Self::ReferenceCcipRouter => {
-                include_str!("../../../contracts/artifacts/ReferenceCcipRouter.json")
-            }
-            Self::ReferenceRelayDepository => {
-                include_str!("../../../contracts/artifacts/ReferenceRelayDepository.json")
-            }
-            Self::ShortcutsReceiver => {
-                include_str!("../../../contracts/artifacts/ShortcutsReceiver.json")
             }
             Self::ReferenceComptroller => {
                 include_str!("../../../contracts/artifacts/ReferenceComptroller.json")

@@ -63,17 +63,6 @@ pub const DEPLOYER: Address = address!("5eed00000000000000000000000000000000de91
 /// The Balancer V2 Vault, at the same address on every chain.
 pub const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d566bf2c8");
 
-/// The only caller a world's `ShortcutsReceiver` accepts deliveries from:
-/// the engine's stand-in for each bridge's messenger.
-pub const RELAYER: Address = address!("5eed000000000000000000000000000000000be1");
-
-/// The default cross-chain receiver address, the same on every chain:
-/// `keccak256("switchyard.ShortcutsReceiver")`'s last 20 bytes, unless the
-/// catalog's router set names one.
-pub fn default_receiver() -> Address {
-    Address::from_slice(&keccak256(b"switchyard.ShortcutsReceiver")[12..])
-}
-
 /// Uniswap V2's pair init code hash (mainnet's, and the npm bytecode's):
 /// the one `UniswapV2Router02` has built in.
 const UNISWAP_V2_INIT_CODE_HASH: B256 =
@@ -152,9 +141,6 @@ pub struct Shortcuts {
     pub legacy_delegate: Option<Address>,
     /// `ensowallet-v2`: the wallet factory and the wallet implementation.
     pub wallet_factory: Option<(Address, Address)>,
-    /// Where bridged funds arrive and run their destination program (on
-    /// the router's executor).
-    pub receiver: Option<Address>,
 }
 
 /// One chain's frozen world.
