@@ -12,7 +12,7 @@
 //!  "expect": <json that the body must contain (objects: subset; arrays: same length, element-wise)>,
 //!  "checks": [{"pointer": "/meta/total", "equals": 7, "len": 3, "type": "array",
 //!              "each": {<subset every element must contain>}, "contains": {<subset one element must contain>},
-//!              "min": 1.0, "max": 2.0, "absent": true}],
+//!              "min": 1.0, "max": 2.0 (numbers or decimal strings), "absent": true}],
 //!  "headersPresent": ["retry-after"], "bodyContains": ["<text the raw body must contain>"]}
 //! ```
 //! Every error response is also checked to carry the standard error body.
@@ -103,13 +103,15 @@ fn run_check(body: &Value, check: &Value) -> Result<(), String> {
             return Err(at(format!("no element contains {e}")));
         }
     }
+    // A number, or a decimal string (gas and amounts are strings on the wire).
+    let number = v.as_f64().or_else(|| v.as_str().and_then(|s| s.parse::<f64>().ok()));
     if let Some(min) = check.get("min").and_then(Value::as_f64)
-        && v.as_f64().is_none_or(|x| x < min)
+        && number.is_none_or(|x| x < min)
     {
         return Err(at(format!("{v} is below {min}")));
     }
     if let Some(max) = check.get("max").and_then(Value::as_f64)
-        && v.as_f64().is_none_or(|x| x > max)
+        && number.is_none_or(|x| x > max)
     {
         return Err(at(format!("{v} is above {max}")));
     }

@@ -57,13 +57,29 @@ pub fn parse_market_document(name: &str, bytes: &[u8]) -> Result<MarketDocument,
     parse(name, bytes)
 }
 
+/// The embedded default catalog's documents, merged.
+fn embedded_document() -> Result<CatalogDocument, CatalogError> {
+    let mut all = CatalogDocument::default();
+    for (name, bytes) in EMBEDDED_CATALOG {
+        all.append(parse_catalog_document(name, bytes)?);
+    }
+    Ok(all)
+}
+
 /// The embedded default catalog.
 pub fn embedded_catalog() -> Result<Catalog, CatalogError> {
-    let docs = EMBEDDED_CATALOG
-        .iter()
-        .map(|(name, bytes)| parse_catalog_document(name, bytes))
-        .collect::<Result<Vec<_>, _>>()?;
-    Catalog::from_documents(docs)
+    Catalog::from_document(embedded_document()?)
+}
+
+/// The embedded catalog with `docs` laid over it in order
+/// ([`CatalogDocument::overlay`]): an entry overrides the one with its key,
+/// anything else extends the catalog.
+pub fn extended_catalog(docs: Vec<CatalogDocument>) -> Result<Catalog, CatalogError> {
+    let mut all = embedded_document()?;
+    for d in docs {
+        all.overlay(d);
+    }
+    Catalog::from_document(all)
 }
 
 /// The embedded demo market, validated against `catalog`.
@@ -82,11 +98,9 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, CatalogError> {
         .map_err(|source| CatalogError::Io { path: path.display().to_string(), source })
 }
 
-/// Loads catalog files; an empty list means the embedded default.
+/// Loads catalog files over the embedded default ([`extended_catalog`]);
+/// an empty list is the embedded default itself.
 pub fn load_catalog(paths: &[impl AsRef<Path>]) -> Result<Catalog, CatalogError> {
-    if paths.is_empty() {
-        return embedded_catalog();
-    }
     let docs = paths
         .iter()
         .map(|p| {
@@ -94,7 +108,7 @@ pub fn load_catalog(paths: &[impl AsRef<Path>]) -> Result<Catalog, CatalogError>
             parse_catalog_document(&p.display().to_string(), &read_file(p)?)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Catalog::from_documents(docs)
+    extended_catalog(docs)
 }
 
 /// Loads a market file, or the embedded demo market when `path` is `None`.
@@ -130,8 +144,8 @@ pub fn sniff_kind(bytes: &[u8]) -> FileKind {
     }
 }
 
-/// Checks files: catalog documents are merged and validated together (with
-/// the embedded default when none is given), then each market file is
+/// Checks files: catalog documents are laid over the embedded default and
+/// validated together, as the service loads them, then each market file is
 /// validated against that catalog. Returns what each file was.
 pub fn check_files(paths: &[impl AsRef<Path>]) -> Result<Vec<FileKind>, CatalogError> {
     let mut kinds = Vec::new();
@@ -148,11 +162,7 @@ pub fn check_files(paths: &[impl AsRef<Path>]) -> Result<Vec<FileKind>, CatalogE
             FileKind::Market => markets.push(parse_market_document(&name, &bytes)?),
         }
     }
-    let catalog = if catalog_docs.is_empty() {
-        embedded_catalog()?
-    } else {
-        Catalog::from_documents(catalog_docs)?
-    };
+    let catalog = extended_catalog(catalog_docs)?;
     for m in markets {
         Market::validate(m, &catalog)?;
     }

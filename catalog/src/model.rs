@@ -53,6 +53,68 @@ pub struct CatalogDocument {
     pub deployments: Vec<Deployment>,
 }
 
+impl CatalogDocument {
+    /// Adds every entry of `other` (duplicates are the validation's to
+    /// report).
+    pub fn append(&mut self, other: Self) {
+        self.networks.extend(other.networks);
+        self.tokens.extend(other.tokens);
+        self.protocols.extend(other.protocols);
+        self.standards.extend(other.standards);
+        self.actions.extend(other.actions);
+        self.aggregators.extend(other.aggregators);
+        self.bridges.extend(other.bridges);
+        self.layerzero_pools.extend(other.layerzero_pools);
+        self.positions.extend(other.positions);
+        self.dex_factories.extend(other.dex_factories);
+        self.contracts.extend(other.contracts);
+        self.deployments.extend(other.deployments);
+    }
+
+    /// Lays `other` over this document: an entry with the key of one here
+    /// replaces it whole, any other is added. Keys: a network's id; a
+    /// token's (chain, address); a protocol's slug; a standard's protocol;
+    /// an action's name; an aggregator's and a bridge's name; a LayerZero
+    /// pool's (chain, token); a position's (chain, position id); a DEX
+    /// factory's (chain, protocol); a contract set's (chain, strategy); a
+    /// deployment's (chain, role, factory), and its address for
+    /// PercentageMathHelpers, of which a chain lists several. Two entries
+    /// with one key inside `other` are both added, so the validation still
+    /// reports them.
+    pub fn overlay(&mut self, other: Self) {
+        overlay_by(&mut self.networks, other.networks, |n| n.id);
+        overlay_by(&mut self.tokens, other.tokens, |t| (t.chain_id, t.address));
+        overlay_by(&mut self.protocols, other.protocols, |p| p.slug.clone());
+        overlay_by(&mut self.standards, other.standards, |s| s.protocol.clone());
+        overlay_by(&mut self.actions, other.actions, |a| a.action.clone());
+        overlay_by(&mut self.aggregators, other.aggregators, |a| a.name.clone());
+        overlay_by(&mut self.bridges, other.bridges, |b| b.name.clone());
+        overlay_by(&mut self.layerzero_pools, other.layerzero_pools, |p| (p.chain_id, p.token));
+        overlay_by(&mut self.positions, other.positions, |p| (p.chain_id, p.position_id.clone()));
+        overlay_by(&mut self.dex_factories, other.dex_factories, |f| {
+            (f.chain_id, f.protocol.clone())
+        });
+        overlay_by(&mut self.contracts, other.contracts, |c| (c.chain_id, c.strategy));
+        overlay_by(&mut self.deployments, other.deployments, |d| {
+            let several = d.role == DeploymentRole::PercentageMathHelpers;
+            (d.chain_id, d.role, d.factory, several.then_some(d.address))
+        });
+    }
+}
+
+/// `over`'s entries replace those of `base` with their key; the others are
+/// added.
+fn overlay_by<T, K: Eq + std::hash::Hash>(base: &mut Vec<T>, over: Vec<T>, key: impl Fn(&T) -> K) {
+    let at: std::collections::HashMap<K, usize> =
+        base.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
+    for t in over {
+        match at.get(&key(&t)) {
+            Some(&i) => base[i] = t,
+            None => base.push(t),
+        }
+    }
+}
+
 /// What a deployed contract is to a program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "camelCase")]

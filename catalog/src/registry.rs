@@ -52,19 +52,13 @@ impl Catalog {
     ) -> Result<Self, CatalogError> {
         let mut all = CatalogDocument::default();
         for d in docs {
-            all.networks.extend(d.networks);
-            all.tokens.extend(d.tokens);
-            all.protocols.extend(d.protocols);
-            all.standards.extend(d.standards);
-            all.actions.extend(d.actions);
-            all.aggregators.extend(d.aggregators);
-            all.bridges.extend(d.bridges);
-            all.layerzero_pools.extend(d.layerzero_pools);
-            all.positions.extend(d.positions);
-            all.dex_factories.extend(d.dex_factories);
-            all.contracts.extend(d.contracts);
-            all.deployments.extend(d.deployments);
+            all.append(d);
         }
+        Self::from_document(all)
+    }
+
+    /// Validates one (merged) document.
+    pub fn from_document(all: CatalogDocument) -> Result<Self, CatalogError> {
         let mut problems = Vec::new();
         let cat = Self::index(all, &mut problems);
         cat.validate(&mut problems);

@@ -20,6 +20,13 @@ impl fmt::Display for ChainId {
 /// The address clients use for the native coin of every chain.
 pub const NATIVE_TOKEN: Address = address!("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
 
+/// The zero address or a precompile (Ethereum's 0x01–0x11, RIP-7212's
+/// 0x100 and the L2s' low system addresses, all below 0x200): never a
+/// token or an account a transaction should name.
+pub fn is_reserved(a: Address) -> bool {
+    a.0[..18] == [0u8; 18] && u16::from_be_bytes([a.0[18], a.0[19]]) < 0x200
+}
+
 /// Basis points (1/10_000).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Bps(pub u32);

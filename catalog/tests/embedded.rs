@@ -263,3 +263,33 @@ fn malformed_files_are_parse_errors_not_panics() {
     }
     assert!(loaders::parse_catalog_document("t.json", br#"{"tokens":[{"chainId":1}]}"#).is_err());
 }
+
+/// Catalog files extend the embedded default: a new token is added, one
+/// with an embedded token's key replaces it, the rest stays.
+#[test]
+fn files_extend_the_embedded_catalog_by_key() {
+    let weth: Address = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2".parse().expect("address");
+    let uni: Address = "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984".parse().expect("address");
+    let doc = loaders::parse_catalog_document(
+        "extra.json",
+        br#"{"tokens":[
+            {"chainId":1,"address":"0x1f9840a85d5af5bf1d1762f925bdaddc4201f984","symbol":"UNI",
+             "name":"Uniswap","decimals":18,"type":"base","logosUri":[]},
+            {"chainId":1,"address":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2","symbol":"WETH",
+             "name":"Wrapped Ether (operator)","decimals":18,"type":"base","logosUri":[]}
+        ]}"#,
+    )
+    .expect("parses");
+    let base = catalog();
+    let c = loaders::extended_catalog(vec![doc]).expect("extends");
+    assert_eq!(c.token(ChainId(1), uni).map(|t| t.symbol.as_str()), Some("UNI"));
+    assert_eq!(
+        c.token(ChainId(1), weth).map(|t| t.name.as_str()),
+        Some("Wrapped Ether (operator)")
+    );
+    assert_eq!(c.tokens_on(ChainId(1)).len(), base.tokens_on(ChainId(1)).len() + 1);
+    assert_eq!(c.networks().len(), base.networks().len());
+    // With no file, the embedded default itself.
+    let none = loaders::extended_catalog(Vec::new()).expect("embedded");
+    assert_eq!(none.tokens_on(ChainId(1)).len(), base.tokens_on(ChainId(1)).len());
+}

@@ -48,7 +48,7 @@ use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use feed::BLOCK_SECONDS;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
-pub use market::STALE_CONFIDENCE;
+pub use market::{DEMO_CONFIDENCE, STALE_CONFIDENCE};
 pub use rate_limit::{RateDecision, RateLimiter};
 // The transaction layer, under the paths the server and the tests use.
 use switchyard_catalog::{Catalog, ChainId, ContractSet, loaders};
@@ -68,7 +68,8 @@ pub const ACTOR_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct EngineConfig {
     /// Directory of the key/volume database.
     pub data_dir: PathBuf,
-    /// Catalog files; empty means the embedded default.
+    /// Catalog files laid over the embedded default (by key: an entry
+    /// replaces the one with its key, anything else is added).
     pub catalog_files: Vec<PathBuf>,
     /// Market file; `None` means the embedded demo snapshot.
     pub market_file: Option<PathBuf>,
@@ -126,7 +127,9 @@ impl FeedState {
 pub struct FeedStatus {
     /// Chain.
     pub chain: ChainId,
-    /// Source name: `embedded`, or the protocol an RPC feed follows.
+    /// Source name: `demo` (the embedded demo market's recorded blocks),
+    /// `file` (an operator's market file, which nothing moves), or the
+    /// protocol an RPC feed follows.
     pub source: Arc<str>,
     /// State.
     pub state: FeedState,
@@ -207,6 +210,7 @@ impl Engine {
             Some(_) => None,
         };
         let feed_ended = Arc::new(std::sync::atomic::AtomicBool::new(stream.is_none()));
+        let demo = config.market_file.is_none();
         let start_snapshot = Arc::new(snapshot.clone());
         let npm_dir = config.node_modules.clone().unwrap_or_else(evm::NpmArtifacts::default_dir);
         let catalog = Arc::new(catalog);
@@ -293,6 +297,7 @@ impl Engine {
                 feed_ended,
                 rpc_health: health,
                 nodes,
+                demo,
             }),
         };
         Ok((handle, Shutdown { system: Some(system), thread: Some(thread) }))
@@ -320,6 +325,9 @@ struct Inner {
     rpc_health: Vec<Arc<rpc_feed::FeedHealth>>,
     /// The node of each chain followed through one.
     nodes: std::collections::BTreeMap<ChainId, Arc<rpc::RpcClient>>,
+    /// The chains no node follows answer from the embedded demo market
+    /// (not an operator's market file).
+    demo: bool,
 }
 
 /// One RPC feed to start: a factory of the catalog on a node's chain.
@@ -613,13 +621,25 @@ impl EngineHandle {
         Ok(out)
     }
 
-    /// Status of every feed: the embedded feed per chain it moves, at the
-    /// published head (`ended` once its recorded stream has run out, or for
-    /// a market file, which nothing moves); then every RPC feed.
+    /// Whether a node follows `chain` (its pools and head are live).
+    pub fn follows(&self, chain: ChainId) -> bool {
+        self.inner.nodes.contains_key(&chain)
+    }
+
+    /// Whether `chain` answers from the embedded demo market: recorded
+    /// data, not a live one.
+    pub fn is_demo(&self, chain: ChainId) -> bool {
+        self.inner.demo && !self.follows(chain)
+    }
+
+    /// Status of every feed: the demo feed (or the market file) per chain
+    /// no node follows, at the published head (`ended` once the demo's
+    /// recorded stream has run out, or for a market file, which nothing
+    /// moves); then every RPC feed.
     pub fn feeds(&self) -> Vec<FeedStatus> {
         let state = self.inner.latest.load();
         let ended = self.inner.feed_ended.load(std::sync::atomic::Ordering::Relaxed);
-        let embedded: Arc<str> = Arc::from("embedded");
+        let embedded: Arc<str> = Arc::from(if self.inner.demo { "demo" } else { "file" });
         let mut out: Vec<FeedStatus> = state
             .snapshot
             .heads()

@@ -24,6 +24,11 @@ use crate::supervise::{Backoff, guarded};
 /// What a price's confidence keeps while its chain has a stale source.
 pub const STALE_CONFIDENCE: f64 = 0.25;
 
+/// What a price's confidence keeps on a chain of the embedded demo market:
+/// recorded data, not a live market, so never surer than a stale live
+/// price.
+pub const DEMO_CONFIDENCE: f64 = 0.1;
+
 /// Owns the published state: merges what every feed sends (whole
 /// snapshots, pool states by address, a source's records), and for each
 /// change recomputes prices and the world off the actor thread (on the

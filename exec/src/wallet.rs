@@ -37,14 +37,9 @@ pub enum ApproveError {
     /// The native coin needs no approval.
     #[error("the native coin needs no approval")]
     Native,
-    /// The token is not one of the chain's.
-    #[error("token {token} is not known on chain {chain}")]
-    UnknownToken {
-        /// Token.
-        token: Address,
-        /// Chain.
-        chain: ChainId,
-    },
+    /// The zero address or a precompile, which no token is.
+    #[error("{0} is the zero address or a precompile, not a token")]
+    Reserved(Address),
     /// Delegate strategies spend the account's own tokens.
     #[error("{0} spends the account's own tokens: there is nothing to approve")]
     NoSpender(RoutingStrategy),
@@ -54,14 +49,18 @@ impl ApproveError {
     /// What the API answers.
     pub const fn code(&self) -> switchyard_catalog::ApiCode {
         match self {
-            Self::UnknownToken { .. } => switchyard_catalog::ApiCode::NotFound,
-            Self::Native | Self::NoSpender(_) => switchyard_catalog::ApiCode::InvalidParameter,
+            Self::Native | Self::Reserved(_) | Self::NoSpender(_) => {
+                switchyard_catalog::ApiCode::InvalidParameter
+            }
         }
     }
 }
 
 /// The approval `from` sends so that `strategy` can take `amount` of
-/// `token` (call it on the pool).
+/// `token`, any ERC-20 address on the chain (call it on the pool). Its gas
+/// is measured on the token's code in the world; a token the world does
+/// not hold (one no catalog lists) is measured on a plain ERC-20's
+/// `approve` placed at its address.
 pub fn approve_now(
     state: &MarketState,
     chain: ChainId,
@@ -73,8 +72,8 @@ pub fn approve_now(
     if token == NATIVE_TOKEN {
         return Err(ExecError::Approve(ApproveError::Native));
     }
-    if state.catalog.token(chain, token).is_none() {
-        return Err(ExecError::Approve(ApproveError::UnknownToken { token, chain }));
+    if switchyard_catalog::is_reserved(token) {
+        return Err(ExecError::Approve(ApproveError::Reserved(token)));
     }
     let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let cw = world
@@ -86,6 +85,17 @@ pub fn approve_now(
     };
     let data = approve_calldata(spender, amount);
     let mut evm = cw.fork();
+    if evm.code(token).is_empty() {
+        let plain = state
+            .catalog
+            .tokens_on(chain)
+            .iter()
+            .find(|t| cw.token_impl(t.address) == Some(crate::evm::world::TokenImpl::Erc20));
+        if let Some(t) = plain {
+            let code = evm.code(t.address);
+            evm.set_code(token, revm::bytecode::Bytecode::new_raw(code));
+        }
+    }
     let out = evm
         .call(from, token, data.clone(), U256::ZERO)
         .map_err(|e| ExecError::SimulationFailed(crate::simulate::describe(&e)))?;

@@ -6,7 +6,7 @@
 //! bind = "127.0.0.1:8080"          # SWITCHYARD_BIND
 //! data_dir = ".switchyard"         # SWITCHYARD_DATA_DIR: key and volume database
 //! market = "market.json"           # SWITCHYARD_MARKET: omit for the embedded demo market
-//! catalog_files = ["catalog.json"] # SWITCHYARD_CATALOG_FILES: omit for the embedded catalog
+//! catalog_files = ["catalog.json"] # SWITCHYARD_CATALOG_FILES: laid over the embedded catalog
 //! body_limit_bytes = 1048576       # SWITCHYARD_BODY_LIMIT_BYTES
 //! request_timeout_ms = 10000       # SWITCHYARD_REQUEST_TIMEOUT_MS
 //! default_key_rate = 10.0          # SWITCHYARD_DEFAULT_KEY_RATE: req/s of `keys create` without --rate

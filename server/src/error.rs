@@ -329,7 +329,7 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
         ExecError::Approve(a) => {
             use switchyard_engine::wallet::ApproveError as A;
             let field = match a {
-                A::UnknownToken { .. } | A::Native => "tokenAddress",
+                A::Reserved(_) | A::Native => "tokenAddress",
                 A::NoSpender(_) => "routingStrategy",
             };
             (Some(field.into()), a.to_string().into())

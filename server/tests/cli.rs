@@ -68,6 +68,21 @@ fn catalog_check_reports_problems_and_exit_codes() {
         &format!("{data}protocols.json"),
     ]);
     assert!(ok, "tokens with their networks and protocols check out: {out}");
+    // A file with one token the embedded catalog lacks extends it; one that
+    // overrides an embedded token replaces it; a token listed twice in one
+    // file is still a problem.
+    let dir = temp_dir("extend");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let uni = r#"{"chainId":1,"address":"0x1f9840a85d5af5bf1d1762f925bdaddc4201f984","symbol":"UNI","name":"Uniswap","decimals":18,"type":"base","logosUri":[]}"#;
+    let one = dir.join("uni.json");
+    std::fs::write(&one, format!(r#"{{"tokens":[{uni}]}}"#)).expect("write");
+    let (ok, out, _) = run(&["catalog", "check", one.to_str().expect("utf-8")]);
+    assert!(ok && out.contains("ok (Catalog)"), "one token extends the embedded catalog: {out}");
+    let twice = dir.join("twice.json");
+    std::fs::write(&twice, format!(r#"{{"tokens":[{uni},{uni}]}}"#)).expect("write");
+    let (ok, out, _) = run(&["catalog", "check", twice.to_str().expect("utf-8")]);
+    assert!(!ok && out.contains("listed twice"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
     let dir = temp_dir("check");
     std::fs::create_dir_all(&dir).expect("dir");
     let bad = dir.join("bad.json");

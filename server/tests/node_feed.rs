@@ -598,6 +598,14 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     );
     assert!(show_log().contains("reorg: rolled back"), "{}", show_log());
 
+    // Chain 1 is live (a node follows it); the other chains answer from
+    // the embedded demo market, and say so.
+    let net =
+        |c: u64| server.ok(&format!("/api/v1/networks?chainId={c}"))[0]["isConnected"].clone();
+    assert_eq!((net(1), net(10)), (json!(true), json!(false)));
+    let op_usdc = server.ok("/api/v1/prices/10/0x0b2c639c533813f4aa9d7837caf62653d097ff85");
+    assert_eq!(op_usdc["confidence"], json!(0.1), "{op_usdc}");
+
     // 5. The node stops: stale, and routes through its pools are refused.
     let confidence = || {
         let v = server.ok(&format!("/api/v1/prices/1/{WETH:#x}"));

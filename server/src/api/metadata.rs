@@ -54,7 +54,9 @@ pub async fn networks(
         .map(|n| dto::ConnectedNetwork {
             id: n.id.0,
             name: n.name.clone(),
-            is_connected: state.snapshot.head(n.id).is_some(),
+            // Live only where a node follows the chain; the demo market's
+            // and a market file's chains are not connected to anything.
+            is_connected: s.engine.follows(n.id),
         })
         .collect();
     Ok(Json(out))

@@ -5,7 +5,7 @@ use axum::{
     extract::{RawQuery, State},
 };
 use switchyard_catalog::Address;
-use switchyard_engine::MarketState;
+use switchyard_engine::{DEMO_CONFIDENCE, MarketState};
 
 use super::{ApiPath, known_chain, query};
 use crate::{
@@ -18,13 +18,18 @@ use crate::{
 /// Most addresses per `/prices/{chainId}` request.
 pub const MAX_PRICE_ADDRESSES: usize = 100;
 
+/// A token's price; on a chain of the embedded demo market its confidence
+/// is scaled by [`DEMO_CONFIDENCE`], so a recorded price never claims a
+/// live market.
 fn price_of(
+    s: &AppState,
     state: &MarketState,
     chain: switchyard_catalog::ChainId,
     token: Address,
 ) -> Option<dto::Price> {
     let t = state.catalog.token(chain, token)?;
     let p = state.prices.get(chain, token)?;
+    let scale = if s.engine.is_demo(chain) { DEMO_CONFIDENCE } else { 1.0 };
     Some(dto::Price {
         price: p.usd,
         address: addr(token),
@@ -33,7 +38,7 @@ fn price_of(
         name: t.name.clone(),
         timestamp: p.timestamp,
         chain_id: chain.0,
-        confidence: p.confidence,
+        confidence: p.confidence * scale,
     })
 }
 
@@ -58,7 +63,7 @@ pub async fn price(
             format!("token {} is not known on chain {chain}", addr(token)),
         ));
     }
-    price_of(&state, chain, token).map(Json).ok_or_else(|| {
+    price_of(&s, &state, chain, token).map(Json).ok_or_else(|| {
         ApiError::not_found("address", format!("no price for {} on chain {chain}", addr(token)))
     })
 }
@@ -89,5 +94,5 @@ pub async fn prices(
             format!("at most {MAX_PRICE_ADDRESSES} addresses per request"),
         ));
     }
-    Ok(Json(addresses.iter().map(|a| price_of(&state, chain, *a)).collect()))
+    Ok(Json(addresses.iter().map(|a| price_of(&s, &state, chain, *a)).collect()))
 }

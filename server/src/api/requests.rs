@@ -349,12 +349,25 @@ pub struct ApproveRequest {
     pub routing_strategy: RoutingStrategy,
 }
 
+/// An approve request's token: any address but the zero address and the
+/// precompiles.
+fn token_address(q: &Query) -> Result<Address, ApiError> {
+    let token = required_address(q, "tokenAddress")?;
+    if switchyard_catalog::is_reserved(token) {
+        return Err(ApiError::invalid(
+            "tokenAddress",
+            "tokenAddress must be a token contract, not the zero address or a precompile",
+        ));
+    }
+    Ok(token)
+}
+
 /// Parses an approve request.
 pub fn parse_approve(q: &Query, catalog: &Catalog) -> Result<ApproveRequest, ApiError> {
     Ok(ApproveRequest {
         chain_id: chain(q, catalog, None)?,
         from_address: required_address(q, "fromAddress")?,
-        token: required_address(q, "tokenAddress")?,
+        token: token_address(q)?,
         amount: parse_wei("amount", q.required("amount")?)?,
         routing_strategy: q
             .strategy("routingStrategy", &ROUTE_STRATEGIES)?
