@@ -233,9 +233,25 @@ impl Evm {
         Self::with_db(base.clone(), block)
     }
 
-    /// Freezes the state for forks ([`Evm::over`]).
-    pub fn freeze(self) -> (Arc<BaseDb>, BlockEnv) {
-        (Arc::new(self.inner.ctx.db_ref().clone()), self.block)
+    /// Freezes the state for forks ([`Evm::over`]). Accounts with the same
+    /// code share one copy of it (every Uniswap V2 pair, every token of
+    /// one kind): each was created with its own; zero slots are dropped.
+    pub fn freeze(mut self) -> (Arc<BaseDb>, BlockEnv) {
+        let cache = &mut self.inner.ctx.db_mut().cache;
+        let contracts = &cache.contracts;
+        for account in cache.accounts.values_mut() {
+            if account.info.code.is_some()
+                && let Some(shared) = contracts.get(&account.info.code_hash)
+            {
+                account.info.code = Some(shared.clone());
+            }
+            // A zero slot reads as zero whether it is kept or not (the
+            // frozen world has nothing beneath it), and costs the same gas.
+            account.storage.retain(|_, v| !v.is_zero());
+            account.storage.shrink_to_fit();
+        }
+        // Moved out, not cloned: no second copy of the world at its peak.
+        (Arc::new(std::mem::take(self.inner.ctx.db_mut())), self.block)
     }
 }
 

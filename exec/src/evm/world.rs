@@ -446,6 +446,22 @@ impl ChainWorld {
         }
     }
 
+    /// What the frozen world holds: accounts, storage slots, and bytes
+    /// of distinct code (shared code counted once).
+    pub fn footprint(&self) -> (usize, usize, usize) {
+        let cache = &self.base.cache;
+        let slots = cache.accounts.values().map(|a| a.storage.len()).sum();
+        let mut seen = std::collections::HashSet::new();
+        let code = cache
+            .accounts
+            .values()
+            .filter_map(|a| a.info.code.as_ref())
+            .filter(|c| seen.insert(c.original_bytes().as_ptr()))
+            .map(|c| c.original_bytes().len())
+            .sum();
+        (cache.accounts.len(), slots, code)
+    }
+
     /// A fresh fork of the world: anything it does stays in it.
     pub fn fork(&self) -> ForkEvm {
         Evm::over(Arc::clone(&self.base), self.block)
@@ -698,11 +714,16 @@ impl<'a> ChainBuilder<'a> {
         let on_chain = || snapshot.pools().iter().filter(move |p| p.chain == chain);
         let ordered =
             on_chain().filter(issues_token).chain(on_chain().filter(|p| !issues_token(p)));
+        // The chain's records by address, once (a scan per pool was
+        // quadratic in the market's size).
+        let mut records: HashMap<Address, Vec<&PoolRecord>> = HashMap::new();
+        for r in market.pools.iter().filter(|r| r.common().chain_id == chain) {
+            records.entry(r.common().address).or_default().push(r);
+        }
         for pool in ordered {
-            let record = market.pools.iter().find(|r| {
-                let c = r.common();
-                c.chain_id == chain && c.address == pool.address && r.tokens() == *pool.tokens
-            });
+            let record = records
+                .get(&pool.address)
+                .and_then(|rs| rs.iter().copied().find(|r| r.tokens() == *pool.tokens));
             // A pool that fails leaves whatever it deployed behind; nothing
             // routes through it, so that is harmless.
             if let Err(e) = self.pool(pool, record) {
