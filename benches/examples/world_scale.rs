@@ -37,9 +37,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let world_rss = rss_mib();
     let unbuilt = world.unbuilt().count();
     if let Some(cw) = world.chain(switchyard_benches::CHAIN) {
-        let (accounts, slots, code) = cw.footprint();
+        let (accounts, slots, code, (lazy, _)) = cw.footprint();
         println!(
-            "chain {}: {accounts} accounts, {slots} storage slots, {:.1} MiB of distinct code",
+            "chain {}: {accounts} placed accounts, {slots} storage slots, {:.1} MiB of distinct \
+             code; {lazy} pools derived on touch",
             switchyard_benches::CHAIN,
             code as f64 / (1024.0 * 1024.0)
         );

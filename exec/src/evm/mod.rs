@@ -29,6 +29,7 @@ pub mod aave;
 pub mod abi;
 pub mod artifacts;
 pub mod fixtures;
+pub mod lazy;
 pub mod world;
 
 use std::{convert::Infallible, sync::Arc};
@@ -61,8 +62,9 @@ pub const CHAIN_ID: u64 = 1;
 /// Block timestamp a bare [`Evm::new`] reports, 2023-11-14.
 pub const TIMESTAMP: u64 = 1_700_000_000;
 
-/// The state of a built world, shared read-only by the forks over it.
-pub type BaseDb = CacheDB<EmptyDB>;
+/// The state of a built world, shared read-only by the forks over it: what
+/// it placed, over the pools it derives on first touch.
+pub type BaseDb = lazy::WorldDb;
 
 /// An EVM over a fork of a frozen world.
 pub type ForkEvm = Evm<Arc<BaseDb>>;
@@ -227,16 +229,16 @@ impl Evm {
         Self::with_db(CacheDB::new(EmptyDB::default()), block)
     }
 
-    /// A copy of a frozen state to change, reporting `block` (freeze it
-    /// again for forks).
+    /// A copy of a frozen world's placed contracts to change, reporting
+    /// `block` (freeze it again, beside the world's derived pools).
     pub fn thaw(base: &BaseDb, block: BlockEnv) -> Self {
-        Self::with_db(base.clone(), block)
+        Self::with_db(base.placed.clone(), block)
     }
 
-    /// Freezes the state for forks ([`Evm::over`]). Accounts with the same
-    /// code share one copy of it (every Uniswap V2 pair, every token of
+    /// Freezes the state (a world's placed contracts, [`BaseDb::placed`]).
+    /// Accounts with the same code share one copy of it (every token of
     /// one kind): each was created with its own; zero slots are dropped.
-    pub fn freeze(mut self) -> (Arc<BaseDb>, BlockEnv) {
+    pub fn freeze(mut self) -> (CacheDB<EmptyDB>, BlockEnv) {
         let cache = &mut self.inner.ctx.db_mut().cache;
         let contracts = &cache.contracts;
         for account in cache.accounts.values_mut() {
@@ -251,7 +253,7 @@ impl Evm {
             account.storage.shrink_to_fit();
         }
         // Moved out, not cloned: no second copy of the world at its peak.
-        (Arc::new(std::mem::take(self.inner.ctx.db_mut())), self.block)
+        (std::mem::take(self.inner.ctx.db_mut()), self.block)
     }
 }
 
@@ -558,7 +560,7 @@ fn failure(result: ExecutionResult) -> EvmError {
 }
 
 /// `code` with every occurrence of the 20 bytes of `from` replaced by `to`.
-fn replace_address(code: &[u8], from: Address, to: Address) -> Vec<u8> {
+pub(crate) fn replace_address(code: &[u8], from: Address, to: Address) -> Vec<u8> {
     let mut out = code.to_vec();
     let (f, t) = (from.as_slice(), to.as_slice());
     let mut k = 0;

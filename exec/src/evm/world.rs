@@ -33,7 +33,7 @@ use std::{
 
 use alloy_primitives::{
     Address, B256, U256, address,
-    aliases::{I24, U24, U160},
+    aliases::{I24, U24},
     keccak256,
 };
 use alloy_sol_types::{SolConstructor, SolValue};
@@ -51,10 +51,10 @@ use super::{
         OpenZeppelinVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
         ReferenceDualVault, ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router,
         ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
-        UniswapV2Router02, UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter,
-        UniswapV3SwapRouter02, V3Swapper, WalletFactory,
+        UniswapV2Router02, UniswapV3Factory, UniswapV3SwapRouter, UniswapV3SwapRouter02,
+        WalletFactory,
     },
-    fixtures,
+    fixtures, lazy,
 };
 
 /// Deploys every fixture contract (to a scratch address first).
@@ -336,6 +336,7 @@ impl ChainWorld {
             return None;
         }
         let mut evm: Option<Evm> = None;
+        let mut moved: Vec<Arc<Pool>> = Vec::new();
         for (a, b) in old.iter().zip(&new) {
             if a.address != b.address || a.tokens != b.tokens {
                 return None;
@@ -347,45 +348,37 @@ impl ChainWorld {
                 return None;
             }
             let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
+            let lazy = self.base.lazy.serves(b.address);
             match (&a.state, &b.state) {
                 (
                     PoolState::UniswapV2 { fee_bps: was, .. },
                     PoolState::UniswapV2 { reserves, fee_bps },
                 ) if was == fee_bps => {
-                    // The npm pair keeps its reserves in slot 8, our
-                    // configurable-fee pair in slot 0; both pack
-                    // reserve0 | reserve1 << 112 | timestamp << 224.
-                    let slot = U256::from(if *fee_bps == 30 { 8u8 } else { 0 });
                     let cap = U256::ONE << 112;
                     if reserves[0] >= cap || reserves[1] >= cap {
                         return None;
                     }
-                    let kept = evm.storage(b.address, slot) >> 224 << 224;
-                    evm.set_storage(b.address, slot, kept | reserves[0] | (reserves[1] << 112));
+                    if lazy {
+                        moved.push(Arc::clone(b));
+                    } else {
+                        // Our configurable-fee pair keeps reserve0 |
+                        // reserve1 << 112 | timestamp << 224 in slot 0.
+                        let kept = evm.storage(b.address, U256::ZERO) >> 224 << 224;
+                        let packed = kept | reserves[0] | (reserves[1] << 112);
+                        evm.set_storage(b.address, U256::ZERO, packed);
+                    }
                     for (token, amount) in b.tokens.iter().zip(reserves) {
                         self.set_balance(evm, *token, b.address, *amount)?;
                     }
                 }
                 (
                     PoolState::UniswapV3 { ticks: was, fee: f0, tick_spacing: s0, .. },
-                    PoolState::UniswapV3 {
-                        sqrt_price_x96,
-                        liquidity,
-                        tick,
-                        ticks,
-                        fee,
-                        tick_spacing,
-                        ..
-                    },
-                ) if was == ticks && f0 == fee && s0 == tick_spacing => {
-                    // slot0: sqrtPriceX96 (160 bits) | tick (int24) << 160 |
-                    // the oracle and lock fields above, kept; liquidity in
-                    // slot 4.
-                    let low: U256 = (U256::ONE << 184_usize) - U256::ONE;
-                    let t = U256::from(*tick as u32 & 0x00ff_ffff) << 160;
-                    let kept = evm.storage(b.address, U256::ZERO) & !low;
-                    evm.set_storage(b.address, U256::ZERO, kept | *sqrt_price_x96 | t);
-                    evm.set_storage(b.address, U256::from(4u8), U256::from(*liquidity));
+                    PoolState::UniswapV3 { ticks, fee, tick_spacing, .. },
+                ) if lazy && was == ticks && f0 == fee && s0 == tick_spacing => {
+                    // The derived pool takes the new price, tick and
+                    // liquidity; its balances are topped up, which no swap
+                    // amount depends on.
+                    moved.push(Arc::clone(b));
                     for token in b.tokens.iter() {
                         let kind = self.tokens.get(token).copied();
                         fund(evm, kind, *token, b.address, U256::from(10u8).pow(U256::from(30u8)))
@@ -396,8 +389,9 @@ impl ChainWorld {
             }
         }
         let Some(evm) = evm else { return Some(self.at(block)) };
-        let (base, block) = evm.freeze();
-        Some(Self { base, ..self.at(block) })
+        let (placed, block) = evm.freeze();
+        let lazy = self.base.lazy.moved(&moved, block.timestamp);
+        Some(Self { base: Arc::new(lazy::WorldDb { placed, lazy }), ..self.at(block) })
     }
 
     /// Sets `holder`'s balance of `token` to exactly `amount` (tokens with
@@ -446,10 +440,11 @@ impl ChainWorld {
         }
     }
 
-    /// What the frozen world holds: accounts, storage slots, and bytes
-    /// of distinct code (shared code counted once).
-    pub fn footprint(&self) -> (usize, usize, usize) {
-        let cache = &self.base.cache;
+    /// What the frozen world holds: placed accounts, their storage slots,
+    /// bytes of distinct code (shared code counted once), and the pools it
+    /// derives on touch with how many have been.
+    pub fn footprint(&self) -> (usize, usize, usize, (usize, usize)) {
+        let cache = &self.base.placed.cache;
         let slots = cache.accounts.values().map(|a| a.storage.len()).sum();
         let mut seen = std::collections::HashSet::new();
         let code = cache
@@ -459,7 +454,7 @@ impl ChainWorld {
             .filter(|c| seen.insert(c.original_bytes().as_ptr()))
             .map(|c| c.original_bytes().len())
             .sum();
-        (cache.accounts.len(), slots, code)
+        (cache.accounts.len(), slots, code, self.base.lazy.counts())
     }
 
     /// A fresh fork of the world: anything it does stays in it.
@@ -641,12 +636,12 @@ struct ChainBuilder<'a> {
     prices: &'a PriceTable,
     npm: &'a NpmArtifacts,
     tokens: HashMap<Address, TokenImpl>,
-    /// Scratch Uniswap V2 factory for pairs that are relocated.
-    v2_scratch_factory: Option<Address>,
     /// Uniswap V2 factories placed at their catalog address.
     v2_factories: HashMap<Address, Address>,
     /// Scratch V3 factory and the swapper that mints positions.
-    v3: Option<(Address, Address)>,
+    v3: Option<Address>,
+    /// The Uniswap pools, derived on first touch ([`lazy`]).
+    lazy: lazy::LazyPools,
     /// Aave debt positions placed with their reserves.
     debts: Vec<(Address, Result<PositionFixture, String>)>,
     /// Aave markets placed, by pool address.
@@ -680,9 +675,9 @@ impl<'a> ChainBuilder<'a> {
             prices,
             npm,
             tokens: HashMap::new(),
-            v2_scratch_factory: None,
             v2_factories: HashMap::new(),
             v3: None,
+            lazy: lazy::LazyPools::new(block.timestamp),
             debts: Vec::new(),
             aave_markets: HashMap::new(),
             comptrollers: HashMap::new(),
@@ -757,10 +752,10 @@ impl<'a> ChainBuilder<'a> {
             .iter()
             .map(|(at, artifact)| (*at, (*artifact, self.npm.selectors(*artifact))))
             .collect();
-        let (base, block) = self.evm.freeze();
+        let (placed, block) = self.evm.freeze();
         Ok(ChainWorld {
             chain,
-            base,
+            base: Arc::new(lazy::WorldDb { placed, lazy: self.lazy }),
             block,
             tokens: self.tokens,
             shortcuts,
@@ -894,7 +889,12 @@ impl<'a> ChainBuilder<'a> {
     fn placeholder_tokens(&mut self) -> Result<(), WorldError> {
         let catalog = self.catalog;
         for t in catalog.tokens_on(self.chain) {
-            if t.address == NATIVE_TOKEN || !self.evm.code(t.address).is_empty() {
+            // A pool the world derives (a pair is its own LP token) is not
+            // a placeholder's place.
+            if t.address == NATIVE_TOKEN
+                || self.lazy.serves(t.address)
+                || !self.evm.code(t.address).is_empty()
+            {
                 continue;
             }
             self.test_token(t.address, &t.name, &t.symbol, t.decimals)?;
@@ -902,7 +902,7 @@ impl<'a> ChainBuilder<'a> {
         Ok(())
     }
 
-    fn pool(&mut self, pool: &Pool, record: Option<&PoolRecord>) -> Result<(), WorldError> {
+    fn pool(&mut self, pool: &Arc<Pool>, record: Option<&PoolRecord>) -> Result<(), WorldError> {
         match (&pool.state, record) {
             (PoolState::Wrap, _) => Ok(()),
             (PoolState::UniswapV2 { reserves, fee_bps }, Some(PoolRecord::UniswapV2(r))) => {
@@ -950,7 +950,7 @@ impl<'a> ChainBuilder<'a> {
     /// A constant-product pair with the snapshot's reserves.
     fn v2_pair(
         &mut self,
-        pool: &Pool,
+        pool: &Arc<Pool>,
         protocol: &str,
         reserves: [U256; 2],
         fee_bps: u32,
@@ -973,107 +973,152 @@ impl<'a> ChainBuilder<'a> {
         }
         let pair_hash =
             keccak256(self.npm.initcode(Artifact::UniswapV2Pair).doing(|| "v2 pair".into())?);
+        if reserves[0] >= U256::ONE << 112 || reserves[1] >= U256::ONE << 112 {
+            return Err(self.inconsistent(pool.address, "reserves past uint112"));
+        }
         let factory = self
             .catalog
             .dex_factory(self.chain, protocol)
             .filter(|f| f.kind == FactoryKind::UniswapV2 && f.init_code_hash == pair_hash);
-        let created = if let Some(f) = factory {
-            // The npm pair is this factory's pair: create it for real, at
-            // the factory's catalog address.
-            let at = match self.v2_factories.get(&f.factory) {
-                Some(a) => *a,
-                None => {
+        // The pair's factory: the catalog's, placed at its address, which
+        // knows the pair (`getPair` both ways); none for a pair at an
+        // address of another factory's code.
+        let factory = match factory {
+            Some(f) => {
+                if !self.v2_factories.contains_key(&f.factory) {
                     let args =
                         UniswapV2Factory::constructorCall { feeToSetter: DEPLOYER }.abi_encode();
                     self.deploy_at(Artifact::UniswapV2Factory, &args, f.factory)?;
                     self.v2_factories.insert(f.factory, f.factory);
-                    f.factory
                 }
-            };
-            self.evm
-                .call_sol(
-                    DEPLOYER,
-                    at,
-                    &UniswapV2Factory::createPairCall { tokenA: t0, tokenB: t1 },
-                )
-                .doing(|| format!("createPair for {}", pool.address))?
-        } else {
-            let scratch = match self.v2_scratch_factory {
-                Some(a) => a,
-                None => {
-                    let args =
-                        UniswapV2Factory::constructorCall { feeToSetter: DEPLOYER }.abi_encode();
-                    let a = self
-                        .evm
-                        .deploy_artifact(DEPLOYER, Artifact::UniswapV2Factory, &args)
-                        .doing(|| "v2 factory".into())?;
-                    self.v2_scratch_factory = Some(a);
-                    a
+                // `getPair` is the factory's mapping at slot 2.
+                for (a, b) in [(t0, t1), (t1, t0)] {
+                    let inner = mapping_slot(a, 2);
+                    let at = U256::from_be_bytes(keccak256((b, inner).abi_encode()).0);
+                    let pair = U256::from_be_slice(pool.address.as_slice());
+                    self.evm.set_storage(f.factory, at, pair);
                 }
-            };
-            let p = self
-                .evm
-                .call_sol(
-                    DEPLOYER,
-                    scratch,
-                    &UniswapV2Factory::createPairCall { tokenA: t0, tokenB: t1 },
-                )
-                .doing(|| format!("createPair for {}", pool.address))?;
-            self.evm.relocate(p, pool.address).doing(|| format!("moving pair {}", pool.address))?;
-            pool.address
+                f.factory
+            }
+            None => Address::ZERO,
         };
-        if created != pool.address {
-            return Err(self
-                .inconsistent(pool.address, format!("the factory created the pair at {created}")));
+        if !self.lazy.has_v2_code() {
+            // The pair's runtime, from one pair created here.
+            let at = self
+                .evm
+                .deploy_artifact(DEPLOYER, Artifact::UniswapV2Pair, &[])
+                .doing(|| "v2 pair".into())?;
+            let code = self.evm.code(at);
+            self.lazy.set_v2_code(code);
         }
+        self.lazy.add_v2(Arc::clone(pool), factory);
         self.placed.insert(pool.address, Artifact::UniswapV2Pair);
         self.fund(t0, pool.address, reserves[0])?;
         self.fund(t1, pool.address, reserves[1])?;
-        self.evm
-            .call_sol(DEPLOYER, pool.address, &UniswapV2Pair::syncCall {})
-            .doing(|| format!("sync {}", pool.address))?;
         Ok(())
     }
 
-    /// A concentrated-liquidity pool: created, initialized at the
-    /// snapshot's price, positions minted between consecutive initialized
-    /// ticks so that every tick's `liquidityNet` is the snapshot's, then
-    /// moved to its address and funded with what the positions hold.
-    fn v3_pool(&mut self, pool: &Pool) -> Result<(), WorldError> {
+    /// A concentrated-liquidity pool, derived on first touch ([`lazy`]):
+    /// its fee tier's template (a pool the published factory creates over
+    /// placeholder tokens) once, the state checked (the tick is the
+    /// price's, `liquidityNet` sums to zero and to the active liquidity at
+    /// the tick), and the pool funded with what positions between its
+    /// consecutive initialized ticks would hold (their mint amounts,
+    /// rounded up as the pool rounds them).
+    fn v3_pool(&mut self, pool: &Arc<Pool>) -> Result<(), WorldError> {
+        use switchyard_kernel::amm::uniswap_v3::{
+            amount0_delta, amount1_delta, sqrt_ratio_at_tick, tick_at_sqrt_ratio,
+        };
         let PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } =
             &pool.state
         else {
             return Ok(());
         };
-        let (factory, swapper) = match self.v3 {
-            Some(v) => v,
+        if !self.lazy.has_v3_template(*fee, *tick_spacing) {
+            self.v3_template(pool.address, *fee, *tick_spacing)?;
+        }
+        let bad = |what: &str| self.inconsistent(pool.address, what.to_owned());
+        if tick_at_sqrt_ratio(*sqrt_price_x96).ok() != Some(*tick) {
+            return Err(bad("sqrtPriceX96 is not at the snapshot's tick"));
+        }
+        let (mut held0, mut held1) = (U256::ZERO, U256::ZERO);
+        let mut active: i128 = 0;
+        let mut at_tick: i128 = 0;
+        let list: Vec<(i32, i128)> = ticks.iter().map(|(t, n)| (*t, *n)).collect();
+        for (k, (lower, net)) in list.iter().enumerate() {
+            if *tick_spacing <= 0 || *lower % *tick_spacing != 0 {
+                return Err(bad("a tick off the spacing"));
+            }
+            active = active.checked_add(*net).ok_or_else(|| bad("liquidityNet overflows"))?;
+            if active < 0 {
+                return Err(bad("liquidity goes negative"));
+            }
+            if *lower <= *tick {
+                at_tick = active;
+            }
+            let Some((upper, _)) = list.get(k + 1) else { break };
+            if active == 0 {
+                continue;
+            }
+            let l = active as u128;
+            let (a, b) = (sqrt_ratio_at_tick(*lower), sqrt_ratio_at_tick(*upper));
+            let (Ok(a), Ok(b)) = (a, b) else { return Err(bad("tick out of range")) };
+            let p = *sqrt_price_x96;
+            let (x, y) = if p <= a {
+                (amount0_delta(a, b, l, true), Ok(U256::ZERO))
+            } else if p < b {
+                (amount0_delta(p, b, l, true), amount1_delta(a, p, l, true))
+            } else {
+                (Ok(U256::ZERO), amount1_delta(a, b, l, true))
+            };
+            let (Ok(x), Ok(y)) = (x, y) else { return Err(bad("position amounts overflow")) };
+            held0 = held0.saturating_add(x);
+            held1 = held1.saturating_add(y);
+        }
+        if active != 0 {
+            return Err(bad("liquidityNet does not sum to zero"));
+        }
+        if at_tick as u128 != *liquidity {
+            return Err(self.inconsistent(
+                pool.address,
+                format!("the ticks give active liquidity {at_tick}, the snapshot says {liquidity}"),
+            ));
+        }
+        self.lazy.add_v3(Arc::clone(pool));
+        self.placed.insert(pool.address, Artifact::UniswapV3Pool);
+        self.fund(pool.tokens[0], pool.address, held0)?;
+        self.fund(pool.tokens[1], pool.address, held1)?;
+        Ok(())
+    }
+
+    /// A fee tier's template: a pool the published factory (a scratch one,
+    /// with the tier enabled) creates over the placeholder tokens.
+    fn v3_template(&mut self, pool: Address, fee: u32, spacing: i32) -> Result<(), WorldError> {
+        let factory = match self.v3 {
+            Some(f) => f,
             None => {
                 let f = self
                     .evm
                     .deploy_artifact(DEPLOYER, Artifact::UniswapV3Factory, &[])
                     .doing(|| "v3 factory".into())?;
-                let s = self
-                    .evm
-                    .deploy_artifact(DEPLOYER, Artifact::V3Swapper, &[])
-                    .doing(|| "v3 swapper".into())?;
-                self.v3 = Some((f, s));
-                (f, s)
+                self.v3 = Some(f);
+                f
             }
         };
-        let fee24 = U24::from(*fee);
-        let spacing = self
+        let fee24 = U24::from(fee);
+        let enabled = self
             .evm
             .view(factory, &UniswapV3Factory::feeAmountTickSpacingCall { fee: fee24 })
             .doing(|| "fee tier".into())?;
-        if i32::try_from(spacing).ok() != Some(*tick_spacing) {
-            if spacing != I24::ZERO {
+        if i32::try_from(enabled).ok() != Some(spacing) {
+            if enabled != I24::ZERO {
                 return Err(self.inconsistent(
-                    pool.address,
-                    format!("fee {fee} has tick spacing {spacing} in the factory"),
+                    pool,
+                    format!("fee {fee} has tick spacing {enabled} in the factory"),
                 ));
             }
-            let s = I24::try_from(*tick_spacing)
-                .map_err(|_| self.inconsistent(pool.address, "tick spacing out of range"))?;
+            let s = I24::try_from(spacing)
+                .map_err(|_| self.inconsistent(pool, "tick spacing out of range"))?;
             self.evm
                 .call_sol(
                     DEPLOYER,
@@ -1082,82 +1127,17 @@ impl<'a> ChainBuilder<'a> {
                 )
                 .doing(|| format!("enabling fee {fee}"))?;
         }
-        let (t0, t1) = (pool.tokens[0], pool.tokens[1]);
-        let scratch = self
+        let [t0, t1] = lazy::V3_TEMPLATE_TOKENS;
+        let at = self
             .evm
             .call_sol(
                 DEPLOYER,
                 factory,
                 &UniswapV3Factory::createPoolCall { tokenA: t0, tokenB: t1, fee: fee24 },
             )
-            .doing(|| format!("createPool for {}", pool.address))?;
-        let price = U160::from(*sqrt_price_x96);
-        self.evm
-            .call_sol(DEPLOYER, scratch, &UniswapV3Pool::initializeCall { sqrtPriceX96: price })
-            .doing(|| format!("initialize {}", pool.address))?;
-        let slot0 =
-            self.evm.view(scratch, &UniswapV3Pool::slot0Call {}).doing(|| "slot0".into())?;
-        if i32::try_from(slot0.tick).ok() != Some(*tick) {
-            return Err(self.inconsistent(
-                pool.address,
-                format!("sqrtPriceX96 gives tick {}, the snapshot says {tick}", slot0.tick),
-            ));
-        }
-        // The swapper pays the mints; fund it generously, then credit the
-        // real pool with what the positions took.
-        let (mut held0, mut held1) = (U256::ZERO, U256::ZERO);
-        let big = U256::ONE << 200;
-        self.fund(t0, swapper, big)?;
-        self.fund(t1, swapper, big)?;
-        let mut active: i128 = 0;
-        for (k, (lower, net)) in ticks.iter().enumerate() {
-            active = active
-                .checked_add(*net)
-                .ok_or_else(|| self.inconsistent(pool.address, "liquidityNet overflows"))?;
-            if active < 0 {
-                return Err(self.inconsistent(pool.address, "liquidity goes negative"));
-            }
-            let Some((upper, _)) = ticks.get(k + 1) else { break };
-            if active == 0 {
-                continue;
-            }
-            let (lo, hi) = (I24::try_from(*lower), I24::try_from(*upper));
-            let (Ok(lo), Ok(hi)) = (lo, hi) else {
-                return Err(self.inconsistent(pool.address, "tick out of range"));
-            };
-            let minted = self
-                .evm
-                .call_sol(
-                    DEPLOYER,
-                    swapper,
-                    &V3Swapper::mintCall {
-                        pool: scratch,
-                        lower: lo,
-                        upper: hi,
-                        liquidity: active as u128,
-                    },
-                )
-                .doing(|| format!("minting [{lower}, {upper}) in {}", pool.address))?;
-            held0 = held0.saturating_add(minted.amount0);
-            held1 = held1.saturating_add(minted.amount1);
-        }
-        if active != 0 {
-            return Err(self.inconsistent(pool.address, "liquidityNet does not sum to zero"));
-        }
-        let l = self
-            .evm
-            .view(scratch, &UniswapV3Pool::liquidityCall {})
-            .doing(|| "liquidity".into())?;
-        if l != *liquidity {
-            return Err(self.inconsistent(
-                pool.address,
-                format!("the ticks give active liquidity {l}, the snapshot says {liquidity}"),
-            ));
-        }
-        self.evm.relocate(scratch, pool.address).doing(|| format!("moving {}", pool.address))?;
-        self.placed.insert(pool.address, Artifact::UniswapV3Pool);
-        self.fund(t0, pool.address, held0)?;
-        self.fund(t1, pool.address, held1)?;
+            .doing(|| format!("the fee {fee} template"))?;
+        let code = self.evm.code(at);
+        self.lazy.set_v3_template(fee, spacing, lazy::V3Template { code, at });
         Ok(())
     }
 

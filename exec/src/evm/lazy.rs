@@ -1,0 +1,309 @@
+//! The world's Uniswap pools, derived on first touch instead of deployed.
+//!
+//! A deployed pool per pool costs its code (a V3 pool's 22 KB is unique:
+//! its tokens and own address are immutables) and its storage (a V3 pool's
+//! ticks, bitmap and oracle). At 100k pools that is gigabytes, and every
+//! block that moves a pool would have to write into a copy of it. Here a
+//! pool is its snapshot state; when a transaction first reads the pool's
+//! account, the code is taken from one template per kind (the npm pair's
+//! runtime, shared; the npm V3 pool's runtime with the template's own
+//! address and tokens replaced) and the storage is computed from the
+//! state exactly where the published contracts keep it:
+//!
+//! - `UniswapV2Pair`: `factory` (slot 5), `token0` (6), `token1` (7),
+//!   `reserve0 | reserve1 << 112 | blockTimestampLast << 224` (8), and the
+//!   reentrancy lock `unlocked = 1` (12);
+//! - `UniswapV3Pool`: `slot0` (0: `sqrtPriceX96 | tick << 160 |
+//!   observationIndex << 184 | observationCardinality << 200 |
+//!   observationCardinalityNext << 216 | feeProtocol << 232 | unlocked <<
+//!   240`), `liquidity` (4), `ticks` (mapping at 5: `liquidityGross |
+//!   liquidityNet << 128`, and `initialized` at bit 248 of the fourth word),
+//!   `tickBitmap` (mapping at 6) and `observations[0]` (8: the block's
+//!   timestamp, initialized).
+//!
+//! The pools' token balances are ordinary storage of the token contracts
+//! (the world writes them when it places a pool). What a fork writes stays
+//! in the fork; a materialized pool is kept for the life of this state (one
+//! block), so only pools that transactions touch are ever built.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, RwLock},
+};
+
+use alloy_primitives::{Address, B256, Bytes, I256, U256, keccak256};
+use alloy_sol_types::SolValue;
+use revm::{
+    bytecode::Bytecode,
+    database::{CacheDB, EmptyDB},
+    database_interface::DatabaseRef,
+    primitives::KECCAK_EMPTY,
+    state::AccountInfo,
+};
+use switchyard_kernel::{Pool, PoolState};
+
+/// The placeholder tokens a V3 template is created with (sorted, and
+/// patterns no other code contains), replaced by a pool's own.
+pub const V3_TEMPLATE_TOKENS: [Address; 2] = [
+    alloy_primitives::address!("5eed0000000000000000000000000000000a0a0a"),
+    alloy_primitives::address!("5eed0000000000000000000000000000000b0b0b"),
+];
+
+/// A V3 pool's runtime for one fee tier, created at `at` over
+/// [`V3_TEMPLATE_TOKENS`].
+#[derive(Debug, Clone)]
+pub struct V3Template {
+    /// The runtime code.
+    pub code: Bytes,
+    /// The template's own address (its `NoDelegateCall` immutable).
+    pub at: Address,
+}
+
+/// A pool served lazily.
+#[derive(Debug, Clone)]
+enum Lazy {
+    /// A Uniswap V2 pair and its factory.
+    V2 { pool: Arc<Pool>, factory: Address },
+    /// A Uniswap V3 pool.
+    V3 { pool: Arc<Pool> },
+}
+
+/// A pool's account once derived.
+#[derive(Debug)]
+struct Derived {
+    info: AccountInfo,
+    storage: HashMap<U256, U256>,
+}
+
+/// The lazily derived pools of one chain's world at one block.
+#[derive(Debug, Default)]
+pub struct LazyPools {
+    pools: HashMap<Address, Lazy>,
+    v2_code: Option<Bytecode>,
+    v3_templates: HashMap<(u32, i32), V3Template>,
+    timestamp: u64,
+    derived: RwLock<HashMap<Address, Arc<Derived>>>,
+}
+
+impl Clone for LazyPools {
+    fn clone(&self) -> Self {
+        // What was derived is derived again on demand.
+        Self {
+            pools: self.pools.clone(),
+            v2_code: self.v2_code.clone(),
+            v3_templates: self.v3_templates.clone(),
+            timestamp: self.timestamp,
+            derived: RwLock::default(),
+        }
+    }
+}
+
+impl LazyPools {
+    /// No pools yet, at a block with `timestamp`.
+    pub fn new(timestamp: u64) -> Self {
+        Self { timestamp, ..Self::default() }
+    }
+
+    /// The pair runtime every V2 pool shares.
+    pub fn set_v2_code(&mut self, code: Bytes) {
+        self.v2_code = Some(Bytecode::new_raw(code));
+    }
+
+    /// Whether the pair runtime is set.
+    pub fn has_v2_code(&self) -> bool {
+        self.v2_code.is_some()
+    }
+
+    /// The template of a fee tier.
+    pub fn set_v3_template(&mut self, fee: u32, spacing: i32, template: V3Template) {
+        self.v3_templates.insert((fee, spacing), template);
+    }
+
+    /// Whether a fee tier has its template.
+    pub fn has_v3_template(&self, fee: u32, spacing: i32) -> bool {
+        self.v3_templates.contains_key(&(fee, spacing))
+    }
+
+    /// Serves `pool` (a V2 pair of the npm code, with its factory).
+    pub fn add_v2(&mut self, pool: Arc<Pool>, factory: Address) {
+        self.pools.insert(pool.address, Lazy::V2 { pool, factory });
+    }
+
+    /// Serves `pool` (a V3 pool whose fee tier has a template).
+    pub fn add_v3(&mut self, pool: Arc<Pool>) {
+        self.pools.insert(pool.address, Lazy::V3 { pool });
+    }
+
+    /// Whether `at` is served here.
+    pub fn serves(&self, at: Address) -> bool {
+        self.pools.contains_key(&at)
+    }
+
+    /// The same pools at a later block: each pool that `moved` names takes
+    /// its new state (the caller checked it stays of its kind and fee
+    /// tier).
+    pub fn moved(&self, moved: &[Arc<Pool>], timestamp: u64) -> Self {
+        let mut next = Self { timestamp, ..self.clone() };
+        for p in moved {
+            match next.pools.get_mut(&p.address) {
+                Some(Lazy::V2 { pool, .. } | Lazy::V3 { pool }) => *pool = Arc::clone(p),
+                None => {}
+            }
+        }
+        next
+    }
+
+    /// How many pools are served, and how many have been derived.
+    pub fn counts(&self) -> (usize, usize) {
+        let derived = self.derived.read().map_or(0, |d| d.len());
+        (self.pools.len(), derived)
+    }
+
+    fn derive(&self, at: Address) -> Option<Arc<Derived>> {
+        if let Some(d) = self.derived.read().ok().and_then(|d| d.get(&at).cloned()) {
+            return Some(d);
+        }
+        let d = Arc::new(match self.pools.get(&at)? {
+            Lazy::V2 { pool, factory } => self.v2(pool, *factory)?,
+            Lazy::V3 { pool } => self.v3(pool)?,
+        });
+        if let Ok(mut cache) = self.derived.write() {
+            cache.insert(at, Arc::clone(&d));
+        }
+        Some(d)
+    }
+
+    fn v2(&self, pool: &Pool, factory: Address) -> Option<Derived> {
+        let PoolState::UniswapV2 { reserves, .. } = &pool.state else { return None };
+        let code = self.v2_code.clone()?;
+        let word = |a: Address| U256::from_be_slice(a.as_slice());
+        let ts = U256::from(self.timestamp & u64::from(u32::MAX));
+        let storage = HashMap::from([
+            (U256::from(5u8), word(factory)),
+            (U256::from(6u8), word(*pool.tokens.first()?)),
+            (U256::from(7u8), word(*pool.tokens.get(1)?)),
+            (U256::from(8u8), reserves[0] | (reserves[1] << 112) | (ts << 224)),
+            (U256::from(12u8), U256::ONE),
+        ]);
+        Some(Derived { info: account(code), storage })
+    }
+
+    fn v3(&self, pool: &Pool) -> Option<Derived> {
+        let PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } =
+            &pool.state
+        else {
+            return None;
+        };
+        let template = self.v3_templates.get(&(*fee, *tick_spacing))?;
+        let code = [
+            (template.at, pool.address),
+            (V3_TEMPLATE_TOKENS[0], *pool.tokens.first()?),
+            (V3_TEMPLATE_TOKENS[1], *pool.tokens.get(1)?),
+        ]
+        .iter()
+        .fold(template.code.to_vec(), |code, (from, to)| super::replace_address(&code, *from, *to));
+        let mut storage = HashMap::new();
+        let u24 = |t: i32| U256::from(t as u32 & 0x00ff_ffff);
+        let slot0 = *sqrt_price_x96
+            | (u24(*tick) << 160)
+            | (U256::ONE << 200)
+            | (U256::ONE << 216)
+            | (U256::ONE << 240);
+        storage.insert(U256::ZERO, slot0);
+        storage.insert(U256::from(4u8), U256::from(*liquidity));
+        let initialized = U256::ONE << 248;
+        let ts = U256::from(self.timestamp & u64::from(u32::MAX));
+        storage.insert(U256::from(8u8), ts | initialized);
+        for (t, net) in ticks.iter() {
+            let base = mapping_of(I256::try_from(*t).ok()?, 5);
+            let gross = U256::from(net.unsigned_abs().max(1));
+            let net_bits = U256::from(*net as u128) << 128;
+            storage.insert(base, gross | net_bits);
+            storage.insert(base + U256::from(3u8), initialized);
+            let compressed = t.div_euclid(*tick_spacing);
+            let word = mapping_of(I256::try_from(compressed >> 8).ok()?, 6);
+            let bit = U256::ONE << (compressed & 0xff) as usize;
+            let e = storage.entry(word).or_insert(U256::ZERO);
+            *e |= bit;
+        }
+        Some(Derived { info: account(Bytecode::new_raw(code.into())), storage })
+    }
+}
+
+/// An account holding `code`, nonce 1, no balance.
+fn account(code: Bytecode) -> AccountInfo {
+    AccountInfo { nonce: 1, code_hash: code.hash_slow(), code: Some(code), ..Default::default() }
+}
+
+/// The slot of `mapping[key]` for a mapping at `slot`, with a signed key
+/// (a tick or a bitmap word), sign-extended as Solidity hashes it.
+fn mapping_of(key: I256, slot: u64) -> U256 {
+    U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
+}
+
+impl DatabaseRef for LazyPools {
+    type Error = std::convert::Infallible;
+
+    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Self::Error> {
+        Ok(self.derive(address).map(|d| d.info.clone()))
+    }
+
+    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Self::Error> {
+        let found = self.derived.read().ok().and_then(|d| {
+            d.values().find(|x| x.info.code_hash == code_hash).and_then(|x| x.info.code.clone())
+        });
+        Ok(found.unwrap_or_default())
+    }
+
+    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Self::Error> {
+        Ok(self.derive(address).and_then(|d| d.storage.get(&index).copied()).unwrap_or_default())
+    }
+
+    fn block_hash_ref(&self, _number: u64) -> Result<B256, Self::Error> {
+        Ok(B256::ZERO)
+    }
+}
+
+/// A chain's frozen world: the contracts it placed, over the pools it
+/// derives.
+#[derive(Debug, Clone, Default)]
+pub struct WorldDb {
+    /// Everything placed at build (tokens, periphery, other pools).
+    pub placed: CacheDB<EmptyDB>,
+    /// The Uniswap pools, derived on first touch.
+    pub lazy: LazyPools,
+}
+
+impl DatabaseRef for WorldDb {
+    type Error = std::convert::Infallible;
+
+    // A pool the world derives is that pool, whatever the build touched at
+    // its address; everything else is what the build placed.
+    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Self::Error> {
+        if self.lazy.serves(address) {
+            self.lazy.basic_ref(address)
+        } else {
+            self.placed.basic_ref(address)
+        }
+    }
+
+    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Self::Error> {
+        match self.placed.cache.contracts.get(&code_hash) {
+            Some(c) => Ok(c.clone()),
+            None if code_hash == KECCAK_EMPTY => Ok(Bytecode::default()),
+            None => self.lazy.code_by_hash_ref(code_hash),
+        }
+    }
+
+    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Self::Error> {
+        if self.lazy.serves(address) {
+            self.lazy.storage_ref(address, index)
+        } else {
+            self.placed.storage_ref(address, index)
+        }
+    }
+
+    fn block_hash_ref(&self, number: u64) -> Result<B256, Self::Error> {
+        self.placed.block_hash_ref(number)
+    }
+}
