@@ -108,6 +108,7 @@ fn base_token(address: Address, decimals: u8, symbol: String, name: String) -> T
         borrow_apy_base: None,
         borrow_apy_reward: None,
         tvl: None,
+        source: None,
     }
 }
 

@@ -283,6 +283,11 @@ pub struct Token {
     /// TVL in USD.
     #[serde(default)]
     pub tvl: Option<f64>,
+    /// Where the entry comes from: absent for a catalog file's, `node` for
+    /// a token discovered from a followed chain (its metadata read with
+    /// `eth_call`).
+    #[serde(default)]
+    pub source: Option<String>,
 }
 
 /// A protocol: one integration (version) of a project.

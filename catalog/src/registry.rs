@@ -339,6 +339,28 @@ impl Catalog {
         &self.tokens[lo..hi]
     }
 
+    /// The catalog with `extra` tokens added (discovered on a followed
+    /// chain); a token it already lists keeps its entry.
+    pub fn with_tokens(&self, extra: impl IntoIterator<Item = Token>) -> Self {
+        let mut next = self.clone();
+        let mut added = false;
+        for t in extra {
+            if let std::collections::hash_map::Entry::Vacant(e) =
+                next.token_index.entry((t.chain_id, t.address))
+            {
+                e.insert(usize::MAX);
+                next.tokens.push(t);
+                added = true;
+            }
+        }
+        if added {
+            next.tokens.sort_by_key(|t| (t.chain_id, t.address));
+            next.token_index =
+                next.tokens.iter().enumerate().map(|(i, t)| ((t.chain_id, t.address), i)).collect();
+        }
+        next
+    }
+
     /// One token.
     pub fn token(&self, chain: ChainId, address: Address) -> Option<&Token> {
         self.token_index.get(&(chain, address)).map(|&i| &self.tokens[i])

@@ -293,3 +293,29 @@ fn files_extend_the_embedded_catalog_by_key() {
     let none = loaders::extended_catalog(Vec::new()).expect("embedded");
     assert_eq!(none.tokens_on(ChainId(1)).len(), base.tokens_on(ChainId(1)).len());
 }
+
+/// Tokens discovered on a followed chain join a catalog without replacing
+/// what it lists, and every lookup sees them.
+#[test]
+fn discovered_tokens_join_the_catalog() {
+    let base = catalog();
+    let mut usdc = base
+        .token(ChainId(1), "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48".parse().expect("address"))
+        .expect("USDC")
+        .clone();
+    let listed_name = usdc.name.clone();
+    usdc.name = "not the catalog's".into();
+    let mut uni = usdc.clone();
+    uni.address = "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984".parse().expect("address");
+    uni.symbol = "UNI".into();
+    uni.source = Some("node".into());
+    let c = base.with_tokens([usdc.clone(), uni.clone()]);
+    assert_eq!(c.token(ChainId(1), usdc.address).map(|t| t.name.clone()), Some(listed_name));
+    assert_eq!(
+        c.token(ChainId(1), uni.address).and_then(|t| t.source.clone()).as_deref(),
+        Some("node")
+    );
+    assert_eq!(c.tokens_on(ChainId(1)).len(), base.tokens_on(ChainId(1)).len() + 1);
+    assert!(c.tokens_on(ChainId(1)).windows(2).all(|w| w[0].address < w[1].address));
+    assert_eq!(c.tokens_on(ChainId(10)).len(), base.tokens_on(ChainId(10)).len());
+}

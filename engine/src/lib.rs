@@ -39,6 +39,7 @@ pub mod rpc;
 pub mod rpc_feed;
 pub mod shared_limit;
 mod supervise;
+pub mod token_meta;
 mod volume;
 
 use std::{path::PathBuf, sync::Arc, thread::JoinHandle, time::Duration};

@@ -239,6 +239,8 @@ pub(crate) struct ReplaceSource {
     /// The node's gas price (`None`: keep the last one).
     pub(crate) gas_price: Option<U256>,
     pub(crate) records: Vec<PoolRecord>,
+    /// Tokens of the records no catalog lists, read from the node.
+    pub(crate) tokens: Vec<switchyard_catalog::Token>,
 }
 
 impl Handler<ReplaceSource> for PriceCacheActor {
@@ -304,6 +306,17 @@ impl PriceCacheActor {
                 .collect();
             let next = current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?;
             return Ok((next, true));
+        }
+        // Tokens the node told of join the catalog the snapshot, prices,
+        // the world and every endpoint read.
+        let catalog = &self.inputs.catalog;
+        let new: Vec<_> = msg
+            .tokens
+            .into_iter()
+            .filter(|t| catalog.token(t.chain_id, t.address).is_none())
+            .collect();
+        if !new.is_empty() {
+            self.inputs.catalog = Arc::new(catalog.with_tokens(new));
         }
         let mut market = Market::clone(&self.inputs.market);
         market.pools.retain(|r| !ours(r));
@@ -446,6 +459,7 @@ mod tests {
             head: head(100),
             gas_price: Some(U256::from(7u8)),
             records: vec![pair(21_000_000_000_000, 7 * 10u128.pow(21))],
+            tokens: Vec::new(),
         };
         let (next, same) = hub.replace_source(&current, msg).expect("replaced");
         assert!(!same, "a new pool: the snapshot is built again");
@@ -468,6 +482,7 @@ mod tests {
             head: head(101),
             gas_price: None,
             records: vec![pair(20_000_000_000_000, 8 * 10u128.pow(21))],
+            tokens: Vec::new(),
         };
         let (again, same) = hub.replace_source(&next, msg).expect("replaced");
         assert!(same);
@@ -487,6 +502,7 @@ mod tests {
             head: head(100),
             gas_price: None,
             records: Vec::new(),
+            tokens: Vec::new(),
         };
         let (both, same) = hub.replace_source(&again, msg).expect("replaced");
         assert!(same, "no V3 pools before or after");

@@ -246,11 +246,39 @@ struct Spec {
     kind: FactoryKind,
     factory: Address,
     catalog: Arc<Catalog>,
+    /// Tokens no catalog lists, read from the node: their entry, or `None`
+    /// when unusable (their pools stay out).
+    discovered: Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>,
 }
 
 impl Spec {
+    /// Whether the pools of `token` can be routed: a catalog token, or one
+    /// discovered usable.
     fn known(&self, token: Address) -> bool {
         self.catalog.token(self.config.chain, token).is_some()
+            || self.discovered.lock().is_ok_and(|d| d.get(&token).is_some_and(Option::is_some))
+    }
+
+    /// The tokens of `pools` neither the catalog lists nor the node was
+    /// asked about yet.
+    fn unread(&self, pools: &Pools) -> Vec<Address> {
+        let Ok(d) = self.discovered.lock() else { return Vec::new() };
+        let mut out: Vec<Address> = pools
+            .values()
+            .flat_map(|p| match p.as_ref() {
+                Tracked::V2 { token0, token1, .. } => [*token0, *token1],
+                Tracked::V3(v) => [v.token0, v.token1],
+            })
+            .filter(|t| self.catalog.token(self.config.chain, *t).is_none() && !d.contains_key(t))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The usable tokens read from the node.
+    fn discovered_tokens(&self) -> Vec<switchyard_catalog::Token> {
+        self.discovered.lock().map(|d| d.values().flatten().cloned().collect()).unwrap_or_default()
     }
 
     fn creation_topic(&self) -> B256 {
@@ -273,8 +301,8 @@ impl Spec {
         }
     }
 
-    /// A new pool from a creation log of the factory, if both its tokens
-    /// are listed (`Err` counts one left out).
+    /// A new pool from a creation log of the factory (its tokens are read
+    /// from the node when no catalog lists them; `Err` is never given).
     fn created(&self, log: &Log) -> Option<Result<(Address, Tracked), ()>> {
         if log.address != self.factory {
             return None;
@@ -302,15 +330,21 @@ impl Spec {
                 (e.token0, e.token1, e.pool, t)
             }
         };
-        Some(if self.known(token0) && self.known(token1) { Ok((pool, tracked)) } else { Err(()) })
+        let _ = (token0, token1);
+        Some(Ok((pool, tracked)))
     }
 
-    /// The records of every pool that can be routed through.
+    /// The records of every pool that can be routed through (both tokens
+    /// known).
     fn records(&self, pools: &Pools) -> Vec<PoolRecord> {
         let chain_id = self.config.chain;
         let protocol = self.source.to_string();
         pools
             .iter()
+            .filter(|(_, p)| match p.as_ref() {
+                Tracked::V2 { token0, token1, .. } => self.known(*token0) && self.known(*token1),
+                Tracked::V3(v) => self.known(v.token0) && self.known(v.token1),
+            })
             .filter_map(|(address, p)| match p.as_ref() {
                 Tracked::V2 { token0, token1, reserves } => {
                     (!reserves[0].is_zero() && !reserves[1].is_zero()).then(|| {
@@ -592,6 +626,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
         start = end;
     }
     bar.finish_and_clear();
+    read_tokens(spec, client, &pools, head).await?;
     let mut book = Book { pools: Arc::new(pools), head: header, history: VecDeque::new() };
     book.push(header, spec.config.reorg_depth);
     Ok(Step::Indexed { book, node_head, skipped })
@@ -668,9 +703,44 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
         book.push(h, spec.config.reorg_depth);
     }
     if skipped > 0 {
-        tracing::info!(chain = %spec.config.chain, source = %spec.source, skipped, "new pools of unlisted tokens left out");
+        tracing::info!(chain = %spec.config.chain, source = %spec.source, skipped, "new pools left out");
+    }
+    if changed {
+        read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await?;
     }
     Ok(Step::Followed { book, node_head, changed })
+}
+
+/// Reads, at `block`, the tokens of `pools` no catalog lists and the node
+/// was not asked about yet; one that cannot be used is logged once.
+async fn read_tokens(
+    spec: &Spec,
+    client: &RpcClient,
+    pools: &Pools,
+    block: u64,
+) -> Result<(), FeedError> {
+    let unread = spec.unread(pools);
+    if unread.is_empty() {
+        return Ok(());
+    }
+    let read = crate::token_meta::discover(client, spec.config.chain, &unread, block).await?;
+    let mut usable = 0;
+    if let Ok(mut d) = spec.discovered.lock() {
+        for (token, entry) in read {
+            match entry {
+                Ok(t) => {
+                    usable += 1;
+                    d.insert(token, Some(t));
+                }
+                Err(why) => {
+                    tracing::warn!(chain = %spec.config.chain, token = %token, why, "a token no catalog lists cannot be used: its pools stay out");
+                    d.insert(token, None);
+                }
+            }
+        }
+    }
+    tracing::info!(chain = %spec.config.chain, source = %spec.source, read = unread.len(), usable, "tokens read from the node");
+    Ok(())
 }
 
 /// Rolls `book` back to the newest kept block the node still has.
@@ -740,7 +810,14 @@ impl RpcFeed {
         health: Arc<FeedHealth>,
     ) -> Self {
         Self {
-            spec: Arc::new(Spec { config, source, kind, factory, catalog }),
+            spec: Arc::new(Spec {
+                config,
+                source,
+                kind,
+                factory,
+                catalog,
+                discovered: Mutex::default(),
+            }),
             client,
             hub,
             health,
@@ -852,6 +929,7 @@ impl RpcFeed {
             },
             gas_price: gas,
             records: spec.records(&book.pools),
+            tokens: spec.discovered_tokens(),
         };
         tracing::debug!(chain = %spec.config.chain, source = %spec.source, head, pools = msg.records.len(), "rpc feed: publishing");
         // Sent now, so publications keep the order of the blocks.

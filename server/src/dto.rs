@@ -192,6 +192,11 @@ pub struct PositionModel {
     pub tvl: Option<f64>,
     /// Contract a deposit calls.
     pub primary_address: Option<String>,
+    /// Where the token comes from: `catalog` (the embedded catalog or an
+    /// operator's file), or `node` (read from the node that follows its
+    /// chain, as one of its pools' tokens).
+    #[schema(example = "catalog")]
+    pub source: String,
 }
 
 /// A page of tokens.

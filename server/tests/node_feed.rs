@@ -315,6 +315,26 @@ fn pair_out0(node: &Node, pair: Address, amount_in: U256) -> U256 {
     with_fee * rout / (rin * U256::from(1000) + with_fee)
 }
 
+/// A pair's exact output for `amount_in` of `token_in` (the pair's other
+/// token being `token_out`), either side.
+fn pair_out(
+    node: &Node,
+    pair: Address,
+    token_in: Address,
+    token_out: Address,
+    amount_in: U256,
+) -> U256 {
+    let r = Pair::getReservesCall::abi_decode_returns(
+        &node.call(pair, &Pair::getReservesCall {}.abi_encode()),
+    )
+    .expect("reserves");
+    let (r0, r1) = (U256::from(r.reserve0), U256::from(r.reserve1));
+    // token0 is the smaller address.
+    let (rin, rout) = if token_in < token_out { (r0, r1) } else { (r1, r0) };
+    let with_fee = amount_in * U256::from(997);
+    with_fee * rout / (rin * U256::from(1000) + with_fee)
+}
+
 /// Swaps `amount_in` through the V3 pool on the node (DAI in when
 /// `zero_for_one`).
 fn v3_swap(node: &Node, f: &Fixture, zero_for_one: bool, amount_in: U256) {
@@ -546,6 +566,66 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
         took.is_some(),
         "a new pair was not followed: {:?} {}",
         server.quote(WBTC, USDC, btc_in),
+        show_log()
+    );
+
+    // A token no catalog lists: read from the node (decimals, symbol,
+    // name), listed with its source, quoted exactly and routed through.
+    let mut code = ours("TestERC20");
+    code.extend(("Node Only".to_owned(), "NODE".to_owned(), U256::from(9)).abi_encode_params());
+    let fresh = node.send(fx.me, None, &code).expect("token deployed");
+    node.send(
+        fx.me,
+        Some(V2_FACTORY),
+        &V2Factory::createPairCall { tokenA: fresh, tokenB: USDC }.abi_encode(),
+    );
+    let fresh_pair = Address::from_slice(
+        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: fresh, b: USDC }.abi_encode())[12..32],
+    );
+    node.send(
+        fx.me,
+        Some(fresh),
+        &Token::mintCall { to: fresh_pair, amount: U256::from(8_000_000_000_000u64) }.abi_encode(),
+    );
+    node.send(
+        fx.me,
+        Some(USDC),
+        &Token::mintCall { to: fresh_pair, amount: U256::from(2_000_000_000_000u64) }.abi_encode(),
+    );
+    node.send(fx.me, Some(fresh_pair), &Pair::mintCall { to: fx.me }.abi_encode());
+    // And a pair with a "token" that has no decimals(): read, refused.
+    node.send(
+        fx.me,
+        Some(V2_FACTORY),
+        &V2Factory::createPairCall { tokenA: fx.swapper, tokenB: USDC }.abi_encode(),
+    );
+    let fresh_in = U256::from(1_000_000_000_000u64); // 1,000 NODE
+    let out = pair_out(&node, fresh_pair, fresh, USDC, fresh_in);
+    let took = within_blocks(&node, 3, || q(fresh, USDC, fresh_in) == Some(out));
+    assert!(
+        took.is_some(),
+        "a pair of a token no catalog lists was not followed: {:?} {}",
+        server.quote(fresh, USDC, fresh_in),
+        show_log()
+    );
+    let listed =
+        server.ok(&format!("/api/v1/tokens?chainId=1&address={fresh:#x}&includeMetadata=true"));
+    let t = &listed["data"][0];
+    assert_eq!(
+        (t["symbol"].as_str(), t["name"].as_str(), t["decimals"].as_u64(), t["source"].as_str()),
+        (Some("NODE"), Some("Node Only"), Some(9), Some("node")),
+        "{listed}"
+    );
+    let usdc = server.ok(&format!("/api/v1/tokens?chainId=1&address={USDC:#x}"));
+    assert_eq!(usdc["data"][0]["source"], "catalog", "{usdc}");
+    let route = server.ok(&format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={:#x}&tokenIn={fresh:#x}&tokenOut={USDC:#x}&amountIn={fresh_in}&slippage=50",
+        fx.me
+    ));
+    assert_eq!(route["amountOut"].as_str(), Some(out.to_string().as_str()), "{route}");
+    assert!(
+        show_log().contains("cannot be used"),
+        "the token without decimals() is reported: {}",
         show_log()
     );
 

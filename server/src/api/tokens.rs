@@ -181,6 +181,7 @@ pub async fn tokens(
                 borrow_apy_reward: t.borrow_apy_reward,
                 tvl: t.tvl,
                 primary_address: t.primary_address.map(addr),
+                source: t.source.clone().unwrap_or_else(|| "catalog".to_owned()),
             }
         })
         .collect();
