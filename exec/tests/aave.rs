@@ -12,7 +12,10 @@
 //!   the pool's: no scaled unit minted (`24`) or burned (`25`), beyond the
 //!   cash (the underlying's transfer fails), past the ray math's 256 bits
 //!   (an empty revert) or past a holder's 128-bit scaled balance
-//!   (`SafeCast`). A whole-balance aToken transfer moves every scaled unit.
+//!   (`SafeCast`); a supply whose receipt is past 128 bits is minted but
+//!   could never be transferred (the aToken casts amounts), and the kernel
+//!   refuses it too. A whole-balance aToken transfer moves every scaled
+//!   unit.
 //! - Borrowing (two reserves priced by the oracle's feeds): the limit is
 //!   the loan to value of the collateral's USD value, one wei past it is
 //!   `36`; repay part, more than owed (pays the debt) and all, with Aave's
@@ -270,6 +273,20 @@ fn supply(w: &mut Market, x: U256, to: Address, stats: &Stats) -> CaseResult {
                 AmmError::InvalidState if reverted_empty(&onchain) => {
                     stats.hit("supply past 256 bits");
                 }
+                AmmError::InvalidState if onchain.is_ok() => {
+                    // Minted, but past what the aToken transfers (it casts
+                    // every amount to 128 bits): it could never leave.
+                    let held = w.a_balance(to)? - before;
+                    prop_assert!(held > U256::from(u128::MAX), "kernel {e} but {held} minted");
+                    let moved = w.evm.call_sol(
+                        to,
+                        w.a_token,
+                        &AToken::transferCall { to: RECIPIENT, amount: held },
+                    );
+                    prop_assert!(reverted_with_reason(&moved, "SafeCast"), "{moved:?}");
+                    stats.hit("supply of more than a transfer can move");
+                    return Ok(());
+                }
                 AmmError::InvalidState => {
                     prop_assert!(
                         reverted_with_reason(&onchain, "SafeCast"),
@@ -402,6 +419,28 @@ fn dust_withdrawal_above_two_ray_is_refused() -> CaseResult {
     prop_assert!(reverted_with_code(&onchain, "25"), "{onchain:?}");
     // 2 wei burns one scaled unit: (2e27 + 1.5e27) / 3e27 = 1.
     prop_assert_eq!(w.withdraw(U256::from(2u8))?, U256::from(2u8));
+    Ok(())
+}
+
+/// At an index of 2 ray, a supply of 2^128 + 5 mints half that in scaled
+/// units (which fit 128 bits) and a balance past 128 bits, which the
+/// aToken can never transfer (it casts amounts to 128 bits): the kernel
+/// refuses the supply, and a withdrawal of more than 128 bits.
+#[test]
+fn a_receipt_past_128_bits_is_refused() -> CaseResult {
+    let mut w = market(RAY * U256::from(2u8))?;
+    let x = (U256::ONE << 128) + U256::from(5u8);
+    let kernel = w.kernel()?.swap_exact_in(0, 1, x);
+    prop_assert_eq!(kernel.map(|s| s.amount_out), Err(AmmError::InvalidState));
+    mint(&mut w.evm, w.asset, TRADER, x)?;
+    w.supply(x, TRADER)?;
+    let held = w.a_balance(TRADER)?;
+    prop_assert!(held > U256::from(u128::MAX), "{held}");
+    let moved =
+        w.evm.call_sol(TRADER, w.a_token, &AToken::transferCall { to: RECIPIENT, amount: held });
+    prop_assert!(reverted_with_reason(&moved, "SafeCast"), "{moved:?}");
+    let out = w.kernel()?.swap_exact_in(1, 0, held);
+    prop_assert_eq!(out.map(|s| s.amount_out), Err(AmmError::InvalidState));
     Ok(())
 }
 

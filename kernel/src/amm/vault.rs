@@ -100,18 +100,22 @@ pub fn ray_div(a: U256, b: U256) -> Result<U256, AmmError> {
 
 /// Supplying `amount` of the asset: receipt tokens received. Aave mints
 /// `rayDiv(amount, index)` scaled units (at most 2^128 − 1) whose balance
-/// reads back as `rayMul(scaled, index)`; Compound mints `amount * 1e18 /
-/// rate`.
+/// reads back as `rayMul(scaled, index)` (at most 2^128 − 1 too: the aToken
+/// transfers only amounts that fit 128 bits); Compound mints `amount * 1e18
+/// / rate`.
 pub fn lending_supply(model: LendingModel, rate: U256, amount: U256) -> Result<U256, AmmError> {
     match model {
         LendingModel::Aave => {
             let scaled = ray_div(amount, rate)?;
             // The aToken keeps a holder's scaled balance in 128 bits
-            // (`toUint128`): a supply past that reverts.
-            if scaled > U256::from(u128::MAX) {
+            // (`toUint128`): a supply past that reverts. And it casts every
+            // amount it transfers to 128 bits: a receipt past that could
+            // never leave the account it was minted to.
+            let out = ray_mul(scaled, rate)?;
+            if scaled > U256::from(u128::MAX) || out > U256::from(u128::MAX) {
                 return Err(AmmError::InvalidState);
             }
-            nonzero(ray_mul(scaled, rate)?)
+            nonzero(out)
         }
         LendingModel::Compound => {
             nonzero(mul_div(amount, WAD, nonzero(rate)?).ok_or(AmmError::InvalidState)?)
@@ -131,6 +135,11 @@ pub fn lending_withdraw(
 ) -> Result<U256, AmmError> {
     let out = match model {
         LendingModel::Aave => {
+            // Receipts arrive by transfer, which the aToken casts to 128
+            // bits.
+            if receipt > U256::from(u128::MAX) {
+                return Err(AmmError::InvalidState);
+            }
             nonzero(ray_div(receipt, rate)?)?;
             receipt
         }
