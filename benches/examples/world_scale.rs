@@ -12,7 +12,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use switchyard_benches::synthetic_market;
 use switchyard_engine::evm::{NpmArtifacts, world::World};
-use switchyard_kernel::{MarketSnapshot, derive_prices, usd_anchors};
+use switchyard_kernel::{MarketSnapshot, PoolState, SnapshotDelta, derive_prices, usd_anchors};
 
 /// Resident memory, MiB.
 fn rss_mib() -> f64 {
@@ -56,6 +56,43 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         snap_rss - base,
         world_rss - snap_rss,
         (world_rss - snap_rss) * 1024.0 / n as f64,
+    );
+    // A block that moves 1,000 Uniswap pools (every tenth pair's reserves
+    // up 1%): the world of the next state, reusing this one.
+    let mut delta = SnapshotDelta::default();
+    for (k, p) in snapshot.pools().iter().enumerate() {
+        if delta.pools.len() == 1_000 {
+            break;
+        }
+        if let PoolState::UniswapV2 { reserves, fee_bps } = &p.state
+            && k % 10 == 0
+        {
+            let up = |r: alloy_primitives::U256| r + r / alloy_primitives::U256::from(100u8);
+            delta.pools.push((
+                k,
+                PoolState::UniswapV2 {
+                    reserves: [up(reserves[0]), reserves[1]],
+                    fee_bps: *fee_bps,
+                },
+            ));
+        }
+    }
+    let moved = delta.pools.len();
+    let next = snapshot.apply(&delta)?;
+    let t = Instant::now();
+    let again = World::build_reusing(
+        &s.catalog,
+        &s.market,
+        &next,
+        &prices,
+        &npm,
+        Some((&snapshot, &world)),
+    )?;
+    println!(
+        "a block moving {moved} pairs: the next world in {:.2?} (chain {}: {})",
+        t.elapsed(),
+        switchyard_benches::CHAIN,
+        if again.chain(switchyard_benches::CHAIN).is_some() { "built" } else { "missing" }
     );
     Ok(())
 }

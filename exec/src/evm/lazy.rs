@@ -21,10 +21,15 @@
 //!   `tickBitmap` (mapping at 6) and `observations[0]` (8: the block's
 //!   timestamp, initialized).
 //!
-//! The pools' token balances are ordinary storage of the token contracts
-//! (the world writes them when it places a pool). What a fork writes stays
-//! in the fork; a materialized pool is kept for the life of this state (one
-//! block), so only pools that transactions touch are ever built.
+//! The pools' token balances are derived too: a read of a token's balance
+//! slot of a derived pool answers the pool's reserve (a pair) or what
+//! positions between its initialized ticks hold (a V3 pool: their mint
+//! amounts, rounded up as the pool rounds them), and WETH's native backing
+//! grows by the WETH the pools hold. So a block that moves only derived
+//! pools writes nothing: the next state is the same placed contracts over
+//! the moved pools. What a fork writes stays in the fork; a derived pool is
+//! kept for the life of its state (one block), so only pools that
+//! transactions touch are ever built.
 
 use std::{
     collections::HashMap,
@@ -64,8 +69,84 @@ pub struct V3Template {
 enum Lazy {
     /// A Uniswap V2 pair and its factory.
     V2 { pool: Arc<Pool>, factory: Address },
-    /// A Uniswap V3 pool.
-    V3 { pool: Arc<Pool> },
+    /// A Uniswap V3 pool and what its positions hold.
+    V3 { pool: Arc<Pool>, held: [U256; 2] },
+}
+
+impl Lazy {
+    /// The pool's balance of its token `i`.
+    fn balance(&self, i: usize) -> U256 {
+        match self {
+            Self::V2 { pool, .. } => match &pool.state {
+                PoolState::UniswapV2 { reserves, .. } => {
+                    reserves.get(i).copied().unwrap_or_default()
+                }
+                _ => U256::ZERO,
+            },
+            Self::V3 { held, .. } => held.get(i).copied().unwrap_or_default(),
+        }
+    }
+}
+
+/// What positions between consecutive initialized ticks of a V3 pool hold
+/// (their mint amounts, rounded up as the pool rounds them), after checking
+/// the state: the tick is the price's, `liquidityNet` sums to zero and to
+/// the active liquidity at the tick.
+pub fn v3_holdings(pool: &Pool) -> Result<[U256; 2], String> {
+    use switchyard_kernel::amm::uniswap_v3::{
+        amount0_delta, amount1_delta, sqrt_ratio_at_tick, tick_at_sqrt_ratio,
+    };
+    let PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, tick_spacing, ticks, .. } =
+        &pool.state
+    else {
+        return Err("not a V3 pool".into());
+    };
+    if tick_at_sqrt_ratio(*sqrt_price_x96).ok() != Some(*tick) {
+        return Err("sqrtPriceX96 is not at the snapshot's tick".into());
+    }
+    let (mut held0, mut held1) = (U256::ZERO, U256::ZERO);
+    let mut active: i128 = 0;
+    let mut at_tick: i128 = 0;
+    let list: Vec<(i32, i128)> = ticks.iter().map(|(t, n)| (*t, *n)).collect();
+    for (k, (lower, net)) in list.iter().enumerate() {
+        if *tick_spacing <= 0 || *lower % *tick_spacing != 0 {
+            return Err("a tick off the spacing".into());
+        }
+        active = active.checked_add(*net).ok_or("liquidityNet overflows")?;
+        if active < 0 {
+            return Err("liquidity goes negative".into());
+        }
+        if *lower <= *tick {
+            at_tick = active;
+        }
+        let Some((upper, _)) = list.get(k + 1) else { break };
+        if active == 0 {
+            continue;
+        }
+        let l = active as u128;
+        let (a, b) = (sqrt_ratio_at_tick(*lower), sqrt_ratio_at_tick(*upper));
+        let (Ok(a), Ok(b)) = (a, b) else { return Err("tick out of range".into()) };
+        let p = *sqrt_price_x96;
+        let (x, y) = if p <= a {
+            (amount0_delta(a, b, l, true), Ok(U256::ZERO))
+        } else if p < b {
+            (amount0_delta(p, b, l, true), amount1_delta(a, p, l, true))
+        } else {
+            (Ok(U256::ZERO), amount1_delta(a, b, l, true))
+        };
+        let (Ok(x), Ok(y)) = (x, y) else { return Err("position amounts overflow".into()) };
+        held0 = held0.saturating_add(x);
+        held1 = held1.saturating_add(y);
+    }
+    if active != 0 {
+        return Err("liquidityNet does not sum to zero".into());
+    }
+    if at_tick as u128 != *liquidity {
+        return Err(format!(
+            "the ticks give active liquidity {at_tick}, the snapshot says {liquidity}"
+        ));
+    }
+    Ok([held0, held1])
 }
 
 /// A pool's account once derived.
@@ -78,7 +159,19 @@ struct Derived {
 /// The lazily derived pools of one chain's world at one block.
 #[derive(Debug, Default)]
 pub struct LazyPools {
-    pools: HashMap<Address, Lazy>,
+    /// Every pool served, as built (shared by later blocks' states).
+    pools: Arc<HashMap<Address, Lazy>>,
+    /// The pools that moved since the build, at their latest state (small:
+    /// a block's worth of moves; folded into `pools` when it grows).
+    moved: Arc<HashMap<Address, Lazy>>,
+    /// (token, storage slot) → (pool, index of the token in the pool): the
+    /// balance slots the pools' balances are derived at.
+    balances: Arc<HashMap<(Address, U256), (Address, u8)>>,
+    /// WETH and the native coin backing the WETH the pools hold.
+    weth: Option<(Address, U256)>,
+    /// Pools a balance of which the world wrote (a token without a plain
+    /// balance mapping).
+    written: Arc<std::collections::HashSet<Address>>,
     v2_code: Option<Bytecode>,
     v3_templates: HashMap<(u32, i32), V3Template>,
     timestamp: u64,
@@ -89,7 +182,11 @@ impl Clone for LazyPools {
     fn clone(&self) -> Self {
         // What was derived is derived again on demand.
         Self {
-            pools: self.pools.clone(),
+            pools: Arc::clone(&self.pools),
+            moved: Arc::clone(&self.moved),
+            balances: Arc::clone(&self.balances),
+            weth: self.weth,
+            written: Arc::clone(&self.written),
             v2_code: self.v2_code.clone(),
             v3_templates: self.v3_templates.clone(),
             timestamp: self.timestamp,
@@ -126,12 +223,42 @@ impl LazyPools {
 
     /// Serves `pool` (a V2 pair of the npm code, with its factory).
     pub fn add_v2(&mut self, pool: Arc<Pool>, factory: Address) {
-        self.pools.insert(pool.address, Lazy::V2 { pool, factory });
+        Arc::make_mut(&mut self.pools).insert(pool.address, Lazy::V2 { pool, factory });
     }
 
-    /// Serves `pool` (a V3 pool whose fee tier has a template).
-    pub fn add_v3(&mut self, pool: Arc<Pool>) {
-        self.pools.insert(pool.address, Lazy::V3 { pool });
+    /// Serves `pool` (a V3 pool whose fee tier has a template, holding
+    /// `held`).
+    pub fn add_v3(&mut self, pool: Arc<Pool>, held: [U256; 2]) {
+        Arc::make_mut(&mut self.pools).insert(pool.address, Lazy::V3 { pool, held });
+    }
+
+    /// Derives the served pool `pool`'s balance of its token `index` at
+    /// `slot` of the token contract (the token's balance mapping entry of
+    /// the pool).
+    pub fn add_balance(&mut self, token: Address, slot: U256, pool: Address, index: u8) {
+        Arc::make_mut(&mut self.balances).insert((token, slot), (pool, index));
+    }
+
+    /// `weth`'s native backing grows by `amount` (WETH a pool holds).
+    pub fn back_weth(&mut self, weth: Address, amount: U256) {
+        let (_, backing) = self.weth.get_or_insert((weth, U256::ZERO));
+        *backing = backing.saturating_add(amount);
+    }
+
+    /// `pool` holds a token whose balance the world writes.
+    pub fn write_balances(&mut self, pool: Address) {
+        Arc::make_mut(&mut self.written).insert(pool);
+    }
+
+    /// Whether the world writes one of `pool`'s balances.
+    pub fn writes_balances(&self, pool: Address) -> bool {
+        self.written.contains(&pool)
+    }
+
+    /// A token balance slot of a served pool, derived.
+    fn balance_at(&self, token: Address, slot: U256) -> Option<U256> {
+        let (pool, index) = self.balances.get(&(token, slot))?;
+        Some(self.entry(*pool)?.balance(usize::from(*index)))
     }
 
     /// Whether `at` is served here.
@@ -141,16 +268,42 @@ impl LazyPools {
 
     /// The same pools at a later block: each pool that `moved` names takes
     /// its new state (the caller checked it stays of its kind and fee
-    /// tier).
-    pub fn moved(&self, moved: &[Arc<Pool>], timestamp: u64) -> Self {
+    /// tier), its balances with it. `None` when a moved V3 pool's state
+    /// fails its checks (the caller rebuilds).
+    pub fn moved(&self, moved: &[Arc<Pool>], timestamp: u64) -> Option<Self> {
         let mut next = Self { timestamp, ..self.clone() };
+        let mut layer = HashMap::clone(&self.moved);
         for p in moved {
-            match next.pools.get_mut(&p.address) {
-                Some(Lazy::V2 { pool, .. } | Lazy::V3 { pool }) => *pool = Arc::clone(p),
-                None => {}
+            let Some(entry) = layer.get(&p.address).or_else(|| self.pools.get(&p.address)) else {
+                continue;
+            };
+            let updated = match entry {
+                Lazy::V2 { factory, .. } => Lazy::V2 { pool: Arc::clone(p), factory: *factory },
+                Lazy::V3 { .. } => Lazy::V3 { pool: Arc::clone(p), held: v3_holdings(p).ok()? },
+            };
+            if let Some((weth, backing)) = next.weth.as_mut()
+                && let Some(i) = p.tokens.iter().position(|t| t == weth)
+            {
+                *backing =
+                    backing.saturating_sub(entry.balance(i)).saturating_add(updated.balance(i));
             }
+            layer.insert(p.address, updated);
         }
-        next
+        if layer.len() > self.pools.len() / 8 {
+            // Folded into the base once the moves are many.
+            let mut all = HashMap::clone(&self.pools);
+            all.extend(layer);
+            next.pools = Arc::new(all);
+            next.moved = Arc::default();
+        } else {
+            next.moved = Arc::new(layer);
+        }
+        Some(next)
+    }
+
+    /// A served pool at its latest state.
+    fn entry(&self, at: Address) -> Option<&Lazy> {
+        self.moved.get(&at).or_else(|| self.pools.get(&at))
     }
 
     /// How many pools are served, and how many have been derived.
@@ -163,9 +316,9 @@ impl LazyPools {
         if let Some(d) = self.derived.read().ok().and_then(|d| d.get(&at).cloned()) {
             return Some(d);
         }
-        let d = Arc::new(match self.pools.get(&at)? {
+        let d = Arc::new(match self.entry(at)? {
             Lazy::V2 { pool, factory } => self.v2(pool, *factory)?,
-            Lazy::V3 { pool } => self.v3(pool)?,
+            Lazy::V3 { pool, .. } => self.v3(pool)?,
         });
         if let Ok(mut cache) = self.derived.write() {
             cache.insert(at, Arc::clone(&d));
@@ -268,8 +421,9 @@ impl DatabaseRef for LazyPools {
 /// derives.
 #[derive(Debug, Clone, Default)]
 pub struct WorldDb {
-    /// Everything placed at build (tokens, periphery, other pools).
-    pub placed: CacheDB<EmptyDB>,
+    /// Everything placed at build (tokens, periphery, other pools), shared
+    /// by the states of later blocks that moved only derived pools.
+    pub placed: Arc<CacheDB<EmptyDB>>,
     /// The Uniswap pools, derived on first touch.
     pub lazy: LazyPools,
 }
@@ -278,13 +432,19 @@ impl DatabaseRef for WorldDb {
     type Error = std::convert::Infallible;
 
     // A pool the world derives is that pool, whatever the build touched at
-    // its address; everything else is what the build placed.
+    // its address; everything else is what the build placed, WETH backed by
+    // what the pools hold too.
     fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Self::Error> {
         if self.lazy.serves(address) {
-            self.lazy.basic_ref(address)
-        } else {
-            self.placed.basic_ref(address)
+            return self.lazy.basic_ref(address);
         }
+        let mut info = self.placed.basic_ref(address)?;
+        if let (Some(i), Some((weth, backing))) = (info.as_mut(), self.lazy.weth)
+            && weth == address
+        {
+            i.balance = i.balance.saturating_add(backing);
+        }
+        Ok(info)
     }
 
     fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Self::Error> {
@@ -297,9 +457,11 @@ impl DatabaseRef for WorldDb {
 
     fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Self::Error> {
         if self.lazy.serves(address) {
-            self.lazy.storage_ref(address, index)
-        } else {
-            self.placed.storage_ref(address, index)
+            return self.lazy.storage_ref(address, index);
+        }
+        match self.lazy.balance_at(address, index) {
+            Some(balance) => Ok(balance),
+            None => self.placed.storage_ref(address, index),
         }
     }
 

@@ -232,7 +232,7 @@ impl Evm {
     /// A copy of a frozen world's placed contracts to change, reporting
     /// `block` (freeze it again, beside the world's derived pools).
     pub fn thaw(base: &BaseDb, block: BlockEnv) -> Self {
-        Self::with_db(base.placed.clone(), block)
+        Self::with_db(CacheDB::clone(&base.placed), block)
     }
 
     /// Freezes the state (a world's placed contracts, [`BaseDb::placed`]).

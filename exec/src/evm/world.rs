@@ -317,11 +317,10 @@ impl ChainWorld {
     }
 
     /// The world after the pools that moved between `before` and `after`
-    /// (this chain's) are written in place: the storage a rebuild would
-    /// write, for pairs (reserves, and balances equal to them) and for
-    /// concentrated pools whose ticks did not change (price, tick and
-    /// liquidity; their balances topped up, which no swap amount depends
-    /// on). `None` when anything else changed: the caller rebuilds.
+    /// (this chain's): a derived pair or V3 pool (of the same fee tier)
+    /// takes its new state, its balances with it, writing nothing; our
+    /// configurable-fee pair has its reserves and balances written in
+    /// place. `None` when anything else changed: the caller rebuilds.
     fn patched(
         &self,
         before: &MarketSnapshot,
@@ -347,8 +346,10 @@ impl ChainWorld {
             if self.unbuilt.iter().any(|(x, _)| *x == b.address) {
                 return None;
             }
-            let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
             let lazy = self.base.lazy.serves(b.address);
+            // Balances the world wrote (a token without a plain balance
+            // mapping) are written again; derived ones follow the state.
+            let written = !lazy || self.base.lazy.writes_balances(b.address);
             match (&a.state, &b.state) {
                 (
                     PoolState::UniswapV2 { fee_bps: was, .. },
@@ -363,34 +364,45 @@ impl ChainWorld {
                     } else {
                         // Our configurable-fee pair keeps reserve0 |
                         // reserve1 << 112 | timestamp << 224 in slot 0.
+                        let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
                         let kept = evm.storage(b.address, U256::ZERO) >> 224 << 224;
                         let packed = kept | reserves[0] | (reserves[1] << 112);
                         evm.set_storage(b.address, U256::ZERO, packed);
                     }
-                    for (token, amount) in b.tokens.iter().zip(reserves) {
-                        self.set_balance(evm, *token, b.address, *amount)?;
+                    if written {
+                        let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
+                        for (token, amount) in b.tokens.iter().zip(reserves) {
+                            self.set_balance(evm, *token, b.address, *amount)?;
+                        }
                     }
                 }
                 (
-                    PoolState::UniswapV3 { ticks: was, fee: f0, tick_spacing: s0, .. },
-                    PoolState::UniswapV3 { ticks, fee, tick_spacing, .. },
-                ) if lazy && was == ticks && f0 == fee && s0 == tick_spacing => {
-                    // The derived pool takes the new price, tick and
-                    // liquidity; its balances are topped up, which no swap
-                    // amount depends on.
+                    PoolState::UniswapV3 { fee: f0, tick_spacing: s0, .. },
+                    PoolState::UniswapV3 { fee, tick_spacing, .. },
+                ) if lazy && f0 == fee && s0 == tick_spacing => {
+                    // The derived pool takes the new state (its fee tier's
+                    // template is the same), its balances with it.
                     moved.push(Arc::clone(b));
-                    for token in b.tokens.iter() {
-                        let kind = self.tokens.get(token).copied();
-                        fund(evm, kind, *token, b.address, U256::from(10u8).pow(U256::from(30u8)))
-                            .ok()?;
+                    if written {
+                        let held = lazy::v3_holdings(b).ok()?;
+                        let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
+                        for (token, amount) in b.tokens.iter().zip(held) {
+                            self.set_balance(evm, *token, b.address, amount)?;
+                        }
                     }
                 }
                 _ => return None,
             }
         }
-        let Some(evm) = evm else { return Some(self.at(block)) };
-        let (placed, block) = evm.freeze();
-        let lazy = self.base.lazy.moved(&moved, block.timestamp);
+        if moved.is_empty() && evm.is_none() {
+            return Some(self.at(block));
+        }
+        let lazy = self.base.lazy.moved(&moved, block.timestamp)?;
+        // Nothing written: the placed contracts are shared as they are.
+        let placed = match evm {
+            Some(evm) => Arc::new(evm.freeze().0),
+            None => Arc::clone(&self.base.placed),
+        };
         Some(Self { base: Arc::new(lazy::WorldDb { placed, lazy }), ..self.at(block) })
     }
 
@@ -755,7 +767,7 @@ impl<'a> ChainBuilder<'a> {
         let (placed, block) = self.evm.freeze();
         Ok(ChainWorld {
             chain,
-            base: Arc::new(lazy::WorldDb { placed, lazy: self.lazy }),
+            base: Arc::new(lazy::WorldDb { placed: Arc::new(placed), lazy: self.lazy }),
             block,
             tokens: self.tokens,
             shortcuts,
@@ -1013,81 +1025,53 @@ impl<'a> ChainBuilder<'a> {
         }
         self.lazy.add_v2(Arc::clone(pool), factory);
         self.placed.insert(pool.address, Artifact::UniswapV2Pair);
-        self.fund(t0, pool.address, reserves[0])?;
-        self.fund(t1, pool.address, reserves[1])?;
-        Ok(())
+        self.pool_balances(pool, reserves)
     }
 
     /// A concentrated-liquidity pool, derived on first touch ([`lazy`]):
     /// its fee tier's template (a pool the published factory creates over
-    /// placeholder tokens) once, the state checked (the tick is the
-    /// price's, `liquidityNet` sums to zero and to the active liquidity at
-    /// the tick), and the pool funded with what positions between its
-    /// consecutive initialized ticks would hold (their mint amounts,
-    /// rounded up as the pool rounds them).
+    /// placeholder tokens) once, the state checked and its balances derived
+    /// from what positions between its initialized ticks hold
+    /// ([`lazy::v3_holdings`]).
     fn v3_pool(&mut self, pool: &Arc<Pool>) -> Result<(), WorldError> {
-        use switchyard_kernel::amm::uniswap_v3::{
-            amount0_delta, amount1_delta, sqrt_ratio_at_tick, tick_at_sqrt_ratio,
-        };
-        let PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } =
-            &pool.state
-        else {
+        let PoolState::UniswapV3 { fee, tick_spacing, .. } = &pool.state else {
             return Ok(());
         };
         if !self.lazy.has_v3_template(*fee, *tick_spacing) {
             self.v3_template(pool.address, *fee, *tick_spacing)?;
         }
-        let bad = |what: &str| self.inconsistent(pool.address, what.to_owned());
-        if tick_at_sqrt_ratio(*sqrt_price_x96).ok() != Some(*tick) {
-            return Err(bad("sqrtPriceX96 is not at the snapshot's tick"));
-        }
-        let (mut held0, mut held1) = (U256::ZERO, U256::ZERO);
-        let mut active: i128 = 0;
-        let mut at_tick: i128 = 0;
-        let list: Vec<(i32, i128)> = ticks.iter().map(|(t, n)| (*t, *n)).collect();
-        for (k, (lower, net)) in list.iter().enumerate() {
-            if *tick_spacing <= 0 || *lower % *tick_spacing != 0 {
-                return Err(bad("a tick off the spacing"));
-            }
-            active = active.checked_add(*net).ok_or_else(|| bad("liquidityNet overflows"))?;
-            if active < 0 {
-                return Err(bad("liquidity goes negative"));
-            }
-            if *lower <= *tick {
-                at_tick = active;
-            }
-            let Some((upper, _)) = list.get(k + 1) else { break };
-            if active == 0 {
-                continue;
-            }
-            let l = active as u128;
-            let (a, b) = (sqrt_ratio_at_tick(*lower), sqrt_ratio_at_tick(*upper));
-            let (Ok(a), Ok(b)) = (a, b) else { return Err(bad("tick out of range")) };
-            let p = *sqrt_price_x96;
-            let (x, y) = if p <= a {
-                (amount0_delta(a, b, l, true), Ok(U256::ZERO))
-            } else if p < b {
-                (amount0_delta(p, b, l, true), amount1_delta(a, p, l, true))
-            } else {
-                (Ok(U256::ZERO), amount1_delta(a, b, l, true))
-            };
-            let (Ok(x), Ok(y)) = (x, y) else { return Err(bad("position amounts overflow")) };
-            held0 = held0.saturating_add(x);
-            held1 = held1.saturating_add(y);
-        }
-        if active != 0 {
-            return Err(bad("liquidityNet does not sum to zero"));
-        }
-        if at_tick as u128 != *liquidity {
-            return Err(self.inconsistent(
-                pool.address,
-                format!("the ticks give active liquidity {at_tick}, the snapshot says {liquidity}"),
-            ));
-        }
-        self.lazy.add_v3(Arc::clone(pool));
+        let held = lazy::v3_holdings(pool).map_err(|why| self.inconsistent(pool.address, why))?;
+        self.lazy.add_v3(Arc::clone(pool), held);
         self.placed.insert(pool.address, Artifact::UniswapV3Pool);
-        self.fund(pool.tokens[0], pool.address, held0)?;
-        self.fund(pool.tokens[1], pool.address, held1)?;
+        self.pool_balances(pool, held)
+    }
+
+    /// A derived pool's balances of its two tokens: derived from its state
+    /// where the token keeps a plain balance mapping (WETH's native backing
+    /// grown by what the pool holds), written otherwise.
+    fn pool_balances(&mut self, pool: &Pool, held: [U256; 2]) -> Result<(), WorldError> {
+        for (i, (token, amount)) in pool.tokens.iter().zip(held).enumerate() {
+            let kind = self.tokens.get(token).copied();
+            let slot = match kind {
+                Some(TokenImpl::Erc20) => Artifact::ReferenceErc20.storage_slot("balanceOf"),
+                Some(TokenImpl::Weth) => Artifact::ReferenceWeth.storage_slot("balanceOf"),
+                Some(TokenImpl::Mapping(artifact, var)) => artifact.storage_slot(var),
+                _ => None,
+            };
+            match slot {
+                Some(slot) => {
+                    let at = mapping_slot(pool.address, slot);
+                    self.lazy.add_balance(*token, at, pool.address, i as u8);
+                    if kind == Some(TokenImpl::Weth) {
+                        self.lazy.back_weth(*token, amount);
+                    }
+                }
+                None => {
+                    self.lazy.write_balances(pool.address);
+                    self.fund(*token, pool.address, amount)?;
+                }
+            }
+        }
         Ok(())
     }
 
