@@ -150,7 +150,7 @@ pub struct ChainWorld {
     pub chain: ChainId,
     base: Arc<BaseDb>,
     block: BlockEnv,
-    tokens: HashMap<Address, TokenImpl>,
+    tokens: Arc<HashMap<Address, TokenImpl>>,
     /// The shortcut contracts deployed.
     pub shortcuts: Shortcuts,
     /// Pools the world could not reproduce, with the reason: a transaction
@@ -161,7 +161,7 @@ pub struct ChainWorld {
     pub positions: BTreeMap<Address, Result<PositionFixture, String>>,
     /// Each contract placed at a fixed address: the artifact (published or
     /// reference) and the selectors of its ABI.
-    functions: HashMap<Address, (Artifact, Arc<Selectors>)>,
+    functions: Arc<HashMap<Address, (Artifact, Arc<Selectors>)>>,
     /// The Balancer pool id the Vault gave each weighted pool placed.
     balancer_ids: HashMap<Address, B256>,
     /// Every address the catalog and market list on the chain.
@@ -306,11 +306,11 @@ impl ChainWorld {
             chain: self.chain,
             base: Arc::clone(&self.base),
             block,
-            tokens: self.tokens.clone(),
+            tokens: Arc::clone(&self.tokens),
             shortcuts: self.shortcuts.clone(),
             unbuilt: self.unbuilt.clone(),
             positions: self.positions.clone(),
-            functions: self.functions.clone(),
+            functions: Arc::clone(&self.functions),
             balancer_ids: self.balancer_ids.clone(),
             listed: Arc::clone(&self.listed),
         }
@@ -327,16 +327,18 @@ impl ChainWorld {
         after: &MarketSnapshot,
         block: BlockEnv,
     ) -> Option<Self> {
-        let on = |s: &'_ MarketSnapshot| -> Vec<Arc<Pool>> {
-            s.pools().iter().filter(|p| p.chain == self.chain).cloned().collect()
-        };
-        let (old, new) = (on(before), on(after));
-        if old.len() != new.len() {
-            return None;
-        }
+        let chain = self.chain;
+        let mut old = before.pools().iter().filter(|p| p.chain == chain);
+        let mut new = after.pools().iter().filter(|p| p.chain == chain);
         let mut evm: Option<Evm> = None;
         let mut moved: Vec<Arc<Pool>> = Vec::new();
-        for (a, b) in old.iter().zip(&new) {
+        loop {
+            let (a, b) = match (old.next(), new.next()) {
+                (Some(a), Some(b)) => (a, b),
+                (None, None) => break,
+                // Pools came or went: rebuilt.
+                _ => return None,
+            };
             if a.address != b.address || a.tokens != b.tokens {
                 return None;
             }
@@ -769,11 +771,11 @@ impl<'a> ChainBuilder<'a> {
             chain,
             base: Arc::new(lazy::WorldDb { placed: Arc::new(placed), lazy: self.lazy }),
             block,
-            tokens: self.tokens,
+            tokens: Arc::new(self.tokens),
             shortcuts,
             unbuilt,
             positions,
-            functions,
+            functions: Arc::new(functions),
             balancer_ids: self.balancer_ids,
             listed: Arc::new(crate::encode::guard::listed_on(self.catalog, market, chain)),
         })
