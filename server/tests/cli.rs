@@ -116,8 +116,11 @@ fn serve_prints_a_documentation_key_and_stops_gracefully_on_sigterm() {
         .expect("addr")
         .port();
     let addr = format!("127.0.0.1:{port}");
+    // A market file: nothing moves it, its feed is `ended` from the start.
+    let market = concat!(env!("CARGO_MANIFEST_DIR"), "/../catalog/data/market.json");
     let child = Command::new(BIN)
         .args(["serve", "--bind", &addr, "--data-dir", dir.to_str().expect("utf-8")])
+        .args(["--market", market])
         .env("SWITCHYARD_LOG_FORMAT", "json")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -134,6 +137,20 @@ fn serve_prints_a_documentation_key_and_stops_gracefully_on_sigterm() {
     assert!(
         health.starts_with("HTTP/1.1 200") && health.contains(r#"{"status":"ok"}"#),
         "{health}"
+    );
+    // Readiness is about serving: a market that ended serves.
+    let ready = loop {
+        let r = http_get(&addr, "/ready").unwrap_or_default();
+        if r.starts_with("HTTP/1.1 200") || Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        ready.starts_with("HTTP/1.1 200")
+            && ready.contains(r#""status":"ready""#)
+            && ready.contains(r#""source":"file","status":"ended""#),
+        "{ready}"
     );
     let unauth = http_get(&addr, "/api/v1/networks").expect("answer");
     assert!(unauth.starts_with("HTTP/1.1 401"), "{unauth}");

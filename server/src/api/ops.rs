@@ -16,9 +16,12 @@ pub async fn health() -> Json<dto::Health> {
 }
 
 /// `GET /ready`: the engine's actors run and every feed's status; 503 when
-/// not ready: an actor is down, a feed is still indexing, or no feed is
-/// ready. A stale feed alone does not fail readiness (every replica shares
-/// the node); requests that need its pools get 503 `STALE_MARKET`.
+/// not ready: an actor is down, a feed is still indexing, or no feed serves
+/// (every one stale). Readiness is about serving: a demo replay that ran
+/// out of recorded blocks or a market file (`ended`, shown in the body)
+/// serves, as does a `delayed` node. A stale feed alone does not fail
+/// readiness (every replica shares the node); requests that need its pools
+/// get 503 `STALE_MARKET`.
 #[utoipa::path(get, path = "/ready", tag = "operations", security(()),
     responses((status = 200, body = dto::Ready), (status = 503, body = dto::Ready)))]
 pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
@@ -34,9 +37,10 @@ pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
             lag_blocks: f.lag_blocks,
         })
         .collect();
+    let serving = |status: &str| matches!(status, "ready" | "ended" | "delayed");
     let ok = s.engine.ready()
         && feeds.iter().all(|f| f.status != "indexing")
-        && feeds.iter().any(|f| f.status == "ready");
+        && feeds.iter().any(|f| serving(f.status));
     let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(dto::Ready { status: if ok { "ready" } else { "not_ready" }, feeds }))
 }
