@@ -17,7 +17,7 @@ pub mod optimum;
 
 use alloy_primitives::{Address, U256};
 use switchyard_catalog::{
-    Catalog, CatalogDocument, ChainId, NATIVE_TOKEN, NativeCurrency, Network, Token, TokenKind,
+    Catalog, CatalogDocument, ChainId, NATIVE_TOKEN, NativeCurrency, Network, Token,
     market::{
         ChainState, Erc4626Record, Market, PoolRecord, StableswapRecord, TickRecord,
         UniswapV2Record, UniswapV3Record, WeightedRecord,
@@ -90,26 +90,7 @@ fn f64_to_u256(x: f64) -> U256 {
 
 /// A plain base token of the synthetic chain.
 fn base_token(address: Address, decimals: u8, symbol: String, name: String) -> Token {
-    Token {
-        chain_id: CHAIN,
-        address,
-        kind: TokenKind::Base,
-        decimals,
-        symbol,
-        name,
-        logos_uri: Vec::new(),
-        project: None,
-        protocol_slug: None,
-        primary_address: None,
-        underlying_tokens: Vec::new(),
-        apy: None,
-        apy_base: None,
-        apy_reward: None,
-        borrow_apy_base: None,
-        borrow_apy_reward: None,
-        tvl: None,
-        source: None,
-    }
+    Token::base(CHAIN, address, decimals, symbol, name)
 }
 
 /// Builds the market (see the module docs).

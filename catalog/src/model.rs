@@ -290,6 +290,38 @@ pub struct Token {
     pub source: Option<String>,
 }
 
+impl Token {
+    /// A plain (base) token with no logo, project, yield or source.
+    pub fn base(
+        chain_id: ChainId,
+        address: Address,
+        decimals: u8,
+        symbol: String,
+        name: String,
+    ) -> Self {
+        Self {
+            chain_id,
+            address,
+            kind: TokenKind::Base,
+            decimals,
+            symbol,
+            name,
+            logos_uri: Vec::new(),
+            project: None,
+            protocol_slug: None,
+            primary_address: None,
+            underlying_tokens: Vec::new(),
+            apy: None,
+            apy_base: None,
+            apy_reward: None,
+            borrow_apy_base: None,
+            borrow_apy_reward: None,
+            tvl: None,
+            source: None,
+        }
+    }
+}
+
 /// A protocol: one integration (version) of a project.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

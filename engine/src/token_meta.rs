@@ -14,7 +14,7 @@
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::SolValue;
 use serde_json::json;
-use switchyard_catalog::{ChainId, Token, TokenKind};
+use switchyard_catalog::{ChainId, Token};
 
 use crate::rpc::{RpcClient, RpcError};
 
@@ -102,26 +102,7 @@ fn token_entry(
     symbol: String,
     name: String,
 ) -> Token {
-    Token {
-        chain_id: chain,
-        address,
-        kind: TokenKind::Base,
-        decimals,
-        symbol,
-        name,
-        logos_uri: Vec::new(),
-        project: None,
-        protocol_slug: None,
-        primary_address: None,
-        underlying_tokens: Vec::new(),
-        apy: None,
-        apy_base: None,
-        apy_reward: None,
-        borrow_apy_base: None,
-        borrow_apy_reward: None,
-        tvl: None,
-        source: Some("node".to_owned()),
-    }
+    Token { source: Some("node".to_owned()), ..Token::base(chain, address, decimals, symbol, name) }
 }
 
 #[cfg(test)]
