@@ -160,11 +160,20 @@ impl Query {
                 V::Static(S::Bool(b)) => Some(b.to_string()),
                 V::Static(S::I64(n)) => Some(n.to_string()),
                 V::Static(S::U64(n)) => Some(n.to_string()),
+                // A JSON number with a fraction, or past 2^53 (where a
+                // float is no longer every integer), would be changed
+                // silently: amounts are integers, exact as decimal strings.
                 V::Static(S::F64(f)) => {
-                    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                    if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 {
                         Some(format!("{f:.0}"))
                     } else {
-                        Some(f.to_string())
+                        return Err(ApiError::invalid(
+                            field.to_owned(),
+                            format!(
+                                "{field} must be an integer; send a large or exact amount as a \
+                                 decimal string"
+                            ),
+                        ));
                     }
                 }
                 V::String(s) => Some(s.to_string()),
@@ -446,6 +455,32 @@ mod tests {
         ] {
             assert!(parse_wei("amountIn", bad).is_err(), "{bad}");
         }
+    }
+
+    /// A JSON number that is not an exact integer is refused naming its
+    /// field, never changed: fractions, floats past 2^53, and integers past
+    /// 64 bits (which parse as floats); exact ones become their digits.
+    #[test]
+    fn json_numbers_are_exact_or_refused() {
+        let body = |text: &str| -> Result<Query, ApiError> {
+            let mut buf = text.as_bytes().to_vec();
+            let v = simd_json::to_borrowed_value(&mut buf)
+                .map_err(|_| ApiError::invalid("body", "json"))?;
+            Query::from_json_object(&v)
+        };
+        for (text, field) in [
+            (r#"{"amountIn":[1.2345678901234567890123e21]}"#, "amountIn[0]"),
+            (r#"{"amountIn":[1000000000000000000.5]}"#, "amountIn[0]"),
+            (r#"{"amountIn":[123456789012345678901234]}"#, "amountIn[0]"),
+            (r#"{"amountIn":"x","slippage":0.5}"#, "slippage"),
+        ] {
+            let e = body(text).err().unwrap_or_else(|| panic!("{text} accepted"));
+            assert_eq!(e.field.as_deref(), Some(field), "{text}: {e:?}");
+        }
+        let q = body(r#"{"amountIn":[1000000, 9007199254740992.0],"slippage":50}"#).expect("exact");
+        assert_eq!(q.scalar("slippage").ok().flatten(), Some("50"));
+        let amounts: Vec<&str> = q.values("amountIn").map(|e| e.value.as_str()).collect();
+        assert_eq!(amounts, ["1000000", "9007199254740992"]);
     }
 
     #[test]
