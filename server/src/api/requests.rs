@@ -112,6 +112,27 @@ fn required_address(q: &Query, field: &'static str) -> Result<Address, ApiError>
     parse_address(field, q.required(field)?)
 }
 
+/// The chain a request without `chainId` is for (Ethereum, as Enso's API).
+const DEFAULT_CHAIN: u64 = 1;
+
+/// `a`, unless it is the zero address or a precompile, which no sender or
+/// token is.
+fn not_reserved(field: &'static str, a: Address) -> Result<Address, ApiError> {
+    if switchyard_catalog::is_reserved(a) {
+        return Err(ApiError::invalid(
+            field,
+            format!("{field} must not be the zero address or a precompile"),
+        ));
+    }
+    Ok(a)
+}
+
+/// A required sender: any address but the zero address and the
+/// precompiles.
+fn sender(q: &Query, field: &'static str) -> Result<Address, ApiError> {
+    not_reserved(field, required_address(q, field)?)
+}
+
 fn wei_list(q: &Query, field: &'static str) -> Result<Vec<U256>, ApiError> {
     q.list(field).iter().enumerate().map(|(i, v)| parse_wei(format!("{field}[{i}]"), v)).collect()
 }
@@ -219,10 +240,12 @@ pub fn parse_route(
     catalog: &Catalog,
     kind: RouteKind,
 ) -> Result<RouteRequest, ApiError> {
-    let chain_id = chain(q, catalog, None)?;
+    let chain_id = chain(q, catalog, Some(DEFAULT_CHAIN))?;
     let from_address = match kind {
-        RouteKind::Route => Some(required_address(q, "fromAddress")?),
-        RouteKind::Quote => q.address("fromAddress")?,
+        RouteKind::Route => Some(sender(q, "fromAddress")?),
+        RouteKind::Quote => {
+            q.address("fromAddress")?.map(|a| not_reserved("fromAddress", a)).transpose()?
+        }
     };
     let (token_in, amount_in) = inputs(q)?;
     let token_out = non_empty(q.addresses("tokenOut")?, "tokenOut")?;
@@ -284,7 +307,7 @@ pub struct NontokenizedRequest {
 /// Parses a non-tokenized route request; the position must be in the
 /// catalog.
 pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRequest, ApiError> {
-    let chain_id = chain(q, catalog, Some(1))?;
+    let chain_id = chain(q, catalog, Some(DEFAULT_CHAIN))?;
     let position = q.required("positionOut")?;
     let pos = catalog
         .positions()
@@ -306,7 +329,7 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
     Ok(NontokenizedRequest {
         route: RouteRequest {
             chain_id,
-            from_address: Some(required_address(q, "fromAddress")?),
+            from_address: Some(sender(q, "fromAddress")?),
             routing_strategy: q
                 .strategy("routingStrategy", &NONTOKENIZED_STRATEGIES)?
                 .unwrap_or(RoutingStrategy::Delegate),
@@ -365,8 +388,8 @@ fn token_address(q: &Query) -> Result<Address, ApiError> {
 /// Parses an approve request.
 pub fn parse_approve(q: &Query, catalog: &Catalog) -> Result<ApproveRequest, ApiError> {
     Ok(ApproveRequest {
-        chain_id: chain(q, catalog, None)?,
-        from_address: required_address(q, "fromAddress")?,
+        chain_id: chain(q, catalog, Some(DEFAULT_CHAIN))?,
+        from_address: sender(q, "fromAddress")?,
         token: token_address(q)?,
         amount: parse_wei("amount", q.required("amount")?)?,
         routing_strategy: q
@@ -388,7 +411,7 @@ pub struct BalancesRequest {
 
 /// Parses a balances request.
 pub fn parse_balances(q: &Query, catalog: &Catalog) -> Result<BalancesRequest, ApiError> {
-    let chain_id = match q.required("chainId")? {
+    let chain_id = match q.scalar("chainId")?.unwrap_or("1") {
         "all" => None,
         v => Some(known_chain(catalog, "chainId", v)?.id),
     };
@@ -425,8 +448,8 @@ pub struct IporRequest {
 /// Parses an IPOR request: `q` is the query string, `body` the coerced body.
 pub fn parse_ipor(q: &Query, body: &Query, catalog: &Catalog) -> Result<IporRequest, ApiError> {
     Ok(IporRequest {
-        chain_id: chain(q, catalog, None)?,
-        from_address: required_address(q, "fromAddress")?,
+        chain_id: chain(q, catalog, Some(DEFAULT_CHAIN))?,
+        from_address: sender(q, "fromAddress")?,
         is_router: body.bool("isRouter")?.unwrap_or(true),
         token_in: required_address(body, "tokenIn")?,
         amount_in: parse_wei("amountIn", body.required("amountIn")?)?,
@@ -476,11 +499,11 @@ pub fn parse_bundle(
     body: &simd_json::BorrowedValue<'_>,
     catalog: &Catalog,
 ) -> Result<BundleRequest, ApiError> {
-    let chain_id = chain(q, catalog, None)?;
+    let chain_id = chain(q, catalog, Some(DEFAULT_CHAIN))?;
     let n_actions = check_actions(body, "body", catalog)?;
     Ok(BundleRequest {
         chain_id,
-        from_address: required_address(q, "fromAddress")?,
+        from_address: sender(q, "fromAddress")?,
         routing_strategy: q
             .strategy("routingStrategy", &ROUTE_STRATEGIES)?
             .unwrap_or(RoutingStrategy::Router),

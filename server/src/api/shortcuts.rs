@@ -50,7 +50,7 @@ fn parse_json(buf: &mut [u8]) -> Result<simd_json::BorrowedValue<'_>, ApiError> 
 /// `bridgingEstimates` gives the bridge's latency. No route: 422 `NO_ROUTE`.
 #[utoipa::path(get, path = "/api/v1/shortcuts/quote", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1, maximum = 9223372036854775807i64),
+        ("chainId" = Option<u64>, Query, description = "Chain the transaction executes on (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = Option<String>, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
         ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
@@ -180,7 +180,7 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
 /// routes are quoted (`/shortcuts/quote`) but not yet built: 501.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain the transaction executes on", minimum = 1, maximum = 9223372036854775807i64),
+        ("chainId" = Option<u64>, Query, description = "Chain the transaction executes on (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
         ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
@@ -426,7 +426,7 @@ pub async fn route_nontokenized(
 /// 501 until the execution layer lands.
 #[utoipa::path(post, path = "/api/v1/shortcuts/bundle", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
+        ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("routingStrategy" = Option<String>, Query, description = "Routing strategy (default router)", pattern = "^(ensowallet-v2|ensowallet|servicewallet|servicewallet-v2|router|delegate|router-legacy|delegate-legacy)$"),
         ("executionMode" = Option<String>, Query, description = "user (default) or backend", pattern = "^(user|backend)$"),
@@ -513,7 +513,7 @@ pub async fn bundle(
 /// `previewDeposit` of the two amounts. `simulationURL` is always empty.
 #[utoipa::path(post, path = "/api/v1/shortcuts/static/ipor", tag = "shortcuts",
     params(
-        ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
+        ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
     ),
     request_body(content = dto::IporShortcutInput, content_type = "application/json"),
@@ -572,7 +572,7 @@ pub async fn ipor(
 /// wallet; never an executor), with its gas measured in the EVM world.
 #[utoipa::path(get, path = "/api/v1/wallet/approve", tag = "wallet",
     params(
-        ("chainId" = u64, Query, description = "Chain", minimum = 1, maximum = 9223372036854775807i64),
+        ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Token owner", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("tokenAddress" = String, Query, description = "Token to approve", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("amount" = String, Query, description = "Allowance in wei", pattern = "^[0-9]{1,78}$"),
@@ -608,7 +608,7 @@ pub async fn approve(
 /// holds in chain state: on the embedded demo market, the simulated world.
 #[utoipa::path(get, path = "/api/v1/wallet/balances", tag = "wallet",
     params(
-        ("chainId" = String, Query, description = "Chain id or `all`", pattern = "^([1-9][0-9]{0,17}|all)$"),
+        ("chainId" = Option<String>, Query, description = "Chain id or `all` (default 1)", pattern = "^([1-9][0-9]{0,17}|all)$"),
         ("eoaAddress" = String, Query, description = "The EOA", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("useEoa" = bool, Query, description = "Balances of the EOA itself rather than its smart wallet"),
     ),
