@@ -164,4 +164,25 @@ pub(crate) fn wrap(routes: Router, state: AppState) -> Router {
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))
         .layer(SetRequestIdLayer::new(X_REQUEST_ID.clone(), SeqId::new()))
+        .layer(cors())
+}
+
+/// Browsers may call the API from any origin, as the TypeScript client does
+/// from a web page: a preflight is answered before any route or key check,
+/// and every answer carries the CORS headers (keys travel in the
+/// `Authorization` header, never in cookies, so any origin is safe).
+fn cors() -> tower_http::cors::CorsLayer {
+    use axum::http::{HeaderName, Method, header};
+    tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::Any)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, X_REQUEST_ID.clone()])
+        .expose_headers([
+            X_REQUEST_ID.clone(),
+            HeaderName::from_static("ratelimit-limit"),
+            HeaderName::from_static("ratelimit-remaining"),
+            HeaderName::from_static("ratelimit-reset"),
+            header::RETRY_AFTER,
+        ])
+        .max_age(std::time::Duration::from_secs(600))
 }
