@@ -81,6 +81,9 @@ pub enum IporError {
     /// One side of the deposit would be empty.
     #[error("percentageForTokenB leaves one side of the deposit empty")]
     EmptySide,
+    /// Nothing to deposit.
+    #[error("amountIn must be more than 0")]
+    ZeroAmount,
 }
 
 impl IporError {
@@ -88,7 +91,7 @@ impl IporError {
     pub const fn code(&self) -> switchyard_catalog::ApiCode {
         match self {
             Self::NoVault { .. } => switchyard_catalog::ApiCode::NotFound,
-            Self::EmptySide => switchyard_catalog::ApiCode::InvalidParameter,
+            Self::EmptySide | Self::ZeroAmount => switchyard_catalog::ApiCode::InvalidParameter,
         }
     }
 }
@@ -144,6 +147,9 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
     let token_a = if native { wrapped.unwrap_or(NATIVE_TOKEN) } else { req.token_in };
     let (vault, swapped) = vault_for(state, chain, token_a, req.token_b)
         .ok_or(IporError::NoVault { chain, token_a, token_b: req.token_b })?;
+    if req.amount_in.is_zero() {
+        return Err(IporError::ZeroAmount.into());
+    }
     let b_part = req.amount_in * U256::from(req.percentage_b_bps) / U256::from(10_000u32);
     let a_part = req.amount_in - b_part;
     if a_part.is_zero() || b_part.is_zero() {

@@ -319,6 +319,7 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
             let field = match i {
                 I::NoVault { .. } => "tokenBToBuy",
                 I::EmptySide => "percentageForTokenB",
+                I::ZeroAmount => "amountIn",
             };
             (Some(field.into()), i.to_string().into())
         }
