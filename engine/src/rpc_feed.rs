@@ -216,6 +216,16 @@ enum Tracked {
     V3(V3Pool),
 }
 
+impl Tracked {
+    /// The pool's two tokens.
+    const fn tokens(&self) -> [Address; 2] {
+        match self {
+            Self::V2 { token0, token1, .. } => [*token0, *token1],
+            Self::V3(v) => [v.token0, v.token1],
+        }
+    }
+}
+
 type Pools = BTreeMap<Address, Arc<Tracked>>;
 
 /// The indexed source: its pools at `head`, and the recent blocks for
@@ -252,23 +262,13 @@ struct Spec {
 }
 
 impl Spec {
-    /// Whether the pools of `token` can be routed: a catalog token, or one
-    /// discovered usable.
-    fn known(&self, token: Address) -> bool {
-        self.catalog.token(self.config.chain, token).is_some()
-            || self.discovered.lock().is_ok_and(|d| d.get(&token).is_some_and(Option::is_some))
-    }
-
     /// The tokens of `pools` neither the catalog lists nor the node was
     /// asked about yet.
     fn unread(&self, pools: &Pools) -> Vec<Address> {
         let Ok(d) = self.discovered.lock() else { return Vec::new() };
         let mut out: Vec<Address> = pools
             .values()
-            .flat_map(|p| match p.as_ref() {
-                Tracked::V2 { token0, token1, .. } => [*token0, *token1],
-                Tracked::V3(v) => [v.token0, v.token1],
-            })
+            .flat_map(|p| p.tokens())
             .filter(|t| self.catalog.token(self.config.chain, *t).is_none() && !d.contains_key(t))
             .collect();
         out.sort();
@@ -302,17 +302,17 @@ impl Spec {
     }
 
     /// A new pool from a creation log of the factory (its tokens are read
-    /// from the node when no catalog lists them; `Err` is never given).
-    fn created(&self, log: &Log) -> Option<Result<(Address, Tracked), ()>> {
+    /// from the node when no catalog lists them).
+    fn created(&self, log: &Log) -> Option<(Address, Tracked)> {
         if log.address != self.factory {
             return None;
         }
-        let (token0, token1, pool, tracked) = match self.kind {
+        Some(match self.kind {
             FactoryKind::UniswapV2 => {
                 let e = PairCreated::decode_raw_log(log.topics.iter().copied(), &log.data).ok()?;
                 let t =
                     Tracked::V2 { token0: e.token0, token1: e.token1, reserves: [U256::ZERO; 2] };
-                (e.token0, e.token1, e.pair, t)
+                (e.pair, t)
             }
             FactoryKind::UniswapV3 => {
                 let e = PoolCreated::decode_raw_log(log.topics.iter().copied(), &log.data).ok()?;
@@ -327,24 +327,24 @@ impl Spec {
                     liquidity: 0,
                     ticks: BTreeMap::new(),
                 });
-                (e.token0, e.token1, e.pool, t)
+                (e.pool, t)
             }
-        };
-        let _ = (token0, token1);
-        Some(Ok((pool, tracked)))
+        })
     }
 
     /// The records of every pool that can be routed through (both tokens
-    /// known).
+    /// a catalog token, or one read from the node and usable).
     fn records(&self, pools: &Pools) -> Vec<PoolRecord> {
         let chain_id = self.config.chain;
         let protocol = self.source.to_string();
+        let Ok(discovered) = self.discovered.lock() else { return Vec::new() };
+        let known = |t: Address| {
+            self.catalog.token(chain_id, t).is_some()
+                || discovered.get(&t).is_some_and(Option::is_some)
+        };
         pools
             .iter()
-            .filter(|(_, p)| match p.as_ref() {
-                Tracked::V2 { token0, token1, .. } => self.known(*token0) && self.known(*token1),
-                Tracked::V3(v) => self.known(v.token0) && self.known(v.token1),
-            })
+            .filter(|(_, p)| p.tokens().into_iter().all(known))
             .filter_map(|(address, p)| match p.as_ref() {
                 Tracked::V2 { token0, token1, reserves } => {
                     (!reserves[0].is_zero() && !reserves[1].is_zero()).then(|| {
@@ -387,18 +387,10 @@ impl Spec {
 }
 
 /// Applies one state log to `pools`; returns whether anything changed.
-fn apply_log(spec: &Spec, pools: &mut Arc<Pools>, log: &Log, skipped: &mut usize) -> bool {
-    if let Some(created) = spec.created(log) {
-        return match created {
-            Ok((address, tracked)) => {
-                Arc::make_mut(pools).entry(address).or_insert_with(|| Arc::new(tracked));
-                true
-            }
-            Err(()) => {
-                *skipped += 1;
-                false
-            }
-        };
+fn apply_log(spec: &Spec, pools: &mut Arc<Pools>, log: &Log) -> bool {
+    if let Some((address, tracked)) = spec.created(log) {
+        Arc::make_mut(pools).entry(address).or_insert_with(|| Arc::new(tracked));
+        return true;
     }
     let Some(current) = pools.get(&log.address) else { return false };
     let topics = log.topics.iter().copied();
@@ -484,7 +476,7 @@ fn word_range(spacing: i32) -> (i32, i32) {
 /// The result of one step, for the actor.
 enum Step {
     /// Indexed from scratch: publish everything.
-    Indexed { book: Book, node_head: u64, skipped: usize },
+    Indexed { book: Book, node_head: u64 },
     /// Followed to a new head (or rolled back); publish when `changed`.
     Followed { book: Book, node_head: u64, changed: bool },
     /// The book no longer matches the node beyond `reorg_depth`: index
@@ -511,7 +503,6 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     let head = header.number.to::<u64>();
     // Discovery.
     let mut pools = Pools::new();
-    let mut skipped = 0;
     let range = spec.config.log_range.max(1);
     let mut from = spec.config.from_block.min(head);
     while from <= head {
@@ -525,12 +516,8 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             })
             .await?;
         for log in &logs {
-            match spec.created(log) {
-                Some(Ok((a, t))) => {
-                    pools.insert(a, Arc::new(t));
-                }
-                Some(Err(())) => skipped += 1,
-                None => {}
+            if let Some((a, t)) = spec.created(log) {
+                pools.insert(a, Arc::new(t));
             }
         }
         from = to + 1;
@@ -629,7 +616,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     read_tokens(spec, client, &pools, head).await?;
     let mut book = Book { pools: Arc::new(pools), head: header, history: VecDeque::new() };
     book.push(header, spec.config.reorg_depth);
-    Ok(Step::Indexed { book, node_head, skipped })
+    Ok(Step::Indexed { book, node_head })
 }
 
 async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
@@ -675,7 +662,7 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
         let born: Vec<Address> = logs
             .iter()
             .filter_map(|l| match spec.created(l) {
-                Some(Ok((pool, _))) if !book.pools.contains_key(&pool) => Some(pool),
+                Some((pool, _)) if !book.pools.contains_key(&pool) => Some(pool),
                 _ => None,
             })
             .collect();
@@ -686,7 +673,6 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
     logs.sort_by_key(|l| (l.block_number, l.log_index));
     logs.dedup_by_key(|l| (l.block_number, l.log_index));
     let mut changed = false;
-    let mut skipped = 0;
     let mut at = 0;
     for h in chain {
         let n = h.number;
@@ -697,13 +683,10 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
                     log.block_hash
                 )));
             }
-            changed |= apply_log(spec, &mut book.pools, log, &mut skipped);
+            changed |= apply_log(spec, &mut book.pools, log);
             at += 1;
         }
         book.push(h, spec.config.reorg_depth);
-    }
-    if skipped > 0 {
-        tracing::info!(chain = %spec.config.chain, source = %spec.source, skipped, "new pools left out");
     }
     if changed {
         read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await?;
@@ -864,12 +847,11 @@ impl RpcFeed {
                 self.next_try = Instant::now();
                 self.last_ok = Some(Instant::now());
                 match step {
-                    Step::Indexed { book, node_head, skipped } => {
+                    Step::Indexed { book, node_head } => {
                         tracing::info!(
                             chain = %spec.config.chain,
                             source = %spec.source,
                             pools = book.pools.len(),
-                            skipped,
                             head = book.head.number.to::<u64>(),
                             "rpc feed: indexed"
                         );

@@ -385,11 +385,8 @@ pub fn fund_a_token<E>(
 where
     E: DatabaseRef<Error = std::convert::Infallible> + std::fmt::Debug,
 {
-    let scaled = amount
-        .checked_mul(RAY)
-        .and_then(|p| p.checked_add(index / U256::from(2u8)))
-        .and_then(|p| p.checked_div(index))
-        .ok_or_else(|| EvmError::Unfundable(format!("{amount} of aToken {a_token}")))?;
+    let scaled = switchyard_kernel::amm::vault::ray_div(amount, index)
+        .map_err(|_| EvmError::Unfundable(format!("{amount} of aToken {a_token}")))?;
     add_scaled(
         evm,
         a_token,

@@ -345,10 +345,11 @@ impl ChainWorld {
             if Arc::ptr_eq(a, b) || a == b {
                 continue;
             }
-            if self.unbuilt.iter().any(|(x, _)| *x == b.address) {
+            // A derived pool was built; only another one may be unbuilt.
+            let lazy = self.base.lazy.serves(b.address);
+            if !lazy && self.unbuilt.iter().any(|(x, _)| *x == b.address) {
                 return None;
             }
-            let lazy = self.base.lazy.serves(b.address);
             // Balances the world wrote (a token without a plain balance
             // mapping) are written again; derived ones follow the state.
             let written = !lazy || self.base.lazy.writes_balances(b.address);
