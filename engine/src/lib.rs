@@ -33,6 +33,7 @@ mod error;
 mod feed;
 mod jobs;
 pub mod keys;
+mod listed;
 mod market;
 pub mod rate_limit;
 pub mod rpc;
@@ -52,7 +53,7 @@ pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
 pub use market::{DEMO_CONFIDENCE, STALE_CONFIDENCE};
 pub use rate_limit::{RateDecision, RateLimiter};
 // The transaction layer, under the paths the server and the tests use.
-use switchyard_catalog::{Catalog, ChainId, ContractSet, loaders};
+use switchyard_catalog::{Catalog, ChainId, ContractSet, PoolRecord, loaders};
 pub use switchyard_exec::{
     ExecError, MarketState, Quote, QuoteRequest, RouteRequest, RouteTx, StateInputs, build_state,
     build_state_after, bundle, encode, error_chain, evm, ipor, nontokenized, quote, route,
@@ -198,10 +199,19 @@ impl Engine {
         }
         let mut market = loaders::load_market(config.market_file.as_deref(), &catalog)?;
         // A chain followed through a node takes its pools (and head) from
-        // the node alone.
+        // the node alone: Uniswap's from the factories, the others the
+        // market lists as templates whose state the node answers.
         let node_chains: std::collections::BTreeSet<ChainId> =
             config.rpc_feeds.iter().map(|f| f.chain).collect();
-        market.pools.retain(|p| !node_chains.contains(&p.common().chain_id));
+        let (on_nodes, rest): (Vec<PoolRecord>, Vec<PoolRecord>) =
+            std::mem::take(&mut market.pools)
+                .into_iter()
+                .partition(|p| node_chains.contains(&p.common().chain_id));
+        market.pools = rest;
+        let templates: Vec<PoolRecord> = on_nodes
+            .into_iter()
+            .filter(|p| !matches!(p, PoolRecord::UniswapV2(_) | PoolRecord::UniswapV3(_)))
+            .collect();
         market.chains.retain(|c| !node_chains.contains(&c.chain_id));
         market.dual_vaults.retain(|v| !node_chains.contains(&v.chain_id));
         let snapshot = MarketSnapshot::build(&market, &catalog)?;
@@ -215,7 +225,7 @@ impl Engine {
         let start_snapshot = Arc::new(snapshot.clone());
         let npm_dir = config.node_modules.clone().unwrap_or_else(evm::NpmArtifacts::default_dir);
         let catalog = Arc::new(catalog);
-        let rpc_sources = rpc_sources(&catalog, &config.rpc_feeds)?;
+        let rpc_sources = rpc_sources(&catalog, &config.rpc_feeds, &templates)?;
         let inputs = StateInputs {
             catalog: Arc::clone(&catalog),
             market: Arc::new(market),
@@ -331,13 +341,13 @@ struct Inner {
     demo: bool,
 }
 
-/// One RPC feed to start: a factory of the catalog on a node's chain.
+/// One RPC feed to start: a factory of the catalog, or one protocol's
+/// listed pools, on a node's chain.
 struct RpcSource {
     config: rpc_feed::RpcFeedConfig,
     client: Arc<rpc::RpcClient>,
     source: Arc<str>,
-    kind: switchyard_catalog::FactoryKind,
-    factory: alloy_primitives::Address,
+    origin: rpc_feed::Origin,
     health: Arc<rpc_feed::FeedHealth>,
 }
 
@@ -347,8 +357,7 @@ impl RpcSource {
             self.config,
             self.client,
             self.source,
-            self.kind,
-            self.factory,
+            self.origin,
             catalog,
             hub,
             self.health,
@@ -357,10 +366,12 @@ impl RpcSource {
 }
 
 /// The feeds of the configured nodes: one per catalog factory on each
-/// node's chain (at the operator's address for it, if given).
+/// node's chain (at the operator's address for it, if given), and one per
+/// protocol of the other pools the market lists there (`templates`).
 fn rpc_sources(
     catalog: &Catalog,
     configs: &[rpc_feed::RpcFeedConfig],
+    templates: &[PoolRecord],
 ) -> Result<Vec<RpcSource>, EngineError> {
     let mut out = Vec::new();
     for cfg in configs {
@@ -371,9 +382,13 @@ fn rpc_sources(
         );
         let factories: Vec<_> =
             catalog.dex_factories().iter().filter(|f| f.chain_id == cfg.chain).collect();
-        if factories.is_empty() {
+        let mut listed: std::collections::BTreeMap<&str, Vec<PoolRecord>> = Default::default();
+        for t in templates.iter().filter(|t| t.common().chain_id == cfg.chain) {
+            listed.entry(t.common().protocol).or_default().push(t.clone());
+        }
+        if factories.is_empty() && listed.is_empty() {
             return Err(EngineError::Config(format!(
-                "chain {} has a node but no DEX factory in the catalog",
+                "chain {} has a node but neither a DEX factory in the catalog nor a pool in the market",
                 cfg.chain
             )));
         }
@@ -394,8 +409,23 @@ fn rpc_sources(
                 client: Arc::clone(&client),
                 health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
                 source,
-                kind: f.kind,
-                factory: at,
+                origin: rpc_feed::Origin::Factory { kind: f.kind, factory: at },
+            });
+        }
+        for (protocol, records) in listed {
+            let source: Arc<str> = Arc::from(protocol);
+            if out.iter().any(|s| s.config.chain == cfg.chain && s.source == source) {
+                return Err(EngineError::Config(format!(
+                    "chain {}: the market lists `{protocol}` pools that are not a factory's",
+                    cfg.chain
+                )));
+            }
+            out.push(RpcSource {
+                config: cfg.clone(),
+                client: Arc::clone(&client),
+                health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
+                source,
+                origin: rpc_feed::Origin::Listed(records.into()),
             });
         }
     }

@@ -260,6 +260,28 @@ impl Handler<ReplaceSource> for PriceCacheActor {
 }
 
 impl PriceCacheActor {
+    /// The index in `current` of the pool at `address` trading `tokens`.
+    /// Markets of one lending pool share its address (Aave's reserves): the
+    /// index names one of them, the tokens tell which.
+    fn find(
+        &self,
+        current: &MarketSnapshot,
+        chain: ChainId,
+        address: Address,
+        tokens: &[Address],
+    ) -> Option<usize> {
+        let same = |p: &switchyard_kernel::Pool| {
+            p.chain == chain && p.address == address && *p.tokens == *tokens
+        };
+        // Only a shared address is searched for: a pool the index does not
+        // know at all is new.
+        let k = *self.index.get(&(chain, address))?;
+        if current.pools().get(k).is_some_and(|p| same(p)) {
+            return Some(k);
+        }
+        current.pools().iter().position(|p| same(p))
+    }
+
     /// The snapshot with `msg`'s source replaced: its pools' states moved
     /// in place when it still has the same pools, else the snapshot built
     /// again from the records (every other pool keeping its current state).
@@ -300,8 +322,8 @@ impl PriceCacheActor {
                 .records
                 .iter()
                 .filter_map(|r| {
-                    let k = self.index.get(&(chain, r.common().address))?;
-                    Some((*k, PoolState::from_record(r)))
+                    let k = self.find(current, chain, r.common().address, &r.tokens())?;
+                    Some((k, PoolState::from_record(r)))
                 })
                 .collect();
             let next = current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?;
@@ -330,9 +352,9 @@ impl PriceCacheActor {
             if p.chain == chain && *p.protocol == *msg.source {
                 continue;
             }
-            if let Some(old) =
-                self.index.get(&(p.chain, p.address)).and_then(|i| current.pools().get(*i))
-                && old.tokens == p.tokens
+            if let Some(old) = self
+                .find(current, p.chain, p.address, &p.tokens)
+                .and_then(|i| current.pools().get(i))
                 && std::mem::discriminant(&old.state) == std::mem::discriminant(&p.state)
             {
                 delta.pools.push((k, old.state.clone()));

@@ -1,5 +1,7 @@
 //! The RPC feed: follows one liquidity source (a DEX factory of the
-//! catalog) on one chain through an Ethereum JSON-RPC node.
+//! catalog, or one protocol's pools the market lists) on one chain through
+//! an Ethereum JSON-RPC node. A listed source reads its pools' state at each
+//! new head ([`crate::listed`]); the rest of this page is a factory's.
 //!
 //! - **Discovery:** the factory's `PairCreated` / `PoolCreated` logs, from
 //!   the configured first block, in ranges of `log_range` blocks. Pools of
@@ -233,6 +235,8 @@ type Pools = BTreeMap<Address, Arc<Tracked>>;
 #[derive(Debug, Clone)]
 struct Book {
     pools: Arc<Pools>,
+    /// A listed source's pools that read well at `head`.
+    listed: Arc<[PoolRecord]>,
     head: Header,
     /// `(header, pools after it)`, oldest first, at most `reorg_depth`.
     history: VecDeque<(Header, Arc<Pools>)>,
@@ -248,17 +252,37 @@ impl Book {
     }
 }
 
+/// Where a source's pools come from.
+#[derive(Debug, Clone)]
+pub(crate) enum Origin {
+    /// Found from a DEX factory's creation events and followed through
+    /// their pools' logs.
+    Factory {
+        /// Uniswap V2 or V3.
+        kind: FactoryKind,
+        /// Its address on the chain.
+        factory: Address,
+    },
+    /// Listed by the market (templates whose moving state is read from the
+    /// node at each head; [`crate::listed`]).
+    Listed(Arc<[PoolRecord]>),
+}
+
 /// What the feed knows of its source, for the async steps.
 #[derive(Debug)]
 struct Spec {
     config: RpcFeedConfig,
     source: Arc<str>,
-    kind: FactoryKind,
-    factory: Address,
+    origin: Origin,
     catalog: Arc<Catalog>,
     /// Tokens no catalog lists, read from the node: their entry, or `None`
     /// when unusable (their pools stay out).
     discovered: Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>,
+    /// The listed pools (by index) whose last read failed.
+    failing: Mutex<std::collections::BTreeSet<usize>>,
+    /// Tokens read from the node whose pools held none to probe a transfer
+    /// with yet: probed again when something moves.
+    unprobed: Mutex<std::collections::HashMap<Address, switchyard_catalog::Token>>,
 }
 
 impl Spec {
@@ -266,10 +290,15 @@ impl Spec {
     /// asked about yet.
     fn unread(&self, pools: &Pools) -> Vec<Address> {
         let Ok(d) = self.discovered.lock() else { return Vec::new() };
+        let Ok(waiting) = self.unprobed.lock() else { return Vec::new() };
         let mut out: Vec<Address> = pools
             .values()
             .flat_map(|p| p.tokens())
-            .filter(|t| self.catalog.token(self.config.chain, *t).is_none() && !d.contains_key(t))
+            .filter(|t| {
+                self.catalog.token(self.config.chain, *t).is_none()
+                    && !d.contains_key(t)
+                    && !waiting.contains_key(t)
+            })
             .collect();
         out.sort();
         out.dedup();
@@ -281,17 +310,29 @@ impl Spec {
         self.discovered.lock().map(|d| d.values().flatten().cloned().collect()).unwrap_or_default()
     }
 
+    /// The factory, for a source that has one.
+    const fn factory(&self) -> Option<(FactoryKind, Address)> {
+        match &self.origin {
+            Origin::Factory { kind, factory } => Some((*kind, *factory)),
+            Origin::Listed(_) => None,
+        }
+    }
+
     fn creation_topic(&self) -> B256 {
-        match self.kind {
-            FactoryKind::UniswapV2 => PairCreated::SIGNATURE_HASH,
-            FactoryKind::UniswapV3 => PoolCreated::SIGNATURE_HASH,
+        match self.factory() {
+            Some((FactoryKind::UniswapV2, _)) => PairCreated::SIGNATURE_HASH,
+            Some((FactoryKind::UniswapV3, _)) => PoolCreated::SIGNATURE_HASH,
+            None => B256::ZERO,
         }
     }
 
     fn state_topics(&self) -> Vec<B256> {
-        match self.kind {
-            FactoryKind::UniswapV2 => vec![PairCreated::SIGNATURE_HASH, Sync::SIGNATURE_HASH],
-            FactoryKind::UniswapV3 => vec![
+        match self.factory() {
+            None => Vec::new(),
+            Some((FactoryKind::UniswapV2, _)) => {
+                vec![PairCreated::SIGNATURE_HASH, Sync::SIGNATURE_HASH]
+            }
+            Some((FactoryKind::UniswapV3, _)) => vec![
                 PoolCreated::SIGNATURE_HASH,
                 Initialize::SIGNATURE_HASH,
                 Swap::SIGNATURE_HASH,
@@ -304,10 +345,11 @@ impl Spec {
     /// A new pool from a creation log of the factory (its tokens are read
     /// from the node when no catalog lists them).
     fn created(&self, log: &Log) -> Option<(Address, Tracked)> {
-        if log.address != self.factory {
+        let (kind, factory) = self.factory()?;
+        if log.address != factory {
             return None;
         }
-        Some(match self.kind {
+        Some(match kind {
             FactoryKind::UniswapV2 => {
                 let e = PairCreated::decode_raw_log(log.topics.iter().copied(), &log.data).ok()?;
                 let t =
@@ -334,7 +376,11 @@ impl Spec {
 
     /// The records of every pool that can be routed through (both tokens
     /// a catalog token, or one read from the node and usable).
-    fn records(&self, pools: &Pools) -> Vec<PoolRecord> {
+    fn records(&self, book: &Book) -> Vec<PoolRecord> {
+        if let Origin::Listed(_) = self.origin {
+            return book.listed.to_vec();
+        }
+        let pools = &book.pools;
         let chain_id = self.config.chain;
         let protocol = self.source.to_string();
         let Ok(discovered) = self.discovered.lock() else { return Vec::new() };
@@ -501,6 +547,16 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
         .flatten()
         .ok_or_else(|| FeedError::Inconsistent(format!("block {node_head} vanished")))?;
     let head = header.number.to::<u64>();
+    let factory = match &spec.origin {
+        Origin::Factory { factory, .. } => *factory,
+        Origin::Listed(templates) => {
+            let listed = read_listed(spec, client, templates, head).await?;
+            let mut book =
+                Book { pools: Arc::default(), listed, head: header, history: VecDeque::new() };
+            book.push(header, spec.config.reorg_depth);
+            return Ok(Step::Indexed { book, node_head });
+        }
+    };
     // Discovery.
     let mut pools = Pools::new();
     let range = spec.config.log_range.max(1);
@@ -511,7 +567,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             .logs(&LogFilter {
                 from_block: U64::from(from),
                 to_block: U64::from(to),
-                address: Some(vec![spec.factory]),
+                address: Some(vec![factory]),
                 topics: vec![vec![spec.creation_topic()]],
             })
             .await?;
@@ -614,12 +670,21 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     }
     bar.finish_and_clear();
     read_tokens(spec, client, &pools, head).await?;
-    let mut book = Book { pools: Arc::new(pools), head: header, history: VecDeque::new() };
+    let mut book = Book {
+        pools: Arc::new(pools),
+        listed: Arc::default(),
+        head: header,
+        history: VecDeque::new(),
+    };
     book.push(header, spec.config.reorg_depth);
     Ok(Step::Indexed { book, node_head })
 }
 
 async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
+    let factory = match &spec.origin {
+        Origin::Factory { factory, .. } => *factory,
+        Origin::Listed(templates) => return follow_listed(spec, client, book, templates).await,
+    };
     let node_head = client.block_number().await?;
     let ours = book.head.number.to::<u64>();
     let to = node_head.min(ours.saturating_add(MAX_BLOCKS_PER_STEP));
@@ -644,9 +709,8 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
     if chain.is_empty() {
         return Ok(Step::Followed { book, node_head, changed: false });
     }
-    let addresses = (book.pools.len() < MAX_FILTER_ADDRESSES).then(|| {
-        std::iter::once(spec.factory).chain(book.pools.keys().copied()).collect::<Vec<_>>()
-    });
+    let addresses = (book.pools.len() < MAX_FILTER_ADDRESSES)
+        .then(|| std::iter::once(factory).chain(book.pools.keys().copied()).collect::<Vec<_>>());
     let filtered = addresses.is_some();
     let range = |address| LogFilter {
         from_block: U64::from(ours + 1),
@@ -694,27 +758,81 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
     Ok(Step::Followed { book, node_head, changed })
 }
 
+/// A listed source at the node's head: its pools read again when the head
+/// moved (a reorg needs nothing more: the state is read at the head).
+async fn follow_listed(
+    spec: &Spec,
+    client: &RpcClient,
+    mut book: Book,
+    templates: &[PoolRecord],
+) -> Result<Step, FeedError> {
+    let node_head = client.block_number().await?;
+    let header = client
+        .headers(&[node_head])
+        .await?
+        .pop()
+        .flatten()
+        .ok_or_else(|| FeedError::Inconsistent(format!("block {node_head} vanished")))?;
+    if header.hash == book.head.hash {
+        return Ok(Step::Followed { book, node_head, changed: false });
+    }
+    let listed = read_listed(spec, client, templates, node_head).await?;
+    let changed = listed != book.listed;
+    book.listed = listed;
+    book.push(header, spec.config.reorg_depth);
+    Ok(Step::Followed { book, node_head, changed })
+}
+
+/// The listed pools that read well at `block`; a pool's failure is logged
+/// when it starts (and when it ends).
+async fn read_listed(
+    spec: &Spec,
+    client: &RpcClient,
+    templates: &[PoolRecord],
+    block: u64,
+) -> Result<Arc<[PoolRecord]>, FeedError> {
+    let read = crate::listed::read(client, templates, block).await?;
+    let mut failing = spec.failing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut out = Vec::with_capacity(read.len());
+    for (k, r) in read.into_iter().enumerate() {
+        let pool = templates[k].common().address;
+        match r {
+            Ok(rec) => {
+                if failing.remove(&k) {
+                    tracing::info!(chain = %spec.config.chain, source = %spec.source, pool = %pool, block, "a listed pool reads again");
+                }
+                out.push(rec);
+            }
+            Err(why) => {
+                if failing.insert(k) {
+                    tracing::warn!(chain = %spec.config.chain, source = %spec.source, pool = %pool, block, why, "a listed pool cannot be read from the node: it is left out");
+                }
+            }
+        }
+    }
+    Ok(out.into())
+}
+
 /// Reads, at `block`, the tokens of `pools` no catalog lists and the node
-/// was not asked about yet; one that cannot be used is logged once.
+/// was not asked about yet, and simulates a transfer of each out of one of
+/// its pools. A token is usable once its metadata is sane and its transfers
+/// move the amount asked; one that cannot be used is logged once; one no
+/// pool holds yet waits for a pool that does.
 async fn read_tokens(
     spec: &Spec,
     client: &RpcClient,
     pools: &Pools,
     block: u64,
 ) -> Result<(), FeedError> {
+    use crate::token_meta::{ProbeRequest, Transfers};
     let unread = spec.unread(pools);
-    if unread.is_empty() {
-        return Ok(());
-    }
-    let read = crate::token_meta::discover(client, spec.config.chain, &unread, block).await?;
-    let mut usable = 0;
-    if let Ok(mut d) = spec.discovered.lock() {
+    let mut candidates: Vec<switchyard_catalog::Token> = Vec::new();
+    if !unread.is_empty() {
+        let read = crate::token_meta::discover(client, spec.config.chain, &unread, block).await?;
+        let mut d = spec.discovered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for (token, entry) in read {
             match entry {
-                Ok(t) => {
-                    usable += 1;
-                    d.insert(token, Some(t));
-                }
+                Ok(t) => candidates.push(t),
                 Err(why) => {
                     tracing::warn!(chain = %spec.config.chain, token = %token, why, "a token no catalog lists cannot be used: its pools stay out");
                     d.insert(token, None);
@@ -722,7 +840,62 @@ async fn read_tokens(
             }
         }
     }
-    tracing::info!(chain = %spec.config.chain, source = %spec.source, read = unread.len(), usable, "tokens read from the node");
+    {
+        let mut waiting = spec.unprobed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        candidates.extend(waiting.drain().map(|(_, t)| t));
+    }
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    // The pool holding the most of each candidate (V2 reserves first; a V3
+    // pool with liquidity otherwise), in one pass over the pools.
+    let wanted: std::collections::HashSet<Address> = candidates.iter().map(|t| t.address).collect();
+    let mut best: std::collections::HashMap<Address, (U256, ProbeRequest)> = Default::default();
+    for (address, p) in pools {
+        for (k, token) in p.tokens().into_iter().enumerate() {
+            if !wanted.contains(&token) {
+                continue;
+            }
+            let (weight, v3) = match p.as_ref() {
+                Tracked::V2 { reserves, .. } => (reserves[k] << 1, false),
+                Tracked::V3(v) => (U256::from(u8::from(v.liquidity > 0)), true),
+            };
+            let request = ProbeRequest { token, pool: *address, v3, is_token0: k == 0 };
+            if !weight.is_zero() && best.get(&token).is_none_or(|(w, _)| *w < weight) {
+                best.insert(token, (weight, request));
+            }
+        }
+    }
+    let (ready, waiting): (Vec<_>, Vec<_>) =
+        candidates.into_iter().partition(|t| best.contains_key(&t.address));
+    let requests: Vec<ProbeRequest> =
+        ready.iter().filter_map(|t| best.get(&t.address)).map(|(_, r)| *r).collect();
+    let verdicts = crate::token_meta::probe_transfers(client, &requests, block).await?;
+    let (mut usable, mut refused) = (0usize, 0usize);
+    let mut later: Vec<switchyard_catalog::Token> = waiting;
+    {
+        let mut d = spec.discovered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (t, verdict) in ready.into_iter().zip(verdicts) {
+            match verdict {
+                Transfers::Exact => {
+                    usable += 1;
+                    d.insert(t.address, Some(t));
+                }
+                Transfers::Unusual(why) => {
+                    refused += 1;
+                    tracing::warn!(chain = %spec.config.chain, token = %t.address, symbol = %t.symbol, why, "a token no catalog lists does not transfer the amount asked: its pools stay out of routes");
+                    d.insert(t.address, None);
+                }
+                Transfers::Unknown => later.push(t),
+            }
+        }
+    }
+    let pending = later.len();
+    spec.unprobed
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .extend(later.into_iter().map(|t| (t.address, t)));
+    tracing::info!(chain = %spec.config.chain, source = %spec.source, read = unread.len(), usable, refused, pending, "tokens read from the node");
     Ok(())
 }
 
@@ -780,14 +953,12 @@ pub(crate) struct RpcFeed {
 }
 
 impl RpcFeed {
-    /// A feed of `kind` pools of `factory` (`source` is their protocol).
-    #[allow(clippy::too_many_arguments)]
+    /// A feed of the pools of `origin` (`source` is their protocol).
     pub(crate) fn new(
         config: RpcFeedConfig,
         client: Arc<RpcClient>,
         source: Arc<str>,
-        kind: FactoryKind,
-        factory: Address,
+        origin: Origin,
         catalog: Arc<Catalog>,
         hub: Addr<PriceCacheActor>,
         health: Arc<FeedHealth>,
@@ -796,10 +967,11 @@ impl RpcFeed {
             spec: Arc::new(Spec {
                 config,
                 source,
-                kind,
-                factory,
+                origin,
                 catalog,
                 discovered: Mutex::default(),
+                failing: Mutex::default(),
+                unprobed: Mutex::default(),
             }),
             client,
             hub,
@@ -910,7 +1082,7 @@ impl RpcFeed {
                 gas_price_wei: U256::ZERO,
             },
             gas_price: gas,
-            records: spec.records(&book.pools),
+            records: spec.records(book),
             tokens: spec.discovered_tokens(),
         };
         tracing::debug!(chain = %spec.config.chain, source = %spec.source, head, pools = msg.records.len(), "rpc feed: publishing");

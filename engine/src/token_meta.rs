@@ -12,7 +12,7 @@
 //!   and last bytes.
 
 use alloy_primitives::{Address, Bytes, U256};
-use alloy_sol_types::SolValue;
+use alloy_sol_types::{SolError, SolValue, sol};
 use serde_json::json;
 use switchyard_catalog::{ChainId, Token};
 
@@ -105,6 +105,108 @@ fn token_entry(
     Token { source: Some("node".to_owned()), ..Token::base(chain, address, decimals, symbol, name) }
 }
 
+sol! {
+    struct ProbeCall { address token; address pool; uint8 kind; bool isToken0; }
+    struct ProbeResult { bool ok; uint256 asked; uint256 received; uint256 sent; uint256 arrived; bytes reason; }
+    error NothingToBorrow();
+}
+
+/// One token to probe: a pool of it to borrow from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbeRequest {
+    /// The token.
+    pub token: Address,
+    /// A pool holding it.
+    pub pool: Address,
+    /// A Uniswap V3 pool (else a V2 pair).
+    pub v3: bool,
+    /// The token is the pool's token0.
+    pub is_token0: bool,
+}
+
+/// What a simulated transfer found about a token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transfers {
+    /// Both transfers moved exactly the amount asked.
+    Exact,
+    /// A transfer moved another amount (a fee on transfer, a rebase on
+    /// transfer) or reverted (a blocklist, a pause): why.
+    Unusual(String),
+    /// The pool held none to borrow: nothing is known yet.
+    Unknown,
+}
+
+/// Simulates, at `block`, a transfer of each request's token out of its
+/// pool and on to a fresh address (one `eth_call` of the
+/// [`TransferProbe`](crate::evm::artifacts::Artifact::TransferProbe)
+/// initcode, which changes nothing).
+pub async fn probe_transfers(
+    client: &RpcClient,
+    requests: &[ProbeRequest],
+    block: u64,
+) -> Result<Vec<Transfers>, crate::rpc_feed::FeedError> {
+    use crate::rpc_feed::FeedError;
+    if requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let lens = crate::evm::artifacts::Artifact::TransferProbe
+        .initcode()
+        .map_err(|e| FeedError::Lens(e.to_string()))?;
+    let mut out = Vec::with_capacity(requests.len());
+    // A probe is two swaps' worth of gas at most: 200 fit in one call.
+    for chunk in requests.chunks(200) {
+        let args: Vec<ProbeCall> = chunk
+            .iter()
+            .map(|r| ProbeCall {
+                token: r.token,
+                pool: r.pool,
+                kind: u8::from(r.v3),
+                isToken0: r.is_token0,
+            })
+            .collect();
+        let mut data = lens.to_vec();
+        data.extend(args.abi_encode());
+        let answer = client.call_initcode(&data.into(), block).await?;
+        let results = <Vec<ProbeResult>>::abi_decode(&answer)
+            .map_err(|e| FeedError::Lens(format!("transfer probe: {e}")))?;
+        if results.len() != chunk.len() {
+            return Err(FeedError::Lens(format!(
+                "transfer probe: {} results for {} tokens",
+                results.len(),
+                chunk.len()
+            )));
+        }
+        out.extend(results.iter().map(judge));
+    }
+    Ok(out)
+}
+
+/// The verdict of one probe.
+fn judge(r: &ProbeResult) -> Transfers {
+    if !r.ok {
+        if r.reason.starts_with(&NothingToBorrow::SELECTOR) {
+            return Transfers::Unknown;
+        }
+        return Transfers::Unusual(format!(
+            "a transfer out of its pool reverted (revert data {})",
+            Bytes::copy_from_slice(&r.reason)
+        ));
+    }
+    if r.received != r.asked {
+        return Transfers::Unusual(format!(
+            "the pool sent {} and {} arrived (a fee or rebase on transfer)",
+            r.asked, r.received
+        ));
+    }
+    if r.arrived != r.sent {
+        return Transfers::Unusual(format!(
+            "{} were sent on and {} arrived (a fee or rebase on transfer)",
+            r.sent, r.arrived
+        ));
+    }
+    Transfers::Exact
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +237,30 @@ mod tests {
         assert_eq!(text(&Bytes::new()), None);
         let long: Bytes = "x".repeat(200).abi_encode().into();
         assert_eq!(text(&long).map(|s| s.len()), Some(64));
+    }
+
+    #[test]
+    fn a_probe_tells_exact_fee_taking_reverting_and_unknown_tokens_apart() {
+        let r = |ok, asked: u64, received: u64, arrived: u64, reason: Vec<u8>| ProbeResult {
+            ok,
+            asked: U256::from(asked),
+            received: U256::from(received),
+            sent: U256::from(received),
+            arrived: U256::from(arrived),
+            reason: reason.into(),
+        };
+        assert_eq!(judge(&r(true, 1000, 1000, 1000, vec![])), Transfers::Exact);
+        let Transfers::Unusual(why) = judge(&r(true, 1000, 990, 990, vec![])) else {
+            panic!("a fee out of the pool")
+        };
+        assert!(why.contains("the pool sent 1000 and 990 arrived"), "{why}");
+        let Transfers::Unusual(why) = judge(&r(true, 1000, 1000, 999, vec![])) else {
+            panic!("a fee on the way on")
+        };
+        assert!(why.contains("1000 were sent on and 999 arrived"), "{why}");
+        assert!(matches!(judge(&r(false, 0, 0, 0, vec![1, 2, 3, 4])), Transfers::Unusual(_)));
+        let empty = NothingToBorrow {}.abi_encode();
+        assert_eq!(judge(&r(false, 0, 0, 0, empty)), Transfers::Unknown);
     }
 
     #[test]

@@ -593,6 +593,31 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
         &Token::mintCall { to: fresh_pair, amount: U256::from(2_000_000_000_000u64) }.abi_encode(),
     );
     node.send(fx.me, Some(fresh_pair), &Pair::mintCall { to: fx.me }.abi_encode());
+    // A token that burns 1% of every transfer, in a pair with liquidity:
+    // its metadata is fine, the simulated transfer finds the fee.
+    let mut code = ours("TestFeeToken");
+    code.extend(("Fee Token".to_owned(), "FEE".to_owned(), U256::from(18)).abi_encode_params());
+    let fee_token = node.send(fx.me, None, &code).expect("fee token deployed");
+    node.send(
+        fx.me,
+        Some(V2_FACTORY),
+        &V2Factory::createPairCall { tokenA: fee_token, tokenB: USDC }.abi_encode(),
+    );
+    let fee_pair = Address::from_slice(
+        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: fee_token, b: USDC }.abi_encode())
+            [12..32],
+    );
+    node.send(
+        fx.me,
+        Some(fee_token),
+        &Token::mintCall { to: fee_pair, amount: U256::from(10u128.pow(24)) }.abi_encode(),
+    );
+    node.send(
+        fx.me,
+        Some(USDC),
+        &Token::mintCall { to: fee_pair, amount: U256::from(1_000_000_000_000u64) }.abi_encode(),
+    );
+    node.send(fx.me, Some(fee_pair), &Pair::mintCall { to: fx.me }.abi_encode());
     // And a pair with a "token" that has no decimals(): read, refused.
     node.send(
         fx.me,
@@ -624,10 +649,30 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     ));
     assert_eq!(route["amountOut"].as_str(), Some(out.to_string().as_str()), "{route}");
     assert!(
-        show_log().contains("cannot be used"),
+        within_blocks(&node, 2, || show_log().contains("cannot be used")).is_some(),
         "the token without decimals() is reported: {}",
         show_log()
     );
+    // The fee-on-transfer token is found by its transfer, named with what
+    // arrived, and kept out of routes (the world's tokens move exact
+    // amounts, so a route through it could not be proven there).
+    wait_for("the fee token probed", 10, || {
+        show_log().contains("does not transfer the amount asked")
+    });
+    let log_text = show_log();
+    let line = log_text
+        .lines()
+        .find(|l| l.contains("does not transfer the amount asked"))
+        .unwrap_or_default();
+    assert!(
+        line.contains(&format!("{fee_token:#x}")) || line.contains(&format!("{fee_token}")),
+        "{line}"
+    );
+    assert!(line.contains("a fee or rebase on transfer"), "{line}");
+    let (code, body) = server.quote(fee_token, USDC, U256::from(10u128.pow(18)));
+    assert!((400..500).contains(&code), "{code} {body}");
+    let listed_fee = server.get(&format!("/api/v1/tokens?chainId=1&address={fee_token:#x}"));
+    assert_eq!(listed_fee.1["data"].as_array().map(Vec::len), Some(0), "{listed_fee:?}");
 
     // A route through the node's pools is proven in the EVM too.
     let route = server.ok(&format!(
@@ -718,5 +763,243 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
         ["uniswap-v2", "uniswap-v3"].iter().all(|s| server.feed(s) == ("ready".to_owned(), head))
     });
     assert_eq!(q(WETH, DAI, weth_in), Some(v3_out(&node, &fx, weth_in)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
+const CURVE_3POOL: Address = address!("bebc44782c7db0a1a60cb6fe97d0b483032ff1c7");
+const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d566bf2c8");
+const WBTC_WETH_POOL_ID: alloy_primitives::B256 =
+    alloy_primitives::b256!("a6f548df93de924d73be7d25dc02554c6bd66db500020000000000000000000e");
+const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
+const MORPHO_VAULT: Address = address!("beef01735c132ada46aa9aa4c54623caa92a64cb");
+const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
+const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
+const AAVE_POOL: Address = address!("87870bca3f3fd6335c3f4ce8392d69350b4fa4e2");
+const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
+const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
+
+sol! {
+    interface Curve {
+        function get_dy(int128 i, int128 j, uint256 dx) external view returns (uint256);
+        function exchange(int128 i, int128 j, uint256 dx, uint256 min_dy) external returns (uint256);
+    }
+    interface Erc20 {
+        function approve(address spender, uint256 amount) external returns (bool);
+        function transfer(address to, uint256 amount) external returns (bool);
+    }
+    interface BalancerVault {
+        struct BatchSwapStep { bytes32 poolId; uint256 assetInIndex; uint256 assetOutIndex; uint256 amount; bytes userData; }
+        struct FundManagement { address sender; bool fromInternalBalance; address recipient; bool toInternalBalance; }
+        function queryBatchSwap(uint8 kind, BatchSwapStep[] swaps, address[] assets, FundManagement funds) external returns (int256[] assetDeltas);
+    }
+    interface Vault4626 {
+        function previewDeposit(uint256 assets) external view returns (uint256);
+    }
+    interface WstEth {
+        function getWstETHByStETH(uint256 stETHAmount) external view returns (uint256);
+    }
+    interface StEth {
+        function getSharesByPooledEth(uint256 ethAmount) external view returns (uint256);
+        function getPooledEthByShares(uint256 sharesAmount) external view returns (uint256);
+    }
+    interface AavePool {
+        function getReserveNormalizedIncome(address asset) external view returns (uint256);
+    }
+    interface CToken {
+        function exchangeRateCurrent() external returns (uint256);
+    }
+}
+
+/// Loads chain 1 of the embedded market's world (tokens, Curve, Balancer,
+/// the vaults, Aave, Compound, Lido: every contract the build placed, with
+/// its storage) into the node, so the node runs those contracts in that
+/// state at their mainnet addresses.
+fn load_embedded_world(node: &Node) {
+    use switchyard_catalog::{ChainId, loaders};
+    use switchyard_engine::{StateInputs, build_state, evm::NpmArtifacts};
+    let catalog = loaders::load_catalog(&[] as &[&Path]).expect("embedded catalog");
+    let market = loaders::load_market(None, &catalog).expect("embedded market");
+    let snapshot =
+        switchyard_kernel::MarketSnapshot::build(&market, &catalog).expect("embedded snapshot");
+    let inputs = StateInputs {
+        catalog: std::sync::Arc::new(catalog),
+        market: std::sync::Arc::new(market),
+        npm: NpmArtifacts::load(&NpmArtifacts::default_dir())
+            .map(std::sync::Arc::new)
+            .map_err(|e| e.to_string()),
+    };
+    let state = build_state(&inputs, std::sync::Arc::new(snapshot));
+    let world = state.world.as_ref().expect("the world builds (run scripts/setup.sh --tests)");
+    let chain = world.chain(ChainId(1)).expect("chain 1 has a world");
+    for a in chain.placed_accounts() {
+        if !a.code.is_empty() {
+            node.rpc("hardhat_setCode", json!([a.address, a.code]));
+        }
+        if !a.balance.is_zero() {
+            node.rpc("hardhat_setBalance", json!([a.address, format!("{:#x}", a.balance)]));
+        }
+        for (slot, value) in &a.storage {
+            node.rpc(
+                "hardhat_setStorageAt",
+                json!([a.address, format!("{slot:#x}"), format!("{value:#066x}")]),
+            );
+        }
+    }
+    node.rpc("evm_mine", json!([]));
+}
+
+/// `amount` of `token` moved from `holder` (impersonated) to `to`.
+fn take(node: &Node, token: Address, holder: Address, to: Address, amount: U256) {
+    node.rpc("hardhat_impersonateAccount", json!([holder]));
+    node.rpc("hardhat_setBalance", json!([holder, "0xde0b6b3a7640000"]));
+    node.send(holder, Some(token), &Erc20::transferCall { to, amount }.abi_encode());
+    node.rpc("hardhat_stopImpersonatingAccount", json!([holder]));
+}
+
+fn word(bytes: &[u8]) -> U256 {
+    U256::from_be_slice(&bytes[..32])
+}
+
+#[test]
+fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
+    let dir = common::temp_dir("node-listed");
+    let node_port = free_port();
+    let node = Node::start(node_port);
+    load_embedded_world(&node);
+    let me = node.accounts()[0];
+    // One listed vault has no contract on this node: it is left out, the
+    // others are not.
+    node.rpc("hardhat_setCode", json!([MORPHO_VAULT, "0x"]));
+    let server = serve(&dir, node_port);
+    let log = dir.join("server.log");
+    let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    let listed = [
+        "curve",
+        "balancer-v2",
+        "spark-savings",
+        "sky-savings",
+        "morpho-vaults",
+        "aave-v3",
+        "compound-v2",
+        "lido",
+    ];
+    wait_for("every listed source ready", 60, || {
+        listed.iter().all(|s| server.feed(s).0 == "ready")
+    });
+    let q = |t_in, t_out, a| server.amount_out(t_in, t_out, a);
+
+    // Each kind quotes the node's own answer.
+    let curve_out = |dx: U256| {
+        word(&node.call(
+            CURVE_3POOL,
+            &Curve::get_dyCall { i: 1, j: 2, dx }.abi_encode(), // USDC -> USDT
+        ))
+    };
+    let usdc_in = U256::from(250_000_000_000u64); // 250,000 USDC
+    assert_eq!(
+        q(USDC, USDT, usdc_in),
+        Some(curve_out(usdc_in)),
+        "{:?} {}",
+        server.quote(USDC, USDT, usdc_in),
+        show_log()
+    );
+    let btc_in = U256::from(150_000_000u64); // 1.5 WBTC
+    let query = BalancerVault::queryBatchSwapCall {
+        kind: 0,
+        swaps: vec![BalancerVault::BatchSwapStep {
+            poolId: WBTC_WETH_POOL_ID,
+            assetInIndex: U256::ZERO,
+            assetOutIndex: U256::from(1),
+            amount: btc_in,
+            userData: Bytes::new(),
+        }],
+        assets: vec![WBTC, WETH],
+        funds: BalancerVault::FundManagement {
+            sender: me,
+            fromInternalBalance: false,
+            recipient: me,
+            toInternalBalance: false,
+        },
+    };
+    let deltas = BalancerVault::queryBatchSwapCall::abi_decode_returns(
+        &node.call(BALANCER_VAULT, &query.abi_encode()),
+    )
+    .expect("deltas");
+    let weth_out = U256::try_from(-deltas[1]).expect("paid out");
+    assert_eq!(q(WBTC, WETH, btc_in), Some(weth_out), "{:?}", server.quote(WBTC, WETH, btc_in));
+    let dai_in = U256::from(10u128.pow(23));
+    let shares =
+        word(&node.call(SDAI, &Vault4626::previewDepositCall { assets: dai_in }.abi_encode()));
+    assert_eq!(q(DAI, SDAI, dai_in), Some(shares), "{:?}", server.quote(DAI, SDAI, dai_in));
+    // stETH moves shares: the executor receives the amount the shares of
+    // `st_in` are worth (a wei less, here), and wraps that.
+    let st_in = U256::from(7u128 * 10u128.pow(18));
+    let st_shares =
+        word(&node.call(STETH, &StEth::getSharesByPooledEthCall { ethAmount: st_in }.abi_encode()));
+    let received = word(
+        &node
+            .call(STETH, &StEth::getPooledEthBySharesCall { sharesAmount: st_shares }.abi_encode()),
+    );
+    let wst = word(
+        &node.call(WSTETH, &WstEth::getWstETHByStETHCall { stETHAmount: received }.abi_encode()),
+    );
+    assert_eq!(q(STETH, WSTETH, st_in), Some(wst), "{:?}", server.quote(STETH, WSTETH, st_in));
+    let usdc_small = U256::from(5_000_000_000u64);
+    let rate = word(&node.call(CUSDC, &CToken::exchangeRateCurrentCall {}.abi_encode()));
+    assert_eq!(
+        q(USDC, CUSDC, usdc_small),
+        Some(usdc_small * U256::from(10u128.pow(18)) / rate),
+        "{:?}",
+        server.quote(USDC, CUSDC, usdc_small)
+    );
+    // Aave: the aToken balance a supply leaves, at the pool's income index.
+    let index =
+        word(&node.call(
+            AAVE_POOL,
+            &AavePool::getReserveNormalizedIncomeCall { asset: USDC }.abi_encode(),
+        ));
+    let ray = U256::from(10u128.pow(27));
+    let scaled = (usdc_small * ray + index / U256::from(2)) / index;
+    let a_balance = (scaled * index + ray / U256::from(2)) / ray;
+    assert_eq!(
+        q(USDC, AUSDC, usdc_small),
+        Some(a_balance),
+        "{:?}",
+        server.quote(USDC, AUSDC, usdc_small)
+    );
+    // The vault without a contract is left out, and the log says why.
+    let (code, body) = server.quote(USDC, MORPHO_VAULT, usdc_small);
+    assert!((400..500).contains(&code), "{code} {body}");
+    assert!(show_log().contains("cannot be read from the node"), "{}", show_log());
+    // A route through a listed pool is proven in the world built from the
+    // records the node answered.
+    let route = server.ok(&format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={USDC:#x}&tokenOut={USDT:#x}&amountIn={usdc_in}&slippage=50"
+    ));
+    assert_eq!(route["amountOut"].as_str(), Some(curve_out(usdc_in).to_string().as_str()));
+
+    // A trade on the node moves the Curve quote to the pool's new answer.
+    let before = curve_out(usdc_in);
+    let sell = U256::from(2_000_000_000_000u64); // 2M USDC, from the pool's own holdings
+    take(&node, USDC, CURVE_3POOL, me, sell);
+    node.send(
+        me,
+        Some(USDC),
+        &Erc20::approveCall { spender: CURVE_3POOL, amount: sell }.abi_encode(),
+    );
+    node.send(
+        me,
+        Some(CURVE_3POOL),
+        &Curve::exchangeCall { i: 1, j: 2, dx: sell, min_dy: U256::ZERO }.abi_encode(),
+    );
+    let after = curve_out(usdc_in);
+    assert_ne!(before, after);
+    assert!(
+        within_blocks(&node, 2, || q(USDC, USDT, usdc_in) == Some(after)).is_some(),
+        "the Curve quote did not follow the trade: {:?} {}",
+        server.quote(USDC, USDT, usdc_in),
+        show_log()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

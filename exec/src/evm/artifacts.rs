@@ -74,6 +74,16 @@ pub enum Artifact {
     /// `PoolLens.sol`: never deployed; its initcode, sent as an `eth_call`,
     /// reads many pools' state at one block (the RPC feed's batched load).
     PoolLens,
+    /// `StateLens.sol`: never deployed; its initcode, sent as an `eth_call`,
+    /// makes many getter calls at one block (the RPC feed's read of the
+    /// pools a catalog lists).
+    StateLens,
+    /// `TransferProbe.sol`: never deployed; its initcode, sent as an
+    /// `eth_call`, flash-borrows tokens from their pools to see whether a
+    /// transfer moves the amount asked.
+    TransferProbe,
+    /// `TestFeeToken.sol`: a token burning 1% of each transfer (tests only).
+    TestFeeToken,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
     UniswapV2Factory,
     /// `@uniswap/v2-core@1.0.1` pair (npm; the factory embeds it).
@@ -222,7 +232,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 57] = [
+    pub const ALL: [Self; 60] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -244,6 +254,9 @@ impl Artifact {
         Self::ReferenceCurveGauge,
         Self::ReferenceDualVault,
         Self::PoolLens,
+        Self::StateLens,
+        Self::TransferProbe,
+        Self::TestFeeToken,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
         Self::UniswapV3Factory,
@@ -307,6 +320,9 @@ impl Artifact {
             Self::ReferenceCurveGauge => "ReferenceCurveGauge",
             Self::ReferenceDualVault => "ReferenceDualVault",
             Self::PoolLens => "PoolLens",
+            Self::StateLens => "StateLens",
+            Self::TransferProbe => "TransferProbe",
+            Self::TestFeeToken => "TestFeeToken",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
             Self::UniswapV3Factory => "UniswapV3Factory",
@@ -401,6 +417,9 @@ impl Artifact {
                 include_str!("../../../contracts/artifacts/ReferenceDualVault.json")
             }
             Self::PoolLens => include_str!("../../../contracts/artifacts/PoolLens.json"),
+            Self::StateLens => include_str!("../../../contracts/artifacts/StateLens.json"),
+            Self::TransferProbe => include_str!("../../../contracts/artifacts/TransferProbe.json"),
+            Self::TestFeeToken => include_str!("../../../contracts/artifacts/TestFeeToken.json"),
             Self::LegacyShortcutsExecutor => {
                 include_str!("../../../contracts/artifacts/LegacyShortcutsExecutor.json")
             }

@@ -143,6 +143,19 @@ pub struct Shortcuts {
     pub wallet_factory: Option<(Address, Address)>,
 }
 
+/// One account as the world's build placed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedAccount {
+    /// Address.
+    pub address: Address,
+    /// Native balance.
+    pub balance: U256,
+    /// Runtime code (empty for an account without).
+    pub code: alloy_primitives::Bytes,
+    /// Non-zero storage slots, sorted.
+    pub storage: Vec<(U256, U256)>,
+}
+
 /// One chain's frozen world.
 #[derive(Debug)]
 pub struct ChainWorld {
@@ -470,6 +483,32 @@ impl ChainWorld {
             .map(|c| c.original_bytes().len())
             .sum();
         (cache.accounts.len(), slots, code, self.base.lazy.counts())
+    }
+
+    /// Every account the build placed (not the Uniswap pools derived on
+    /// first touch), sorted by address: what a local node is loaded with to
+    /// run the same contracts in the same state.
+    pub fn placed_accounts(&self) -> Vec<PlacedAccount> {
+        let cache = &self.base.placed.cache;
+        let mut out: Vec<PlacedAccount> = cache
+            .accounts
+            .iter()
+            .map(|(address, a)| {
+                let code = a
+                    .info
+                    .code
+                    .as_ref()
+                    .or_else(|| cache.contracts.get(&a.info.code_hash))
+                    .map(|c| c.original_bytes())
+                    .unwrap_or_default();
+                let mut storage: Vec<(U256, U256)> =
+                    a.storage.iter().filter(|(_, v)| !v.is_zero()).map(|(k, v)| (*k, *v)).collect();
+                storage.sort();
+                PlacedAccount { address: *address, balance: a.info.balance, code, storage }
+            })
+            .collect();
+        out.sort_by_key(|a| a.address);
+        out
     }
 
     /// A fresh fork of the world: anything it does stays in it.

@@ -1,0 +1,302 @@
+//! The pools a market file or the embedded market lists on a chain a node
+//! follows, other than Uniswap's (those come from the factories): Curve
+//! StableSwap, Balancer V2 weighted, ERC-4626 vaults, Aave V3 and Compound
+//! V2 markets, and Lido.
+//!
+//! A listed record is a template: its identity (address, coins, pool id,
+//! asset, receipt, rounding rule, `A_PRECISION`, collateral factor) stays
+//! as listed, and every number that moves is read from the node at each new
+//! head, through the pool's own getters, in one
+//! [`StateLens`](crate::evm::artifacts::Artifact::StateLens) `eth_call`
+//! pinned to that block. Reading the state, rather than booking events,
+//! keeps these kinds exact whatever moved them (a trade, a deposit, a
+//! ramp, interest accruing every second), and costs one call per block for
+//! all of a source's pools.
+//!
+//! | kind | read |
+//! |---|---|
+//! | StableSwap | `balances(i)`, `A()` (and `A_precise()`), `fee()`, `admin_fee()`, the LP token's `totalSupply()` |
+//! | weighted | the Vault's `getPoolTokens(poolId)`, the pool's `getNormalizedWeights()` and `getSwapFeePercentage()` |
+//! | ERC-4626 | `totalAssets()`, `totalSupply()` |
+//! | Aave V3 | the pool's `getReserveNormalizedIncome(asset)`, the asset's `balanceOf(aToken)` |
+//! | Compound V2 | `exchangeRateCurrent()` (accrued to the block), `getCash()` |
+//! | Lido | `getTotalPooledEther()`, `getTotalShares()` of the share ledger |
+//!
+//! A pool whose read fails (no contract at its address on this node, a
+//! getter that reverts, tokens that differ from the listing, a Curve `A`
+//! mid-ramp between two integers, which a record cannot hold) is left out
+//! of that block's publication, with the reason.
+
+use alloy_primitives::{Address, B256, Bytes, U256, address};
+use alloy_sol_types::{SolCall, SolValue, sol};
+use switchyard_catalog::{
+    PoolRecord,
+    market::{LendingModel, StableswapRecord, WeightedRecord},
+};
+
+use crate::{evm::artifacts::Artifact, rpc::RpcClient, rpc_feed::FeedError};
+
+/// The Balancer V2 Vault, at the same address on every chain.
+pub(crate) const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d566bf2c8");
+/// The native coin's placeholder address.
+const NATIVE: Address = address!("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+/// Calls per `eth_call` of the lens (each a getter of a few thousand gas).
+const CALLS_PER_READ: usize = 400;
+
+sol! {
+    struct LensCall { address target; bytes data; }
+    struct LensAnswer { bool ok; bytes data; }
+
+    function balances(uint256 i) external view returns (uint256);
+    function A() external view returns (uint256);
+    function A_precise() external view returns (uint256);
+    function fee() external view returns (uint256);
+    function admin_fee() external view returns (uint256);
+    function totalSupply() external view returns (uint256);
+    function getPoolTokens(bytes32 poolId) external view returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
+    function getNormalizedWeights() external view returns (uint256[] weights);
+    function getSwapFeePercentage() external view returns (uint256);
+    function totalAssets() external view returns (uint256);
+    function getReserveNormalizedIncome(address asset) external view returns (uint256);
+    function balanceOf(address who) external view returns (uint256);
+    function exchangeRateCurrent() external returns (uint256);
+    function getCash() external view returns (uint256);
+    function getTotalPooledEther() external view returns (uint256);
+    function getTotalShares() external view returns (uint256);
+}
+
+/// The calls that read `record`'s moving state, in the order
+/// [`apply`] takes their answers.
+fn calls(record: &PoolRecord) -> Vec<LensCall> {
+    let call = |target: Address, data: Vec<u8>| LensCall { target, data: data.into() };
+    match record {
+        // Uniswap's pools come from the factories, never from a listing.
+        PoolRecord::UniswapV2(_) | PoolRecord::UniswapV3(_) => Vec::new(),
+        PoolRecord::Stableswap(p) => {
+            let mut out: Vec<LensCall> = (0..p.coins.len())
+                .map(|i| call(p.address, balancesCall { i: U256::from(i) }.abi_encode()))
+                .collect();
+            out.push(call(p.address, ACall {}.abi_encode()));
+            out.push(call(p.address, A_preciseCall {}.abi_encode()));
+            out.push(call(p.address, feeCall {}.abi_encode()));
+            out.push(call(p.address, admin_feeCall {}.abi_encode()));
+            out.push(call(p.lp_token.unwrap_or(p.address), totalSupplyCall {}.abi_encode()));
+            out
+        }
+        PoolRecord::Weighted(p) => vec![
+            call(
+                BALANCER_VAULT,
+                getPoolTokensCall { poolId: p.pool_id.unwrap_or_default() }.abi_encode(),
+            ),
+            call(p.address, getNormalizedWeightsCall {}.abi_encode()),
+            call(p.address, getSwapFeePercentageCall {}.abi_encode()),
+        ],
+        PoolRecord::Erc4626(p) => vec![
+            call(p.address, totalAssetsCall {}.abi_encode()),
+            call(p.address, totalSupplyCall {}.abi_encode()),
+        ],
+        PoolRecord::Lending(p) => match p.model {
+            LendingModel::Aave => vec![
+                call(p.address, getReserveNormalizedIncomeCall { asset: p.asset }.abi_encode()),
+                call(p.asset, balanceOfCall { who: p.receipt }.abi_encode()),
+            ],
+            LendingModel::Compound => vec![
+                call(p.receipt, exchangeRateCurrentCall {}.abi_encode()),
+                call(p.receipt, getCashCall {}.abi_encode()),
+            ],
+        },
+        PoolRecord::LiquidStaking(p) => {
+            // Staking the native coin, the receipt keeps the share ledger
+            // (stETH); a wrapper over a staked token (wstETH) reads the
+            // wrapped token's.
+            let ledger = if p.asset == NATIVE { p.address } else { p.asset };
+            vec![
+                call(ledger, getTotalPooledEtherCall {}.abi_encode()),
+                call(ledger, getTotalSharesCall {}.abi_encode()),
+            ]
+        }
+    }
+}
+
+/// `answer`'s return data, decoded as `C`'s.
+fn ret<C: SolCall>(answer: &LensAnswer, what: &str) -> Result<C::Return, String> {
+    if !answer.ok {
+        return Err(format!("{what} reverted or has no contract"));
+    }
+    C::abi_decode_returns(&answer.data).map_err(|e| format!("{what}: {e}"))
+}
+
+/// `template` with the state the node answered (`answers` in the order of
+/// [`calls`]).
+fn apply(template: &PoolRecord, answers: &[LensAnswer]) -> Result<PoolRecord, String> {
+    let mut next = template.clone();
+    match &mut next {
+        PoolRecord::UniswapV2(_) | PoolRecord::UniswapV3(_) => {}
+        PoolRecord::Stableswap(p) => stableswap(p, answers)?,
+        PoolRecord::Weighted(p) => weighted(p, answers)?,
+        PoolRecord::Erc4626(p) => {
+            p.total_assets = ret::<totalAssetsCall>(&answers[0], "totalAssets()")?;
+            p.total_supply = ret::<totalSupplyCall>(&answers[1], "totalSupply()")?;
+        }
+        PoolRecord::Lending(p) => match p.model {
+            LendingModel::Aave => {
+                p.exchange_rate = ret::<getReserveNormalizedIncomeCall>(
+                    &answers[0],
+                    "getReserveNormalizedIncome(asset)",
+                )?;
+                p.available_liquidity =
+                    ret::<balanceOfCall>(&answers[1], "the asset's balanceOf(aToken)")?;
+            }
+            LendingModel::Compound => {
+                p.exchange_rate =
+                    ret::<exchangeRateCurrentCall>(&answers[0], "exchangeRateCurrent()")?;
+                p.available_liquidity = ret::<getCashCall>(&answers[1], "getCash()")?;
+            }
+        },
+        PoolRecord::LiquidStaking(p) => {
+            p.total_pooled_asset =
+                ret::<getTotalPooledEtherCall>(&answers[0], "getTotalPooledEther()")?;
+            p.total_shares = ret::<getTotalSharesCall>(&answers[1], "getTotalShares()")?;
+        }
+    }
+    Ok(next)
+}
+
+fn stableswap(p: &mut StableswapRecord, answers: &[LensAnswer]) -> Result<(), String> {
+    let n = p.coins.len();
+    for (i, a) in answers[..n].iter().enumerate() {
+        p.balances[i] = ret::<balancesCall>(a, "balances(i)")?;
+    }
+    let amp = ret::<ACall>(&answers[n], "A()")?;
+    let precision = U256::from(p.a_precision.unwrap_or(1).max(1));
+    if precision > U256::from(1) {
+        // Pools with a precision answer `A_precise()`; a ramp moves it
+        // through values the integer `A` of a record cannot hold.
+        let precise = ret::<A_preciseCall>(&answers[n + 1], "A_precise()")?;
+        if precise != amp.saturating_mul(precision) {
+            return Err(format!("A is ramping ({precise} / {precision}), between two integers"));
+        }
+    }
+    p.amp = amp;
+    p.fee = ret::<feeCall>(&answers[n + 2], "fee()")?;
+    p.admin_fee = Some(ret::<admin_feeCall>(&answers[n + 3], "admin_fee()")?);
+    if p.lp_supply.is_some() {
+        p.lp_supply =
+            Some(ret::<totalSupplyCall>(&answers[n + 4], "the LP token's totalSupply()")?);
+    }
+    Ok(())
+}
+
+fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), String> {
+    if p.pool_id.is_none_or(|id| id == B256::ZERO) {
+        return Err("the listing has no Balancer pool id".into());
+    }
+    let tokens = ret::<getPoolTokensCall>(&answers[0], "the Vault's getPoolTokens(poolId)")?;
+    if tokens.tokens != p.tokens {
+        return Err(format!("the Vault lists tokens {:?}, not the listed ones", tokens.tokens));
+    }
+    let weights = ret::<getNormalizedWeightsCall>(&answers[1], "getNormalizedWeights()")?;
+    if weights.len() != p.tokens.len() {
+        return Err(format!("{} weights for {} tokens", weights.len(), p.tokens.len()));
+    }
+    p.balances = tokens.balances;
+    p.weights = weights;
+    p.swap_fee = ret::<getSwapFeePercentageCall>(&answers[2], "getSwapFeePercentage()")?;
+    Ok(())
+}
+
+/// Each of `templates` as the node has it at `block`, or why it cannot be
+/// read there.
+pub(crate) async fn read(
+    client: &RpcClient,
+    templates: &[PoolRecord],
+    block: u64,
+) -> Result<Vec<Result<PoolRecord, String>>, FeedError> {
+    let lens = Artifact::StateLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
+    let plans: Vec<Vec<LensCall>> = templates.iter().map(calls).collect();
+    let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
+    let mut answers: Vec<LensAnswer> = Vec::with_capacity(all.len());
+    for chunk in all.chunks(CALLS_PER_READ) {
+        let mut data = lens.to_vec();
+        // The constructor's one argument, `abi.encode(calls)`.
+        data.extend(chunk.to_vec().abi_encode());
+        let out = client.call_initcode(&Bytes::from(data), block).await?;
+        let got =
+            <Vec<LensAnswer>>::abi_decode(&out).map_err(|e| FeedError::Lens(e.to_string()))?;
+        if got.len() != chunk.len() {
+            return Err(FeedError::Lens(format!(
+                "{} answers for {} calls",
+                got.len(),
+                chunk.len()
+            )));
+        }
+        answers.extend(got);
+    }
+    let mut at = 0;
+    Ok(templates
+        .iter()
+        .zip(&plans)
+        .map(|(t, plan)| {
+            let mine = &answers[at..at + plan.len()];
+            at += plan.len();
+            apply(t, mine)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchyard_catalog::{ChainId, market::Erc4626Record};
+
+    fn word(v: u64) -> LensAnswer {
+        LensAnswer { ok: true, data: U256::from(v).abi_encode().into() }
+    }
+
+    #[test]
+    fn a_vault_takes_the_totals_the_node_answers() {
+        let t = PoolRecord::Erc4626(Erc4626Record {
+            chain_id: ChainId(1),
+            address: Address::repeat_byte(1),
+            protocol: "v".into(),
+            asset: Address::repeat_byte(2),
+            total_assets: U256::from(1),
+            total_supply: U256::from(1),
+            rule: Default::default(),
+            decimals_offset: 0,
+        });
+        assert_eq!(calls(&t).len(), 2);
+        let PoolRecord::Erc4626(v) = apply(&t, &[word(150), word(100)]).expect("read") else {
+            panic!("kind kept")
+        };
+        assert_eq!((v.total_assets, v.total_supply), (U256::from(150), U256::from(100)));
+        let failed = LensAnswer { ok: false, data: Bytes::new() };
+        let err = apply(&t, &[failed, word(1)]).expect_err("a revert leaves it out");
+        assert!(err.contains("totalAssets()"), "{err}");
+    }
+
+    #[test]
+    fn a_curve_pool_mid_ramp_between_integers_is_left_out() {
+        let t = PoolRecord::Stableswap(StableswapRecord {
+            chain_id: ChainId(1),
+            address: Address::repeat_byte(1),
+            protocol: "curve".into(),
+            lp_token: None,
+            coins: vec![Address::repeat_byte(2), Address::repeat_byte(3)],
+            balances: vec![U256::ZERO; 2],
+            amp: U256::from(100),
+            fee: U256::ZERO,
+            admin_fee: None,
+            a_precision: Some(100),
+            lp_supply: None,
+        });
+        let ok = [word(5), word(7), word(200), word(20_000), word(4_000_000), word(0), word(0)];
+        let PoolRecord::Stableswap(p) = apply(&t, &ok).expect("read") else { panic!() };
+        assert_eq!(
+            (p.balances.clone(), p.amp, p.fee),
+            (vec![U256::from(5), U256::from(7)], U256::from(200), U256::from(4_000_000))
+        );
+        let ramp = [word(5), word(7), word(200), word(20_050), word(0), word(0), word(0)];
+        assert!(apply(&t, &ramp).expect_err("mid ramp").contains("ramping"));
+    }
+}
