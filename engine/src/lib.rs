@@ -365,6 +365,10 @@ impl RpcSource {
     }
 }
 
+/// The protocol slug of Balancer V2's pools, and the name of the source
+/// that follows its Vault (and of the `factories` entry that moves it).
+const BALANCER_SOURCE: &str = "balancer-v2";
+
 /// The feeds of the configured nodes: one per catalog factory on each
 /// node's chain (at the operator's address for it, if given), and one per
 /// protocol of the other pools the market lists there (`templates`).
@@ -386,14 +390,26 @@ fn rpc_sources(
         for t in templates.iter().filter(|t| t.common().chain_id == cfg.chain) {
             listed.entry(t.common().protocol).or_default().push(t.clone());
         }
-        if factories.is_empty() && listed.is_empty() {
+        // Balancer's Vault, where the catalog has one on the chain (or the
+        // operator names one), is followed for its weighted pools.
+        let vault = cfg
+            .factories
+            .iter()
+            .find(|(p, _)| p == BALANCER_SOURCE)
+            .map(|(_, a)| *a)
+            .or_else(|| {
+                catalog
+                    .deployment(cfg.chain, switchyard_catalog::DeploymentRole::BalancerVault, None)
+                    .map(|d| d.address)
+            });
+        if factories.is_empty() && listed.is_empty() && vault.is_none() {
             return Err(EngineError::Config(format!(
-                "chain {} has a node but neither a DEX factory in the catalog nor a pool in the market",
+                "chain {} has a node but neither a DEX factory nor a Balancer Vault in the catalog, nor a pool in the market",
                 cfg.chain
             )));
         }
         for (protocol, _) in &cfg.factories {
-            if !factories.iter().any(|f| &f.protocol == protocol) {
+            if protocol != BALANCER_SOURCE && !factories.iter().any(|f| &f.protocol == protocol) {
                 return Err(EngineError::Config(format!(
                     "chain {}: no `{protocol}` factory in the catalog to move",
                     cfg.chain
@@ -410,6 +426,17 @@ fn rpc_sources(
                 health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
                 source,
                 origin: rpc_feed::Origin::Factory { kind: f.kind, factory: at },
+            });
+        }
+        if let Some(vault) = vault {
+            let seeds = listed.remove(BALANCER_SOURCE).unwrap_or_default();
+            let source: Arc<str> = Arc::from(BALANCER_SOURCE);
+            out.push(RpcSource {
+                config: cfg.clone(),
+                client: Arc::clone(&client),
+                health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
+                source,
+                origin: rpc_feed::Origin::Balancer { vault, seeds: seeds.into() },
             });
         }
         for (protocol, records) in listed {

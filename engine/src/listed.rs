@@ -16,7 +16,7 @@
 //! | kind | read |
 //! |---|---|
 //! | StableSwap | `balances(i)`, `A()` (and `A_precise()`), `fee()`, `admin_fee()`, the LP token's `totalSupply()` |
-//! | weighted | the Vault's `getPoolTokens(poolId)`, the pool's `getNormalizedWeights()` and `getSwapFeePercentage()` |
+//! | weighted | the Vault's `getPoolTokens(poolId)`, the pool's `getNormalizedWeights()` and `getSwapFeePercentage()`; `getLastInvariant()`, which only the 2021 pools answer, names the pow rule; a pool with rate providers (`getRateProviders()`) is left out |
 //! | ERC-4626 | `totalAssets()`, `totalSupply()` |
 //! | Aave V3 | the pool's `getReserveNormalizedIncome(asset)`, the asset's `balanceOf(aToken)` |
 //! | Compound V2 | `exchangeRateCurrent()` (accrued to the block), `getCash()` |
@@ -56,6 +56,8 @@ sol! {
     function getPoolTokens(bytes32 poolId) external view returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
     function getNormalizedWeights() external view returns (uint256[] weights);
     function getSwapFeePercentage() external view returns (uint256);
+    function getLastInvariant() external view returns (uint256);
+    function getRateProviders() external view returns (address[] providers);
     function totalAssets() external view returns (uint256);
     function getReserveNormalizedIncome(address asset) external view returns (uint256);
     function balanceOf(address who) external view returns (uint256);
@@ -90,6 +92,8 @@ fn calls(record: &PoolRecord) -> Vec<LensCall> {
             ),
             call(p.address, getNormalizedWeightsCall {}.abi_encode()),
             call(p.address, getSwapFeePercentageCall {}.abi_encode()),
+            call(p.address, getLastInvariantCall {}.abi_encode()),
+            call(p.address, getRateProvidersCall {}.abi_encode()),
         ],
         PoolRecord::Erc4626(p) => vec![
             call(p.address, totalAssetsCall {}.abi_encode()),
@@ -199,9 +203,19 @@ fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), String
     if weights.len() != p.tokens.len() {
         return Err(format!("{} weights for {} tokens", weights.len(), p.tokens.len()));
     }
+    // Pools since 2022 may scale balances by rate providers, which the
+    // kernel does not price.
+    if let Ok(providers) = ret::<getRateProvidersCall>(&answers[4], "getRateProviders()")
+        && providers.iter().any(|a| !a.is_zero())
+    {
+        return Err("its balances are scaled by rate providers, which are not priced".into());
+    }
     p.balances = tokens.balances;
     p.weights = weights;
     p.swap_fee = ret::<getSwapFeePercentageCall>(&answers[2], "getSwapFeePercentage()")?;
+    // The 2021 pools (the first factories) answer `getLastInvariant()`,
+    // the later ones do not: their pow has the exact shortcuts.
+    p.pool_version = answers[3].ok.then_some(1);
     Ok(())
 }
 

@@ -288,7 +288,7 @@ impl PriceCacheActor {
     fn replace_source(
         &mut self,
         current: &MarketSnapshot,
-        msg: ReplaceSource,
+        mut msg: ReplaceSource,
     ) -> Result<(MarketSnapshot, bool), crate::EngineError> {
         let chain = msg.head.chain_id;
         let ours = |r: &PoolRecord| {
@@ -313,6 +313,18 @@ impl PriceCacheActor {
             .max()
             .unwrap_or((msg.head.block_number, msg.head.timestamp));
         let head = ChainHead { block_number, timestamp, gas_price_wei: gas };
+        // A pool of a token neither the catalog lists nor the message brings
+        // (a Balancer pool's token that trades nowhere else) cannot be
+        // priced: it stays out, and the rest of the source is published.
+        let catalog = &self.inputs.catalog;
+        let brought: std::collections::HashSet<Address> =
+            msg.tokens.iter().filter(|n| n.chain_id == chain).map(|n| n.address).collect();
+        let known = |t: &Address| catalog.token(chain, *t).is_some() || brought.contains(t);
+        let before_filter = msg.records.len();
+        msg.records.retain(|r| r.tokens().iter().all(known));
+        if msg.records.len() < before_filter {
+            tracing::debug!(%chain, source = %msg.source, pools = before_filter - msg.records.len(), "pools of tokens no catalog lists left out");
+        }
         let identity = |r: &PoolRecord| (r.common().address, r.tokens());
         let before: Vec<_> =
             self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();

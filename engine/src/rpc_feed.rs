@@ -79,6 +79,8 @@ sol! {
     event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
     event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1);
     event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1);
+    event PoolRegistered(bytes32 indexed poolId, address indexed poolAddress, uint8 specialization);
+    event TokensRegistered(bytes32 indexed poolId, address[] tokens, address[] assetManagers);
 
     struct LensRequest { address pool; uint8 kind; int16 fromWord; int16 toWord; int24 tickSpacing; }
     struct LensTick { int24 index; uint128 liquidityGross; int128 liquidityNet; }
@@ -266,6 +268,15 @@ pub(crate) enum Origin {
     /// Listed by the market (templates whose moving state is read from the
     /// node at each head; [`crate::listed`]).
     Listed(Arc<[PoolRecord]>),
+    /// The Balancer V2 Vault: weighted pools found from its
+    /// `PoolRegistered`/`TokensRegistered` events (and the market's listed
+    /// ones), read from the node at each head as listed pools are.
+    Balancer {
+        /// The Vault's address on the chain.
+        vault: Address,
+        /// The weighted pools the market lists.
+        seeds: Arc<[PoolRecord]>,
+    },
 }
 
 /// What the feed knows of its source, for the async steps.
@@ -278,8 +289,11 @@ struct Spec {
     /// Tokens no catalog lists, read from the node: their entry, or `None`
     /// when unusable (their pools stay out).
     discovered: Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>,
-    /// The listed pools (by index) whose last read failed.
-    failing: Mutex<std::collections::BTreeSet<usize>>,
+    /// The listed pools (by address and last token) whose last read failed.
+    failing: Mutex<std::collections::BTreeSet<(Address, Address)>>,
+    /// A Balancer source's pools by id: weighted ones (their templates, the
+    /// tokens as registered), and `None` for those that are not weighted.
+    found: Mutex<BTreeMap<B256, Option<PoolRecord>>>,
     /// Tokens read from the node whose pools held none to probe a transfer
     /// with yet: probed again when something moves.
     unprobed: Mutex<std::collections::HashMap<Address, switchyard_catalog::Token>>,
@@ -314,7 +328,7 @@ impl Spec {
     const fn factory(&self) -> Option<(FactoryKind, Address)> {
         match &self.origin {
             Origin::Factory { kind, factory } => Some((*kind, *factory)),
-            Origin::Listed(_) => None,
+            Origin::Listed(_) | Origin::Balancer { .. } => None,
         }
     }
 
@@ -377,7 +391,7 @@ impl Spec {
     /// The records of every pool that can be routed through (both tokens
     /// a catalog token, or one read from the node and usable).
     fn records(&self, book: &Book) -> Vec<PoolRecord> {
-        if let Origin::Listed(_) = self.origin {
+        if let Origin::Listed(_) | Origin::Balancer { .. } = self.origin {
             return book.listed.to_vec();
         }
         let pools = &book.pools;
@@ -556,6 +570,25 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             book.push(header, spec.config.reorg_depth);
             return Ok(Step::Indexed { book, node_head });
         }
+        Origin::Balancer { vault, seeds } => {
+            {
+                let mut found =
+                    spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                found.clear();
+                for s in seeds.iter() {
+                    if let PoolRecord::Weighted(w) = s {
+                        found.insert(w.pool_id.unwrap_or_default(), Some(s.clone()));
+                    }
+                }
+            }
+            register_balancer_pools(spec, client, *vault, spec.config.from_block.min(head), head)
+                .await?;
+            let listed = read_balancer(spec, client, head).await?;
+            let mut book =
+                Book { pools: Arc::default(), listed, head: header, history: VecDeque::new() };
+            book.push(header, spec.config.reorg_depth);
+            return Ok(Step::Indexed { book, node_head });
+        }
     };
     // Discovery.
     let mut pools = Pools::new();
@@ -684,6 +717,7 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
     let factory = match &spec.origin {
         Origin::Factory { factory, .. } => *factory,
         Origin::Listed(templates) => return follow_listed(spec, client, book, templates).await,
+        Origin::Balancer { vault, .. } => return follow_balancer(spec, client, book, *vault).await,
     };
     let node_head = client.block_number().await?;
     let ours = book.head.number.to::<u64>();
@@ -783,6 +817,135 @@ async fn follow_listed(
     Ok(Step::Followed { book, node_head, changed })
 }
 
+/// Books the Vault's `PoolRegistered` and `TokensRegistered` events of
+/// blocks `[from, to]` into the source's pools.
+async fn register_balancer_pools(
+    spec: &Spec,
+    client: &RpcClient,
+    vault: Address,
+    from: u64,
+    to: u64,
+) -> Result<(), FeedError> {
+    let range = spec.config.log_range.max(1);
+    let mut start = from;
+    while start <= to {
+        let end = start.saturating_add(range - 1).min(to);
+        let logs = client
+            .logs(&LogFilter {
+                from_block: U64::from(start),
+                to_block: U64::from(end),
+                address: Some(vec![vault]),
+                topics: vec![vec![
+                    PoolRegistered::SIGNATURE_HASH,
+                    TokensRegistered::SIGNATURE_HASH,
+                ]],
+            })
+            .await?;
+        let mut found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for log in logs.iter().filter(|l| l.address == vault) {
+            let topics = log.topics.iter().copied();
+            if let Ok(e) = PoolRegistered::decode_raw_log(topics.clone(), &log.data) {
+                found.entry(e.poolId).or_insert_with(|| {
+                    Some(PoolRecord::Weighted(switchyard_catalog::market::WeightedRecord {
+                        chain_id: spec.config.chain,
+                        address: e.poolAddress,
+                        protocol: spec.source.to_string(),
+                        pool_id: Some(e.poolId),
+                        tokens: Vec::new(),
+                        balances: Vec::new(),
+                        weights: Vec::new(),
+                        swap_fee: U256::ZERO,
+                        pool_version: None,
+                    }))
+                });
+            } else if let Ok(e) = TokensRegistered::decode_raw_log(topics, &log.data)
+                && let Some(Some(PoolRecord::Weighted(w))) = found.get_mut(&e.poolId)
+            {
+                for t in e.tokens {
+                    if !w.tokens.contains(&t) {
+                        w.tokens.push(t);
+                        w.balances.push(U256::ZERO);
+                        w.weights.push(U256::ZERO);
+                    }
+                }
+            }
+        }
+        start = end + 1;
+    }
+    Ok(())
+}
+
+/// The source's weighted pools as the node has them at `block`. A pool
+/// that does not answer `getNormalizedWeights()` is not a weighted pool
+/// (stable, linear, …): it is set aside for good, at debug level.
+async fn read_balancer(
+    spec: &Spec,
+    client: &RpcClient,
+    block: u64,
+) -> Result<Arc<[PoolRecord]>, FeedError> {
+    let (ids, templates): (Vec<B256>, Vec<PoolRecord>) = {
+        let found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        found
+            .iter()
+            .filter_map(|(id, t)| Some((*id, t.clone()?)))
+            .filter(|(_, t)| t.tokens().len() >= 2)
+            .unzip()
+    };
+    let read = crate::listed::read(client, &templates, block).await?;
+    let mut out = Vec::with_capacity(read.len());
+    let mut failing = spec.failing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for ((id, t), r) in ids.iter().zip(&templates).zip(read) {
+        let key = (t.common().address, Address::ZERO);
+        match r {
+            Ok(rec) => {
+                failing.remove(&key);
+                out.push(rec);
+            }
+            Err(why) if why.starts_with("getNormalizedWeights()") => {
+                tracing::debug!(chain = %spec.config.chain, pool = %t.common().address, why, "a Balancer pool that is not weighted is set aside");
+                found.insert(*id, None);
+            }
+            Err(why) => {
+                if failing.insert(key) {
+                    tracing::warn!(chain = %spec.config.chain, source = %spec.source, pool = %t.common().address, block, why, "a Balancer pool cannot be read from the node: it is left out");
+                }
+            }
+        }
+    }
+    Ok(out.into())
+}
+
+/// A Balancer source at the node's head: new registrations booked, every
+/// weighted pool read again.
+async fn follow_balancer(
+    spec: &Spec,
+    client: &RpcClient,
+    mut book: Book,
+    vault: Address,
+) -> Result<Step, FeedError> {
+    let node_head = client.block_number().await?;
+    let ours = book.head.number.to::<u64>();
+    let to = node_head.min(ours.saturating_add(MAX_BLOCKS_PER_STEP));
+    let header = client
+        .headers(&[to])
+        .await?
+        .pop()
+        .flatten()
+        .ok_or_else(|| FeedError::Inconsistent(format!("block {to} vanished")))?;
+    if header.hash == book.head.hash {
+        return Ok(Step::Followed { book, node_head, changed: false });
+    }
+    if to > ours {
+        register_balancer_pools(spec, client, vault, ours + 1, to).await?;
+    }
+    let listed = read_balancer(spec, client, to).await?;
+    let changed = listed != book.listed;
+    book.listed = listed;
+    book.push(header, spec.config.reorg_depth);
+    Ok(Step::Followed { book, node_head, changed })
+}
+
 /// The listed pools that read well at `block`; a pool's failure is logged
 /// when it starts (and when it ends).
 async fn read_listed(
@@ -796,15 +959,16 @@ async fn read_listed(
     let mut out = Vec::with_capacity(read.len());
     for (k, r) in read.into_iter().enumerate() {
         let pool = templates[k].common().address;
+        let key = (pool, templates[k].tokens().last().copied().unwrap_or_default());
         match r {
             Ok(rec) => {
-                if failing.remove(&k) {
+                if failing.remove(&key) {
                     tracing::info!(chain = %spec.config.chain, source = %spec.source, pool = %pool, block, "a listed pool reads again");
                 }
                 out.push(rec);
             }
             Err(why) => {
-                if failing.insert(k) {
+                if failing.insert(key) {
                     tracing::warn!(chain = %spec.config.chain, source = %spec.source, pool = %pool, block, why, "a listed pool cannot be read from the node: it is left out");
                 }
             }
@@ -972,6 +1136,7 @@ impl RpcFeed {
                 discovered: Mutex::default(),
                 failing: Mutex::default(),
                 unprobed: Mutex::default(),
+                found: Mutex::default(),
             }),
             client,
             hub,

@@ -88,7 +88,8 @@ pub struct NodeConfig {
     pub log_range: Option<u64>,
     /// Timeout of one call (default 10000).
     pub timeout_ms: Option<u64>,
-    /// Factory addresses instead of the catalog's, by protocol slug.
+    /// Factory addresses instead of the catalog's, by protocol slug
+    /// (`balancer-v2`: the Balancer V2 Vault).
     #[serde(default)]
     pub factories: std::collections::BTreeMap<String, String>,
 }

@@ -777,6 +777,7 @@ const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
 const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
 const AAVE_POOL: Address = address!("87870bca3f3fd6335c3f4ce8392d69350b4fa4e2");
 const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
+const AWETH: Address = address!("4d5f47fa6a74757f35c14fd3a6ef8e3c9bc514e8");
 const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
 
 sol! {
@@ -791,6 +792,8 @@ sol! {
     interface BalancerVault {
         struct BatchSwapStep { bytes32 poolId; uint256 assetInIndex; uint256 assetOutIndex; uint256 amount; bytes userData; }
         struct FundManagement { address sender; bool fromInternalBalance; address recipient; bool toInternalBalance; }
+        struct JoinPoolRequest { address[] assets; uint256[] maxAmountsIn; bytes userData; bool fromInternalBalance; }
+        function joinPool(bytes32 poolId, address sender, address recipient, JoinPoolRequest request) external payable;
         function queryBatchSwap(uint8 kind, BatchSwapStep[] swaps, address[] assets, FundManagement funds) external returns (int256[] assetDeltas);
     }
     interface Vault4626 {
@@ -857,6 +860,40 @@ fn take(node: &Node, token: Address, holder: Address, to: Address, amount: U256)
     node.rpc("hardhat_stopImpersonatingAccount", json!([holder]));
 }
 
+/// The Vault's own answer (`queryBatchSwap`) for `amount` of `token_in`
+/// sold into pool `id`.
+fn vault_out(
+    node: &Node,
+    me: Address,
+    id: alloy_primitives::B256,
+    token_in: Address,
+    token_out: Address,
+    amount: U256,
+) -> U256 {
+    let query = BalancerVault::queryBatchSwapCall {
+        kind: 0,
+        swaps: vec![BalancerVault::BatchSwapStep {
+            poolId: id,
+            assetInIndex: U256::ZERO,
+            assetOutIndex: U256::from(1),
+            amount,
+            userData: Bytes::new(),
+        }],
+        assets: vec![token_in, token_out],
+        funds: BalancerVault::FundManagement {
+            sender: me,
+            fromInternalBalance: false,
+            recipient: me,
+            toInternalBalance: false,
+        },
+    };
+    let deltas = BalancerVault::queryBatchSwapCall::abi_decode_returns(
+        &node.call(BALANCER_VAULT, &query.abi_encode()),
+    )
+    .expect("deltas");
+    U256::try_from(-deltas[1]).expect("paid out")
+}
+
 fn word(bytes: &[u8]) -> U256 {
     U256::from_be_slice(&bytes[..32])
 }
@@ -905,28 +942,7 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
         show_log()
     );
     let btc_in = U256::from(150_000_000u64); // 1.5 WBTC
-    let query = BalancerVault::queryBatchSwapCall {
-        kind: 0,
-        swaps: vec![BalancerVault::BatchSwapStep {
-            poolId: WBTC_WETH_POOL_ID,
-            assetInIndex: U256::ZERO,
-            assetOutIndex: U256::from(1),
-            amount: btc_in,
-            userData: Bytes::new(),
-        }],
-        assets: vec![WBTC, WETH],
-        funds: BalancerVault::FundManagement {
-            sender: me,
-            fromInternalBalance: false,
-            recipient: me,
-            toInternalBalance: false,
-        },
-    };
-    let deltas = BalancerVault::queryBatchSwapCall::abi_decode_returns(
-        &node.call(BALANCER_VAULT, &query.abi_encode()),
-    )
-    .expect("deltas");
-    let weth_out = U256::try_from(-deltas[1]).expect("paid out");
+    let weth_out = vault_out(&node, me, WBTC_WETH_POOL_ID, WBTC, WETH, btc_in);
     assert_eq!(q(WBTC, WETH, btc_in), Some(weth_out), "{:?}", server.quote(WBTC, WETH, btc_in));
     let dai_in = U256::from(10u128.pow(23));
     let shares =
@@ -1001,5 +1017,70 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
         server.quote(USDC, USDT, usdc_in),
         show_log()
     );
+
+    // A weighted pool registered with the node's Vault while the feed
+    // follows (the published 2021 two-token pool): found from the Vault's
+    // events, joined, and quoted as the Vault answers.
+    use alloy_sol_types::SolConstructor;
+    use switchyard_engine::evm::{Artifact, NpmArtifacts, abi::BalancerWeightedPool2Tokens as Wp};
+    let npm = NpmArtifacts::load(&NpmArtifacts::default_dir()).expect("npm artifacts");
+    let mut code = npm.initcode(Artifact::BalancerWeightedPool2Tokens).expect("pool").to_vec();
+    let half = U256::from(5u128 * 10u128.pow(17));
+    code.extend(
+        Wp::constructorCall {
+            params: Wp::NewPoolParams {
+                vault: BALANCER_VAULT,
+                name: "50USDC-50WETH".into(),
+                symbol: "B-50USDC-50WETH".into(),
+                token0: USDC,
+                token1: WETH,
+                normalizedWeight0: half,
+                normalizedWeight1: half,
+                swapFeePercentage: U256::from(3u128 * 10u128.pow(15)),
+                pauseWindowDuration: U256::ZERO,
+                bufferPeriodDuration: U256::ZERO,
+                oracleEnabled: false,
+                owner: me,
+            },
+        }
+        .abi_encode(),
+    );
+    let pool = node.send(me, None, &code).expect("weighted pool deployed");
+    let id =
+        alloy_primitives::B256::from_slice(&node.call(pool, &Wp::getPoolIdCall {}.abi_encode()));
+    let amounts = vec![U256::from(3_000_000_000_000u64), U256::from(1_000u128 * 10u128.pow(18))];
+    take(&node, USDC, CURVE_3POOL, me, amounts[0]);
+    take(&node, WETH, AWETH, me, amounts[1]);
+    for (token, amount) in [(USDC, amounts[0]), (WETH, amounts[1])] {
+        node.send(
+            me,
+            Some(token),
+            &Erc20::approveCall { spender: BALANCER_VAULT, amount }.abi_encode(),
+        );
+    }
+    let join = BalancerVault::joinPoolCall {
+        poolId: id,
+        sender: me,
+        recipient: me,
+        request: BalancerVault::JoinPoolRequest {
+            assets: vec![USDC, WETH],
+            maxAmountsIn: amounts.clone(),
+            userData: (U256::ZERO, amounts).abi_encode_params().into(),
+            fromInternalBalance: false,
+        },
+    };
+    node.send(me, Some(BALANCER_VAULT), &join.abi_encode());
+    let usdc_buy = U256::from(20_000_000_000u64); // 20,000 USDC
+    let expect = vault_out(&node, me, id, USDC, WETH, usdc_buy);
+    assert!(
+        within_blocks(&node, 2, || q(USDC, WETH, usdc_buy) == Some(expect)).is_some(),
+        "a weighted pool registered on the node was not followed: {:?} {}",
+        server.quote(USDC, WETH, usdc_buy),
+        show_log()
+    );
+    let route = server.ok(&format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={USDC:#x}&tokenOut={WETH:#x}&amountIn={usdc_buy}&slippage=50"
+    ));
+    assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{route}");
     let _ = std::fs::remove_dir_all(&dir);
 }
