@@ -139,6 +139,20 @@ pub struct FeedStatus {
     pub head_block: u64,
     /// Blocks behind the chain head.
     pub lag_blocks: u64,
+    /// While an RPC feed indexes: how far it is.
+    pub progress: Option<IndexProgress>,
+}
+
+/// How far an RPC feed's indexing is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexProgress {
+    /// `discovery` (searching the factory's creation events, in blocks) or
+    /// `state` (reading the pools found, in pool reads).
+    pub phase: &'static str,
+    /// Done so far.
+    pub done: u64,
+    /// Of this many.
+    pub total: u64,
 }
 
 /// Stops the engine's actor system when dropped or on [`Shutdown::stop`].
@@ -709,6 +723,7 @@ impl EngineHandle {
                 state: if ended { FeedState::Ended } else { FeedState::Ready },
                 head_block: head.block_number,
                 lag_blocks: 0,
+                progress: None,
             })
             .collect();
         for h in &self.inner.rpc_health {
@@ -719,6 +734,7 @@ impl EngineHandle {
                 state,
                 head_block,
                 lag_blocks,
+                progress: (state == FeedState::Indexing).then(|| h.progress()).flatten(),
             });
         }
         out

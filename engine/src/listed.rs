@@ -219,6 +219,28 @@ fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), String
     Ok(())
 }
 
+/// `calls` cut into batches of at most [`CALLS_PER_READ`] whose encoding,
+/// after a lens of `lens_len` bytes, fits the initcode limit.
+fn chunks(calls: &[LensCall], lens_len: usize) -> Vec<&[LensCall]> {
+    let budget = crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens_len + 64);
+    let mut out = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (k, c) in calls.iter().enumerate() {
+        // Its offset in the array's head, then the tuple: the target, the
+        // bytes' offset and length, and the padded bytes.
+        let size = 32 * 4 + c.data.len().div_ceil(32) * 32;
+        if k > start && (used + size > budget || k - start == CALLS_PER_READ) {
+            out.push(&calls[start..k]);
+            (start, used) = (k, 0);
+        }
+        used += size;
+    }
+    if start < calls.len() {
+        out.push(&calls[start..]);
+    }
+    out
+}
+
 /// Each of `templates` as the node has it at `block`, or why it cannot be
 /// read there.
 pub(crate) async fn read(
@@ -230,21 +252,25 @@ pub(crate) async fn read(
     let plans: Vec<Vec<LensCall>> = templates.iter().map(calls).collect();
     let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
     let mut answers: Vec<LensAnswer> = Vec::with_capacity(all.len());
-    for chunk in all.chunks(CALLS_PER_READ) {
-        let mut data = lens.to_vec();
-        // The constructor's one argument, `abi.encode(calls)`.
-        data.extend(chunk.to_vec().abi_encode());
-        let out = client.call_initcode(&Bytes::from(data), block).await?;
-        let got =
-            <Vec<LensAnswer>>::abi_decode(&out).map_err(|e| FeedError::Lens(e.to_string()))?;
-        if got.len() != chunk.len() {
-            return Err(FeedError::Lens(format!(
-                "{} answers for {} calls",
-                got.len(),
-                chunk.len()
-            )));
-        }
-        answers.extend(got);
+    for chunk in chunks(&all, lens.len()) {
+        // The constructor's one argument, `abi.encode(calls)`; a batch
+        // whose answers pass the node's size limit is halved.
+        let read = client
+            .lens_batches(
+                &lens,
+                chunk,
+                block,
+                chunk.len(),
+                |calls: &[LensCall]| calls.to_vec().abi_encode(),
+                |out: &[u8]| <Vec<LensAnswer>>::abi_decode(out).map_err(|e| e.to_string()),
+                |_| None,
+                |_| {},
+            )
+            .await?;
+        answers.extend(
+            read.into_iter()
+                .map(|(_, a)| a.unwrap_or_else(|_| LensAnswer { ok: false, data: Bytes::new() })),
+        );
     }
     let mut at = 0;
     Ok(templates
@@ -265,6 +291,24 @@ mod tests {
 
     fn word(v: u64) -> LensAnswer {
         LensAnswer { ok: true, data: U256::from(v).abi_encode().into() }
+    }
+
+    #[test]
+    fn every_batch_fits_the_initcode_limit() {
+        let lens = Artifact::StateLens.initcode().expect("lens").len();
+        let calls: Vec<LensCall> = (0..5_000u32)
+            .map(|i| LensCall {
+                target: Address::repeat_byte(7),
+                data: balancesCall { i: U256::from(i) }.abi_encode().into(),
+            })
+            .collect();
+        let batches = chunks(&calls, lens);
+        assert_eq!(batches.iter().map(|b| b.len()).sum::<usize>(), calls.len());
+        for b in &batches {
+            let size = lens + b.to_vec().abi_encode().len();
+            assert!(size <= crate::rpc::MAX_INITCODE_BYTES, "{size}");
+        }
+        assert!(batches.len() < 30, "{} batches", batches.len());
     }
 
     #[test]

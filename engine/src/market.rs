@@ -241,6 +241,12 @@ pub(crate) struct ReplaceSource {
     pub(crate) records: Vec<PoolRecord>,
     /// Tokens of the records no catalog lists, read from the node.
     pub(crate) tokens: Vec<switchyard_catalog::Token>,
+    /// `records` are only the pools that moved since the source's last
+    /// publication (the same pools otherwise, none new): their states are
+    /// set in place.
+    pub(crate) moved_only: bool,
+    /// When the feed had the node's answers these records come from.
+    pub(crate) read_at: Option<std::time::Instant>,
 }
 
 impl Handler<ReplaceSource> for PriceCacheActor {
@@ -248,9 +254,18 @@ impl Handler<ReplaceSource> for PriceCacheActor {
 
     fn handle(&mut self, msg: ReplaceSource, ctx: &mut Self::Context) -> Self::Result {
         let current = Arc::clone(&self.state.load().snapshot);
+        let (read_at, chain, source) = (msg.read_at, msg.head.chain_id, Arc::clone(&msg.source));
         let built = guarded(ctx, "price cache", || self.replace_source(&current, msg));
         match built {
-            Ok((next, same_pools)) => self.publish(Arc::new(next), same_pools),
+            Ok((next, same_pools)) => {
+                let head = next.head(chain).map(|h| h.block_number);
+                let published = self.publish(Arc::new(next), same_pools);
+                // Quotes read the new snapshot from here on.
+                if let Some(t) = read_at {
+                    tracing::debug!(%chain, %source, head, node_to_quotes_us = t.elapsed().as_micros() as u64, "price cache: quotes see a feed's block");
+                }
+                published
+            }
             Err(e) => {
                 tracing::error!(error = %e, "a feed's pools not published");
                 AtomicResponse::new(Box::pin(fut::ready(())))
@@ -324,6 +339,19 @@ impl PriceCacheActor {
         msg.records.retain(|r| r.tokens().iter().all(known));
         if msg.records.len() < before_filter {
             tracing::debug!(%chain, source = %msg.source, pools = before_filter - msg.records.len(), "pools of tokens no catalog lists left out");
+        }
+        if msg.moved_only && current.head(chain).is_some() {
+            let mut pools = Vec::with_capacity(msg.records.len());
+            for r in &msg.records {
+                match self.find(current, chain, r.common().address, &r.tokens()) {
+                    Some(k) => pools.push((k, PoolState::from_record(r))),
+                    None => {
+                        tracing::warn!(%chain, source = %msg.source, pool = %r.common().address, "a moved pool is not in the published state: left as it was")
+                    }
+                }
+            }
+            let next = current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?;
+            return Ok((next, true));
         }
         let identity = |r: &PoolRecord| (r.common().address, r.tokens());
         let before: Vec<_> =
@@ -494,6 +522,8 @@ mod tests {
             gas_price: Some(U256::from(7u8)),
             records: vec![pair(21_000_000_000_000, 7 * 10u128.pow(21))],
             tokens: Vec::new(),
+            moved_only: false,
+            read_at: None,
         };
         let (next, same) = hub.replace_source(&current, msg).expect("replaced");
         assert!(!same, "a new pool: the snapshot is built again");
@@ -517,6 +547,8 @@ mod tests {
             gas_price: None,
             records: vec![pair(20_000_000_000_000, 8 * 10u128.pow(21))],
             tokens: Vec::new(),
+            moved_only: false,
+            read_at: None,
         };
         let (again, same) = hub.replace_source(&next, msg).expect("replaced");
         assert!(same);
@@ -537,6 +569,8 @@ mod tests {
             gas_price: None,
             records: Vec::new(),
             tokens: Vec::new(),
+            moved_only: false,
+            read_at: None,
         };
         let (both, same) = hub.replace_source(&again, msg).expect("replaced");
         assert!(same, "no V3 pools before or after");

@@ -366,6 +366,72 @@ impl RpcClient {
         .await
     }
 
+    /// Runs a never-deployed lens over `items` at `block`, in batches of at
+    /// most `max_batch`, each encoded by `encode` after the `lens` initcode
+    /// and its answer decoded by `decode` (one result per item).
+    ///
+    /// A node refuses an initcode over 48 KiB (EIP-3860) and a constructor
+    /// answer over 24 KiB (EIP-170), even in an `eth_call`, and how much a
+    /// batch answers is not known before: a batch the node refuses is
+    /// halved and tried again; an item refused alone is split by
+    /// `split_one` where it can be (a V3 pool's bitmap range), else it is
+    /// answered `Err` with the node's reason, and the others go on.
+    /// `on_done` hears how many items each good batch answered.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn lens_batches<I: Clone, T>(
+        &self,
+        lens: &[u8],
+        items: &[I],
+        block: u64,
+        max_batch: usize,
+        encode: impl Fn(&[I]) -> Vec<u8>,
+        decode: impl Fn(&[u8]) -> Result<Vec<T>, String>,
+        split_one: impl Fn(&I) -> Option<(I, I)>,
+        mut on_done: impl FnMut(usize),
+    ) -> Result<Vec<(I, Result<T, String>)>, RpcError> {
+        let mut queue: std::collections::VecDeque<Vec<I>> =
+            items.chunks(max_batch.max(1)).map(<[I]>::to_vec).collect();
+        let mut out = Vec::with_capacity(items.len());
+        while let Some(batch) = queue.pop_front() {
+            let mut data = lens.to_vec();
+            data.extend(encode(&batch));
+            match self.call_initcode(&data.into(), block).await {
+                Ok(answer) => {
+                    let results = decode(&answer).map_err(|message| RpcError::Decode {
+                        method: "eth_call".into(),
+                        message,
+                    })?;
+                    if results.len() != batch.len() {
+                        return Err(RpcError::Decode {
+                            method: "eth_call".into(),
+                            message: format!("{} results for {} items", results.len(), batch.len()),
+                        });
+                    }
+                    on_done(batch.len());
+                    out.extend(batch.into_iter().zip(results.into_iter().map(Ok)));
+                }
+                Err(RpcError::Node { .. }) if batch.len() > 1 => {
+                    let mut first = batch;
+                    let second = first.split_off(first.len() / 2);
+                    queue.push_front(second);
+                    queue.push_front(first);
+                }
+                Err(RpcError::Node { message, .. }) => {
+                    let Some(item) = batch.into_iter().next() else { continue };
+                    match split_one(&item) {
+                        Some((a, b)) => {
+                            queue.push_front(vec![b]);
+                            queue.push_front(vec![a]);
+                        }
+                        None => out.push((item, Err(message))),
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
     /// `eth_call` of `data` on `to` at `block` (`None`: latest).
     pub async fn eth_call(
         &self,
@@ -381,6 +447,14 @@ impl RpcClient {
 /// The largest answer read from a node (a discovery `eth_getLogs` over a
 /// busy range is the biggest: narrow `log_range` if a node hits this).
 pub const MAX_ANSWER_BYTES: usize = 256 * 1024 * 1024;
+
+/// The largest initcode a node runs (EIP-3860, since Shanghai), even in an
+/// `eth_call`: a lens's code and its arguments together stay within it.
+pub const MAX_INITCODE_BYTES: usize = 49_152;
+
+/// The largest code a constructor may leave (EIP-170): a lens's answer, in
+/// an `eth_call`, stays within it.
+pub const MAX_ANSWER_CODE_BYTES: usize = 24_576;
 
 /// The gas an `eth_call` of the batch reader asks for: below geth's default
 /// RPC gas cap (50M) and Hardhat's block gas limit (30M).

@@ -172,6 +172,8 @@ struct HealthInner {
     node_head: u64,
     /// Readers see the source's pools (its first publication is done).
     published: bool,
+    /// The indexing step's progress, while one runs.
+    progress: Option<crate::IndexProgress>,
 }
 
 impl FeedHealth {
@@ -184,6 +186,7 @@ impl FeedHealth {
                 head: 0,
                 node_head: 0,
                 published: false,
+                progress: None,
             }),
         }
     }
@@ -192,6 +195,16 @@ impl FeedHealth {
     pub(crate) fn read(&self) -> (FeedState, u64, u64) {
         let h = *self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         (h.state, h.head, h.node_head.saturating_sub(h.head))
+    }
+
+    /// How far indexing is, while it runs.
+    pub(crate) fn progress(&self) -> Option<crate::IndexProgress> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner).progress
+    }
+
+    /// Records indexing progress (`None`: done).
+    fn set_progress(&self, phase: &'static str, done: u64, total: u64) {
+        self.update(|h| h.progress = Some(crate::IndexProgress { phase, done, total }));
     }
 
     fn update(&self, f: impl FnOnce(&mut HealthInner)) {
@@ -221,6 +234,15 @@ enum Tracked {
 }
 
 impl Tracked {
+    /// Whether the pool has liquidity to route through (V2: both reserves;
+    /// V3: a price and an initialized tick).
+    fn routable(&self) -> bool {
+        match self {
+            Self::V2 { reserves, .. } => !reserves[0].is_zero() && !reserves[1].is_zero(),
+            Self::V3(v) => !v.sqrt_price_x96.is_zero() && v.ticks.values().any(|(g, _)| *g > 0),
+        }
+    }
+
     /// The pool's two tokens.
     const fn tokens(&self) -> [Address; 2] {
         match self {
@@ -239,6 +261,13 @@ struct Book {
     pools: Arc<Pools>,
     /// A listed source's pools that read well at `head`.
     listed: Arc<[PoolRecord]>,
+    /// When the node's answers for the last step were in (the logs, or the
+    /// state reads): publication measures from here.
+    read_at: Option<Instant>,
+    /// The pools the last step moved, when that is all it did (no pool
+    /// created, none starting or stopping to be routable, no token read):
+    /// those alone are published. `None`: publish them all.
+    moved: Option<Arc<[Address]>>,
     head: Header,
     /// `(header, pools after it)`, oldest first, at most `reorg_depth`.
     history: VecDeque<(Header, Arc<Pools>)>,
@@ -284,6 +313,8 @@ pub(crate) enum Origin {
 struct Spec {
     config: RpcFeedConfig,
     source: Arc<str>,
+    /// What `/ready` shows of the feed (indexing progress is set here).
+    health: Arc<FeedHealth>,
     origin: Origin,
     catalog: Arc<Catalog>,
     /// Tokens no catalog lists, read from the node: their entry, or `None`
@@ -394,7 +425,14 @@ impl Spec {
         if let Origin::Listed(_) | Origin::Balancer { .. } = self.origin {
             return book.listed.to_vec();
         }
-        let pools = &book.pools;
+        self.records_of(book.pools.iter())
+    }
+
+    /// The records of `pools` that can be routed through.
+    fn records_of<'a>(
+        &self,
+        pools: impl Iterator<Item = (&'a Address, &'a Arc<Tracked>)>,
+    ) -> Vec<PoolRecord> {
         let chain_id = self.config.chain;
         let protocol = self.source.to_string();
         let Ok(discovered) = self.discovered.lock() else { return Vec::new() };
@@ -403,43 +441,36 @@ impl Spec {
                 || discovered.get(&t).is_some_and(Option::is_some)
         };
         pools
-            .iter()
-            .filter(|(_, p)| p.tokens().into_iter().all(known))
-            .filter_map(|(address, p)| match p.as_ref() {
+            .filter(|(_, p)| p.tokens().into_iter().all(known) && p.routable())
+            .map(|(address, p)| match p.as_ref() {
                 Tracked::V2 { token0, token1, reserves } => {
-                    (!reserves[0].is_zero() && !reserves[1].is_zero()).then(|| {
-                        PoolRecord::UniswapV2(UniswapV2Record {
-                            chain_id,
-                            address: *address,
-                            protocol: protocol.clone(),
-                            token0: *token0,
-                            token1: *token1,
-                            reserve0: reserves[0],
-                            reserve1: reserves[1],
-                            fee_bps: V2_FEE_BPS,
-                        })
-                    })
-                }
-                Tracked::V3(v) => (!v.sqrt_price_x96.is_zero()
-                    && v.ticks.values().any(|(g, _)| *g > 0))
-                .then(|| {
-                    PoolRecord::UniswapV3(UniswapV3Record {
+                    PoolRecord::UniswapV2(UniswapV2Record {
                         chain_id,
                         address: *address,
                         protocol: protocol.clone(),
-                        token0: v.token0,
-                        token1: v.token1,
-                        fee: v.fee,
-                        tick_spacing: v.spacing,
-                        sqrt_price_x96: v.sqrt_price_x96,
-                        tick: v.tick,
-                        liquidity: v.liquidity,
-                        ticks: v
-                            .ticks
-                            .iter()
-                            .map(|(i, (_, net))| TickRecord { index: *i, liquidity_net: *net })
-                            .collect(),
+                        token0: *token0,
+                        token1: *token1,
+                        reserve0: reserves[0],
+                        reserve1: reserves[1],
+                        fee_bps: V2_FEE_BPS,
                     })
+                }
+                Tracked::V3(v) => PoolRecord::UniswapV3(UniswapV3Record {
+                    chain_id,
+                    address: *address,
+                    protocol: protocol.clone(),
+                    token0: v.token0,
+                    token1: v.token1,
+                    fee: v.fee,
+                    tick_spacing: v.spacing,
+                    sqrt_price_x96: v.sqrt_price_x96,
+                    tick: v.tick,
+                    liquidity: v.liquidity,
+                    ticks: v
+                        .ticks
+                        .iter()
+                        .map(|(i, (_, net))| TickRecord { index: *i, liquidity_net: *net })
+                        .collect(),
                 }),
             })
             .collect()
@@ -565,8 +596,14 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
         Origin::Factory { factory, .. } => *factory,
         Origin::Listed(templates) => {
             let listed = read_listed(spec, client, templates, head).await?;
-            let mut book =
-                Book { pools: Arc::default(), listed, head: header, history: VecDeque::new() };
+            let mut book = Book {
+                pools: Arc::default(),
+                listed,
+                read_at: None,
+                moved: None,
+                head: header,
+                history: VecDeque::new(),
+            };
             book.push(header, spec.config.reorg_depth);
             return Ok(Step::Indexed { book, node_head });
         }
@@ -584,8 +621,14 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             register_balancer_pools(spec, client, *vault, spec.config.from_block.min(head), head)
                 .await?;
             let listed = read_balancer(spec, client, head).await?;
-            let mut book =
-                Book { pools: Arc::default(), listed, head: header, history: VecDeque::new() };
+            let mut book = Book {
+                pools: Arc::default(),
+                listed,
+                read_at: None,
+                moved: None,
+                head: header,
+                history: VecDeque::new(),
+            };
             book.push(header, spec.config.reorg_depth);
             return Ok(Step::Indexed { book, node_head });
         }
@@ -593,8 +636,11 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     // Discovery.
     let mut pools = Pools::new();
     let range = spec.config.log_range.max(1);
-    let mut from = spec.config.from_block.min(head);
+    let first = spec.config.from_block.min(head);
+    let mut from = first;
+    let blocks = head - first + 1;
     while from <= head {
+        spec.health.set_progress("discovery", from - first, blocks);
         let to = from.saturating_add(range - 1).min(head);
         let logs = client
             .logs(&LogFilter {
@@ -656,36 +702,71 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     );
     bar.set_prefix(format!("chain {} {}: {} pools,", spec.config.chain, spec.source, pools.len()));
     let lens = Artifact::PoolLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
-    let mut start = 0;
-    while start < requests.len() {
-        // Fill one call up to WORDS_PER_CALL words (a pair counts as one).
-        let mut words = 0;
-        let mut end = start;
-        while end < requests.len() {
-            let r = &requests[end].1;
-            let w = if r.kind == 0 { 1 } else { i32::from(r.toWord) - i32::from(r.fromWord) + 1 };
-            if end > start && words + w > WORDS_PER_CALL {
-                break;
+    // Each request is a static struct of five words (the array's offset
+    // and length first); each answer is at least eight words, and a V3
+    // pool's ticks three more each, which the node's size limits bound.
+    let per_call = (crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens.len() + 64) / 160)
+        .min(crate::rpc::MAX_ANSWER_CODE_BYTES.saturating_sub(64) / 256)
+        .max(1);
+    // Group V3 bitmap ranges so a call scans at most WORDS_PER_CALL words
+    // (a pair counts as one): cut the list where a batch would pass it.
+    let mut batches: Vec<Vec<(Address, LensRequest)>> = Vec::new();
+    let mut words = 0;
+    for r in requests {
+        let w = if r.1.kind == 0 { 1 } else { i32::from(r.1.toWord) - i32::from(r.1.fromWord) + 1 };
+        match batches.last_mut() {
+            Some(b) if b.len() < per_call && words + w <= WORDS_PER_CALL => {
+                words += w;
+                b.push(r);
             }
-            words += w;
-            end += 1;
+            _ => {
+                words = w;
+                batches.push(vec![r]);
+            }
         }
-        let batch: Vec<LensRequest> = requests[start..end].iter().map(|(_, r)| r.clone()).collect();
-        let mut data = lens.to_vec();
-        // The constructor's one argument, `abi.encode(requests)`.
-        data.extend(batch.abi_encode());
-        let out = client.call_initcode(&data.into(), head).await?;
-        let results =
-            <Vec<LensResult>>::abi_decode(&out).map_err(|e| FeedError::Lens(e.to_string()))?;
-        if results.len() != end - start {
-            return Err(FeedError::Lens(format!(
-                "{} results for {} requests",
-                results.len(),
-                end - start
-            )));
-        }
-        for ((address, _), r) in requests[start..end].iter().zip(results) {
-            let Some(p) = pools.get_mut(address) else { continue };
+    }
+    let total = batches.iter().map(Vec::len).sum::<usize>() as u64;
+    let mut done = 0u64;
+    let mut unreadable = 0usize;
+    for batch in batches {
+        let read = client
+            .lens_batches(
+                &lens,
+                &batch,
+                head,
+                batch.len(),
+                |items: &[(Address, LensRequest)]| {
+                    items.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>().abi_encode()
+                },
+                |out: &[u8]| <Vec<LensResult>>::abi_decode(out).map_err(|e| e.to_string()),
+                |(a, r): &(Address, LensRequest)| {
+                    // A V3 range whose ticks answer too much: its two halves.
+                    (r.kind == 1 && r.toWord > r.fromWord).then(|| {
+                        let mid = ((i32::from(r.fromWord) + i32::from(r.toWord)) / 2) as i16;
+                        let lo = LensRequest { toWord: mid, ..r.clone() };
+                        let hi = LensRequest { fromWord: mid + 1, ..r.clone() };
+                        ((*a, lo), (*a, hi))
+                    })
+                },
+                |n| {
+                    done += n as u64;
+                    bar.set_position(done);
+                    spec.health.set_progress("state", done.min(total), total);
+                },
+            )
+            .await?;
+        for ((address, _), r) in read {
+            let r = match r {
+                Ok(r) => r,
+                Err(why) => {
+                    // Its state cannot be read: the pool stays out.
+                    tracing::warn!(chain = %spec.config.chain, source = %spec.source, pool = %address, why, "a pool's state cannot be read: it is left out");
+                    pools.remove(&address);
+                    unreadable += 1;
+                    continue;
+                }
+            };
+            let Some(p) = pools.get_mut(&address) else { continue };
             match Arc::make_mut(p) {
                 Tracked::V2 { reserves, .. } => *reserves = [r.reserve0, r.reserve1],
                 Tracked::V3(v) => {
@@ -698,14 +779,17 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                 }
             }
         }
-        bar.inc((end - start) as u64);
-        start = end;
+    }
+    if unreadable > 0 {
+        tracing::warn!(chain = %spec.config.chain, source = %spec.source, unreadable, "pools left out: the node refused to read them");
     }
     bar.finish_and_clear();
     read_tokens(spec, client, &pools, head).await?;
     let mut book = Book {
         pools: Arc::new(pools),
         listed: Arc::default(),
+        read_at: None,
+        moved: None,
         head: header,
         history: VecDeque::new(),
     };
@@ -716,8 +800,9 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
 async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
     let factory = match &spec.origin {
         Origin::Factory { factory, .. } => *factory,
-        Origin::Listed(templates) => return follow_listed(spec, client, book, templates).await,
-        Origin::Balancer { vault, .. } => return follow_balancer(spec, client, book, *vault).await,
+        Origin::Listed(_) | Origin::Balancer { .. } => {
+            return follow_read(spec, client, book).await;
+        }
     };
     let node_head = client.block_number().await?;
     let ours = book.head.number.to::<u64>();
@@ -768,9 +853,13 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
             logs.extend(client.logs(&range(Some(born))).await?);
         }
     }
+    book.read_at = Some(Instant::now());
     logs.sort_by_key(|l| (l.block_number, l.log_index));
     logs.dedup_by_key(|l| (l.block_number, l.log_index));
+    let before = Arc::clone(&book.pools);
     let mut changed = false;
+    let mut created = false;
+    let mut moved = std::collections::BTreeSet::new();
     let mut at = 0;
     for h in chain {
         let n = h.number;
@@ -781,36 +870,66 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
                     log.block_hash
                 )));
             }
-            changed |= apply_log(spec, &mut book.pools, log);
+            created |= log.address == factory;
+            if apply_log(spec, &mut book.pools, log) {
+                changed = true;
+                moved.insert(log.address);
+            }
             at += 1;
         }
         book.push(h, spec.config.reorg_depth);
     }
-    if changed {
+    // Only moves, each pool as routable as before, and no token waiting for
+    // them: publish just those pools.
+    let same_shape = moved
+        .iter()
+        .all(|a| before.get(a).map(|p| p.routable()) == book.pools.get(a).map(|p| p.routable()));
+    let waiting = spec.unprobed.lock().map(|u| !u.is_empty()).unwrap_or(true);
+    let touches_waiting = waiting && {
+        let u = spec.unprobed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        moved
+            .iter()
+            .filter_map(|a| book.pools.get(a))
+            .any(|p| p.tokens().iter().any(|t| u.contains_key(t)))
+    };
+    if changed && (created || touches_waiting) {
         read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await?;
     }
+    book.moved = (!created && same_shape && !touches_waiting)
+        .then(|| moved.into_iter().collect::<Vec<_>>().into());
     Ok(Step::Followed { book, node_head, changed })
 }
 
-/// A listed source at the node's head: its pools read again when the head
-/// moved (a reorg needs nothing more: the state is read at the head).
-async fn follow_listed(
-    spec: &Spec,
-    client: &RpcClient,
-    mut book: Book,
-    templates: &[PoolRecord],
-) -> Result<Step, FeedError> {
+/// A listed or Balancer source at the node's head (at most
+/// [`MAX_BLOCKS_PER_STEP`] ahead): the Vault's new registrations booked,
+/// then its pools read again when the head moved (a reorg needs nothing
+/// more: the state is read at the head).
+async fn follow_read(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
     let node_head = client.block_number().await?;
+    let ours = book.head.number.to::<u64>();
+    let to = node_head.min(ours.saturating_add(MAX_BLOCKS_PER_STEP));
     let header = client
-        .headers(&[node_head])
+        .headers(&[to])
         .await?
         .pop()
         .flatten()
-        .ok_or_else(|| FeedError::Inconsistent(format!("block {node_head} vanished")))?;
+        .ok_or_else(|| FeedError::Inconsistent(format!("block {to} vanished")))?;
     if header.hash == book.head.hash {
         return Ok(Step::Followed { book, node_head, changed: false });
     }
-    let listed = read_listed(spec, client, templates, node_head).await?;
+    let listed = match &spec.origin {
+        Origin::Listed(templates) => read_listed(spec, client, templates, to).await?,
+        Origin::Balancer { vault, .. } => {
+            if to > ours {
+                register_balancer_pools(spec, client, *vault, ours + 1, to).await?;
+            }
+            read_balancer(spec, client, to).await?
+        }
+        Origin::Factory { .. } => {
+            return Err(FeedError::Inconsistent("a factory source has no listed pools".into()));
+        }
+    };
+    book.read_at = Some(Instant::now());
     let changed = listed != book.listed;
     book.listed = listed;
     book.push(header, spec.config.reorg_depth);
@@ -914,36 +1033,6 @@ async fn read_balancer(
         }
     }
     Ok(out.into())
-}
-
-/// A Balancer source at the node's head: new registrations booked, every
-/// weighted pool read again.
-async fn follow_balancer(
-    spec: &Spec,
-    client: &RpcClient,
-    mut book: Book,
-    vault: Address,
-) -> Result<Step, FeedError> {
-    let node_head = client.block_number().await?;
-    let ours = book.head.number.to::<u64>();
-    let to = node_head.min(ours.saturating_add(MAX_BLOCKS_PER_STEP));
-    let header = client
-        .headers(&[to])
-        .await?
-        .pop()
-        .flatten()
-        .ok_or_else(|| FeedError::Inconsistent(format!("block {to} vanished")))?;
-    if header.hash == book.head.hash {
-        return Ok(Step::Followed { book, node_head, changed: false });
-    }
-    if to > ours {
-        register_balancer_pools(spec, client, vault, ours + 1, to).await?;
-    }
-    let listed = read_balancer(spec, client, to).await?;
-    let changed = listed != book.listed;
-    book.listed = listed;
-    book.push(header, spec.config.reorg_depth);
-    Ok(Step::Followed { book, node_head, changed })
 }
 
 /// The listed pools that read well at `block`; a pool's failure is logged
@@ -1097,6 +1186,7 @@ async fn roll_back(
     );
     book.head = header;
     book.pools = pools;
+    book.moved = None;
     Ok(Step::Followed { book, node_head, changed: true })
 }
 
@@ -1131,6 +1221,7 @@ impl RpcFeed {
             spec: Arc::new(Spec {
                 config,
                 source,
+                health: Arc::clone(&health),
                 origin,
                 catalog,
                 discovered: Mutex::default(),
@@ -1192,6 +1283,7 @@ impl RpcFeed {
                             head = book.head.number.to::<u64>(),
                             "rpc feed: indexed"
                         );
+                        self.health.update(|h| h.progress = None);
                         self.publish(&book, node_head, gas, ctx);
                         self.book = Some(book);
                     }
@@ -1247,16 +1339,28 @@ impl RpcFeed {
                 gas_price_wei: U256::ZERO,
             },
             gas_price: gas,
-            records: spec.records(book),
-            tokens: spec.discovered_tokens(),
+            records: match &book.moved {
+                Some(moved) => {
+                    spec.records_of(moved.iter().filter_map(|a| book.pools.get_key_value(a)))
+                }
+                None => spec.records(book),
+            },
+            tokens: if book.moved.is_some() { Vec::new() } else { spec.discovered_tokens() },
+            moved_only: book.moved.is_some(),
+            read_at: book.read_at,
         };
         tracing::debug!(chain = %spec.config.chain, source = %spec.source, head, pools = msg.records.len(), "rpc feed: publishing");
         // Sent now, so publications keep the order of the blocks.
         let sent = self.hub.send(msg);
         let health = Arc::clone(&self.health);
+        let (chain, source, read_at) = (spec.config.chain, Arc::clone(&spec.source), book.read_at);
         ctx.spawn(
             async move {
                 if sent.await.is_ok() {
+                    // From the node's answers to readers seeing them.
+                    if let Some(t) = read_at {
+                        tracing::debug!(%chain, %source, head, node_to_readers_us = t.elapsed().as_micros() as u64, "rpc feed: published");
+                    }
                     health.update(|h| {
                         h.head = head;
                         h.node_head = node_head;

@@ -152,33 +152,39 @@ pub async fn probe_transfers(
     let lens = crate::evm::artifacts::Artifact::TransferProbe
         .initcode()
         .map_err(|e| FeedError::Lens(e.to_string()))?;
-    let mut out = Vec::with_capacity(requests.len());
-    // A probe is two swaps' worth of gas at most: 200 fit in one call.
-    for chunk in requests.chunks(200) {
-        let args: Vec<ProbeCall> = chunk
-            .iter()
-            .map(|r| ProbeCall {
-                token: r.token,
-                pool: r.pool,
-                kind: u8::from(r.v3),
-                isToken0: r.is_token0,
-            })
-            .collect();
-        let mut data = lens.to_vec();
-        data.extend(args.abi_encode());
-        let answer = client.call_initcode(&data.into(), block).await?;
-        let results = <Vec<ProbeResult>>::abi_decode(&answer)
-            .map_err(|e| FeedError::Lens(format!("transfer probe: {e}")))?;
-        if results.len() != chunk.len() {
-            return Err(FeedError::Lens(format!(
-                "transfer probe: {} results for {} tokens",
-                results.len(),
-                chunk.len()
-            )));
-        }
-        out.extend(results.iter().map(judge));
-    }
-    Ok(out)
+    // A probe is a flash swap and two transfers, about 100k gas: 64 fit in
+    // one call's gas and their answers (seven words and a revert reason)
+    // in the node's answer limit; a batch the node refuses is halved.
+    let read = client
+        .lens_batches(
+            &lens,
+            requests,
+            block,
+            64,
+            |items: &[ProbeRequest]| {
+                items
+                    .iter()
+                    .map(|r| ProbeCall {
+                        token: r.token,
+                        pool: r.pool,
+                        kind: u8::from(r.v3),
+                        isToken0: r.is_token0,
+                    })
+                    .collect::<Vec<_>>()
+                    .abi_encode()
+            },
+            |out: &[u8]| <Vec<ProbeResult>>::abi_decode(out).map_err(|e| e.to_string()),
+            |_| None,
+            |_| {},
+        )
+        .await?;
+    Ok(read
+        .into_iter()
+        .map(|(_, r)| match r {
+            Ok(r) => judge(&r),
+            Err(why) => Transfers::Unusual(format!("the node refused to probe it: {why}")),
+        })
+        .collect())
 }
 
 /// The verdict of one probe.

@@ -367,6 +367,22 @@ pub struct FeedStatus {
     pub head_block: u64,
     /// Blocks behind.
     pub lag_blocks: u64,
+    /// While an RPC feed indexes: how far it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<IndexProgress>,
+}
+
+/// How far an RPC feed's indexing is.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexProgress {
+    /// `discovery` (the factory's creation events, counted in blocks) or
+    /// `state` (the pools found, counted in pool reads).
+    pub phase: &'static str,
+    /// Done so far.
+    pub done: u64,
+    /// Of this many.
+    pub total: u64,
 }
 
 /// `/ready`.

@@ -1078,9 +1078,13 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
         server.quote(USDC, WETH, usdc_buy),
         show_log()
     );
-    let route = server.ok(&format!(
+    // The route waits for the world that holds the new pool (built after
+    // the snapshot quotes read).
+    let path = format!(
         "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={USDC:#x}&tokenOut={WETH:#x}&amountIn={usdc_buy}&slippage=50"
-    ));
+    );
+    wait_for("the route through the new pool", 20, || server.get(&path).0 == 200);
+    let route = server.ok(&path);
     assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{route}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -35,6 +35,11 @@ pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
             status: f.state.as_str(),
             head_block: f.head_block,
             lag_blocks: f.lag_blocks,
+            progress: f.progress.map(|p| dto::IndexProgress {
+                phase: p.phase,
+                done: p.done,
+                total: p.total,
+            }),
         })
         .collect();
     let serving = |status: &str| matches!(status, "ready" | "ended" | "delayed");
