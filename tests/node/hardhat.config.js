@@ -8,6 +8,8 @@ module.exports = {
       hardfork: 'cancun',
       mining: { auto: true },
       accounts: { count: 2 },
+      // Room for the node-chain benchmark's blocks of 1,000 pair syncs.
+      blockGasLimit: 200_000_000,
     },
   },
 };
