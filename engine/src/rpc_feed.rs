@@ -274,6 +274,20 @@ struct Book {
 }
 
 impl Book {
+    /// A listed or Balancer source's book: the pools read at `header`.
+    fn read(listed: Arc<[PoolRecord]>, header: Header, spec: &Spec) -> Self {
+        let mut book = Self {
+            pools: Arc::default(),
+            listed,
+            read_at: None,
+            moved: None,
+            head: header,
+            history: VecDeque::new(),
+        };
+        book.push(header, spec.config.reorg_depth);
+        book
+    }
+
     fn push(&mut self, header: Header, depth: u64) {
         self.head = header;
         self.history.push_back((header, Arc::clone(&self.pools)));
@@ -596,16 +610,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
         Origin::Factory { factory, .. } => *factory,
         Origin::Listed(templates) => {
             let listed = read_listed(spec, client, templates, head).await?;
-            let mut book = Book {
-                pools: Arc::default(),
-                listed,
-                read_at: None,
-                moved: None,
-                head: header,
-                history: VecDeque::new(),
-            };
-            book.push(header, spec.config.reorg_depth);
-            return Ok(Step::Indexed { book, node_head });
+            return Ok(Step::Indexed { book: Book::read(listed, header, spec), node_head });
         }
         Origin::Balancer { vault, seeds } => {
             {
@@ -621,16 +626,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             register_balancer_pools(spec, client, *vault, spec.config.from_block.min(head), head)
                 .await?;
             let listed = read_balancer(spec, client, head).await?;
-            let mut book = Book {
-                pools: Arc::default(),
-                listed,
-                read_at: None,
-                moved: None,
-                head: header,
-                history: VecDeque::new(),
-            };
-            book.push(header, spec.config.reorg_depth);
-            return Ok(Step::Indexed { book, node_head });
+            return Ok(Step::Indexed { book: Book::read(listed, header, spec), node_head });
         }
     };
     // Discovery.
