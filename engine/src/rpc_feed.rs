@@ -1246,13 +1246,15 @@ impl RpcFeed {
         let (spec, client, book) =
             (Arc::clone(&self.spec), Arc::clone(&self.client), self.book.clone());
         let work = async move {
+            // The gas price rides along, asked first so that a step's
+            // answers go out without a round trip more; a node that fails
+            // to give it leaves the last one.
+            let gas = client.gas_price().await.ok();
             let step = match book {
                 None => index(&spec, &client).await,
                 Some(b) => follow(&spec, &client, b).await,
             }?;
-            // The gas price rides along; a node that fails to give it
-            // leaves the last one.
-            Ok((step, client.gas_price().await.ok()))
+            Ok((step, gas))
         };
         ctx.spawn(work.into_actor(self).map(|res, act, ctx| {
             act.busy = false;
