@@ -422,6 +422,16 @@ fn rpc_sources(
                 cfg.chain
             )));
         }
+        let source = |name: &str, origin| {
+            let source: Arc<str> = Arc::from(name);
+            RpcSource {
+                config: cfg.clone(),
+                client: Arc::clone(&client),
+                health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
+                source,
+                origin,
+            }
+        };
         for (protocol, _) in &cfg.factories {
             if protocol != BALANCER_SOURCE && !factories.iter().any(|f| &f.protocol == protocol) {
                 return Err(EngineError::Config(format!(
@@ -433,41 +443,23 @@ fn rpc_sources(
         for f in factories {
             let at =
                 cfg.factories.iter().find(|(p, _)| *p == f.protocol).map_or(f.factory, |(_, a)| *a);
-            let source: Arc<str> = Arc::from(f.protocol.as_str());
-            out.push(RpcSource {
-                config: cfg.clone(),
-                client: Arc::clone(&client),
-                health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
-                source,
-                origin: rpc_feed::Origin::Factory { kind: f.kind, factory: at },
-            });
+            out.push(source(&f.protocol, rpc_feed::Origin::Factory { kind: f.kind, factory: at }));
         }
         if let Some(vault) = vault {
             let seeds = listed.remove(BALANCER_SOURCE).unwrap_or_default();
-            let source: Arc<str> = Arc::from(BALANCER_SOURCE);
-            out.push(RpcSource {
-                config: cfg.clone(),
-                client: Arc::clone(&client),
-                health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
-                source,
-                origin: rpc_feed::Origin::Balancer { vault, seeds: seeds.into() },
-            });
+            out.push(source(
+                BALANCER_SOURCE,
+                rpc_feed::Origin::Balancer { vault, seeds: seeds.into() },
+            ));
         }
         for (protocol, records) in listed {
-            let source: Arc<str> = Arc::from(protocol);
-            if out.iter().any(|s| s.config.chain == cfg.chain && s.source == source) {
+            if out.iter().any(|s| s.config.chain == cfg.chain && &*s.source == protocol) {
                 return Err(EngineError::Config(format!(
                     "chain {}: the market lists `{protocol}` pools that are not a factory's",
                     cfg.chain
                 )));
             }
-            out.push(RpcSource {
-                config: cfg.clone(),
-                client: Arc::clone(&client),
-                health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
-                source,
-                origin: rpc_feed::Origin::Listed(records.into()),
-            });
+            out.push(source(protocol, rpc_feed::Origin::Listed(records.into())));
         }
     }
     Ok(out)

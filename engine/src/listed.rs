@@ -122,6 +122,22 @@ fn calls(record: &PoolRecord) -> Vec<LensCall> {
     }
 }
 
+/// Why a listed pool could not be read at a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unread {
+    /// What failed.
+    pub(crate) why: String,
+    /// The pool is not of the listed kind (a Balancer pool that does not
+    /// answer `getNormalizedWeights()`): it never will be.
+    pub(crate) other_kind: bool,
+}
+
+impl From<String> for Unread {
+    fn from(why: String) -> Self {
+        Self { why, other_kind: false }
+    }
+}
+
 /// `answer`'s return data, decoded as `C`'s.
 fn ret<C: SolCall>(answer: &LensAnswer, what: &str) -> Result<C::Return, String> {
     if !answer.ok {
@@ -132,7 +148,7 @@ fn ret<C: SolCall>(answer: &LensAnswer, what: &str) -> Result<C::Return, String>
 
 /// `template` with the state the node answered (`answers` in the order of
 /// [`calls`]).
-fn apply(template: &PoolRecord, answers: &[LensAnswer]) -> Result<PoolRecord, String> {
+fn apply(template: &PoolRecord, answers: &[LensAnswer]) -> Result<PoolRecord, Unread> {
     let mut next = template.clone();
     match &mut next {
         PoolRecord::UniswapV2(_) | PoolRecord::UniswapV3(_) => {}
@@ -166,7 +182,7 @@ fn apply(template: &PoolRecord, answers: &[LensAnswer]) -> Result<PoolRecord, St
     Ok(next)
 }
 
-fn stableswap(p: &mut StableswapRecord, answers: &[LensAnswer]) -> Result<(), String> {
+fn stableswap(p: &mut StableswapRecord, answers: &[LensAnswer]) -> Result<(), Unread> {
     let n = p.coins.len();
     for (i, a) in answers[..n].iter().enumerate() {
         p.balances[i] = ret::<balancesCall>(a, "balances(i)")?;
@@ -178,7 +194,9 @@ fn stableswap(p: &mut StableswapRecord, answers: &[LensAnswer]) -> Result<(), St
         // through values the integer `A` of a record cannot hold.
         let precise = ret::<A_preciseCall>(&answers[n + 1], "A_precise()")?;
         if precise != amp.saturating_mul(precision) {
-            return Err(format!("A is ramping ({precise} / {precision}), between two integers"));
+            return Err(
+                format!("A is ramping ({precise} / {precision}), between two integers").into()
+            );
         }
     }
     p.amp = amp;
@@ -191,24 +209,30 @@ fn stableswap(p: &mut StableswapRecord, answers: &[LensAnswer]) -> Result<(), St
     Ok(())
 }
 
-fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), String> {
+fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), Unread> {
     if p.pool_id.is_none_or(|id| id == B256::ZERO) {
-        return Err("the listing has no Balancer pool id".into());
+        return Err(String::from("the listing has no Balancer pool id").into());
     }
     let tokens = ret::<getPoolTokensCall>(&answers[0], "the Vault's getPoolTokens(poolId)")?;
     if tokens.tokens != p.tokens {
-        return Err(format!("the Vault lists tokens {:?}, not the listed ones", tokens.tokens));
+        return Err(
+            format!("the Vault lists tokens {:?}, not the listed ones", tokens.tokens).into()
+        );
     }
-    let weights = ret::<getNormalizedWeightsCall>(&answers[1], "getNormalizedWeights()")?;
+    let weights = ret::<getNormalizedWeightsCall>(&answers[1], "getNormalizedWeights()")
+        .map_err(|why| Unread { why, other_kind: true })?;
     if weights.len() != p.tokens.len() {
-        return Err(format!("{} weights for {} tokens", weights.len(), p.tokens.len()));
+        return Err(format!("{} weights for {} tokens", weights.len(), p.tokens.len()).into());
     }
     // Pools since 2022 may scale balances by rate providers, which the
     // kernel does not price.
     if let Ok(providers) = ret::<getRateProvidersCall>(&answers[4], "getRateProviders()")
         && providers.iter().any(|a| !a.is_zero())
     {
-        return Err("its balances are scaled by rate providers, which are not priced".into());
+        return Err(String::from(
+            "its balances are scaled by rate providers, which are not priced",
+        )
+        .into());
     }
     p.balances = tokens.balances;
     p.weights = weights;
@@ -247,7 +271,7 @@ pub(crate) async fn read(
     client: &RpcClient,
     templates: &[PoolRecord],
     block: u64,
-) -> Result<Vec<Result<PoolRecord, String>>, FeedError> {
+) -> Result<Vec<Result<PoolRecord, Unread>>, FeedError> {
     let lens = Artifact::StateLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
     let plans: Vec<Vec<LensCall>> = templates.iter().map(calls).collect();
     let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
@@ -330,7 +354,7 @@ mod tests {
         assert_eq!((v.total_assets, v.total_supply), (U256::from(150), U256::from(100)));
         let failed = LensAnswer { ok: false, data: Bytes::new() };
         let err = apply(&t, &[failed, word(1)]).expect_err("a revert leaves it out");
-        assert!(err.contains("totalAssets()"), "{err}");
+        assert!(err.why.contains("totalAssets()") && !err.other_kind, "{err:?}");
     }
 
     #[test]
@@ -355,6 +379,6 @@ mod tests {
             (vec![U256::from(5), U256::from(7)], U256::from(200), U256::from(4_000_000))
         );
         let ramp = [word(5), word(7), word(200), word(20_050), word(0), word(0), word(0)];
-        assert!(apply(&t, &ramp).expect_err("mid ramp").contains("ramping"));
+        assert!(apply(&t, &ramp).expect_err("mid ramp").why.contains("ramping"));
     }
 }

@@ -297,6 +297,27 @@ impl PriceCacheActor {
         current.pools().iter().position(|p| same(p))
     }
 
+    /// `current` with `msg`'s pools, which it already holds, at their new
+    /// states, and `chain` at `head`.
+    fn move_in_place(
+        &self,
+        current: &MarketSnapshot,
+        chain: ChainId,
+        head: ChainHead,
+        msg: &ReplaceSource,
+    ) -> Result<MarketSnapshot, crate::EngineError> {
+        let mut pools = Vec::with_capacity(msg.records.len());
+        for r in &msg.records {
+            match self.find(current, chain, r.common().address, &r.tokens()) {
+                Some(k) => pools.push((k, PoolState::from_record(r))),
+                None => {
+                    tracing::warn!(%chain, source = %msg.source, pool = %r.common().address, "a moved pool is not in the published state: left as it was")
+                }
+            }
+        }
+        Ok(current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?)
+    }
+
     /// The snapshot with `msg`'s source replaced: its pools' states moved
     /// in place when it still has the same pools, else the snapshot built
     /// again from the records (every other pool keeping its current state).
@@ -341,33 +362,14 @@ impl PriceCacheActor {
             tracing::debug!(%chain, source = %msg.source, pools = before_filter - msg.records.len(), "pools of tokens no catalog lists left out");
         }
         if msg.moved_only && current.head(chain).is_some() {
-            let mut pools = Vec::with_capacity(msg.records.len());
-            for r in &msg.records {
-                match self.find(current, chain, r.common().address, &r.tokens()) {
-                    Some(k) => pools.push((k, PoolState::from_record(r))),
-                    None => {
-                        tracing::warn!(%chain, source = %msg.source, pool = %r.common().address, "a moved pool is not in the published state: left as it was")
-                    }
-                }
-            }
-            let next = current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?;
-            return Ok((next, true));
+            return Ok((self.move_in_place(current, chain, head, &msg)?, true));
         }
         let identity = |r: &PoolRecord| (r.common().address, r.tokens());
         let before: Vec<_> =
             self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();
         let after: Vec<_> = msg.records.iter().map(identity).collect();
         if before == after && current.head(chain).is_some() {
-            let pools = msg
-                .records
-                .iter()
-                .filter_map(|r| {
-                    let k = self.find(current, chain, r.common().address, &r.tokens())?;
-                    Some((k, PoolState::from_record(r)))
-                })
-                .collect();
-            let next = current.apply(&SnapshotDelta { heads: vec![(chain, head)], pools })?;
-            return Ok((next, true));
+            return Ok((self.move_in_place(current, chain, head, &msg)?, true));
         }
         // Tokens the node told of join the catalog the snapshot, prices,
         // the world and every endpoint read.

@@ -274,17 +274,18 @@ struct Book {
 }
 
 impl Book {
-    /// A listed or Balancer source's book: the pools read at `header`.
-    fn read(listed: Arc<[PoolRecord]>, header: Header, spec: &Spec) -> Self {
+    /// A freshly indexed source's book at `header`: a factory's `pools`, or
+    /// a listed or Balancer source's `listed`.
+    fn new(pools: Pools, listed: Arc<[PoolRecord]>, header: Header, depth: u64) -> Self {
         let mut book = Self {
-            pools: Arc::default(),
+            pools: Arc::new(pools),
             listed,
             read_at: None,
             moved: None,
             head: header,
             history: VecDeque::new(),
         };
-        book.push(header, spec.config.reorg_depth);
+        book.push(header, depth);
         book
     }
 
@@ -608,12 +609,8 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     let head = header.number.to::<u64>();
     let factory = match &spec.origin {
         Origin::Factory { factory, .. } => *factory,
-        Origin::Listed(templates) => {
-            let listed = read_listed(spec, client, templates, head).await?;
-            return Ok(Step::Indexed { book: Book::read(listed, header, spec), node_head });
-        }
-        Origin::Balancer { vault, seeds } => {
-            {
+        Origin::Listed(_) | Origin::Balancer { .. } => {
+            if let Origin::Balancer { seeds, .. } = &spec.origin {
                 let mut found =
                     spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 found.clear();
@@ -623,10 +620,9 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                     }
                 }
             }
-            register_balancer_pools(spec, client, *vault, spec.config.from_block.min(head), head)
-                .await?;
-            let listed = read_balancer(spec, client, head).await?;
-            return Ok(Step::Indexed { book: Book::read(listed, header, spec), node_head });
+            let listed = read_source(spec, client, spec.config.from_block.min(head), head).await?;
+            let book = Book::new(Pools::new(), listed, header, spec.config.reorg_depth);
+            return Ok(Step::Indexed { book, node_head });
         }
     };
     // Discovery.
@@ -781,15 +777,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     }
     bar.finish_and_clear();
     read_tokens(spec, client, &pools, head).await?;
-    let mut book = Book {
-        pools: Arc::new(pools),
-        listed: Arc::default(),
-        read_at: None,
-        moved: None,
-        head: header,
-        history: VecDeque::new(),
-    };
-    book.push(header, spec.config.reorg_depth);
+    let book = Book::new(pools, Arc::default(), header, spec.config.reorg_depth);
     Ok(Step::Indexed { book, node_head })
 }
 
@@ -880,13 +868,13 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
     let same_shape = moved
         .iter()
         .all(|a| before.get(a).map(|p| p.routable()) == book.pools.get(a).map(|p| p.routable()));
-    let waiting = spec.unprobed.lock().map(|u| !u.is_empty()).unwrap_or(true);
-    let touches_waiting = waiting && {
+    let touches_waiting = {
         let u = spec.unprobed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        moved
-            .iter()
-            .filter_map(|a| book.pools.get(a))
-            .any(|p| p.tokens().iter().any(|t| u.contains_key(t)))
+        !u.is_empty()
+            && moved
+                .iter()
+                .filter_map(|a| book.pools.get(a))
+                .any(|p| p.tokens().iter().any(|t| u.contains_key(t)))
     };
     if changed && (created || touches_waiting) {
         read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await?;
@@ -913,18 +901,7 @@ async fn follow_read(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<
     if header.hash == book.head.hash {
         return Ok(Step::Followed { book, node_head, changed: false });
     }
-    let listed = match &spec.origin {
-        Origin::Listed(templates) => read_listed(spec, client, templates, to).await?,
-        Origin::Balancer { vault, .. } => {
-            if to > ours {
-                register_balancer_pools(spec, client, *vault, ours + 1, to).await?;
-            }
-            read_balancer(spec, client, to).await?
-        }
-        Origin::Factory { .. } => {
-            return Err(FeedError::Inconsistent("a factory source has no listed pools".into()));
-        }
-    };
+    let listed = read_source(spec, client, ours + 1, to).await?;
     book.read_at = Some(Instant::now());
     let changed = listed != book.listed;
     book.listed = listed;
@@ -990,61 +967,42 @@ async fn register_balancer_pools(
     Ok(())
 }
 
-/// The source's weighted pools as the node has them at `block`. A pool
-/// that does not answer `getNormalizedWeights()` is not a weighted pool
-/// (stable, linear, …): it is set aside for good, at debug level.
-async fn read_balancer(
+/// A listed or Balancer source's pools as the node has them at `block`
+/// (a Balancer source books the Vault's registrations of blocks
+/// `from..=block` first). A pool's failure is logged when it starts, and
+/// when it ends; a Balancer pool that is not weighted (stable, linear, …)
+/// is set aside for good, at debug level.
+async fn read_source(
     spec: &Spec,
     client: &RpcClient,
+    from: u64,
     block: u64,
 ) -> Result<Arc<[PoolRecord]>, FeedError> {
-    let (ids, templates): (Vec<B256>, Vec<PoolRecord>) = {
-        let found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        found
-            .iter()
-            .filter_map(|(id, t)| Some((*id, t.clone()?)))
-            .filter(|(_, t)| t.tokens().len() >= 2)
-            .unzip()
+    let (ids, templates): (Vec<B256>, std::borrow::Cow<'_, [PoolRecord]>) = match &spec.origin {
+        Origin::Listed(templates) => (Vec::new(), std::borrow::Cow::Borrowed(&templates[..])),
+        Origin::Balancer { vault, .. } => {
+            if from <= block {
+                register_balancer_pools(spec, client, *vault, from, block).await?;
+            }
+            let found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let (ids, templates): (Vec<B256>, Vec<PoolRecord>) = found
+                .iter()
+                .filter_map(|(id, t)| Some((*id, t.clone()?)))
+                .filter(|(_, t)| t.tokens().len() >= 2)
+                .unzip();
+            (ids, std::borrow::Cow::Owned(templates))
+        }
+        Origin::Factory { .. } => {
+            return Err(FeedError::Inconsistent("a factory source has no listed pools".into()));
+        }
     };
     let read = crate::listed::read(client, &templates, block).await?;
-    let mut out = Vec::with_capacity(read.len());
     let mut failing = spec.failing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    for ((id, t), r) in ids.iter().zip(&templates).zip(read) {
-        let key = (t.common().address, Address::ZERO);
-        match r {
-            Ok(rec) => {
-                failing.remove(&key);
-                out.push(rec);
-            }
-            Err(why) if why.starts_with("getNormalizedWeights()") => {
-                tracing::debug!(chain = %spec.config.chain, pool = %t.common().address, why, "a Balancer pool that is not weighted is set aside");
-                found.insert(*id, None);
-            }
-            Err(why) => {
-                if failing.insert(key) {
-                    tracing::warn!(chain = %spec.config.chain, source = %spec.source, pool = %t.common().address, block, why, "a Balancer pool cannot be read from the node: it is left out");
-                }
-            }
-        }
-    }
-    Ok(out.into())
-}
-
-/// The listed pools that read well at `block`; a pool's failure is logged
-/// when it starts (and when it ends).
-async fn read_listed(
-    spec: &Spec,
-    client: &RpcClient,
-    templates: &[PoolRecord],
-    block: u64,
-) -> Result<Arc<[PoolRecord]>, FeedError> {
-    let read = crate::listed::read(client, templates, block).await?;
-    let mut failing = spec.failing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut out = Vec::with_capacity(read.len());
-    for (k, r) in read.into_iter().enumerate() {
-        let pool = templates[k].common().address;
-        let key = (pool, templates[k].tokens().last().copied().unwrap_or_default());
+    for (k, (t, r)) in templates.iter().zip(read).enumerate() {
+        let pool = t.common().address;
+        let key = (pool, t.tokens().last().copied().unwrap_or_default());
         match r {
             Ok(rec) => {
                 if failing.remove(&key) {
@@ -1052,9 +1010,13 @@ async fn read_listed(
                 }
                 out.push(rec);
             }
-            Err(why) => {
+            Err(u) if u.other_kind && k < ids.len() => {
+                tracing::debug!(chain = %spec.config.chain, pool = %pool, why = u.why, "a Balancer pool that is not weighted is set aside");
+                found.insert(ids[k], None);
+            }
+            Err(u) => {
                 if failing.insert(key) {
-                    tracing::warn!(chain = %spec.config.chain, source = %spec.source, pool = %pool, block, why, "a listed pool cannot be read from the node: it is left out");
+                    tracing::warn!(chain = %spec.config.chain, source = %spec.source, pool = %pool, block, why = u.why, "a listed pool cannot be read from the node: it is left out");
                 }
             }
         }
@@ -1191,7 +1153,6 @@ pub(crate) struct RpcFeed {
     spec: Arc<Spec>,
     client: Arc<RpcClient>,
     hub: Addr<PriceCacheActor>,
-    health: Arc<FeedHealth>,
     book: Option<Book>,
     busy: bool,
     /// When the node last answered a whole step.
@@ -1217,7 +1178,7 @@ impl RpcFeed {
             spec: Arc::new(Spec {
                 config,
                 source,
-                health: Arc::clone(&health),
+                health,
                 origin,
                 catalog,
                 discovered: Mutex::default(),
@@ -1227,7 +1188,6 @@ impl RpcFeed {
             }),
             client,
             hub,
-            health,
             book: None,
             busy: false,
             last_ok: None,
@@ -1266,7 +1226,7 @@ impl RpcFeed {
         let spec = Arc::clone(&self.spec);
         match res {
             Ok((step, gas)) => {
-                if self.failures > 0 || self.health.read().0 == FeedState::Stale {
+                if self.failures > 0 || self.spec.health.read().0 == FeedState::Stale {
                     tracing::info!(chain = %spec.config.chain, source = %spec.source, url = %spec.config.url, "rpc feed: node answers again");
                 }
                 self.failures = 0;
@@ -1281,7 +1241,7 @@ impl RpcFeed {
                             head = book.head.number.to::<u64>(),
                             "rpc feed: indexed"
                         );
-                        self.health.update(|h| h.progress = None);
+                        self.spec.health.update(|h| h.progress = None);
                         self.publish(&book, node_head, gas, ctx);
                         self.book = Some(book);
                     }
@@ -1290,14 +1250,14 @@ impl RpcFeed {
                         if changed || moved {
                             self.publish(&book, node_head, gas, ctx);
                         } else {
-                            self.health.update(|h| h.node_head = node_head);
+                            self.spec.health.update(|h| h.node_head = node_head);
                         }
                         self.book = Some(book);
                     }
                     Step::Lost { why } => {
                         tracing::warn!(chain = %spec.config.chain, source = %spec.source, reason = %why, "rpc feed: indexing again");
                         self.book = None;
-                        self.health.update(|h| {
+                        self.spec.health.update(|h| {
                             h.state = FeedState::Indexing;
                             h.published = false;
                         });
@@ -1350,7 +1310,7 @@ impl RpcFeed {
         tracing::debug!(chain = %spec.config.chain, source = %spec.source, head, pools = msg.records.len(), "rpc feed: publishing");
         // Sent now, so publications keep the order of the blocks.
         let sent = self.hub.send(msg);
-        let health = Arc::clone(&self.health);
+        let health = Arc::clone(&self.spec.health);
         let (chain, source, read_at) = (spec.config.chain, Arc::clone(&spec.source), book.read_at);
         ctx.spawn(
             async move {
@@ -1375,14 +1335,14 @@ impl RpcFeed {
     fn judge(&mut self) {
         let cfg = &self.spec.config;
         let age = self.last_ok.map(|t| t.elapsed());
-        let published = self.health.inner.lock().map(|h| h.published).unwrap_or(false);
+        let published = self.spec.health.inner.lock().map(|h| h.published).unwrap_or(false);
         let state = match (self.book.is_some() && published, age) {
             (_, Some(a)) if a > cfg.stale_after => FeedState::Stale,
             (false, None) if self.failures > 0 => FeedState::Stale,
             (false, _) => FeedState::Indexing,
             (true, Some(a)) if a > cfg.delayed_after || self.failures > 0 => FeedState::Delayed,
             (true, _) => {
-                let (_, _, lag) = self.health.read();
+                let (_, _, lag) = self.spec.health.read();
                 if lag > 1 { FeedState::Delayed } else { FeedState::Ready }
             }
         };
@@ -1390,7 +1350,7 @@ impl RpcFeed {
         // they were on is gone), are not routed through until the source
         // publishes fresh ones.
         let exclude = matches!(state, FeedState::Stale | FeedState::Indexing);
-        if state == FeedState::Stale && self.health.read().0 != FeedState::Stale {
+        if state == FeedState::Stale && self.spec.health.read().0 != FeedState::Stale {
             tracing::error!(
                 chain = %cfg.chain,
                 source = %self.spec.source,
@@ -1407,7 +1367,7 @@ impl RpcFeed {
             });
             self.excluded = exclude;
         }
-        self.health.update(|h| h.state = state);
+        self.spec.health.update(|h| h.state = state);
     }
 }
 

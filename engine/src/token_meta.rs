@@ -195,7 +195,7 @@ fn judge(r: &ProbeResult) -> Transfers {
         }
         return Transfers::Unusual(format!(
             "a transfer out of its pool reverted (revert data {})",
-            Bytes::copy_from_slice(&r.reason)
+            r.reason
         ));
     }
     if r.received != r.asked {
