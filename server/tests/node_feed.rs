@@ -217,26 +217,12 @@ fn deploy(node: &Node) -> Fixture {
     code.extend(me.abi_encode());
     let scratch = node.send(me, None, &code).expect("v2 factory");
     node.relocate(scratch, V2_FACTORY, &[]);
-    node.send(
+    let pair = new_pair(
+        node,
         me,
-        Some(V2_FACTORY),
-        &V2Factory::createPairCall { tokenA: USDC, tokenB: WETH }.abi_encode(),
+        (USDC, U256::from(2_000_000_000_000u64)),
+        (WETH, U256::from(10u128.pow(21))),
     );
-    let pair = Address::from_slice(
-        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: USDC, b: WETH }.abi_encode())[12..32],
-    );
-    node.send(
-        me,
-        Some(USDC),
-        &Token::mintCall { to: pair, amount: U256::from(2_000_000_000_000u64) }.abi_encode(),
-    );
-    node.send(
-        me,
-        Some(WETH),
-        &Token::mintCall { to: pair, amount: U256::from(10u128.pow(21)) }.abi_encode(),
-    );
-    // UniswapV2Pair.mint(to)
-    node.send(me, Some(pair), &Pair::mintCall { to: me }.abi_encode());
 
     // V3: the factory's own address is an immutable (NoDelegateCall), and
     // its owner and fee tiers live in storage.
@@ -297,6 +283,24 @@ fn deploy(node: &Node) -> Fixture {
         node.send(me, Some(swapper), &data);
     }
     Fixture { me, pair, pool, swapper }
+}
+
+/// A V2 pair of `a` and `b` created through the factory, each token minted
+/// into it and the pair's own `mint` run.
+fn new_pair(node: &Node, me: Address, a: (Address, U256), b: (Address, U256)) -> Address {
+    node.send(
+        me,
+        Some(V2_FACTORY),
+        &V2Factory::createPairCall { tokenA: a.0, tokenB: b.0 }.abi_encode(),
+    );
+    let pair = Address::from_slice(
+        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: a.0, b: b.0 }.abi_encode())[12..32],
+    );
+    for (token, amount) in [a, b] {
+        node.send(me, Some(token), &Token::mintCall { to: pair, amount }.abi_encode());
+    }
+    node.send(me, Some(pair), &Pair::mintCall { to: me }.abi_encode());
+    pair
 }
 
 /// The V2 pair's exact output for `amount_in` USDC (its token0).
@@ -540,25 +544,12 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     code.extend(("WBTC".to_owned(), "WBTC".to_owned(), U256::from(8)).abi_encode_params());
     let scratch = node.send(fx.me, None, &code).expect("token deployed");
     node.relocate(scratch, WBTC, &[]);
-    node.send(
+    let wbtc_pair = new_pair(
+        &node,
         fx.me,
-        Some(V2_FACTORY),
-        &V2Factory::createPairCall { tokenA: WBTC, tokenB: USDC }.abi_encode(),
+        (WBTC, U256::from(5_000_000_000u64)),
+        (USDC, U256::from(4_750_000_000_000u64)),
     );
-    let wbtc_pair = Address::from_slice(
-        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: WBTC, b: USDC }.abi_encode())[12..32],
-    );
-    node.send(
-        fx.me,
-        Some(WBTC),
-        &Token::mintCall { to: wbtc_pair, amount: U256::from(5_000_000_000u64) }.abi_encode(),
-    );
-    node.send(
-        fx.me,
-        Some(USDC),
-        &Token::mintCall { to: wbtc_pair, amount: U256::from(4_750_000_000_000u64) }.abi_encode(),
-    );
-    node.send(fx.me, Some(wbtc_pair), &Pair::mintCall { to: fx.me }.abi_encode());
     let btc_in = U256::from(10_000_000u64); // 0.1 WBTC
     let usdc_out = pair_out0(&node, wbtc_pair, btc_in);
     let took = within_blocks(&node, 2, || q(WBTC, USDC, btc_in) == Some(usdc_out));
@@ -574,50 +565,23 @@ fn the_rpc_feed_follows_a_real_node_through_swaps_reorgs_and_outages() {
     let mut code = ours("TestERC20");
     code.extend(("Node Only".to_owned(), "NODE".to_owned(), U256::from(9)).abi_encode_params());
     let fresh = node.send(fx.me, None, &code).expect("token deployed");
-    node.send(
+    let fresh_pair = new_pair(
+        &node,
         fx.me,
-        Some(V2_FACTORY),
-        &V2Factory::createPairCall { tokenA: fresh, tokenB: USDC }.abi_encode(),
+        (fresh, U256::from(8_000_000_000_000u64)),
+        (USDC, U256::from(2_000_000_000_000u64)),
     );
-    let fresh_pair = Address::from_slice(
-        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: fresh, b: USDC }.abi_encode())[12..32],
-    );
-    node.send(
-        fx.me,
-        Some(fresh),
-        &Token::mintCall { to: fresh_pair, amount: U256::from(8_000_000_000_000u64) }.abi_encode(),
-    );
-    node.send(
-        fx.me,
-        Some(USDC),
-        &Token::mintCall { to: fresh_pair, amount: U256::from(2_000_000_000_000u64) }.abi_encode(),
-    );
-    node.send(fx.me, Some(fresh_pair), &Pair::mintCall { to: fx.me }.abi_encode());
     // A token that burns 1% of every transfer, in a pair with liquidity:
     // its metadata is fine, the simulated transfer finds the fee.
     let mut code = ours("TestFeeToken");
     code.extend(("Fee Token".to_owned(), "FEE".to_owned(), U256::from(18)).abi_encode_params());
     let fee_token = node.send(fx.me, None, &code).expect("fee token deployed");
-    node.send(
+    new_pair(
+        &node,
         fx.me,
-        Some(V2_FACTORY),
-        &V2Factory::createPairCall { tokenA: fee_token, tokenB: USDC }.abi_encode(),
+        (fee_token, U256::from(10u128.pow(24))),
+        (USDC, U256::from(1_000_000_000_000u64)),
     );
-    let fee_pair = Address::from_slice(
-        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: fee_token, b: USDC }.abi_encode())
-            [12..32],
-    );
-    node.send(
-        fx.me,
-        Some(fee_token),
-        &Token::mintCall { to: fee_pair, amount: U256::from(10u128.pow(24)) }.abi_encode(),
-    );
-    node.send(
-        fx.me,
-        Some(USDC),
-        &Token::mintCall { to: fee_pair, amount: U256::from(1_000_000_000_000u64) }.abi_encode(),
-    );
-    node.send(fx.me, Some(fee_pair), &Pair::mintCall { to: fx.me }.abi_encode());
     // And a pair with a "token" that has no decimals(): read, refused.
     node.send(
         fx.me,
