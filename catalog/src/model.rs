@@ -77,8 +77,8 @@ impl CatalogDocument {
     /// an action's name; an aggregator's and a bridge's name; a LayerZero
     /// pool's (chain, token); a position's (chain, position id); a DEX
     /// factory's (chain, protocol); a contract set's (chain, strategy); a
-    /// deployment's (chain, role, factory), and its address for
-    /// PercentageMathHelpers, of which a chain lists several. Two entries
+    /// deployment's (chain, role, factory), and its address for the roles a
+    /// chain lists several of ([`DeploymentRole::several`]). Two entries
     /// with one key inside `other` are both added, so the validation still
     /// reports them.
     pub fn overlay(&mut self, other: Self) {
@@ -96,8 +96,7 @@ impl CatalogDocument {
         });
         overlay_by(&mut self.contracts, other.contracts, |c| (c.chain_id, c.strategy));
         overlay_by(&mut self.deployments, other.deployments, |d| {
-            let several = d.role == DeploymentRole::PercentageMathHelpers;
-            (d.chain_id, d.role, d.factory, several.then_some(d.address))
+            (d.chain_id, d.role, d.factory, d.role.several().then_some(d.address))
         });
     }
 }
@@ -139,9 +138,20 @@ pub enum DeploymentRole {
     /// Enso's `PercentageMathHelpers` (`percentMul`, `percentDiv`): called
     /// by clients' own `call` actions; several generations may be listed.
     PercentageMathHelpers,
+    /// A Curve registry or factory whose `pool_count()` and `pool_list(i)`
+    /// list StableSwap pools: where a node follows the chain, its pools are
+    /// found there. No program calls it.
+    CurvePoolList,
 }
 
 impl DeploymentRole {
+    /// A chain may list several contracts of this role, told apart by
+    /// address: generations of a helper nobody routes through (programs a
+    /// client writes call them), and Curve's registries and factories.
+    pub const fn several(self) -> bool {
+        matches!(self, Self::PercentageMathHelpers | Self::CurvePoolList)
+    }
+
     /// Its name in files and errors.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -152,6 +162,7 @@ impl DeploymentRole {
             Self::UniswapV3SwapRouter02 => "uniswapV3SwapRouter02",
             Self::BalancerVault => "balancerVault",
             Self::PercentageMathHelpers => "percentageMathHelpers",
+            Self::CurvePoolList => "curvePoolList",
         }
     }
 }

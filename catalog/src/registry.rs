@@ -114,9 +114,7 @@ impl Catalog {
         d.positions.sort_by(|a, b| (a.chain_id, &a.position_id).cmp(&(b.chain_id, &b.position_id)));
         d.deployments.sort_by_key(|x| (x.chain_id, x.role, x.factory, x.address));
         for w in d.deployments.windows(2) {
-            // Several generations of a helper nobody routes through may be
-            // listed (programs a client writes call them); one of the others.
-            let several = w[0].role == DeploymentRole::PercentageMathHelpers;
+            let several = w[0].role.several();
             if (w[0].chain_id, w[0].role, w[0].factory) == (w[1].chain_id, w[1].role, w[1].factory)
                 && !(several && w[0].address != w[1].address)
             {

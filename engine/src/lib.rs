@@ -29,6 +29,7 @@
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 mod bundle_service;
+mod curve_lists;
 mod error;
 mod feed;
 mod jobs;
@@ -382,6 +383,10 @@ impl RpcSource {
 /// The protocol slug of Balancer V2's pools, and the name of the source
 /// that follows its Vault (and of the `factories` entry that moves it).
 const BALANCER_SOURCE: &str = "balancer-v2";
+/// The protocol slug of Curve's StableSwap pools, and the name of the
+/// source that follows Curve's registry and factories (and of the
+/// `factories` entry that names one list instead of the catalog's).
+const CURVE_SOURCE: &str = "curve";
 
 /// The feeds of the configured nodes: one per catalog factory on each
 /// node's chain (at the operator's address for it, if given), and one per
@@ -416,9 +421,20 @@ fn rpc_sources(
                     .deployment(cfg.chain, switchyard_catalog::DeploymentRole::BalancerVault, None)
                     .map(|d| d.address)
             });
-        if factories.is_empty() && listed.is_empty() && vault.is_none() {
+        // Curve's registry and factories, where the catalog lists them (or
+        // the one list the operator names).
+        let curve_lists: Vec<alloy_primitives::Address> =
+            match cfg.factories.iter().find(|(p, _)| p == CURVE_SOURCE) {
+                Some((_, a)) => vec![*a],
+                None => catalog
+                    .deployments_on(cfg.chain)
+                    .filter(|d| d.role == switchyard_catalog::DeploymentRole::CurvePoolList)
+                    .map(|d| d.address)
+                    .collect(),
+            };
+        if factories.is_empty() && listed.is_empty() && vault.is_none() && curve_lists.is_empty() {
             return Err(EngineError::Config(format!(
-                "chain {} has a node but neither a DEX factory nor a Balancer Vault in the catalog, nor a pool in the market",
+                "chain {} has a node but neither a DEX factory, a Balancer Vault nor a Curve registry in the catalog, nor a pool in the market",
                 cfg.chain
             )));
         }
@@ -433,7 +449,10 @@ fn rpc_sources(
             }
         };
         for (protocol, _) in &cfg.factories {
-            if protocol != BALANCER_SOURCE && !factories.iter().any(|f| &f.protocol == protocol) {
+            if protocol != BALANCER_SOURCE
+                && protocol != CURVE_SOURCE
+                && !factories.iter().any(|f| &f.protocol == protocol)
+            {
                 return Err(EngineError::Config(format!(
                     "chain {}: no `{protocol}` factory in the catalog to move",
                     cfg.chain
@@ -450,6 +469,13 @@ fn rpc_sources(
             out.push(source(
                 BALANCER_SOURCE,
                 rpc_feed::Origin::Balancer { vault, seeds: seeds.into() },
+            ));
+        }
+        if !curve_lists.is_empty() {
+            let seeds = listed.remove(CURVE_SOURCE).unwrap_or_default();
+            out.push(source(
+                CURVE_SOURCE,
+                rpc_feed::Origin::Curve { lists: curve_lists.into(), seeds: seeds.into() },
             ));
         }
         for (protocol, records) in listed {

@@ -39,12 +39,14 @@ use crate::{evm::artifacts::Artifact, rpc::RpcClient, rpc_feed::FeedError};
 /// The Balancer V2 Vault, at the same address on every chain.
 pub(crate) const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d566bf2c8");
 /// The native coin's placeholder address.
-const NATIVE: Address = address!("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+pub(crate) const NATIVE: Address = address!("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
 /// Calls per `eth_call` of the lens (each a getter of a few thousand gas).
 const CALLS_PER_READ: usize = 400;
 
 sol! {
+    #[derive(Debug)]
     struct LensCall { address target; bytes data; }
+    #[derive(Debug)]
     struct LensAnswer { bool ok; bytes data; }
 
     function balances(uint256 i) external view returns (uint256);
@@ -139,7 +141,7 @@ impl From<String> for Unread {
 }
 
 /// `answer`'s return data, decoded as `C`'s.
-fn ret<C: SolCall>(answer: &LensAnswer, what: &str) -> Result<C::Return, String> {
+pub(crate) fn ret<C: SolCall>(answer: &LensAnswer, what: &str) -> Result<C::Return, String> {
     if !answer.ok {
         return Err(format!("{what} reverted or has no contract"));
     }
@@ -265,18 +267,17 @@ fn chunks(calls: &[LensCall], lens_len: usize) -> Vec<&[LensCall]> {
     out
 }
 
-/// Each of `templates` as the node has it at `block`, or why it cannot be
-/// read there.
-pub(crate) async fn read(
+/// The answers of `calls` at `block`, in order, through the lens in batches
+/// that fit the node's limits (a call the lens could not make answers
+/// `ok: false`).
+pub(crate) async fn lens(
     client: &RpcClient,
-    templates: &[PoolRecord],
+    calls: &[LensCall],
     block: u64,
-) -> Result<Vec<Result<PoolRecord, Unread>>, FeedError> {
+) -> Result<Vec<LensAnswer>, FeedError> {
     let lens = Artifact::StateLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
-    let plans: Vec<Vec<LensCall>> = templates.iter().map(calls).collect();
-    let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
-    let mut answers: Vec<LensAnswer> = Vec::with_capacity(all.len());
-    for chunk in chunks(&all, lens.len()) {
+    let mut answers: Vec<LensAnswer> = Vec::with_capacity(calls.len());
+    for chunk in chunks(calls, lens.len()) {
         // The constructor's one argument, `abi.encode(calls)`; a batch
         // whose answers pass the node's size limit is halved.
         let read = client
@@ -296,6 +297,19 @@ pub(crate) async fn read(
                 .map(|(_, a)| a.unwrap_or_else(|_| LensAnswer { ok: false, data: Bytes::new() })),
         );
     }
+    Ok(answers)
+}
+
+/// Each of `templates` as the node has it at `block`, or why it cannot be
+/// read there.
+pub(crate) async fn read(
+    client: &RpcClient,
+    templates: &[PoolRecord],
+    block: u64,
+) -> Result<Vec<Result<PoolRecord, Unread>>, FeedError> {
+    let plans: Vec<Vec<LensCall>> = templates.iter().map(calls).collect();
+    let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
+    let answers = lens(client, &all, block).await?;
     let mut at = 0;
     Ok(templates
         .iter()

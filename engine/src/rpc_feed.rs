@@ -321,6 +321,16 @@ pub(crate) enum Origin {
         /// The weighted pools the market lists.
         seeds: Arc<[PoolRecord]>,
     },
+    /// Curve's registry and factories: StableSwap pools found from their
+    /// `pool_list` (and the market's listed ones), each proven to price as
+    /// the kernel computes before it is used, then read from the node at
+    /// each head as listed pools are ([`crate::curve_lists`]).
+    Curve {
+        /// The registries' and factories' addresses on the chain.
+        lists: Arc<[Address]>,
+        /// The StableSwap pools the market lists.
+        seeds: Arc<[PoolRecord]>,
+    },
 }
 
 /// What the feed knows of its source, for the async steps.
@@ -339,7 +349,10 @@ struct Spec {
     failing: Mutex<std::collections::BTreeSet<(Address, Address)>>,
     /// A Balancer source's pools by id: weighted ones (their templates, the
     /// tokens as registered), and `None` for those that are not weighted.
+    /// (A Curve source keys its pools by their address, left-padded.)
     found: Mutex<BTreeMap<B256, Option<PoolRecord>>>,
+    /// A Curve source's lists, by address: the count last read.
+    counted: Mutex<BTreeMap<Address, u64>>,
     /// Tokens read from the node whose pools held none to probe a transfer
     /// with yet: probed again when something moves.
     unprobed: Mutex<std::collections::HashMap<Address, switchyard_catalog::Token>>,
@@ -374,7 +387,7 @@ impl Spec {
     const fn factory(&self) -> Option<(FactoryKind, Address)> {
         match &self.origin {
             Origin::Factory { kind, factory } => Some((*kind, *factory)),
-            Origin::Listed(_) | Origin::Balancer { .. } => None,
+            Origin::Listed(_) | Origin::Balancer { .. } | Origin::Curve { .. } => None,
         }
     }
 
@@ -437,7 +450,7 @@ impl Spec {
     /// The records of every pool that can be routed through (both tokens
     /// a catalog token, or one read from the node and usable).
     fn records(&self, book: &Book) -> Vec<PoolRecord> {
-        if let Origin::Listed(_) | Origin::Balancer { .. } = self.origin {
+        if let Origin::Listed(_) | Origin::Balancer { .. } | Origin::Curve { .. } = self.origin {
             return book.listed.to_vec();
         }
         self.records_of(book.pools.iter())
@@ -609,17 +622,23 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     let head = header.number.to::<u64>();
     let factory = match &spec.origin {
         Origin::Factory { factory, .. } => *factory,
-        Origin::Listed(_) | Origin::Balancer { .. } => {
-            if let Origin::Balancer { seeds, .. } = &spec.origin {
-                let mut found =
-                    spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                found.clear();
-                for s in seeds.iter() {
-                    if let PoolRecord::Weighted(w) = s {
-                        found.insert(w.pool_id.unwrap_or_default(), Some(s.clone()));
-                    }
+        Origin::Listed(_) | Origin::Balancer { .. } | Origin::Curve { .. } => {
+            spec.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+            let seeds: Vec<(B256, PoolRecord)> = match &spec.origin {
+                Origin::Balancer { seeds, .. } => seeds
+                    .iter()
+                    .filter_map(|s| match s {
+                        PoolRecord::Weighted(w) => Some((w.pool_id.unwrap_or_default(), s.clone())),
+                        _ => None,
+                    })
+                    .collect(),
+                Origin::Curve { seeds, .. } => {
+                    seeds.iter().map(|s| (curve_key(s.common().address), s.clone())).collect()
                 }
-            }
+                Origin::Listed(_) | Origin::Factory { .. } => Vec::new(),
+            };
+            *spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                seeds.into_iter().map(|(k, s)| (k, Some(s))).collect();
             let listed = read_source(spec, client, spec.config.from_block.min(head), head).await?;
             let book = Book::new(Pools::new(), listed, header, spec.config.reorg_depth);
             return Ok(Step::Indexed { book, node_head });
@@ -784,7 +803,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
 async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
     let factory = match &spec.origin {
         Origin::Factory { factory, .. } => *factory,
-        Origin::Listed(_) | Origin::Balancer { .. } => {
+        Origin::Listed(_) | Origin::Balancer { .. } | Origin::Curve { .. } => {
             return follow_read(spec, client, book).await;
         }
     };
@@ -967,6 +986,93 @@ async fn register_balancer_pools(
     Ok(())
 }
 
+/// A Curve source's key for `pool` in [`Spec::found`].
+fn curve_key(pool: Address) -> B256 {
+    B256::left_padding_from(pool.as_slice())
+}
+
+/// Reads the count of each of Curve's `lists` at `block`, and, for a list
+/// whose count moved, its entries; every pool listed there and not routed
+/// yet is examined ([`crate::curve_lists::examine`]): found, or set aside
+/// with the reason until a count moves again.
+async fn find_curve_pools(
+    spec: &Spec,
+    client: &RpcClient,
+    lists: &[Address],
+    block: u64,
+) -> Result<(), FeedError> {
+    let counts = crate::curve_lists::counts(client, lists, block).await?;
+    let mut fresh: Vec<(Address, Address)> = Vec::new();
+    for (list, count) in lists.iter().zip(counts) {
+        let key = (*list, Address::ZERO);
+        let count = match count {
+            Ok(n) => {
+                if spec
+                    .failing
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .remove(&key)
+                {
+                    tracing::info!(chain = %spec.config.chain, source = %spec.source, list = %list, block, "a Curve pool list reads again");
+                }
+                n
+            }
+            Err(why) => {
+                if spec
+                    .failing
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(key)
+                {
+                    tracing::warn!(chain = %spec.config.chain, source = %spec.source, list = %list, block, why, "a Curve pool list cannot be read from the node: its pools are not looked for");
+                }
+                continue;
+            }
+        };
+        let seen = spec
+            .counted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(list)
+            .copied();
+        if seen == Some(count) {
+            continue;
+        }
+        let listed = crate::curve_lists::entries(client, *list, count, block).await?;
+        let found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for pool in listed {
+            let routed = matches!(found.get(&curve_key(pool)), Some(Some(_)));
+            if !routed && !fresh.iter().any(|(p, _)| *p == pool) {
+                fresh.push((pool, *list));
+            }
+        }
+        drop(found);
+        spec.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(*list, count);
+    }
+    if fresh.is_empty() {
+        return Ok(());
+    }
+    let examined =
+        crate::curve_lists::examine(client, spec.config.chain, &spec.source, &fresh, block).await?;
+    let mut found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (mut kept, mut aside) = (0usize, 0usize);
+    for ((pool, list), r) in fresh.iter().zip(examined) {
+        match r {
+            Ok(t) => {
+                kept += 1;
+                found.insert(curve_key(*pool), Some(t));
+            }
+            Err(u) => {
+                aside += 1;
+                tracing::debug!(chain = %spec.config.chain, pool = %pool, list = %list, why = u.why, "a Curve pool is set aside");
+                found.insert(curve_key(*pool), None);
+            }
+        }
+    }
+    tracing::info!(chain = %spec.config.chain, source = %spec.source, block, found = kept, set_aside = aside, "Curve pools examined from their lists");
+    Ok(())
+}
+
 /// A listed or Balancer source's pools as the node has them at `block`
 /// (a Balancer source books the Vault's registrations of blocks
 /// `from..=block` first). A pool's failure is logged when it starts, and
@@ -980,9 +1086,13 @@ async fn read_source(
 ) -> Result<Arc<[PoolRecord]>, FeedError> {
     let (ids, templates): (Vec<B256>, std::borrow::Cow<'_, [PoolRecord]>) = match &spec.origin {
         Origin::Listed(templates) => (Vec::new(), std::borrow::Cow::Borrowed(&templates[..])),
-        Origin::Balancer { vault, .. } => {
-            if from <= block {
-                register_balancer_pools(spec, client, *vault, from, block).await?;
+        Origin::Balancer { .. } | Origin::Curve { .. } => {
+            match &spec.origin {
+                Origin::Balancer { vault, .. } if from <= block => {
+                    register_balancer_pools(spec, client, *vault, from, block).await?;
+                }
+                Origin::Curve { lists, .. } => find_curve_pools(spec, client, lists, block).await?,
+                _ => {}
             }
             let found = spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let (ids, templates): (Vec<B256>, Vec<PoolRecord>) = found
@@ -1011,7 +1121,7 @@ async fn read_source(
                 out.push(rec);
             }
             Err(u) if u.other_kind && k < ids.len() => {
-                tracing::debug!(chain = %spec.config.chain, pool = %pool, why = u.why, "a Balancer pool that is not weighted is set aside");
+                tracing::debug!(chain = %spec.config.chain, source = %spec.source, pool = %pool, why = u.why, "a pool not of its source's kind is set aside");
                 found.insert(ids[k], None);
             }
             Err(u) => {
@@ -1185,6 +1295,7 @@ impl RpcFeed {
                 failing: Mutex::default(),
                 unprobed: Mutex::default(),
                 found: Mutex::default(),
+                counted: Mutex::default(),
             }),
             client,
             hub,

@@ -89,7 +89,8 @@ pub struct NodeConfig {
     /// Timeout of one call (default 10000).
     pub timeout_ms: Option<u64>,
     /// Factory addresses instead of the catalog's, by protocol slug
-    /// (`balancer-v2`: the Balancer V2 Vault).
+    /// (`balancer-v2`: the Balancer V2 Vault; `curve`: one Curve registry or
+    /// factory, instead of those the catalog lists).
     #[serde(default)]
     pub factories: std::collections::BTreeMap<String, String>,
 }

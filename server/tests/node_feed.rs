@@ -424,6 +424,11 @@ impl Server {
 }
 
 fn serve(dir: &Path, node_port: u16) -> Server {
+    serve_with(dir, node_port, "")
+}
+
+/// [`serve`], with `extra` appended to the node's table.
+fn serve_with(dir: &Path, node_port: u16, extra: &str) -> Server {
     let addr = format!("127.0.0.1:{}", free_port());
     let config = dir.join("switchyard.toml");
     std::fs::write(
@@ -431,7 +436,7 @@ fn serve(dir: &Path, node_port: u16) -> Server {
         format!(
             "bind = \"{addr}\"\ndata_dir = \"{}\"\nlog_filter = \"info\"\nembedded_block_ms = 0\n\n\
              [[nodes]]\nchain_id = 1\nurl = \"http://127.0.0.1:{node_port}\"\npoll_ms = 100\n\
-             delayed_after_ms = 1000\nstale_after_ms = 2000\nreorg_depth = 16\ntimeout_ms = 1000\n",
+             delayed_after_ms = 1000\nstale_after_ms = 2000\nreorg_depth = 16\ntimeout_ms = 1000\n{extra}",
             dir.join("data").display()
         ),
     )
@@ -742,6 +747,8 @@ const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
 const AAVE_POOL: Address = address!("87870bca3f3fd6335c3f4ce8392d69350b4fa4e2");
 const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
 const AWETH: Address = address!("4d5f47fa6a74757f35c14fd3a6ef8e3c9bc514e8");
+const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
+const WBTC_WETH_POOL: Address = address!("a6f548df93de924d73be7d25dc02554c6bd66db5");
 const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
 
 sol! {
@@ -816,6 +823,44 @@ fn load_embedded_world(node: &Node) {
     node.rpc("evm_mine", json!([]));
 }
 
+/// A WBTC/USDT StableSwap pool (`A` 100 at `A_PRECISION` 100, 0.04% fee,
+/// half to the admin) holding 3,000 WBTC and 2,900 USDT, written into
+/// `registry` as its entry `index` (the storage its `pool_list`,
+/// `pool_count` and `get_lp_token` read: slots 0, 1 and 2).
+fn deploy_stableswap(node: &Node, me: Address, registry: Address, index: u64) -> Address {
+    use alloy_primitives::keccak256;
+    use alloy_sol_types::SolConstructor;
+    use switchyard_engine::evm::abi::ReferenceStableSwap as Pool;
+    let mut code = ours("ReferenceStableSwap");
+    code.extend(
+        Pool::constructorCall {
+            coins_: vec![WBTC, USDT],
+            decimals_: vec![8, 6],
+            amplification: U256::from(100),
+            aPrecision: U256::from(100),
+            fee_: U256::from(4_000_000),
+            adminFee: U256::from(5_000_000_000u64),
+        }
+        .abi_encode(),
+    );
+    let pool = node.send(me, None, &code).expect("pool deployed");
+    let set = |at: Address, slot: U256, value: U256| {
+        node.rpc(
+            "hardhat_setStorageAt",
+            json!([at, format!("{slot:#x}"), format!("{value:#066x}")]),
+        );
+    };
+    // The internal balances (a dynamic array at slot 1).
+    let data = U256::from_be_bytes(keccak256(U256::from(1).to_be_bytes::<32>()).0);
+    set(pool, data, U256::from(300_000_000_000u64));
+    set(pool, data + U256::from(1), U256::from(2_900_000_000u64));
+    let entry = keccak256((U256::from(index), U256::ZERO).abi_encode());
+    set(registry, U256::from_be_bytes(entry.0), U256::from_be_slice(pool.as_slice()));
+    set(registry, U256::from(1), U256::from(index + 1));
+    node.rpc("evm_mine", json!([]));
+    pool
+}
+
 /// `amount` of `token` moved from `holder` (impersonated) to `to`.
 fn take(node: &Node, token: Address, holder: Address, to: Address, amount: U256) {
     node.rpc("hardhat_impersonateAccount", json!([holder]));
@@ -872,7 +917,16 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
     // One listed vault has no contract on this node: it is left out, the
     // others are not.
     node.rpc("hardhat_setCode", json!([MORPHO_VAULT, "0x"]));
-    let server = serve(&dir, node_port);
+    // Curve's pools are looked for in a registry (the reference one, with
+    // the deployed getters): it lists the 3pool, which the market lists
+    // too, and a Balancer pool, which is no StableSwap and is set aside.
+    let mut code = ours("ReferenceCurveRegistry");
+    code.extend(
+        (vec![CURVE_3POOL, WBTC_WETH_POOL], vec![THREE_CRV, WBTC_WETH_POOL]).abi_encode_params(),
+    );
+    let registry = node.send(me, None, &code).expect("registry deployed");
+    let server =
+        serve_with(&dir, node_port, &format!("[nodes.factories]\ncurve = \"{registry:#x}\"\n"));
     let log = dir.join("server.log");
     let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
     let listed = [
@@ -1050,5 +1104,32 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
     wait_for("the route through the new pool", 20, || server.get(&path).0 == 200);
     let route = server.ok(&path);
     assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{route}");
+    // A StableSwap pool listed in the registry while the feed follows:
+    // found from `pool_list`, proven to price as the kernel does, and
+    // quoted as the pool answers. Its WBTC is cheap (near 1:1 with USDT), so
+    // no other path competes.
+    let curve_pool = deploy_stableswap(&node, me, registry, 2);
+    let usdt_in = U256::from(100_000_000u64); // 100 USDT
+    let expect =
+        word(&node.call(curve_pool, &Curve::get_dyCall { i: 1, j: 0, dx: usdt_in }.abi_encode()));
+    assert!(
+        within_blocks(&node, 2, || q(USDT, WBTC, usdt_in) == Some(expect)).is_some(),
+        "a pool listed in the registry was not found: {:?} {}",
+        server.quote(USDT, WBTC, usdt_in),
+        show_log()
+    );
+    // The route waits for the world that holds the found pool.
+    let path = format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={USDT:#x}&tokenOut={WBTC:#x}&amountIn={usdt_in}&slippage=50"
+    );
+    let through_it = || {
+        let (code, body) = server.get(&path);
+        code == 200 && body["route"][0]["poolAddresses"][0] == json!(format!("{curve_pool:#x}"))
+    };
+    wait_for("the route through the found pool", 20, through_it);
+    let route = server.ok(&path);
+    assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{route}");
+    // The Balancer pool the registry lists is no StableSwap.
+    assert!(show_log().contains("\"found\":1,\"set_aside\":1"), "{}", show_log());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1728,6 +1728,8 @@ impl<'a> ChainBuilder<'a> {
                 DeploymentRole::BalancerVault if d.address == BALANCER_VAULT => {
                     self.balancer_vault().map(drop)
                 }
+                // Read by the RPC feed only; no transaction touches it.
+                DeploymentRole::CurvePoolList => Ok(()),
                 DeploymentRole::BalancerVault => Err(self.inconsistent(
                     d.address,
                     "the Balancer Vault is placed at its one address only",
