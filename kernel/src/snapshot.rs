@@ -33,7 +33,9 @@ pub struct ChainHead {
 #[derive(Debug, Clone, Default)]
 pub struct MarketSnapshot {
     heads: BTreeMap<ChainId, ChainHead>,
-    pools: Vec<Arc<Pool>>,
+    /// Behind one `Arc`: a delta that moves no pool (a new head) copies
+    /// nothing, one that moves some copies the pointers once.
+    pools: Arc<Vec<Arc<Pool>>>,
     graph: Arc<TokenGraph>,
     bridges: Arc<[BridgeRoute]>,
     /// Tokens whose balances are scaled units read through the issuing
@@ -117,7 +119,7 @@ impl MarketSnapshot {
             .collect();
         let mut snapshot = Self {
             heads,
-            pools: pools.into_iter().map(Arc::new).collect(),
+            pools: Arc::new(pools.into_iter().map(Arc::new).collect()),
             graph: Arc::default(),
             bridges: Arc::from(Vec::new()),
             scaled_receipts: Arc::new(scaled_receipts),
@@ -140,6 +142,8 @@ impl MarketSnapshot {
     /// applied.
     pub fn apply(&self, delta: &SnapshotDelta) -> Result<Self, KernelError> {
         let mut next = self.clone();
+        // The pointers are copied once, and only when a pool moves.
+        let mut pools = (!delta.pools.is_empty()).then(|| Arc::make_mut(&mut next.pools));
         for (idx, state) in &delta.pools {
             let old = self.pools.get(*idx).ok_or(KernelError::BadDelta { pool: *idx })?;
             let same_shape = std::mem::discriminant(&old.state) == std::mem::discriminant(state)
@@ -155,7 +159,9 @@ impl MarketSnapshot {
             if !same_shape {
                 return Err(KernelError::BadDelta { pool: *idx });
             }
-            next.pools[*idx] = Arc::new(Pool { state: state.clone(), ..Pool::clone(old) });
+            if let Some(pools) = pools.as_mut() {
+                pools[*idx] = Arc::new(Pool { state: state.clone(), ..Pool::clone(old) });
+            }
         }
         for (chain, head) in &delta.heads {
             next.heads.insert(*chain, *head);
