@@ -30,10 +30,12 @@ pub const STALE_CONFIDENCE: f64 = 0.25;
 pub const DEMO_CONFIDENCE: f64 = 0.1;
 
 /// Owns the published state: merges what every feed sends (whole
-/// snapshots, pool states by address, a source's records), and for each
-/// change recomputes prices and the world off the actor thread (on the
-/// rayon pool), holding its mailbox meanwhile so publications stay in
-/// order, before readers see the new state.
+/// snapshots, pool states by address, a source's records). Each change is
+/// stored for quotes at once ([`Self::latest`]); its prices and its world
+/// are then derived off the actor thread (on the rayon pool), one proof at
+/// a time: changes that arrive meanwhile wait, and only the newest of them
+/// is proven next. A publisher's message is answered once a proof that
+/// includes its change is stored.
 pub(crate) struct PriceCacheActor {
     /// The proven state: a snapshot and the world built from it.
     pub(crate) state: Arc<ArcSwap<MarketState>>,
@@ -49,6 +51,23 @@ pub(crate) struct PriceCacheActor {
     stale_sources: BTreeSet<(ChainId, Arc<str>)>,
     /// The latest head each node source published: `(block, timestamp)`.
     source_heads: std::collections::BTreeMap<(ChainId, Arc<str>), (u64, u64)>,
+    /// How many changes were published to `latest`.
+    published: u64,
+    /// Whether a proof is running.
+    proving: bool,
+    /// The newest change not proven yet, when a proof is running.
+    waiting: Option<Proof>,
+    /// The last change whose proof is done (stored, or failed and logged):
+    /// publishers wait for theirs.
+    proven: tokio::sync::watch::Sender<u64>,
+}
+
+/// A change to prove: its snapshot, with what it was published with.
+struct Proof {
+    generation: u64,
+    snapshot: Arc<MarketSnapshot>,
+    inputs: StateInputs,
+    stale: BTreeSet<u32>,
 }
 
 impl PriceCacheActor {
@@ -66,6 +85,10 @@ impl PriceCacheActor {
             index: HashMap::new(),
             stale_sources: BTreeSet::new(),
             source_heads: std::collections::BTreeMap::new(),
+            published: 0,
+            proving: false,
+            waiting: None,
+            proven: tokio::sync::watch::Sender::new(0),
         };
         me.reindex(&me.state.load().snapshot.clone());
         me
@@ -108,63 +131,122 @@ impl PriceCacheActor {
             .collect()
     }
 
-    /// Publishes `snapshot`, holding the actor's mailbox until it is done
-    /// so that publications stay in order:
+    /// Publishes `snapshot`:
     ///
     /// 1. at once, for quotes ([`Self::latest`]): the snapshot, with the
     ///    prices of the state before (a block's pools are applied in
-    ///    microseconds; prices only rank by gas and show USD values);
-    /// 2. on the rayon pool: its prices, stored for quotes as soon as they
-    ///    are derived; then its world, which makes it the proven state every
-    ///    transaction is built and executed on.
+    ///    microseconds; prices only rank by gas and show USD values) and the
+    ///    proven world;
+    /// 2. on the rayon pool, when no earlier proof is running (else once it
+    ///    is done, unless a newer change replaced this one): its prices,
+    ///    stored for quotes as soon as they are derived; then its world,
+    ///    which makes it the proven state every transaction is built and
+    ///    executed on.
     ///
+    /// The answer comes once a proof that includes `snapshot` is done.
     /// `same_pools`: the snapshot has the current one's pools in the same
     /// order (a delta applied), so indexes carry over.
     fn publish(
         &mut self,
         snapshot: Arc<MarketSnapshot>,
         same_pools: bool,
-    ) -> AtomicResponse<Self, ()> {
-        let previous = self.state.load_full();
+        ctx: &mut Context<Self>,
+    ) -> ResponseActFuture<Self, ()> {
+        let proven = self.state.load_full();
         let before = self.latest.load_full();
         let (unprovable_now, stale) = if same_pools {
             (before.unprovable.clone(), before.stale.clone())
         } else {
             self.reindex(&snapshot);
-            (unprovable(&previous.world, &snapshot), self.stale_pools(&snapshot))
+            (unprovable(&proven.world, &snapshot), self.stale_pools(&snapshot))
         };
-        let quick = |snapshot: &Arc<MarketSnapshot>, prices: &Arc<PriceTable>| MarketState {
+        self.latest.store(Arc::new(MarketState {
             catalog: Arc::clone(&self.inputs.catalog),
             market: Arc::clone(&self.inputs.market),
-            unprovable: unprovable_now.clone(),
-            snapshot: Arc::clone(snapshot),
-            prices: Arc::clone(prices),
-            world: previous.world.clone(),
+            unprovable: unprovable_now,
+            snapshot: Arc::clone(&snapshot),
+            prices: Arc::clone(&before.prices),
+            world: proven.world.clone(),
             stale: stale.clone(),
+        }));
+        self.published += 1;
+        let generation = self.published;
+        self.waiting = Some(Proof { generation, snapshot, inputs: self.inputs.clone(), stale });
+        self.prove_next(ctx);
+        let mut done = self.proven.subscribe();
+        Box::pin(
+            async move {
+                let _ = done.wait_for(|g| *g >= generation).await;
+            }
+            .into_actor(self),
+        )
+    }
+
+    /// Starts proving the waiting change, unless a proof is running.
+    fn prove_next(&mut self, ctx: &mut Context<Self>) {
+        if self.proving {
+            return;
+        }
+        let Some(Proof { generation, snapshot, inputs, stale }) = self.waiting.take() else {
+            return;
         };
-        self.latest.store(Arc::new(quick(&snapshot, &before.prices)));
-        let template = quick(&snapshot, &before.prices);
+        self.proving = true;
+        let previous = self.state.load_full();
         let stale_chains: BTreeSet<ChainId> = self.stale_sources.iter().map(|(c, _)| *c).collect();
-        let (inputs, latest) = (self.inputs.clone(), Arc::clone(&self.latest));
+        let latest = Arc::clone(&self.latest);
         let work = crate::jobs::on_pool("price cache", move || {
             let mut prices = derive_prices(&snapshot, &usd_anchors(&inputs.catalog));
             for chain in &stale_chains {
                 prices.discount(*chain, STALE_CONFIDENCE);
             }
             let prices = Arc::new(prices);
-            latest.store(Arc::new(MarketState { prices: Arc::clone(&prices), ..template }));
+            latest.rcu(|cur| renewed(cur, &snapshot, &prices, None));
             Ok(prove_state(&inputs, snapshot, prices, Some(&previous)))
         });
-        AtomicResponse::new(Box::pin(work.into_actor(self).map(move |built, act, _| match built {
-            Ok(mut state) => {
-                state.stale = stale;
-                let state = Arc::new(state);
-                act.state.store(Arc::clone(&state));
-                act.latest.store(state);
+        ctx.spawn(work.into_actor(self).map(move |built, act, ctx| {
+            match built {
+                Ok(mut state) => {
+                    state.stale = stale;
+                    let state = Arc::new(state);
+                    act.state.store(Arc::clone(&state));
+                    act.latest.rcu(|cur| {
+                        if Arc::ptr_eq(&cur.snapshot, &state.snapshot) {
+                            Arc::clone(&state)
+                        } else {
+                            renewed(cur, &cur.snapshot, &state.prices, Some(&state.world))
+                        }
+                    });
+                }
+                Err(e) => tracing::error!(error = %e, "world not rebuilt: transactions stay on the previous state"),
             }
-            Err(e) => tracing::error!(error = %e, "world not rebuilt: transactions stay on the previous state"),
-        })))
+            act.proving = false;
+            act.proven.send_replace(generation);
+            act.prove_next(ctx);
+        }));
     }
+}
+
+/// `cur` with `prices` (and `world`, if given), when it still holds
+/// `snapshot`: a proof's prices of an older snapshot reach the newer one
+/// too (they are the freshest derived), never its pool states.
+fn renewed(
+    cur: &Arc<MarketState>,
+    snapshot: &Arc<MarketSnapshot>,
+    prices: &Arc<PriceTable>,
+    world: Option<&Result<Arc<switchyard_exec::evm::world::World>, String>>,
+) -> Arc<MarketState> {
+    if !Arc::ptr_eq(&cur.snapshot, snapshot) {
+        return Arc::clone(cur);
+    }
+    Arc::new(MarketState {
+        catalog: Arc::clone(&cur.catalog),
+        market: Arc::clone(&cur.market),
+        unprovable: cur.unprovable.clone(),
+        snapshot: Arc::clone(&cur.snapshot),
+        prices: Arc::clone(prices),
+        world: world.cloned().unwrap_or_else(|| cur.world.clone()),
+        stale: cur.stale.clone(),
+    })
 }
 
 impl Actor for PriceCacheActor {
@@ -178,6 +260,10 @@ impl Actor for PriceCacheActor {
 impl Supervised for PriceCacheActor {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.pause = self.backoff.restarted();
+        // A proof running when the actor stopped was dropped with it: its
+        // publishers are answered, and the next change is proven afresh.
+        self.proving = false;
+        self.proven.send_replace(self.published);
     }
 }
 
@@ -196,10 +282,10 @@ impl Handler<crate::supervise::Crash> for PriceCacheActor {
 pub(crate) struct PublishSnapshot(pub(crate) Arc<MarketSnapshot>);
 
 impl Handler<PublishSnapshot> for PriceCacheActor {
-    type Result = AtomicResponse<Self, ()>;
+    type Result = ResponseActFuture<Self, ()>;
 
-    fn handle(&mut self, msg: PublishSnapshot, _: &mut Self::Context) -> Self::Result {
-        self.publish(msg.0, false)
+    fn handle(&mut self, msg: PublishSnapshot, ctx: &mut Self::Context) -> Self::Result {
+        self.publish(msg.0, false, ctx)
     }
 }
 
@@ -212,18 +298,18 @@ pub(crate) struct ApplyStates {
 }
 
 impl Handler<ApplyStates> for PriceCacheActor {
-    type Result = AtomicResponse<Self, ()>;
+    type Result = ResponseActFuture<Self, ()>;
 
     fn handle(&mut self, msg: ApplyStates, ctx: &mut Self::Context) -> Self::Result {
-        let current = Arc::clone(&self.state.load().snapshot);
+        let current = Arc::clone(&self.latest.load().snapshot);
         let pools =
             msg.pools.into_iter().filter_map(|(c, a, s)| self.index.get(&(c, a)).map(|k| (*k, s)));
         let delta = SnapshotDelta { heads: msg.heads, pools: pools.collect() };
         match guarded(ctx, "price cache", || Ok(current.apply(&delta)?)) {
-            Ok(next) => self.publish(Arc::new(next), true),
+            Ok(next) => self.publish(Arc::new(next), true, ctx),
             Err(e) => {
                 tracing::error!(error = %e, "pool states not applied");
-                AtomicResponse::new(Box::pin(fut::ready(())))
+                Box::pin(fut::ready(()))
             }
         }
     }
@@ -250,16 +336,18 @@ pub(crate) struct ReplaceSource {
 }
 
 impl Handler<ReplaceSource> for PriceCacheActor {
-    type Result = AtomicResponse<Self, ()>;
+    type Result = ResponseActFuture<Self, ()>;
 
     fn handle(&mut self, msg: ReplaceSource, ctx: &mut Self::Context) -> Self::Result {
-        let current = Arc::clone(&self.state.load().snapshot);
+        let current = Arc::clone(&self.latest.load().snapshot);
         let (read_at, chain, source) = (msg.read_at, msg.head.chain_id, Arc::clone(&msg.source));
         let built = guarded(ctx, "price cache", || self.replace_source(&current, msg));
         match built {
-            Ok((next, same_pools)) => {
+            // Another source of the chain already published this head.
+            Ok(None) => Box::pin(fut::ready(())),
+            Ok(Some((next, same_pools))) => {
                 let head = next.head(chain).map(|h| h.block_number);
-                let published = self.publish(Arc::new(next), same_pools);
+                let published = self.publish(Arc::new(next), same_pools, ctx);
                 // Quotes read the new snapshot from here on.
                 if let Some(t) = read_at {
                     tracing::debug!(%chain, %source, head, node_to_quotes_us = t.elapsed().as_micros() as u64, "price cache: quotes see a feed's block");
@@ -268,7 +356,7 @@ impl Handler<ReplaceSource> for PriceCacheActor {
             }
             Err(e) => {
                 tracing::error!(error = %e, "a feed's pools not published");
-                AtomicResponse::new(Box::pin(fut::ready(())))
+                Box::pin(fut::ready(()))
             }
         }
     }
@@ -325,7 +413,7 @@ impl PriceCacheActor {
         &mut self,
         current: &MarketSnapshot,
         mut msg: ReplaceSource,
-    ) -> Result<(MarketSnapshot, bool), crate::EngineError> {
+    ) -> Result<Option<(MarketSnapshot, bool)>, crate::EngineError> {
         let chain = msg.head.chain_id;
         let ours = |r: &PoolRecord| {
             let c = r.common();
@@ -362,14 +450,22 @@ impl PriceCacheActor {
             tracing::debug!(%chain, source = %msg.source, pools = before_filter - msg.records.len(), "pools of tokens no catalog lists left out");
         }
         if msg.moved_only && current.head(chain).is_some() {
-            return Ok((self.move_in_place(current, chain, head, &msg)?, true));
+            // Only the head, and the chain is there already (another source
+            // of it published this block; its gas price stands).
+            let same_block = |h: &ChainHead| {
+                (h.block_number, h.timestamp) == (head.block_number, head.timestamp)
+            };
+            if msg.records.is_empty() && current.head(chain).is_some_and(same_block) {
+                return Ok(None);
+            }
+            return Ok(Some((self.move_in_place(current, chain, head, &msg)?, true)));
         }
         let identity = |r: &PoolRecord| (r.common().address, r.tokens());
         let before: Vec<_> =
             self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();
         let after: Vec<_> = msg.records.iter().map(identity).collect();
         if before == after && current.head(chain).is_some() {
-            return Ok((self.move_in_place(current, chain, head, &msg)?, true));
+            return Ok(Some((self.move_in_place(current, chain, head, &msg)?, true)));
         }
         // Tokens the node told of join the catalog the snapshot, prices,
         // the world and every endpoint read.
@@ -406,7 +502,7 @@ impl PriceCacheActor {
             current.heads().iter().filter(|(c, _)| **c != chain).map(|(c, h)| (*c, *h)).collect();
         delta.heads.push((chain, head));
         self.inputs.market = Arc::new(market);
-        Ok((built.apply(&delta)?, false))
+        Ok(Some((built.apply(&delta)?, false)))
     }
 }
 
@@ -527,7 +623,7 @@ mod tests {
             moved_only: false,
             read_at: None,
         };
-        let (next, same) = hub.replace_source(&current, msg).expect("replaced");
+        let (next, same) = hub.replace_source(&current, msg).expect("replaced").expect("a change");
         assert!(!same, "a new pool: the snapshot is built again");
         for (chain, address, state) in &moved {
             let p = next.pools().iter().find(|p| p.chain == *chain && p.address == *address);
@@ -552,7 +648,7 @@ mod tests {
             moved_only: false,
             read_at: None,
         };
-        let (again, same) = hub.replace_source(&next, msg).expect("replaced");
+        let (again, same) = hub.replace_source(&next, msg).expect("replaced").expect("a change");
         assert!(same);
         assert_eq!(again.pools().len(), next.pools().len());
         let PoolState::UniswapV2 { reserves, .. } = &again.pools()[k].state else {
@@ -574,8 +670,21 @@ mod tests {
             moved_only: false,
             read_at: None,
         };
-        let (both, same) = hub.replace_source(&again, msg).expect("replaced");
+        let (both, same) = hub.replace_source(&again, msg).expect("replaced").expect("a change");
         assert!(same, "no V3 pools before or after");
         assert_eq!(both.head(ChainId(1)).expect("head").block_number, 101);
+
+        // A third source at the chain's head, with nothing moved (and the
+        // gas price it read a moment earlier): nothing to publish.
+        let msg = ReplaceSource {
+            source: Arc::from("curve"),
+            head: head(101),
+            gas_price: Some(U256::from(9u8)),
+            records: Vec::new(),
+            tokens: Vec::new(),
+            moved_only: true,
+            read_at: None,
+        };
+        assert!(hub.replace_source(&both, msg).expect("replaced").is_none());
     }
 }
