@@ -254,11 +254,16 @@ impl Tracked {
 
 type Pools = BTreeMap<Address, Arc<Tracked>>;
 
+/// What one block changed in a factory source's pools: each pool's value
+/// before it (`None`: the block created it), to roll the block back.
+type Undo = Vec<(Address, Option<Arc<Tracked>>)>;
+
 /// The indexed source: its pools at `head`, and the recent blocks for
-/// rolling back.
-#[derive(Debug, Clone)]
+/// rolling back. Owned by one step at a time: a block's logs change the
+/// pools in place, and each block keeps only what it changed.
+#[derive(Debug)]
 struct Book {
-    pools: Arc<Pools>,
+    pools: Pools,
     /// A listed source's pools that read well at `head`.
     listed: Arc<[PoolRecord]>,
     /// When the node's answers for the last step were in (the logs, or the
@@ -268,9 +273,12 @@ struct Book {
     /// created, none starting or stopping to be routable, no token read):
     /// those alone are published. `None`: publish them all.
     moved: Option<Arc<[Address]>>,
+    /// A read of new pools' tokens failed: asked again at the next step.
+    tokens_due: bool,
     head: Header,
-    /// `(header, pools after it)`, oldest first, at most `reorg_depth`.
-    history: VecDeque<(Header, Arc<Pools>)>,
+    /// `(header, what that block changed)`, oldest first, at most
+    /// `reorg_depth`.
+    history: VecDeque<(Header, Undo)>,
 }
 
 impl Book {
@@ -278,22 +286,43 @@ impl Book {
     /// a listed or Balancer source's `listed`.
     fn new(pools: Pools, listed: Arc<[PoolRecord]>, header: Header, depth: u64) -> Self {
         let mut book = Self {
-            pools: Arc::new(pools),
+            pools,
             listed,
             read_at: None,
             moved: None,
+            tokens_due: false,
             head: header,
             history: VecDeque::new(),
         };
-        book.push(header, depth);
+        book.push(header, Undo::new(), depth);
         book
     }
 
-    fn push(&mut self, header: Header, depth: u64) {
+    fn push(&mut self, header: Header, undo: Undo, depth: u64) {
         self.head = header;
-        self.history.push_back((header, Arc::clone(&self.pools)));
+        self.history.push_back((header, undo));
         while self.history.len() as u64 > depth.max(1) {
             self.history.pop_front();
+        }
+    }
+
+    /// Undoes the blocks after `history[k]`, newest first.
+    fn roll_back_to(&mut self, k: usize) {
+        while self.history.len() > k + 1 {
+            let Some((_, undo)) = self.history.pop_back() else { break };
+            for (address, before) in undo.into_iter().rev() {
+                match before {
+                    Some(p) => {
+                        self.pools.insert(address, p);
+                    }
+                    None => {
+                        self.pools.remove(&address);
+                    }
+                }
+            }
+        }
+        if let Some((header, _)) = self.history.back() {
+            self.head = *header;
         }
     }
 }
@@ -505,17 +534,21 @@ impl Spec {
     }
 }
 
-/// Applies one state log to `pools`; returns whether anything changed.
-fn apply_log(spec: &Spec, pools: &mut Arc<Pools>, log: &Log) -> bool {
+/// Applies one state log to `pools`; returns the pool's value before it
+/// when anything changed (`Some(None)`: the log created the pool).
+fn apply_log(spec: &Spec, pools: &mut Pools, log: &Log) -> Option<Option<Arc<Tracked>>> {
     if let Some((address, tracked)) = spec.created(log) {
-        Arc::make_mut(pools).entry(address).or_insert_with(|| Arc::new(tracked));
-        return true;
+        if pools.contains_key(&address) {
+            return None;
+        }
+        pools.insert(address, Arc::new(tracked));
+        return Some(None);
     }
-    let Some(current) = pools.get(&log.address) else { return false };
+    let current = pools.get(&log.address)?;
     let topics = log.topics.iter().copied();
     let next = match current.as_ref() {
         Tracked::V2 { token0, token1, .. } => {
-            let Ok(e) = Sync::decode_raw_log(topics, &log.data) else { return false };
+            let e = Sync::decode_raw_log(topics, &log.data).ok()?;
             Tracked::V2 {
                 token0: *token0,
                 token1: *token1,
@@ -526,19 +559,19 @@ fn apply_log(spec: &Spec, pools: &mut Arc<Pools>, log: &Log) -> bool {
             let mut v = v.clone();
             let topic0 = log.topics.first().copied().unwrap_or_default();
             if topic0 == Initialize::SIGNATURE_HASH {
-                let Ok(e) = Initialize::decode_raw_log(topics, &log.data) else { return false };
+                let e = Initialize::decode_raw_log(topics, &log.data).ok()?;
                 v.sqrt_price_x96 = U256::from(e.sqrtPriceX96);
                 v.tick = e.tick.as_i32();
             } else if topic0 == Swap::SIGNATURE_HASH {
-                let Ok(e) = Swap::decode_raw_log(topics, &log.data) else { return false };
+                let e = Swap::decode_raw_log(topics, &log.data).ok()?;
                 v.sqrt_price_x96 = U256::from(e.sqrtPriceX96);
                 v.liquidity = e.liquidity;
                 v.tick = e.tick.as_i32();
             } else if topic0 == Mint::SIGNATURE_HASH {
-                let Ok(e) = Mint::decode_raw_log(topics, &log.data) else { return false };
+                let e = Mint::decode_raw_log(topics, &log.data).ok()?;
                 modify_position(&mut v, e.tickLower.as_i32(), e.tickUpper.as_i32(), e.amount, true);
             } else if topic0 == Burn::SIGNATURE_HASH {
-                let Ok(e) = Burn::decode_raw_log(topics, &log.data) else { return false };
+                let e = Burn::decode_raw_log(topics, &log.data).ok()?;
                 modify_position(
                     &mut v,
                     e.tickLower.as_i32(),
@@ -547,16 +580,15 @@ fn apply_log(spec: &Spec, pools: &mut Arc<Pools>, log: &Log) -> bool {
                     false,
                 );
             } else {
-                return false;
+                return None;
             }
             Tracked::V3(v)
         }
     };
     if *current.as_ref() == next {
-        return false;
+        return None;
     }
-    Arc::make_mut(pools).insert(log.address, Arc::new(next));
-    true
+    Some(pools.insert(log.address, Arc::new(next)))
 }
 
 /// A position of `amount` added to (or removed from) `[lower, upper)`, as
@@ -600,6 +632,14 @@ enum Step {
     Followed { book: Book, node_head: u64, changed: bool },
     /// The book no longer matches the node beyond `reorg_depth`: index
     /// again.
+    Lost { why: String },
+}
+
+/// What following did to a book.
+enum Moved {
+    /// It is at a new head (or rolled back); `changed`: a pool moved.
+    To { node_head: u64, changed: bool },
+    /// It no longer matches the node beyond `reorg_depth`.
     Lost { why: String },
 }
 
@@ -800,7 +840,10 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     Ok(Step::Indexed { book, node_head })
 }
 
-async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
+/// Moves `book` to the node's head (at most [`MAX_BLOCKS_PER_STEP`] ahead),
+/// or rolls it back. Everything that can fail is asked first: on an error
+/// the book is as it was.
+async fn follow(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result<Moved, FeedError> {
     let factory = match &spec.origin {
         Origin::Factory { factory, .. } => *factory,
         Origin::Listed(_) | Origin::Balancer { .. } | Origin::Curve { .. } => {
@@ -828,8 +871,8 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
         chain.push(h);
         parent = h;
     }
-    if chain.is_empty() {
-        return Ok(Step::Followed { book, node_head, changed: false });
+    if chain.is_empty() && !book.tokens_due {
+        return Ok(Moved::To { node_head, changed: false });
     }
     let addresses = (book.pools.len() < MAX_FILTER_ADDRESSES)
         .then(|| std::iter::once(factory).chain(book.pools.keys().copied()).collect::<Vec<_>>());
@@ -840,7 +883,8 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
         address,
         topics: vec![spec.state_topics()],
     };
-    let mut logs = client.logs(&range(addresses)).await?;
+    let mut logs =
+        if chain.is_empty() { Vec::new() } else { client.logs(&range(addresses)).await? };
     if filtered {
         // Pools created in this range were not in the filter: their first
         // logs (the V2 Sync of the first mint, the V3 Initialize and Mints)
@@ -859,55 +903,72 @@ async fn follow(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step,
     book.read_at = Some(Instant::now());
     logs.sort_by_key(|l| (l.block_number, l.log_index));
     logs.dedup_by_key(|l| (l.block_number, l.log_index));
-    let before = Arc::clone(&book.pools);
-    let mut changed = false;
+    // Every log must name its block as the headers do, before any is
+    // booked.
+    for log in &logs {
+        let k = log.block_number.to::<u64>().wrapping_sub(ours + 1);
+        if let Some(h) = usize::try_from(k).ok().and_then(|k| chain.get(k))
+            && log.block_hash != h.hash
+        {
+            return Err(FeedError::Inconsistent(format!(
+                "a log of block {} names block {}",
+                h.number, log.block_hash
+            )));
+        }
+    }
+    // The step's pools before it (for the shape of what moved).
+    let mut before: BTreeMap<Address, Option<Arc<Tracked>>> = BTreeMap::new();
     let mut created = false;
-    let mut moved = std::collections::BTreeSet::new();
     let mut at = 0;
     for h in chain {
         let n = h.number;
+        let mut undo: BTreeMap<Address, Option<Arc<Tracked>>> = BTreeMap::new();
         while let Some(log) = logs.get(at).filter(|l| l.block_number == n) {
-            if log.block_hash != h.hash {
-                return Err(FeedError::Inconsistent(format!(
-                    "a log of block {n} names block {}",
-                    log.block_hash
-                )));
-            }
             created |= log.address == factory;
-            if apply_log(spec, &mut book.pools, log) {
-                changed = true;
-                moved.insert(log.address);
+            if let Some(old) = apply_log(spec, &mut book.pools, log) {
+                before.entry(log.address).or_insert_with(|| old.clone());
+                undo.entry(log.address).or_insert(old);
             }
             at += 1;
         }
-        book.push(h, spec.config.reorg_depth);
+        book.push(h, undo.into_iter().collect(), spec.config.reorg_depth);
     }
+    let changed = !before.is_empty();
     // Only moves, each pool as routable as before, and no token waiting for
     // them: publish just those pools.
-    let same_shape = moved
-        .iter()
-        .all(|a| before.get(a).map(|p| p.routable()) == book.pools.get(a).map(|p| p.routable()));
+    let same_shape = before.iter().all(|(a, old)| {
+        old.as_ref().map(|p| p.routable()) == book.pools.get(a).map(|p| p.routable())
+    });
     let touches_waiting = {
         let u = spec.unprobed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         !u.is_empty()
-            && moved
-                .iter()
+            && before
+                .keys()
                 .filter_map(|a| book.pools.get(a))
                 .any(|p| p.tokens().iter().any(|t| u.contains_key(t)))
     };
-    if changed && (created || touches_waiting) {
-        read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await?;
+    let read = (changed && (created || touches_waiting)) || book.tokens_due;
+    if read {
+        // The pools are booked already: a failed read is asked again at the
+        // next step rather than losing them.
+        match read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await {
+            Ok(()) => book.tokens_due = false,
+            Err(e) => {
+                tracing::warn!(chain = %spec.config.chain, source = %spec.source, error = %e, "the tokens of new pools were not read: asked again at the next step");
+                book.tokens_due = true;
+            }
+        }
     }
-    book.moved = (!created && same_shape && !touches_waiting)
-        .then(|| moved.into_iter().collect::<Vec<_>>().into());
-    Ok(Step::Followed { book, node_head, changed })
+    book.moved =
+        (!created && same_shape && !read).then(|| before.into_keys().collect::<Vec<_>>().into());
+    Ok(Moved::To { node_head, changed: changed || read })
 }
 
 /// A listed or Balancer source at the node's head (at most
 /// [`MAX_BLOCKS_PER_STEP`] ahead): the Vault's new registrations booked,
 /// then its pools read again when the head moved (a reorg needs nothing
 /// more: the state is read at the head).
-async fn follow_read(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<Step, FeedError> {
+async fn follow_read(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result<Moved, FeedError> {
     let node_head = client.block_number().await?;
     let ours = book.head.number.to::<u64>();
     let to = node_head.min(ours.saturating_add(MAX_BLOCKS_PER_STEP));
@@ -918,14 +979,14 @@ async fn follow_read(spec: &Spec, client: &RpcClient, mut book: Book) -> Result<
         .flatten()
         .ok_or_else(|| FeedError::Inconsistent(format!("block {to} vanished")))?;
     if header.hash == book.head.hash {
-        return Ok(Step::Followed { book, node_head, changed: false });
+        return Ok(Moved::To { node_head, changed: false });
     }
     let listed = read_source(spec, client, ours + 1, to).await?;
     book.read_at = Some(Instant::now());
     let changed = listed != book.listed;
     book.listed = listed;
-    book.push(header, spec.config.reorg_depth);
-    Ok(Step::Followed { book, node_head, changed })
+    book.push(header, Undo::new(), spec.config.reorg_depth);
+    Ok(Moved::To { node_head, changed })
 }
 
 /// Books the Vault's `PoolRegistered` and `TokensRegistered` events of
@@ -1224,9 +1285,9 @@ async fn read_tokens(
 async fn roll_back(
     spec: &Spec,
     client: &RpcClient,
-    mut book: Book,
+    book: &mut Book,
     node_head: u64,
-) -> Result<Step, FeedError> {
+) -> Result<Moved, FeedError> {
     let numbers: Vec<u64> = book.history.iter().map(|(h, _)| h.number.to::<u64>()).collect();
     let canonical = client.headers(&numbers).await?;
     let keep = book
@@ -1235,27 +1296,24 @@ async fn roll_back(
         .zip(&canonical)
         .rposition(|((ours, _), theirs)| theirs.is_some_and(|t| t.hash == ours.hash));
     let Some(k) = keep else {
-        return Ok(Step::Lost {
+        return Ok(Moved::Lost {
             why: format!(
                 "none of the last {} blocks is on the node's chain any more",
                 book.history.len()
             ),
         });
     };
-    book.history.truncate(k + 1);
-    let (header, pools) = book.history[k].clone();
-    let dropped = book.head.number.to::<u64>().saturating_sub(header.number.to::<u64>());
+    let from = book.head.number.to::<u64>();
+    book.roll_back_to(k);
     tracing::warn!(
         chain = %spec.config.chain,
         source = %spec.source,
-        to = header.number.to::<u64>(),
-        dropped,
+        to = book.head.number.to::<u64>(),
+        dropped = from.saturating_sub(book.head.number.to::<u64>()),
         "reorg: rolled back"
     );
-    book.head = header;
-    book.pools = pools;
     book.moved = None;
-    Ok(Step::Followed { book, node_head, changed: true })
+    Ok(Moved::To { node_head, changed: true })
 }
 
 /// The feed's actor: one per (chain, source).
@@ -1263,7 +1321,10 @@ pub(crate) struct RpcFeed {
     spec: Arc<Spec>,
     client: Arc<RpcClient>,
     hub: Addr<PriceCacheActor>,
+    /// The book, when no step holds it.
     book: Option<Book>,
+    /// Whether the source is indexed (its book may be out, with a step).
+    indexed: bool,
     busy: bool,
     /// When the node last answered a whole step.
     last_ok: Option<Instant>,
@@ -1300,6 +1361,7 @@ impl RpcFeed {
             client,
             hub,
             book: None,
+            indexed: false,
             busy: false,
             last_ok: None,
             failures: 0,
@@ -1315,25 +1377,41 @@ impl RpcFeed {
         }
         self.busy = true;
         let (spec, client, book) =
-            (Arc::clone(&self.spec), Arc::clone(&self.client), self.book.clone());
+            (Arc::clone(&self.spec), Arc::clone(&self.client), self.book.take());
+        let before = book.as_ref().map(|b| b.head.hash);
         let work = async move {
             // The gas price rides along, asked first so that a step's
             // answers go out without a round trip more; a node that fails
             // to give it leaves the last one.
             let gas = client.gas_price().await.ok();
-            let step = match book {
-                None => index(&spec, &client).await,
-                Some(b) => follow(&spec, &client, b).await,
-            }?;
-            Ok((step, gas))
+            // The step owns the book; it comes back with an error.
+            match book {
+                None => (index(&spec, &client).await.map(|step| (step, gas)), None),
+                Some(mut book) => match follow(&spec, &client, &mut book).await {
+                    Ok(Moved::To { node_head, changed }) => {
+                        (Ok((Step::Followed { book, node_head, changed }, gas)), None)
+                    }
+                    Ok(Moved::Lost { why }) => (Ok((Step::Lost { why }, gas)), None),
+                    Err(e) => (Err(e), Some(book)),
+                },
+            }
         };
-        ctx.spawn(work.into_actor(self).map(|res, act, ctx| {
+        ctx.spawn(work.into_actor(self).map(move |(res, back), act, ctx| {
             act.busy = false;
-            act.settle(res, ctx);
+            if back.is_some() {
+                act.book = back;
+            }
+            act.settle(res, before, ctx);
         }));
     }
 
-    fn settle(&mut self, res: Result<(Step, Option<U256>), FeedError>, ctx: &mut Context<Self>) {
+    /// Takes a step's result; `before`: the head of the book it followed.
+    fn settle(
+        &mut self,
+        res: Result<(Step, Option<U256>), FeedError>,
+        before: Option<B256>,
+        ctx: &mut Context<Self>,
+    ) {
         let spec = Arc::clone(&self.spec);
         match res {
             Ok((step, gas)) => {
@@ -1355,9 +1433,10 @@ impl RpcFeed {
                         self.spec.health.update(|h| h.progress = None);
                         self.publish(&book, node_head, gas, ctx);
                         self.book = Some(book);
+                        self.indexed = true;
                     }
                     Step::Followed { book, node_head, changed } => {
-                        let moved = self.book.as_ref().is_none_or(|b| b.head != book.head);
+                        let moved = before != Some(book.head.hash);
                         if changed || moved {
                             self.publish(&book, node_head, gas, ctx);
                         } else {
@@ -1368,6 +1447,7 @@ impl RpcFeed {
                     Step::Lost { why } => {
                         tracing::warn!(chain = %spec.config.chain, source = %spec.source, reason = %why, "rpc feed: indexing again");
                         self.book = None;
+                        self.indexed = false;
                         self.spec.health.update(|h| {
                             h.state = FeedState::Indexing;
                             h.published = false;
@@ -1447,7 +1527,7 @@ impl RpcFeed {
         let cfg = &self.spec.config;
         let age = self.last_ok.map(|t| t.elapsed());
         let published = self.spec.health.inner.lock().map(|h| h.published).unwrap_or(false);
-        let state = match (self.book.is_some() && published, age) {
+        let state = match (self.indexed && published, age) {
             (_, Some(a)) if a > cfg.stale_after => FeedState::Stale,
             (false, None) if self.failures > 0 => FeedState::Stale,
             (false, _) => FeedState::Indexing,
@@ -1494,7 +1574,7 @@ impl Actor for RpcFeed {
         ctx.run_interval(every, move |act, ctx| {
             // Judge often (staleness is a matter of time), ask the node
             // every `poll`.
-            if last.elapsed() >= poll || act.book.is_none() {
+            if last.elapsed() >= poll || !act.indexed {
                 last = Instant::now();
                 act.tick(ctx);
             } else {
@@ -1545,5 +1625,38 @@ mod tests {
         modify_position(&mut v, 60, 120, 40, false);
         assert_eq!(v.ticks.get(&120), None, "an emptied tick is uninitialized");
         assert_eq!(v.ticks.get(&60), Some(&(105, -105)));
+    }
+
+    #[test]
+    fn a_block_rolled_back_restores_what_it_changed_and_removes_what_it_created() {
+        let header = |n: u64| Header {
+            number: U64::from(n),
+            hash: B256::repeat_byte(n as u8),
+            parent_hash: B256::repeat_byte(n.saturating_sub(1) as u8),
+            timestamp: U64::from(n * 12),
+        };
+        let v2 = |r: u64| {
+            Arc::new(Tracked::V2 {
+                token0: Address::repeat_byte(1),
+                token1: Address::repeat_byte(2),
+                reserves: [U256::from(r), U256::from(r)],
+            })
+        };
+        let (a, b) = (Address::repeat_byte(0xa), Address::repeat_byte(0xb));
+        let mut book = Book::new(Pools::from([(a, v2(1))]), Arc::default(), header(10), 8);
+        // Block 11 moves `a` twice (the first value before it is kept);
+        // block 12 creates `b` and moves `a` again.
+        book.pools.insert(a, v2(3));
+        book.push(header(11), vec![(a, Some(v2(1)))], 8);
+        book.pools.insert(b, v2(5));
+        book.pools.insert(a, v2(4));
+        book.push(header(12), vec![(a, Some(v2(3))), (b, None)], 8);
+        book.roll_back_to(1);
+        assert_eq!(book.head.number, U64::from(11));
+        assert_eq!((book.pools.get(&a), book.pools.get(&b)), (Some(&v2(3)), None));
+        book.roll_back_to(0);
+        assert_eq!(book.head.number, U64::from(10));
+        assert_eq!(book.pools, Pools::from([(a, v2(1))]));
+        assert_eq!(book.history.len(), 1);
     }
 }
