@@ -105,13 +105,17 @@ fn get(addr: &str, path: &str) -> Option<Value> {
 
 struct Node {
     addr: String,
-    child: Child,
+    /// The node this run started (stopped at the end); `None` for one kept
+    /// across runs (`NODE_CHAIN_RPC`).
+    child: Option<Child>,
 }
 
 impl Drop for Node {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -207,6 +211,47 @@ fn rss_mib(pid: u32) -> f64 {
         .map_or(0.0, |kib| kib / 1024.0)
 }
 
+/// The pairs' runtime, storage and token balances set on the node, and the
+/// factory's `PairCreated` event emitted for each.
+fn place(
+    node: &Node,
+    me: Address,
+    pairs: &[(Address, Address, Address, U256, U256)],
+    pair_code: &Bytes,
+) -> Result<(), Box<dyn std::error::Error>> {
+    node.batch(
+        "hardhat_setCode",
+        &pairs.iter().map(|p| json!([p.2, pair_code])).collect::<Vec<_>>(),
+    )?;
+    let n = pairs.len();
+    let mut slots = Vec::with_capacity(n * 6);
+    for (t0, t1, pair, r0, r1) in pairs {
+        let reserves = *r0 | (*r1 << 112);
+        let values = [
+            U256::from_be_slice(t0.as_slice()),
+            U256::from_be_slice(t1.as_slice()),
+            reserves,
+            U256::from(1),
+        ];
+        for (slot, v) in PAIR_SLOTS.iter().zip(values) {
+            slots.push(json!([pair, format!("{slot:#x}"), word(v)]));
+        }
+        slots.push(json!([t0, format!("{:#x}", mapping(*pair, BALANCE_SLOT)), word(*r0)]));
+        slots.push(json!([t1, format!("{:#x}", mapping(*pair, BALANCE_SLOT)), word(*r1)]));
+    }
+    node.batch("hardhat_setStorageAt", &slots)?;
+    for (c, chunk) in pairs.chunks(1000).enumerate() {
+        let call = emitPairsCall {
+            token0s: chunk.iter().map(|p| p.0).collect(),
+            token1s: chunk.iter().map(|p| p.1).collect(),
+            pairs: chunk.iter().map(|p| p.2).collect(),
+            first: U256::from(c * 1000),
+        };
+        node.send(me, Some(V2_FACTORY), &call.abi_encode())?;
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().map_or(Ok(100_000), |a| a.parse())?;
@@ -217,17 +262,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hardhat = repo().join("tests/node/node_modules/.bin/hardhat");
     assert!(hardhat.exists(), "run scripts/setup.sh --tests first");
 
-    let port = free_port();
-    let node = Node {
-        addr: format!("127.0.0.1:{port}"),
-        child: Command::new(&hardhat)
-            .args(["node", "--hostname", "127.0.0.1", "--port", &port.to_string()])
-            .current_dir(repo().join("tests/node"))
-            .env("HARDHAT_DISABLE_TELEMETRY_PROMPT", "true")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()?,
+    // `NODE_CHAIN_RPC=127.0.0.1:<port>` keeps the node across runs:
+    // started there if nothing answers, never stopped, and the pairs placed
+    // only once (a later run with the same counts finds them).
+    let kept = std::env::var("NODE_CHAIN_RPC").ok();
+    let port = match &kept {
+        Some(addr) => addr.rsplit(':').next().unwrap_or_default().parse()?,
+        None => free_port(),
     };
+    let addr = format!("127.0.0.1:{port}");
+    let answering = kept.is_some()
+        && post(
+            &addr,
+            "/",
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"}).to_string(),
+        )
+        .is_ok();
+    let child = if answering {
+        None
+    } else {
+        Some(
+            Command::new(&hardhat)
+                .args(["node", "--hostname", "127.0.0.1", "--port", &port.to_string()])
+                .current_dir(repo().join("tests/node"))
+                .env("HARDHAT_DISABLE_TELEMETRY_PROMPT", "true")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()?,
+        )
+    };
+    let node = Node { addr, child: if kept.is_some() { None } else { child } };
     let started = Instant::now();
     while node.rpc("eth_chainId", json!([])).is_err() {
         assert!(started.elapsed() < Duration::from_secs(60), "hardhat did not start");
@@ -235,6 +299,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let me: Address = serde_json::from_value(node.rpc("eth_accounts", json!([]))?[0].clone())?;
 
+    let placed = node.rpc("eth_getCode", json!([V2_FACTORY, "latest"]))? != json!("0x");
     // Runtimes: a token, the pair, the emitter.
     let setup = Instant::now();
     let mut token_init = ours("TestERC20")?;
@@ -280,36 +345,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r1 = U256::from(10u128.pow(18)) * U256::from(1 + (k * 104_729) % 1000);
         pairs.push((t0, t1, pair, r0, r1));
     }
-    node.batch(
-        "hardhat_setCode",
-        &pairs.iter().map(|p| json!([p.2, pair_code])).collect::<Vec<_>>(),
-    )?;
-    let mut slots = Vec::with_capacity(n * 6);
-    for (t0, t1, pair, r0, r1) in &pairs {
-        let reserves = *r0 | (*r1 << 112);
-        let values = [
-            U256::from_be_slice(t0.as_slice()),
-            U256::from_be_slice(t1.as_slice()),
-            reserves,
-            U256::from(1),
-        ];
-        for (slot, v) in PAIR_SLOTS.iter().zip(values) {
-            slots.push(json!([pair, format!("{slot:#x}"), word(v)]));
-        }
-        slots.push(json!([t0, format!("{:#x}", mapping(*pair, BALANCE_SLOT)), word(*r0)]));
-        slots.push(json!([t1, format!("{:#x}", mapping(*pair, BALANCE_SLOT)), word(*r1)]));
+    if placed {
+        println!("node: the {n} pairs of an earlier run are kept");
+    } else {
+        place(&node, me, &pairs, &pair_code)?;
+        println!("node: {n} pairs over {t} tokens placed in {:.1?}", setup.elapsed());
     }
-    node.batch("hardhat_setStorageAt", &slots)?;
-    for (c, chunk) in pairs.chunks(1000).enumerate() {
-        let call = emitPairsCall {
-            token0s: chunk.iter().map(|p| p.0).collect(),
-            token1s: chunk.iter().map(|p| p.1).collect(),
-            pairs: chunk.iter().map(|p| p.2).collect(),
-            first: U256::from(c * 1000),
-        };
-        node.send(me, Some(V2_FACTORY), &call.abi_encode())?;
-    }
-    println!("node: {n} pairs over {t} tokens placed in {:.1?}", setup.elapsed());
 
     // The server, following the node as chain 1.
     let dir = std::env::temp_dir().join(format!("switchyard-node-bench-{}", std::process::id()));
@@ -370,12 +411,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Following: blocks in which 1,000 pairs sync to new balances.
     let lens = ours("StateLens")?;
     let mut heads = Vec::new();
+    // A run's own wei on every new balance: a kept node's pairs move on
+    // each run, never to the balances an earlier run left.
+    let salt = U256::from(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_nanos() % 1_000_003
+            + 1,
+    );
     for round in 0..5u64 {
         let moved: Vec<_> =
             pairs.iter().skip(round as usize).step_by((n / 1000).max(1)).take(1000).collect();
         let mut slots = Vec::new();
         for (t0, _, pair, r0, _) in &moved {
-            let grown = *r0 + *r0 * U256::from(round + 1) / U256::from(100);
+            let grown = *r0 + *r0 * U256::from(round + 1) / U256::from(100) + salt;
             slots.push(json!([t0, format!("{:#x}", mapping(*pair, BALANCE_SLOT)), word(grown)]));
         }
         node.batch("hardhat_setStorageAt", &slots)?;
@@ -444,6 +491,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("RSS after following: {:.0} MiB", rss_mib(server.id()));
     let _ = server.kill();
     let _ = server.wait();
-    let _ = std::fs::remove_dir_all(&dir);
+    // The server's log stays for a kept node's runs (read them side by side).
+    if kept.is_some() {
+        println!("server log: {}", log_path.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     Ok(())
 }
