@@ -170,6 +170,7 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
                 fee: U256::from(4_000_000u32),
                 admin_fee: Some(U256::from(5_000_000_000u64)),
                 a_precision: Some(100),
+                amp_precise: None,
                 lp_supply: None,
             }));
             continue;

@@ -263,9 +263,21 @@ pub struct StableswapRecord {
     /// for the newer ones (1 when omitted).
     #[serde(default)]
     pub a_precision: Option<u32>,
+    /// `A * A_PRECISION` (the pool's `A_precise()`), where it is not
+    /// `amp * aPrecision`: a pool caught mid-ramp (read from a node).
+    #[serde(default, deserialize_with = "de_opt_u256")]
+    pub amp_precise: Option<U256>,
     /// LP token supply.
     #[serde(default, deserialize_with = "de_opt_u256")]
     pub lp_supply: Option<U256>,
+}
+
+impl StableswapRecord {
+    /// `A * A_PRECISION`: what the pool computes with.
+    pub fn amp_precise(&self) -> U256 {
+        self.amp_precise
+            .unwrap_or_else(|| self.amp.saturating_mul(U256::from(self.a_precision.unwrap_or(1))))
+    }
 }
 
 /// Balancer weighted pool.

@@ -21,7 +21,10 @@ interface IStableSwapToken {
 /// - `D` and `y` by Newton iteration from `D = S` and `y = D`, stopping when
 ///   a step moves by at most 1; 255 steps without that revert;
 /// - `A` is carried as `A * A_PRECISION`: with `A_PRECISION = 1` these are
-///   the older pools' formulas (`Ann - 1`), with 100 the newer ones';
+///   the older pools' formulas (`Ann - 1`), with 100 the newer ones'; the
+///   constructor takes it that way, so a pool caught mid-ramp (its
+///   `A_precise()` between two multiples of `A_PRECISION`) is reproduced
+///   at the value it had;
 /// - `dy = xp[j] - y - 1` (one unit kept in the pool against rounding),
 ///   `fee = dy * fee / 1e10` and `admin = fee * admin_fee / 1e10`, all
 ///   rounding down; the trader gets `(dy - fee) * 1e18 / rate[j]` and the
@@ -34,8 +37,9 @@ interface IStableSwapToken {
 /// Curve's, pays 0.
 ///
 /// Simplifications: no liquidity functions (the world writes the internal
-/// `balances` into storage, as the pool's liquidity history left them), no
-/// ramping of `A`, no admin actions, no kill switch.
+/// `balances` into storage, as the pool's liquidity history left them), `A`
+/// fixed where the world deploys it (a ramp moves it between blocks, and
+/// the world is rebuilt per block), no admin actions, no kill switch.
 contract ReferenceStableSwap {
     /// The native coin's placeholder address.
     address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
@@ -84,14 +88,15 @@ contract ReferenceStableSwap {
 
     /// @param coins_ 2 to 4 distinct coins; `NATIVE` for the native coin.
     /// @param decimals_ Decimals of each coin, at most 36; 18 for `NATIVE`.
-    /// @param amplification `A`, without precision (at least 1).
+    /// @param ampPrecise `A * A_PRECISION` (`A_precise()`; at least
+    /// `aPrecision`).
     /// @param aPrecision `A_PRECISION` (at least 1).
     /// @param fee_ Fee, 1e-10 units, at most 5e9.
     /// @param adminFee Admin share of the fee, 1e-10 units, at most 1e10.
     constructor(
         address[] memory coins_,
         uint8[] memory decimals_,
-        uint256 amplification,
+        uint256 ampPrecise,
         uint256 aPrecision,
         uint256 fee_,
         uint256 adminFee
@@ -99,7 +104,9 @@ contract ReferenceStableSwap {
         uint256 n = coins_.length;
         if (n < 2 || n > MAX_COINS) revert BadCoinCount(n);
         if (decimals_.length != n) revert LengthMismatch();
-        if (amplification == 0 || aPrecision == 0 || fee_ > MAX_FEE || adminFee > MAX_ADMIN_FEE) revert BadParameters();
+        if (aPrecision == 0 || ampPrecise < aPrecision || fee_ > MAX_FEE || adminFee > MAX_ADMIN_FEE) {
+            revert BadParameters();
+        }
         for (uint256 k = 0; k < n; ++k) {
             address c = coins_[k];
             if (c == address(0)) revert BadCoin(k);
@@ -113,7 +120,7 @@ contract ReferenceStableSwap {
             _rates.push(10 ** (36 - uint256(d)));
         }
         A_PRECISION = aPrecision;
-        _amp = amplification * aPrecision;
+        _amp = ampPrecise;
         fee = fee_;
         admin_fee = adminFee;
     }

@@ -132,16 +132,20 @@ fn identity(
     if amp.is_zero() {
         return Err(set_aside(String::from("A() is 0")));
     }
-    // Pools that answer `A_precise()` carry A times their A_PRECISION; the
-    // proof below checks the rounding to a whole precision.
-    let a_precision = match ret::<A_preciseCall>(&answers[at + 1], "A_precise()") {
+    // Pools that answer `A_precise()` carry A times their A_PRECISION (100
+    // on every such pool Curve deployed): `A()` is its floor over that,
+    // also mid-ramp. The proof below checks the rest.
+    let (a_precision, amp_precise) = match ret::<A_preciseCall>(&answers[at + 1], "A_precise()") {
         Ok(precise) => {
-            let p = (precise + amp / U256::from(2)) / amp;
-            u32::try_from(p).ok().filter(|p| *p >= 1).ok_or_else(|| {
-                set_aside(format!("A_precise() {precise} is not a whole multiple of A() {amp}"))
-            })?
+            let p = [100u32, 1_000, 10, 1]
+                .into_iter()
+                .find(|p| precise / U256::from(*p) == amp)
+                .ok_or_else(|| {
+                    set_aside(format!("A_precise() {precise} is no multiple of A() {amp}"))
+                })?;
+            (p, Some(precise))
         }
-        Err(_) => 1,
+        Err(_) => (1, None),
     };
     let fee = ret::<feeCall>(&answers[at + 2], "fee()").map_err(set_aside)?;
     let admin_fee = ret::<admin_feeCall>(&answers[at + 3], "admin_fee()").map_err(set_aside)?;
@@ -162,6 +166,7 @@ fn identity(
         fee,
         admin_fee: Some(admin_fee),
         a_precision: Some(a_precision),
+        amp_precise,
         // Read at every head, from the token.
         lp_supply: lp_token.map(|_| U256::ZERO),
     })
@@ -208,10 +213,9 @@ fn prove(p: &StableswapRecord, answers: &[LensAnswer]) -> Result<(), Unread> {
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(set_aside)?;
-    let a_precision = U256::from(p.a_precision.unwrap_or(1));
     let params = stableswap::Params {
-        amp: p.amp.saturating_mul(a_precision),
-        a_precision,
+        amp: p.amp_precise(),
+        a_precision: U256::from(p.a_precision.unwrap_or(1)),
         fee: p.fee,
         admin_fee: p.admin_fee.unwrap_or_default(),
     };

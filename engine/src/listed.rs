@@ -15,7 +15,7 @@
 //!
 //! | kind | read |
 //! |---|---|
-//! | StableSwap | `balances(i)`, `A()` (and `A_precise()`), `fee()`, `admin_fee()`, the LP token's `totalSupply()` |
+//! | StableSwap | `balances(i)`, `A()` (and `A_precise()`, exact mid-ramp), `fee()`, `admin_fee()`, the LP token's `totalSupply()` |
 //! | weighted | the Vault's `getPoolTokens(poolId)`, the pool's `getNormalizedWeights()` and `getSwapFeePercentage()`; `getLastInvariant()`, which only the 2021 pools answer, names the pow rule; a pool with rate providers (`getRateProviders()`) is left out |
 //! | ERC-4626 | `totalAssets()`, `totalSupply()` |
 //! | Aave V3 | the pool's `getReserveNormalizedIncome(asset)`, the asset's `balanceOf(aToken)` |
@@ -23,9 +23,8 @@
 //! | Lido | `getTotalPooledEther()`, `getTotalShares()` of the share ledger |
 //!
 //! A pool whose read fails (no contract at its address on this node, a
-//! getter that reverts, tokens that differ from the listing, a Curve `A`
-//! mid-ramp between two integers, which a record cannot hold) is left out
-//! of that block's publication, with the reason.
+//! getter that reverts, tokens that differ from the listing) is left out of
+//! that block's publication, with the reason.
 
 use alloy_primitives::{Address, B256, Bytes, U256, address};
 use alloy_sol_types::{SolCall, SolValue, sol};
@@ -191,17 +190,19 @@ fn stableswap(p: &mut StableswapRecord, answers: &[LensAnswer]) -> Result<(), Un
     }
     let amp = ret::<ACall>(&answers[n], "A()")?;
     let precision = U256::from(p.a_precision.unwrap_or(1).max(1));
+    p.amp = amp;
+    p.amp_precise = None;
     if precision > U256::from(1) {
-        // Pools with a precision answer `A_precise()`; a ramp moves it
-        // through values the integer `A` of a record cannot hold.
+        // Pools with a precision answer `A_precise()`, which a ramp moves
+        // between multiples of the precision: the pool computes with it.
         let precise = ret::<A_preciseCall>(&answers[n + 1], "A_precise()")?;
-        if precise != amp.saturating_mul(precision) {
+        if precise / precision != amp {
             return Err(
-                format!("A is ramping ({precise} / {precision}), between two integers").into()
+                format!("A_precise() {precise} is not A() {amp} at precision {precision}").into()
             );
         }
+        p.amp_precise = (precise != amp * precision).then_some(precise);
     }
-    p.amp = amp;
     p.fee = ret::<feeCall>(&answers[n + 2], "fee()")?;
     p.admin_fee = Some(ret::<admin_feeCall>(&answers[n + 3], "admin_fee()")?);
     if p.lp_supply.is_some() {
@@ -372,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn a_curve_pool_mid_ramp_between_integers_is_left_out() {
+    fn a_curve_pool_mid_ramp_keeps_its_precise_a() {
         let t = PoolRecord::Stableswap(StableswapRecord {
             chain_id: ChainId(1),
             address: Address::repeat_byte(1),
@@ -384,6 +385,7 @@ mod tests {
             fee: U256::ZERO,
             admin_fee: None,
             a_precision: Some(100),
+            amp_precise: None,
             lp_supply: None,
         });
         let ok = [word(5), word(7), word(200), word(20_000), word(4_000_000), word(0), word(0)];
@@ -392,7 +394,12 @@ mod tests {
             (p.balances.clone(), p.amp, p.fee),
             (vec![U256::from(5), U256::from(7)], U256::from(200), U256::from(4_000_000))
         );
+        assert_eq!(p.amp_precise, None, "a whole A");
         let ramp = [word(5), word(7), word(200), word(20_050), word(0), word(0), word(0)];
-        assert!(apply(&t, &ramp).expect_err("mid ramp").why.contains("ramping"));
+        let PoolRecord::Stableswap(p) = apply(&t, &ramp).expect("mid ramp") else { panic!() };
+        assert_eq!((p.amp, p.amp_precise()), (U256::from(200), U256::from(20_050)));
+        // An A_precise that A() does not floor is not this kind of pool.
+        let odd = [word(5), word(7), word(200), word(30_000), word(0), word(0), word(0)];
+        assert!(apply(&t, &odd).is_err());
     }
 }

@@ -80,7 +80,7 @@ sol! {
         constructor(
             address[] coins,
             uint8[] decimals,
-            uint256 amplification,
+            uint256 ampPrecise,
             uint256 aPrecision,
             uint256 fee,
             uint256 adminFee
@@ -300,6 +300,7 @@ struct StableCase {
     decimals: Vec<u8>,
     /// The native coin's position, if the pool has one (18 decimals).
     native: Option<usize>,
+    /// `A * A_PRECISION`: a whole `A`, or one caught mid-ramp.
     amp: u64,
     a_precision: u64,
     fee: u64,
@@ -335,7 +336,7 @@ fn stable_case() -> impl Strategy<Value = StableCase> {
             prop::collection::vec(6u8..=18, n),
             prop_oneof![2 => Just(None), 1 => (0..n).prop_map(Some)],
             prop_oneof![1 => 1u64..=10, 3 => 10u64..=5000],
-            prop_oneof![Just(1u64), Just(100u64)],
+            (prop_oneof![Just(1u64), Just(100u64)], prop_oneof![2 => Just(0u64), 1 => 1u64..100]),
             prop_oneof![1 => Just(0u64), 4 => 0u64..=50_000_000, 1 => 50_000_000u64..=5_000_000_000],
             prop_oneof![Just(0u64), Just(5_000_000_000u64), Just(10_000_000_000u64), 0u64..=10_000_000_000],
             (0.0f64..10.0).prop_map(|l| 10f64.powf(l)),
@@ -343,7 +344,7 @@ fn stable_case() -> impl Strategy<Value = StableCase> {
             prop::collection::vec((0..n, 0..n, dx()), 1..=3),
         )
             .prop_map(
-                move |(decimals, native, amp, a_precision, fee, admin_fee, size, holdings, swaps)| {
+                move |(decimals, native, amp, (a_precision, ramp), fee, admin_fee, size, holdings, swaps)| {
                     let mut decimals = decimals;
                     if let Some(k) = native {
                         decimals[k] = 18;
@@ -351,7 +352,9 @@ fn stable_case() -> impl Strategy<Value = StableCase> {
                     StableCase {
                         decimals,
                         native,
-                        amp,
+                        // Between two whole `A`s only where there is a
+                        // precision to carry it.
+                        amp: amp * a_precision + ramp % a_precision,
                         a_precision,
                         fee,
                         admin_fee,
@@ -436,7 +439,7 @@ fn stable_deploy(c: &StableCase) -> Result<(Evm, StablePool), TestCaseError> {
     let args = ReferenceStableSwap::constructorCall {
         coins: coins.clone(),
         decimals: c.decimals.clone(),
-        amplification: U256::from(c.amp),
+        ampPrecise: U256::from(c.amp),
         aPrecision: U256::from(c.a_precision),
         fee: U256::from(c.fee),
         adminFee: U256::from(c.admin_fee),
@@ -542,6 +545,9 @@ fn stable_differential(c: StableCase, stats: &StableStats) -> CaseResult {
                 if c.a_precision == 100 {
                     stats.hit(&stats.precise);
                 }
+                if !c.amp.is_multiple_of(c.a_precision) {
+                    stats.hit(&stats.ramping);
+                }
                 if dx >= before[i] {
                     stats.hit(&stats.big_dx);
                 }
@@ -586,6 +592,7 @@ struct StableStats {
     native: Cell<u32>,
     admin_part: Cell<u32>,
     precise: Cell<u32>,
+    ramping: Cell<u32>,
     big_dx: Cell<u32>,
     no_convergence: Cell<u32>,
     three_coins: Cell<u32>,
@@ -607,13 +614,14 @@ fn stableswap_exchanges_exactly_as_the_kernel() {
     let stats = StableStats::default();
     check(160, stable_case(), |c| stable_differential(c, &stats));
     eprintln!(
-        "stableswap: filled {} (native coin {}, admin part {}, A_PRECISION 100 {}, dx past \
-         the balance {}), reverted {} (kernel InvalidState {}, no convergence {}), paid 0 {}; \
+        "stableswap: filled {} (native coin {}, admin part {}, A_PRECISION 100 {}, A mid-ramp {}, \
+         dx past the balance {}), reverted {} (kernel InvalidState {}, no convergence {}), paid 0 {}; \
          3-coin pools {}, 4-coin pools {}",
         stats.filled.get(),
         stats.native.get(),
         stats.admin_part.get(),
         stats.precise.get(),
+        stats.ramping.get(),
         stats.big_dx.get(),
         stats.reverted.get(),
         stats.invalid.get(),
@@ -627,6 +635,7 @@ fn stableswap_exchanges_exactly_as_the_kernel() {
     expect_at_least(&stats.native, 20, "exchanges in or out of the native coin");
     expect_at_least(&stats.admin_part, 50, "exchanges leaving an admin part");
     expect_at_least(&stats.precise, 45, "exchanges with A_PRECISION 100");
+    expect_at_least(&stats.ramping, 10, "exchanges with A between two whole values");
     expect_at_least(&stats.big_dx, 8, "exchanges of more than the pool's balance");
     expect_at_least(&stats.reverted, 50, "exchanges both refuse");
     expect_at_least(&stats.invalid, 30, "kernel InvalidState reverts");
@@ -1386,7 +1395,7 @@ fn stableswap_refuses_what_curve_refuses() -> CaseResult {
     let c = StableCase {
         decimals: vec![6, 18, 8],
         native: Some(1),
-        amp: 200,
+        amp: 20_000,
         a_precision: 100,
         fee: 4_000_000,
         admin_fee: 5_000_000_000,
@@ -1451,7 +1460,7 @@ fn stableswap_refuses_what_curve_refuses() -> CaseResult {
         let args = S::constructorCall {
             coins,
             decimals,
-            amplification: U256::from(100u64),
+            ampPrecise: U256::from(100u64),
             aPrecision: U256::ONE,
             fee: U256::from(fee),
             adminFee: U256::ZERO,

@@ -70,7 +70,8 @@ impl TickList {
 pub struct StableswapState {
     /// Balances, pool order.
     pub balances: Vec<U256>,
-    /// `A`.
+    /// `A * A_PRECISION` (the pool's `A_precise()`): exact mid-ramp too,
+    /// where `A` itself is not a whole number.
     pub amp: U256,
     /// Fee, 1e-10 units.
     pub fee: U256,
@@ -201,7 +202,8 @@ impl Pool {
                 if i == 0 { p01 } else { 1.0 / p01 }
             }
             PoolState::Stableswap(st) => {
-                let StableswapState { balances, amp, .. } = &**st;
+                let StableswapState { balances, amp, a_precision, .. } = &**st;
+                let amp = u256_to_f64(*amp) / u256_to_f64(*a_precision).max(1.0);
                 let n = balances.len();
                 if i >= n || j >= n {
                     return None;
@@ -211,8 +213,8 @@ impl Pool {
                     .zip(&self.decimals)
                     .map(|(b, d)| u256_to_f64(*b) * 10f64.powi(18 - i32::from(*d)))
                     .collect();
-                let d = crate::amm::shadow::stableswap_d(&x, u256_to_f64(*amp))?;
-                let ann = u256_to_f64(*amp) * n as f64;
+                let d = crate::amm::shadow::stableswap_d(&x, amp)?;
+                let ann = amp * n as f64;
                 let prod: f64 = x.iter().product();
                 let k = d.powi(n as i32 + 1) / ((n as f64).powi(n as i32) * prod);
                 let di = ann + k / x[i];

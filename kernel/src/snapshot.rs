@@ -289,7 +289,7 @@ impl PoolState {
             },
             PoolRecord::Stableswap(p) => Self::Stableswap(Box::new(StableswapState {
                 balances: p.balances.clone(),
-                amp: p.amp,
+                amp: p.amp_precise(),
                 fee: p.fee,
                 admin_fee: p.admin_fee.unwrap_or_default(),
                 a_precision: U256::from(p.a_precision.unwrap_or(1)),

@@ -823,7 +823,8 @@ fn load_embedded_world(node: &Node) {
     node.rpc("evm_mine", json!([]));
 }
 
-/// A WBTC/USDT StableSwap pool (`A` 100 at `A_PRECISION` 100, 0.04% fee,
+/// A WBTC/USDT StableSwap pool (`A` 100.5, caught mid-ramp, at
+/// `A_PRECISION` 100; 0.04% fee,
 /// half to the admin) holding 3,000 WBTC and 2,900 USDT, written into
 /// `registry` as its entry `index` (the storage its `pool_list`,
 /// `pool_count` and `get_lp_token` read: slots 0, 1 and 2).
@@ -836,7 +837,7 @@ fn deploy_stableswap(node: &Node, me: Address, registry: Address, index: u64) ->
         Pool::constructorCall {
             coins_: vec![WBTC, USDT],
             decimals_: vec![8, 6],
-            amplification: U256::from(100),
+            ampPrecise: U256::from(10_050),
             aPrecision: U256::from(100),
             fee_: U256::from(4_000_000),
             adminFee: U256::from(5_000_000_000u64),

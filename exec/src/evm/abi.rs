@@ -274,7 +274,7 @@ sol! {
         constructor(
             address[] coins_,
             uint8[] decimals_,
-            uint256 amplification,
+            uint256 ampPrecise,
             uint256 aPrecision,
             uint256 fee_,
             uint256 adminFee

@@ -1181,7 +1181,7 @@ impl<'a> ChainBuilder<'a> {
         let args = ReferenceStableSwap::constructorCall {
             coins_: coins.to_vec(),
             decimals_: decimals.to_vec(),
-            amplification: st.amp,
+            ampPrecise: st.amp,
             aPrecision: st.a_precision,
             fee_: st.fee,
             adminFee: st.admin_fee,

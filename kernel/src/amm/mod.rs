@@ -156,7 +156,7 @@ impl Pool {
                     .map(|d| stableswap::rate_for_decimals(*d))
                     .collect::<Result<Vec<_>, _>>()?;
                 let params = stableswap::Params {
-                    amp: amp.checked_mul(*a_precision).ok_or(AmmError::InvalidState)?,
+                    amp: *amp,
                     a_precision: *a_precision,
                     fee: *fee,
                     admin_fee: *admin_fee,

@@ -204,7 +204,7 @@ impl Pool {
             PoolState::Stableswap(st) => stableswap_out(
                 &st.balances,
                 &self.decimals,
-                u256_to_f64(st.amp),
+                u256_to_f64(st.amp) / u256_to_f64(st.a_precision).max(1.0),
                 1.0 - u256_to_f64(st.fee) / 1e10,
                 i,
                 j,
