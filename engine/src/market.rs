@@ -324,15 +324,33 @@ pub(crate) struct ReplaceSource {
     pub(crate) head: ChainState,
     /// The node's gas price (`None`: keep the last one).
     pub(crate) gas_price: Option<U256>,
-    pub(crate) records: Vec<PoolRecord>,
+    pub(crate) pools: SourcePools,
     /// Tokens of the records no catalog lists, read from the node.
     pub(crate) tokens: Vec<switchyard_catalog::Token>,
-    /// `records` are only the pools that moved since the source's last
-    /// publication (the same pools otherwise, none new): their states are
-    /// set in place.
-    pub(crate) moved_only: bool,
     /// When the feed had the node's answers these records come from.
     pub(crate) read_at: Option<std::time::Instant>,
+}
+
+/// What a source publishes of its pools.
+#[derive(Debug)]
+pub(crate) enum SourcePools {
+    /// Every routable pool, as records (their identity and state): they
+    /// replace what the source published before.
+    All(Vec<PoolRecord>),
+    /// Only the pools that moved since the source's last publication (the
+    /// same pools otherwise, none new, none gone), as kernel states: set in
+    /// place, one [`SnapshotDelta`].
+    Moved(Vec<MovedPool>),
+}
+
+/// A pool's new state, by its identity.
+#[derive(Debug)]
+pub(crate) struct MovedPool {
+    pub(crate) address: Address,
+    /// Its tokens, pool order (markets of one lending pool share its
+    /// address: the tokens tell which).
+    pub(crate) tokens: Vec<Address>,
+    pub(crate) state: PoolState,
 }
 
 impl Handler<ReplaceSource> for PriceCacheActor {
@@ -385,21 +403,22 @@ impl PriceCacheActor {
         current.pools().iter().position(|p| same(p))
     }
 
-    /// `current` with `msg`'s pools, which it already holds, at their new
-    /// states, and `chain` at `head`.
+    /// `current` with `moved` (pools it already holds) at their new states,
+    /// and `chain` at `head`.
     fn move_in_place(
         &self,
         current: &MarketSnapshot,
         chain: ChainId,
         head: ChainHead,
-        msg: &ReplaceSource,
+        source: &str,
+        moved: impl Iterator<Item = MovedPool>,
     ) -> Result<MarketSnapshot, crate::EngineError> {
-        let mut pools = Vec::with_capacity(msg.records.len());
-        for r in &msg.records {
-            match self.find(current, chain, r.common().address, &r.tokens()) {
-                Some(k) => pools.push((k, PoolState::from_record(r))),
+        let mut pools = Vec::new();
+        for m in moved {
+            match self.find(current, chain, m.address, &m.tokens) {
+                Some(k) => pools.push((k, m.state)),
                 None => {
-                    tracing::warn!(%chain, source = %msg.source, pool = %r.common().address, "a moved pool is not in the published state: left as it was")
+                    tracing::warn!(%chain, source, pool = %m.address, "a moved pool is not in the published state: left as it was")
                 }
             }
         }
@@ -412,7 +431,7 @@ impl PriceCacheActor {
     fn replace_source(
         &mut self,
         current: &MarketSnapshot,
-        mut msg: ReplaceSource,
+        msg: ReplaceSource,
     ) -> Result<Option<(MarketSnapshot, bool)>, crate::EngineError> {
         let chain = msg.head.chain_id;
         let ours = |r: &PoolRecord| {
@@ -444,28 +463,46 @@ impl PriceCacheActor {
         let brought: std::collections::HashSet<Address> =
             msg.tokens.iter().filter(|n| n.chain_id == chain).map(|n| n.address).collect();
         let known = |t: &Address| catalog.token(chain, *t).is_some() || brought.contains(t);
-        let before_filter = msg.records.len();
-        msg.records.retain(|r| r.tokens().iter().all(known));
-        if msg.records.len() < before_filter {
-            tracing::debug!(%chain, source = %msg.source, pools = before_filter - msg.records.len(), "pools of tokens no catalog lists left out");
-        }
-        if msg.moved_only && current.head(chain).is_some() {
-            // Only the head, and the chain is there already (another source
-            // of it published this block; its gas price stands).
-            let same_block = |h: &ChainHead| {
-                (h.block_number, h.timestamp) == (head.block_number, head.timestamp)
-            };
-            if msg.records.is_empty() && current.head(chain).is_some_and(same_block) {
-                return Ok(None);
+        let mut records = match msg.pools {
+            SourcePools::Moved(moved) if current.head(chain).is_some() => {
+                let moved: Vec<MovedPool> =
+                    moved.into_iter().filter(|m| m.tokens.iter().all(known)).collect();
+                // Only the head, and the chain is there already (another
+                // source of it published this block; its gas price stands).
+                let same_block = |h: &ChainHead| {
+                    (h.block_number, h.timestamp) == (head.block_number, head.timestamp)
+                };
+                if moved.is_empty() && current.head(chain).is_some_and(same_block) {
+                    return Ok(None);
+                }
+                let next =
+                    self.move_in_place(current, chain, head, &msg.source, moved.into_iter())?;
+                return Ok(Some((next, true)));
             }
-            return Ok(Some((self.move_in_place(current, chain, head, &msg)?, true)));
+            SourcePools::Moved(_) => {
+                return Err(crate::EngineError::Config(format!(
+                    "{} moved pools of chain {chain}, which it never published",
+                    msg.source
+                )));
+            }
+            SourcePools::All(records) => records,
+        };
+        let before_filter = records.len();
+        records.retain(|r| r.tokens().iter().all(known));
+        if records.len() < before_filter {
+            tracing::debug!(%chain, source = %msg.source, pools = before_filter - records.len(), "pools of tokens no catalog lists left out");
         }
         let identity = |r: &PoolRecord| (r.common().address, r.tokens());
         let before: Vec<_> =
             self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();
-        let after: Vec<_> = msg.records.iter().map(identity).collect();
+        let after: Vec<_> = records.iter().map(identity).collect();
         if before == after && current.head(chain).is_some() {
-            return Ok(Some((self.move_in_place(current, chain, head, &msg)?, true)));
+            let moved = records.iter().map(|r| MovedPool {
+                address: r.common().address,
+                tokens: r.tokens(),
+                state: PoolState::from_record(r),
+            });
+            return Ok(Some((self.move_in_place(current, chain, head, &msg.source, moved)?, true)));
         }
         // Tokens the node told of join the catalog the snapshot, prices,
         // the world and every endpoint read.
@@ -480,7 +517,7 @@ impl PriceCacheActor {
         }
         let mut market = Market::clone(&self.inputs.market);
         market.pools.retain(|r| !ours(r));
-        market.pools.extend(msg.records);
+        market.pools.extend(records);
         market.chains.retain(|c| c.chain_id != chain);
         market.chains.push(ChainState { block_number, timestamp, gas_price_wei: gas, ..msg.head });
         let built = MarketSnapshot::build(&market, &self.inputs.catalog)?;
@@ -618,9 +655,8 @@ mod tests {
             source: Arc::from("uniswap-v2"),
             head: head(100),
             gas_price: Some(U256::from(7u8)),
-            records: vec![pair(21_000_000_000_000, 7 * 10u128.pow(21))],
+            pools: SourcePools::All(vec![pair(21_000_000_000_000, 7 * 10u128.pow(21))]),
             tokens: Vec::new(),
-            moved_only: false,
             read_at: None,
         };
         let (next, same) = hub.replace_source(&current, msg).expect("replaced").expect("a change");
@@ -643,9 +679,8 @@ mod tests {
             source: Arc::from("uniswap-v2"),
             head: head(101),
             gas_price: None,
-            records: vec![pair(20_000_000_000_000, 8 * 10u128.pow(21))],
+            pools: SourcePools::All(vec![pair(20_000_000_000_000, 8 * 10u128.pow(21))]),
             tokens: Vec::new(),
-            moved_only: false,
             read_at: None,
         };
         let (again, same) = hub.replace_source(&next, msg).expect("replaced").expect("a change");
@@ -665,9 +700,8 @@ mod tests {
             source: Arc::from("uniswap-v3"),
             head: head(100),
             gas_price: None,
-            records: Vec::new(),
+            pools: SourcePools::All(Vec::new()),
             tokens: Vec::new(),
-            moved_only: false,
             read_at: None,
         };
         let (both, same) = hub.replace_source(&again, msg).expect("replaced").expect("a change");
@@ -680,11 +714,32 @@ mod tests {
             source: Arc::from("curve"),
             head: head(101),
             gas_price: Some(U256::from(9u8)),
-            records: Vec::new(),
+            pools: SourcePools::Moved(Vec::new()),
             tokens: Vec::new(),
-            moved_only: true,
             read_at: None,
         };
         assert!(hub.replace_source(&both, msg).expect("replaced").is_none());
+
+        // The pair moved, as a kernel state: set in place, the head moves.
+        let state = PoolState::UniswapV2 {
+            reserves: [U256::from(19_000_000_000_000u64), U256::from(9u128 * 10u128.pow(21))],
+            fee_bps: 30,
+        };
+        let msg = ReplaceSource {
+            source: Arc::from("uniswap-v2"),
+            head: head(102),
+            gas_price: None,
+            pools: SourcePools::Moved(vec![MovedPool {
+                address: PAIR,
+                tokens: both.pools()[k].tokens.to_vec(),
+                state: state.clone(),
+            }]),
+            tokens: Vec::new(),
+            read_at: None,
+        };
+        let (moved, same) = hub.replace_source(&both, msg).expect("replaced").expect("a change");
+        assert!(same);
+        assert_eq!(moved.pools()[k].state, state);
+        assert_eq!(moved.head(ChainId(1)).expect("head").block_number, 102);
     }
 }

@@ -46,11 +46,13 @@ use switchyard_catalog::{
     Catalog, ChainId, FactoryKind, PoolRecord,
     market::{ChainState, TickRecord, UniswapV2Record, UniswapV3Record},
 };
+use switchyard_kernel::PoolState;
+use switchyard_kernel::amm::uniswap_v3::Ledger;
 
 use crate::{
     FeedState,
     evm::artifacts::Artifact,
-    market::{PriceCacheActor, ReplaceSource, SetStale},
+    market::{MovedPool, PriceCacheActor, ReplaceSource, SetStale, SourcePools},
     rpc::{Header, Log, LogFilter, RpcClient, RpcError},
 };
 
@@ -212,18 +214,13 @@ impl FeedHealth {
     }
 }
 
-/// One V3 pool as the feed tracks it.
+/// One V3 pool as the feed tracks it: its tokens, and the kernel's ledger
+/// its events move.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct V3Pool {
     token0: Address,
     token1: Address,
-    fee: u32,
-    spacing: i32,
-    sqrt_price_x96: U256,
-    tick: i32,
-    liquidity: u128,
-    /// Initialized ticks: `(liquidityGross, liquidityNet)`.
-    ticks: BTreeMap<i32, (u128, i128)>,
+    ledger: Ledger,
 }
 
 /// One pool as the feed tracks it.
@@ -239,7 +236,17 @@ impl Tracked {
     fn routable(&self) -> bool {
         match self {
             Self::V2 { reserves, .. } => !reserves[0].is_zero() && !reserves[1].is_zero(),
-            Self::V3(v) => !v.sqrt_price_x96.is_zero() && v.ticks.values().any(|(g, _)| *g > 0),
+            Self::V3(v) => v.ledger.routable(),
+        }
+    }
+
+    /// The pool's state for the kernel.
+    fn state(&self) -> PoolState {
+        match self {
+            Self::V2 { reserves, .. } => {
+                PoolState::UniswapV2 { reserves: *reserves, fee_bps: V2_FEE_BPS }
+            }
+            Self::V3(v) => v.ledger.state(),
         }
     }
 
@@ -464,25 +471,26 @@ impl Spec {
                 let t = Tracked::V3(V3Pool {
                     token0: e.token0,
                     token1: e.token1,
-                    fee: e.fee.to::<u32>(),
-                    spacing,
-                    sqrt_price_x96: U256::ZERO,
-                    tick: 0,
-                    liquidity: 0,
-                    ticks: BTreeMap::new(),
+                    ledger: Ledger::new(e.fee.to::<u32>(), spacing),
                 });
                 (e.pool, t)
             }
         })
     }
 
-    /// The records of every pool that can be routed through (both tokens
-    /// a catalog token, or one read from the node and usable).
-    fn records(&self, book: &Book) -> Vec<PoolRecord> {
-        if let Origin::Listed(_) | Origin::Balancer { .. } | Origin::Curve { .. } = self.origin {
-            return book.listed.to_vec();
-        }
-        self.records_of(book.pools.iter())
+    /// The pools of `pools` that can be routed through: every token a
+    /// catalog token or one read from the node and usable, and liquidity.
+    fn publishable<'a>(
+        &self,
+        pools: impl Iterator<Item = (&'a Address, &'a Arc<Tracked>)>,
+    ) -> Vec<(&'a Address, &'a Arc<Tracked>)> {
+        let chain_id = self.config.chain;
+        let Ok(discovered) = self.discovered.lock() else { return Vec::new() };
+        let known = |t: Address| {
+            self.catalog.token(chain_id, t).is_some()
+                || discovered.get(&t).is_some_and(Option::is_some)
+        };
+        pools.filter(|(_, p)| p.tokens().into_iter().all(known) && p.routable()).collect()
     }
 
     /// The records of `pools` that can be routed through.
@@ -492,13 +500,8 @@ impl Spec {
     ) -> Vec<PoolRecord> {
         let chain_id = self.config.chain;
         let protocol = self.source.to_string();
-        let Ok(discovered) = self.discovered.lock() else { return Vec::new() };
-        let known = |t: Address| {
-            self.catalog.token(chain_id, t).is_some()
-                || discovered.get(&t).is_some_and(Option::is_some)
-        };
-        pools
-            .filter(|(_, p)| p.tokens().into_iter().all(known) && p.routable())
+        self.publishable(pools)
+            .into_iter()
             .map(|(address, p)| match p.as_ref() {
                 Tracked::V2 { token0, token1, reserves } => {
                     PoolRecord::UniswapV2(UniswapV2Record {
@@ -518,12 +521,13 @@ impl Spec {
                     protocol: protocol.clone(),
                     token0: v.token0,
                     token1: v.token1,
-                    fee: v.fee,
-                    tick_spacing: v.spacing,
-                    sqrt_price_x96: v.sqrt_price_x96,
-                    tick: v.tick,
-                    liquidity: v.liquidity,
+                    fee: v.ledger.fee,
+                    tick_spacing: v.ledger.tick_spacing,
+                    sqrt_price_x96: v.ledger.sqrt_price_x96,
+                    tick: v.ledger.tick,
+                    liquidity: v.ledger.liquidity,
                     ticks: v
+                        .ledger
                         .ticks
                         .iter()
                         .map(|(i, (_, net))| TickRecord { index: *i, liquidity_net: *net })
@@ -531,6 +535,38 @@ impl Spec {
                 }),
             })
             .collect()
+    }
+
+    /// What a source publishes at `book`'s head: the pools that moved, as
+    /// kernel states, when that is all the step did; else every pool, as
+    /// records.
+    fn publication(&self, book: &Book) -> SourcePools {
+        match (&self.origin, &book.moved) {
+            (Origin::Factory { .. }, Some(moved)) => SourcePools::Moved(
+                self.publishable(moved.iter().filter_map(|a| book.pools.get_key_value(a)))
+                    .into_iter()
+                    .map(|(address, p)| MovedPool {
+                        address: *address,
+                        tokens: p.tokens().to_vec(),
+                        state: p.state(),
+                    })
+                    .collect(),
+            ),
+            (Origin::Factory { .. }, None) => SourcePools::All(self.records_of(book.pools.iter())),
+            // The same listed pools as at the last publication: their
+            // states.
+            (_, Some(_)) => SourcePools::Moved(
+                book.listed
+                    .iter()
+                    .map(|r| MovedPool {
+                        address: r.common().address,
+                        tokens: r.tokens(),
+                        state: PoolState::from_record(r),
+                    })
+                    .collect(),
+            ),
+            (_, None) => SourcePools::All(book.listed.to_vec()),
+        }
     }
 }
 
@@ -560,20 +596,21 @@ fn apply_log(spec: &Spec, pools: &mut Pools, log: &Log) -> Option<Option<Arc<Tra
             let topic0 = log.topics.first().copied().unwrap_or_default();
             if topic0 == Initialize::SIGNATURE_HASH {
                 let e = Initialize::decode_raw_log(topics, &log.data).ok()?;
-                v.sqrt_price_x96 = U256::from(e.sqrtPriceX96);
-                v.tick = e.tick.as_i32();
+                v.ledger.initialize(U256::from(e.sqrtPriceX96), e.tick.as_i32());
             } else if topic0 == Swap::SIGNATURE_HASH {
                 let e = Swap::decode_raw_log(topics, &log.data).ok()?;
-                v.sqrt_price_x96 = U256::from(e.sqrtPriceX96);
-                v.liquidity = e.liquidity;
-                v.tick = e.tick.as_i32();
+                v.ledger.swap(U256::from(e.sqrtPriceX96), e.liquidity, e.tick.as_i32());
             } else if topic0 == Mint::SIGNATURE_HASH {
                 let e = Mint::decode_raw_log(topics, &log.data).ok()?;
-                modify_position(&mut v, e.tickLower.as_i32(), e.tickUpper.as_i32(), e.amount, true);
+                v.ledger.modify_position(
+                    e.tickLower.as_i32(),
+                    e.tickUpper.as_i32(),
+                    e.amount,
+                    true,
+                );
             } else if topic0 == Burn::SIGNATURE_HASH {
                 let e = Burn::decode_raw_log(topics, &log.data).ok()?;
-                modify_position(
-                    &mut v,
+                v.ledger.modify_position(
                     e.tickLower.as_i32(),
                     e.tickUpper.as_i32(),
                     e.amount,
@@ -589,32 +626,6 @@ fn apply_log(spec: &Spec, pools: &mut Pools, log: &Log) -> Option<Option<Arc<Tra
         return None;
     }
     Some(pools.insert(log.address, Arc::new(next)))
-}
-
-/// A position of `amount` added to (or removed from) `[lower, upper)`, as
-/// the pool's `_modifyPosition` books it.
-fn modify_position(v: &mut V3Pool, lower: i32, upper: i32, amount: u128, add: bool) {
-    if amount == 0 {
-        return;
-    }
-    let signed = i128::try_from(amount).unwrap_or(i128::MAX);
-    let mut book = |tick: i32, net: i128| {
-        let e = v.ticks.entry(tick).or_insert((0, 0));
-        e.0 = if add { e.0.saturating_add(amount) } else { e.0.saturating_sub(amount) };
-        e.1 = if add { e.1.saturating_add(net) } else { e.1.saturating_sub(net) };
-        if e.0 == 0 {
-            v.ticks.remove(&tick);
-        }
-    };
-    book(lower, signed);
-    book(upper, -signed);
-    if lower <= v.tick && v.tick < upper {
-        v.liquidity = if add {
-            v.liquidity.saturating_add(amount)
-        } else {
-            v.liquidity.saturating_sub(amount)
-        };
-    }
 }
 
 /// The tick-bitmap words of a pool with `spacing`, as the pool's
@@ -723,7 +734,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                 },
             )),
             Tracked::V3(v) => {
-                let (lo, hi) = word_range(v.spacing);
+                let (lo, hi) = word_range(v.ledger.tick_spacing);
                 let mut w = lo;
                 while w <= hi {
                     let end = (w + WORDS_PER_CALL - 1).min(hi);
@@ -734,8 +745,10 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                             kind: 1,
                             fromWord: w as i16,
                             toWord: end as i16,
-                            tickSpacing: alloy_primitives::aliases::I24::try_from(v.spacing)
-                                .unwrap_or_default(),
+                            tickSpacing: alloy_primitives::aliases::I24::try_from(
+                                v.ledger.tick_spacing,
+                            )
+                            .unwrap_or_default(),
                         },
                     ));
                     w = end + 1;
@@ -821,11 +834,12 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             match Arc::make_mut(p) {
                 Tracked::V2 { reserves, .. } => *reserves = [r.reserve0, r.reserve1],
                 Tracked::V3(v) => {
-                    v.sqrt_price_x96 = U256::from(r.sqrtPriceX96);
-                    v.tick = r.tick.as_i32();
-                    v.liquidity = r.liquidity;
+                    let l = &mut v.ledger;
+                    l.sqrt_price_x96 = U256::from(r.sqrtPriceX96);
+                    l.tick = r.tick.as_i32();
+                    l.liquidity = r.liquidity;
                     for t in r.ticks {
-                        v.ticks.insert(t.index.as_i32(), (t.liquidityGross, t.liquidityNet));
+                        l.ticks.insert(t.index.as_i32(), (t.liquidityGross, t.liquidityNet));
                     }
                 }
             }
@@ -984,6 +998,12 @@ async fn follow_read(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result
     let listed = read_source(spec, client, ours + 1, to).await?;
     book.read_at = Some(Instant::now());
     let changed = listed != book.listed;
+    // The same pools as before (only their states moved): published as
+    // states.
+    let identity = |r: &PoolRecord| (r.common().address, r.tokens());
+    let same = listed.len() == book.listed.len()
+        && listed.iter().map(identity).eq(book.listed.iter().map(identity));
+    book.moved = same.then(|| Arc::from(Vec::new()));
     book.listed = listed;
     book.push(header, Undo::new(), spec.config.reorg_depth);
     Ok(Moved::To { node_head, changed })
@@ -1240,7 +1260,7 @@ async fn read_tokens(
             }
             let (weight, v3) = match p.as_ref() {
                 Tracked::V2 { reserves, .. } => (reserves[k] << 1, false),
-                Tracked::V3(v) => (U256::from(u8::from(v.liquidity > 0)), true),
+                Tracked::V3(v) => (U256::from(u8::from(v.ledger.liquidity > 0)), true),
             };
             let request = ProbeRequest { token, pool: *address, v3, is_token0: k == 0 };
             if !weight.is_zero() && best.get(&token).is_none_or(|(w, _)| *w < weight) {
@@ -1488,17 +1508,15 @@ impl RpcFeed {
                 gas_price_wei: U256::ZERO,
             },
             gas_price: gas,
-            records: match &book.moved {
-                Some(moved) => {
-                    spec.records_of(moved.iter().filter_map(|a| book.pools.get_key_value(a)))
-                }
-                None => spec.records(book),
-            },
+            pools: spec.publication(book),
             tokens: if book.moved.is_some() { Vec::new() } else { spec.discovered_tokens() },
-            moved_only: book.moved.is_some(),
             read_at: book.read_at,
         };
-        tracing::debug!(chain = %spec.config.chain, source = %spec.source, head, pools = msg.records.len(), "rpc feed: publishing");
+        let (pools, moved) = match &msg.pools {
+            SourcePools::All(r) => (r.len(), false),
+            SourcePools::Moved(m) => (m.len(), true),
+        };
+        tracing::debug!(chain = %spec.config.chain, source = %spec.source, head, pools, moved, "rpc feed: publishing");
         // Sent now, so publications keep the order of the blocks.
         let sent = self.hub.send(msg);
         let health = Arc::clone(&self.spec.health);
@@ -1599,32 +1617,6 @@ mod tests {
         assert_eq!(word_range(60), (-58, 57));
         assert_eq!(word_range(1), (-3466, 3465));
         assert_eq!(word_range(200), (-18, 17));
-    }
-
-    #[test]
-    fn positions_book_ticks_like_the_pool() {
-        let mut v = V3Pool {
-            token0: Address::ZERO,
-            token1: Address::ZERO,
-            fee: 3000,
-            spacing: 60,
-            sqrt_price_x96: U256::from(1u8) << 96,
-            tick: 0,
-            liquidity: 0,
-            ticks: BTreeMap::new(),
-        };
-        modify_position(&mut v, -60, 60, 100, true);
-        modify_position(&mut v, 60, 120, 40, true);
-        assert_eq!(v.liquidity, 100);
-        assert_eq!(v.ticks.get(&60), Some(&(140, -60)));
-        // The current tick is inclusive below, exclusive above.
-        modify_position(&mut v, 0, 60, 5, true);
-        assert_eq!(v.liquidity, 105);
-        modify_position(&mut v, -120, 0, 7, true);
-        assert_eq!(v.liquidity, 105);
-        modify_position(&mut v, 60, 120, 40, false);
-        assert_eq!(v.ticks.get(&120), None, "an emptied tick is uninitialized");
-        assert_eq!(v.ticks.get(&60), Some(&(105, -105)));
     }
 
     #[test]

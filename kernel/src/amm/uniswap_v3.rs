@@ -381,6 +381,100 @@ pub fn swap_exact_in(
     Ok(V3Swap { amount_out: out, slot: s, ticks_crossed: crossed })
 }
 
+/// A V3 pool's state as its own events move it, liquidity gross included
+/// (a tick is initialized while positions reference it, whatever its net):
+/// what a follower of the chain books, event by event, to hand the kernel
+/// the pool's [`PoolState`](crate::PoolState).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ledger {
+    /// Fee in hundredths of a bip.
+    pub fee: u32,
+    /// Tick spacing.
+    pub tick_spacing: i32,
+    /// Q64.96 sqrt price (0 until `Initialize`).
+    pub sqrt_price_x96: U256,
+    /// Current tick.
+    pub tick: i32,
+    /// Active liquidity.
+    pub liquidity: u128,
+    /// Initialized ticks: `(liquidityGross, liquidityNet)`.
+    pub ticks: std::collections::BTreeMap<i32, (u128, i128)>,
+}
+
+impl Ledger {
+    /// A pool created and not initialized yet.
+    pub const fn new(fee: u32, tick_spacing: i32) -> Self {
+        Self {
+            fee,
+            tick_spacing,
+            sqrt_price_x96: U256::ZERO,
+            tick: 0,
+            liquidity: 0,
+            ticks: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// `Initialize(sqrtPriceX96, tick)`.
+    pub fn initialize(&mut self, sqrt_price_x96: U256, tick: i32) {
+        self.sqrt_price_x96 = sqrt_price_x96;
+        self.tick = tick;
+    }
+
+    /// `Swap(…, sqrtPriceX96, liquidity, tick)`: where the swap left the
+    /// price, the active liquidity and the tick.
+    pub fn swap(&mut self, sqrt_price_x96: U256, liquidity: u128, tick: i32) {
+        self.sqrt_price_x96 = sqrt_price_x96;
+        self.liquidity = liquidity;
+        self.tick = tick;
+    }
+
+    /// `Mint` (`add`) or `Burn` of `amount` over `[lower, upper)`, booked as
+    /// the pool's `_modifyPosition` books it: both ticks' gross and net, a
+    /// tick left with no gross uninitialized, and the active liquidity when
+    /// the current tick is inside (inclusive below, exclusive above).
+    pub fn modify_position(&mut self, lower: i32, upper: i32, amount: u128, add: bool) {
+        if amount == 0 {
+            return;
+        }
+        let signed = i128::try_from(amount).unwrap_or(i128::MAX);
+        let ticks = &mut self.ticks;
+        let mut book = |tick: i32, net: i128| {
+            let e = ticks.entry(tick).or_insert((0, 0));
+            e.0 = if add { e.0.saturating_add(amount) } else { e.0.saturating_sub(amount) };
+            e.1 = if add { e.1.saturating_add(net) } else { e.1.saturating_sub(net) };
+            if e.0 == 0 {
+                ticks.remove(&tick);
+            }
+        };
+        book(lower, signed);
+        book(upper, -signed);
+        if lower <= self.tick && self.tick < upper {
+            self.liquidity = if add {
+                self.liquidity.saturating_add(amount)
+            } else {
+                self.liquidity.saturating_sub(amount)
+            };
+        }
+    }
+
+    /// Whether it can be routed through: a price and an initialized tick.
+    pub fn routable(&self) -> bool {
+        !self.sqrt_price_x96.is_zero() && self.ticks.values().any(|(g, _)| *g > 0)
+    }
+
+    /// The pool's state for the kernel.
+    pub fn state(&self) -> crate::PoolState {
+        crate::PoolState::UniswapV3 {
+            sqrt_price_x96: self.sqrt_price_x96,
+            liquidity: self.liquidity,
+            tick: self.tick,
+            fee: self.fee,
+            tick_spacing: self.tick_spacing,
+            ticks: self.ticks.iter().map(|(i, (_, net))| (*i, *net)).collect::<Vec<_>>().into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,5 +551,27 @@ mod tests {
         assert_eq!(next_tick(&ticks, -1, 60, true), (-600, true));
         assert_eq!(next_tick(&ticks, 0, 60, false), (600, true));
         assert_eq!(next_tick(&ticks, 600, 60, false), (255 * 60, false));
+    }
+
+    #[test]
+    fn positions_book_ticks_like_the_pool() {
+        let mut v = Ledger::new(3000, 60);
+        v.initialize(Q96, 0);
+        v.modify_position(-60, 60, 100, true);
+        v.modify_position(60, 120, 40, true);
+        assert_eq!(v.liquidity, 100);
+        assert_eq!(v.ticks.get(&60), Some(&(140, -60)));
+        // The current tick is inclusive below, exclusive above.
+        v.modify_position(0, 60, 5, true);
+        assert_eq!(v.liquidity, 105);
+        v.modify_position(-120, 0, 7, true);
+        assert_eq!(v.liquidity, 105);
+        v.modify_position(60, 120, 40, false);
+        assert_eq!(v.ticks.get(&120), None, "an emptied tick is uninitialized");
+        assert_eq!(v.ticks.get(&60), Some(&(105, -105)));
+        assert!(v.routable());
+        let crate::PoolState::UniswapV3 { ticks, liquidity, .. } = v.state() else { panic!() };
+        assert_eq!(liquidity, 105);
+        assert_eq!(ticks.first().copied(), Some((-120, 7)));
     }
 }
