@@ -13,6 +13,15 @@
 //! 4. With the node stopped the feed goes stale and the routes through its
 //!    pools get 503 `STALE_MARKET`; with the node back, it recovers by
 //!    itself.
+//!
+//! A second test loads the embedded market's chain-1 world into the node
+//! (Curve, the published Balancer Vault and pools, vaults, Aave V3's
+//! published bytecode, Compound, Lido) and checks every listed kind against
+//! the node's own answer: at start; after a Curve trade, a Vault swap (and a
+//! reorg dropping it), a gift of assets to a vault; for a weighted pool
+//! registered with the Vault while the feed follows; and for a StableSwap
+//! pool listed in a Curve registry while the feed follows (found from
+//! `pool_list`, mid-ramp), with routes proven through the new pools.
 #![cfg(unix)]
 // Blocking test code driving child processes; no async runtime here.
 #![allow(clippy::disallowed_methods)]
@@ -766,9 +775,12 @@ sol! {
         struct JoinPoolRequest { address[] assets; uint256[] maxAmountsIn; bytes userData; bool fromInternalBalance; }
         function joinPool(bytes32 poolId, address sender, address recipient, JoinPoolRequest request) external payable;
         function queryBatchSwap(uint8 kind, BatchSwapStep[] swaps, address[] assets, FundManagement funds) external returns (int256[] assetDeltas);
+        struct SingleSwap { bytes32 poolId; uint8 kind; address assetIn; address assetOut; uint256 amount; bytes userData; }
+        function swap(SingleSwap singleSwap, FundManagement funds, uint256 limit, uint256 deadline) external payable returns (uint256);
     }
     interface Vault4626 {
         function previewDeposit(uint256 assets) external view returns (uint256);
+        function totalAssets() external view returns (uint256);
     }
     interface WstEth {
         function getWstETHByStETH(uint256 stETHAmount) external view returns (uint256);
@@ -1034,6 +1046,69 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
         within_blocks(&node, 2, || q(USDC, USDT, usdc_in) == Some(after)).is_some(),
         "the Curve quote did not follow the trade: {:?} {}",
         server.quote(USDC, USDT, usdc_in),
+        show_log()
+    );
+
+    // A swap through the published Vault moves the weighted pool's quote to
+    // the Vault's new answer; a reorg that drops the swap moves it back.
+    let before_swap = node.rpc("evm_snapshot", json!([]));
+    let weth_before = vault_out(&node, me, WBTC_WETH_POOL_ID, WBTC, WETH, btc_in);
+    let sold = U256::from(50_000_000u64); // 0.5 WBTC
+    take(&node, WBTC, BALANCER_VAULT, me, sold);
+    node.send(
+        me,
+        Some(WBTC),
+        &Erc20::approveCall { spender: BALANCER_VAULT, amount: sold }.abi_encode(),
+    );
+    let swap = BalancerVault::swapCall {
+        singleSwap: BalancerVault::SingleSwap {
+            poolId: WBTC_WETH_POOL_ID,
+            kind: 0,
+            assetIn: WBTC,
+            assetOut: WETH,
+            amount: sold,
+            userData: Bytes::new(),
+        },
+        funds: BalancerVault::FundManagement {
+            sender: me,
+            fromInternalBalance: false,
+            recipient: me,
+            toInternalBalance: false,
+        },
+        limit: U256::ZERO,
+        deadline: U256::MAX,
+    };
+    node.send(me, Some(BALANCER_VAULT), &swap.abi_encode());
+    let weth_after = vault_out(&node, me, WBTC_WETH_POOL_ID, WBTC, WETH, btc_in);
+    assert_ne!(weth_before, weth_after);
+    assert!(
+        within_blocks(&node, 2, || q(WBTC, WETH, btc_in) == Some(weth_after)).is_some(),
+        "the weighted pool's quote did not follow a swap: {:?} {}",
+        server.quote(WBTC, WETH, btc_in),
+        show_log()
+    );
+    assert_eq!(node.rpc("evm_revert", json!([before_swap])), json!(true));
+    assert_eq!(vault_out(&node, me, WBTC_WETH_POOL_ID, WBTC, WETH, btc_in), weth_before);
+    assert!(
+        within_blocks(&node, 3, || q(WBTC, WETH, btc_in) == Some(weth_before)).is_some(),
+        "the weighted pool's quote did not follow a reorg: {:?} {}",
+        server.quote(WBTC, WETH, btc_in),
+        show_log()
+    );
+
+    // Assets given to a vault (as interest would) move its share price; the
+    // quote is the vault's own preview.
+    let total = |v: Address| word(&node.call(v, &Vault4626::totalAssetsCall {}.abi_encode()));
+    let assets_before = total(SDAI);
+    let gift = U256::from(5u128 * 10u128.pow(24)); // 5M DAI
+    take(&node, DAI, CURVE_3POOL, SDAI, gift);
+    assert_eq!(total(SDAI), assets_before + gift);
+    let shares =
+        word(&node.call(SDAI, &Vault4626::previewDepositCall { assets: dai_in }.abi_encode()));
+    assert!(
+        within_blocks(&node, 2, || q(DAI, SDAI, dai_in) == Some(shares)).is_some(),
+        "the vault's quote did not follow its assets: {:?} {}",
+        server.quote(DAI, SDAI, dai_in),
         show_log()
     );
 
