@@ -21,11 +21,14 @@
 //! the thread count.
 
 mod candidates;
+mod optimal;
 mod split;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use alloy_primitives::U256;
+
+use crate::graph::TokenIx;
 use rayon::prelude::*;
 use switchyard_catalog::{Address, ChainId};
 
@@ -502,12 +505,12 @@ fn route_leg(
     // (a share token's floors never do).
     let atoken_in = snapshot.is_scaled_receipt(ends.chain, token_in)
         && snapshot.share_pool(ends.chain, token_in).is_none();
+    let upper = split::upper_bound(snapshot, &found_paths, amount_f);
     let worth_splitting = !share_out
         && !atoken_in
         && params.max_splits > 1
         && params.split_chunks > 1
-        && split::upper_bound(snapshot, &found_paths, amount_f)
-            > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_SPLIT_GAIN);
+        && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_SPLIT_GAIN);
     if worth_splitting {
         // Paths good for a share of the amount, which the search at the full
         // amount ranks below deeper ones, through twice as many pools per
@@ -545,11 +548,41 @@ fn route_leg(
     } else {
         None
     };
-    let split_better = split.as_ref().is_some_and(|(routes, _)| {
+    // The paths of the optimal routing over the subgraph around the
+    // candidates, split over the same way: kept if they deliver more.
+    let optimal = if worth_splitting
+        && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN)
+    {
+        let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked);
+        let paths = optimal::optimal_paths(
+            snapshot,
+            &edges,
+            from,
+            to,
+            amount_f,
+            params.max_hops,
+            params.max_splits,
+        );
+        let paths: Vec<&[Edge]> = paths.iter().filter(|p| clean(p)).map(Vec::as_slice).collect();
+        if paths.len() > 1 {
+            split_exact(snapshot, working, &paths, amount, params.split_chunks)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    let net_of = |routes: &[Route]| {
         let out = routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out));
         let gas: u64 = routes.iter().map(|r| path_gas(&r.steps)).sum();
-        routes.len() > 1 && net(out, gas, ends.gas_cost) > best_net
-    });
+        net(out, gas, ends.gas_cost)
+    };
+    let split = match (split, optimal) {
+        (Some(a), Some(b)) => Some(if net_of(&b.0) > net_of(&a.0) { b } else { a }),
+        (a, b) => a.or(b),
+    };
+    let split_better =
+        split.as_ref().is_some_and(|(routes, _)| routes.len() > 1 && net_of(routes) > best_net);
     let routes = if let Some((routes, states)) = split.filter(|_| split_better) {
         working.extend(states);
         routes
@@ -581,6 +614,58 @@ fn estimated_gas(snapshot: &MarketSnapshot, path: &[Edge]) -> u64 {
         .sum()
 }
 
+/// Pools the optimal routing is solved over: the tokens of the candidate
+/// paths and the input's deepest neighbours, and between them each token's
+/// deepest allowed pools (both directions of each).
+fn subgraph(
+    snapshot: &MarketSnapshot,
+    allowed: &dyn Fn(Edge) -> bool,
+    from: TokenIx,
+    to: TokenIx,
+    paths: &[Vec<Edge>],
+) -> Vec<(TokenIx, TokenIx, Edge)> {
+    /// Pools kept per token (deepest first).
+    const PER_TOKEN: usize = 16;
+    let graph = snapshot.graph();
+    let mut tokens: BTreeSet<TokenIx> = [from, to].into_iter().collect();
+    let ends = |e: Edge| -> Option<(TokenIx, TokenIx)> {
+        let Edge::Pool { pool, i, j } = e else { return None };
+        let p = snapshot.pools().get(pool as usize)?;
+        Some((
+            graph.node(p.chain, *p.tokens.get(usize::from(i))?)?,
+            graph.node(p.chain, *p.tokens.get(usize::from(j))?)?,
+        ))
+    };
+    for e in paths.iter().flatten() {
+        if let Some((a, b)) = ends(*e) {
+            tokens.insert(a);
+            tokens.insert(b);
+        }
+    }
+    for (n, e) in graph.edges_from(from).filter(|(_, e)| allowed(*e)).take(PER_TOKEN * 2) {
+        if e.pool().is_some() {
+            tokens.insert(n);
+        }
+    }
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for &t in &tokens {
+        for (n, e) in graph
+            .edges_from(t)
+            .filter(|(n, e)| e.pool().is_some() && tokens.contains(n) && allowed(*e))
+            .take(PER_TOKEN)
+        {
+            let Edge::Pool { pool, i, j } = e else { continue };
+            for (a, b, edge) in [(t, n, e), (n, t, Edge::Pool { pool, i: j, j: i })] {
+                if seen.insert(edge) {
+                    out.push((a, b, edge));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The candidates in the order they are quoted exactly, in batches of at
 /// most `batch`: first those whose shadow output net of estimated gas is
 /// within [`EXACT_MARGIN`] of the best, then the rest (quoted only if no
@@ -610,6 +695,12 @@ fn exact_batches<'c>(
 
 /// Smallest gain (relative) a split must be able to reach to be tried.
 const MIN_SPLIT_GAIN: f64 = 1e-4;
+
+/// Smallest gain (relative) over the single path that the best marginal
+/// rate of the candidates must promise before the optimal routing is
+/// solved: below it (small trades on deep pairs) the candidates' split is
+/// already at the optimum, and cheaper.
+const MIN_OPTIMAL_GAIN: f64 = 1e-3;
 
 /// Smallest share of a split worth its own path.
 const MIN_SPLIT_SHARE: f64 = 0.01;
