@@ -717,7 +717,9 @@ fn split_exact(
     chunks: u32,
     max_paths: usize,
 ) -> Option<(Vec<Route>, Working)> {
-    let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), chunks)?;
+    // Over more paths than are kept, a coarser first pass picks them.
+    let first = if paths.len() > max_paths { (chunks / 2).max(1) } else { chunks };
+    let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), first)?;
     let mut kept: Vec<(usize, f64)> =
         fractions.iter().copied().enumerate().filter(|(_, f)| *f >= MIN_SPLIT_SHARE).collect();
     if kept.len() > max_paths {
