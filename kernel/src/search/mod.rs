@@ -544,7 +544,7 @@ fn route_leg(
         }
     }
     let split = if worth_splitting && chosen.len() > 1 {
-        split_exact(snapshot, working, &chosen, amount, params.split_chunks, params.max_splits)
+        split_exact(snapshot, working, &chosen, amount, params.split_chunks)
     } else {
         None
     };
@@ -561,12 +561,11 @@ fn route_leg(
             to,
             amount_f,
             params.max_hops,
-            params.max_splits * 2,
+            params.max_splits,
         );
         let paths: Vec<&[Edge]> = paths.iter().filter(|p| clean(p)).map(Vec::as_slice).collect();
         if paths.len() > 1 {
-            // Twice as many paths as a split keeps: the allocation picks.
-            split_exact(snapshot, working, &paths, amount, params.split_chunks, params.max_splits)
+            split_exact(snapshot, working, &paths, amount, params.split_chunks)
         } else {
             None
         }
@@ -706,36 +705,18 @@ const MIN_OPTIMAL_GAIN: f64 = 1e-3;
 /// Smallest share of a split worth its own path.
 const MIN_SPLIT_SHARE: f64 = 0.01;
 
-/// The `f64` allocation over `paths`, at most `max_paths` of them kept (the
-/// largest shares), simulated exactly path after path on one working state:
-/// the routes and the states they leave.
+/// The `f64` allocation over `paths`, simulated exactly path after path on
+/// one working state: the routes and the states they leave.
 fn split_exact(
     snapshot: &MarketSnapshot,
     working: &Working,
     paths: &[&[Edge]],
     amount: U256,
     chunks: u32,
-    max_paths: usize,
 ) -> Option<(Vec<Route>, Working)> {
-    // Over more paths than are kept, a coarser first pass picks them.
-    let first = if paths.len() > max_paths { (chunks / 2).max(1) } else { chunks };
-    let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), first)?;
-    let mut kept: Vec<(usize, f64)> =
+    let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), chunks)?;
+    let kept: Vec<(usize, f64)> =
         fractions.iter().copied().enumerate().filter(|(_, f)| *f >= MIN_SPLIT_SHARE).collect();
-    if kept.len() > max_paths {
-        // The largest shares' paths, allocated again among themselves.
-        kept.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        kept.truncate(max_paths);
-        kept.sort_by_key(|(k, _)| *k);
-        let fewer: Vec<&[Edge]> = kept.iter().map(|(k, _)| paths[*k]).collect();
-        let again = split::allocate(snapshot, &fewer, u256_to_f64(amount), chunks)?;
-        kept = kept
-            .iter()
-            .zip(again)
-            .map(|((k, _), f)| (*k, f))
-            .filter(|(_, f)| *f >= MIN_SPLIT_SHARE)
-            .collect();
-    }
     let sum: f64 = kept.iter().map(|(_, f)| f).sum();
     if kept.len() < 2 || sum.is_nan() || sum <= 0.0 {
         return None;

@@ -126,7 +126,7 @@ impl Problem {
 
     /// The flows at the dual optimum: sold and bought per curve.
     fn solve(&self, theta0: Vec<f64>) -> Vec<(f64, f64)> {
-        let theta = lbfgs(|t, g| self.dual(t, g), theta0, 100);
+        let theta = lbfgs(|t, g| self.dual(t, g), theta0, 50);
         let nu: Vec<f64> = theta.iter().map(|t| t.exp()).collect();
         self.curves.iter().map(|c| c.arbitrage(nu[c.from], nu[c.to])).collect()
     }
@@ -217,16 +217,17 @@ pub(super) fn optimal_paths(
 ) -> Vec<Vec<Edge>> {
     // Local token indexes.
     let mut tokens: Vec<TokenIx> = vec![from, to];
-    let local = |t: TokenIx, tokens: &mut Vec<TokenIx>| match tokens.iter().position(|x| *x == t) {
-        Some(k) => k,
-        None => {
+    let mut index: std::collections::HashMap<TokenIx, usize> =
+        [(from, 0), (to, 1)].into_iter().collect();
+    let mut local = |t: TokenIx| {
+        *index.entry(t).or_insert_with(|| {
             tokens.push(t);
             tokens.len() - 1
-        }
+        })
     };
     let mut curves = Vec::with_capacity(edges.len());
     for (a, c, e) in edges {
-        let (ka, kc) = (local(*a, &mut tokens), local(*c, &mut tokens));
+        let (ka, kc) = (local(*a), local(*c));
         if ka != kc
             && let Some(curve) = Curve::of(snapshot, *e, ka, kc)
         {
@@ -261,8 +262,12 @@ pub(super) fn optimal_paths(
     // share of what is sold there; a path's share of the input is the
     // product along it.
     let mut sold = vec![0.0f64; tokens.len()];
-    for (c, (x, _)) in problem.curves.iter().zip(&flows) {
-        sold[c.from] += x;
+    let mut leaving: Vec<Vec<usize>> = vec![Vec::new(); tokens.len()];
+    for (k, (c, (x, _))) in problem.curves.iter().zip(&flows).enumerate() {
+        if *x > 0.0 {
+            sold[c.from] += x;
+            leaving[c.from].push(k);
+        }
     }
     let mut found: Vec<(f64, Vec<Edge>)> = Vec::new();
     let mut stack: Vec<(usize, f64, Vec<usize>, Vec<Edge>)> = vec![(0, 1.0, vec![0], Vec::new())];
@@ -274,8 +279,9 @@ pub(super) fn optimal_paths(
         if path.len() >= max_hops || sold[at] <= 0.0 {
             continue;
         }
-        for (c, (x, _)) in problem.curves.iter().zip(&flows) {
-            if c.from != at || *x <= 0.0 || seen.contains(&c.to) {
+        for &k in &leaving[at] {
+            let (c, x) = (&problem.curves[k], flows[k].0);
+            if seen.contains(&c.to) {
                 continue;
             }
             let s = share * x / sold[at];
