@@ -31,7 +31,7 @@ use switchyard_kernel::amm::stableswap;
 use crate::{
     listed::{
         A_preciseCall, ACall, LensAnswer, LensCall, NATIVE, Unread, admin_feeCall, balancesCall,
-        feeCall, lens, ret, totalSupplyCall,
+        feeCall, lens, lens_plans, ret, totalSupplyCall,
     },
     rpc::RpcClient,
     rpc_feed::FeedError,
@@ -244,26 +244,21 @@ pub(crate) async fn examine(
     pools: &[(Address, Address)],
     block: u64,
 ) -> Result<Vec<Result<PoolRecord, Unread>>, FeedError> {
-    let calls: Vec<LensCall> =
-        pools.iter().flat_map(|(pool, list)| identity_calls(*pool, *list)).collect();
-    let answers = lens(client, &calls, block).await?;
-    let per = calls.len() / pools.len().max(1);
+    let plans: Vec<Vec<LensCall>> =
+        pools.iter().map(|(pool, list)| identity_calls(*pool, *list)).collect();
+    let answers = lens_plans(client, &plans, block).await?;
     let found: Vec<Result<StableswapRecord, Unread>> = pools
         .iter()
-        .zip(answers.chunks(per.max(1)))
+        .zip(&answers)
         .map(|((pool, _), a)| identity(chain, protocol, *pool, a))
         .collect();
     let proofs: Vec<Vec<LensCall>> =
         found.iter().map(|f| f.as_ref().map(proof_calls).unwrap_or_default()).collect();
-    let all: Vec<LensCall> = proofs.iter().flatten().cloned().collect();
-    let answers = lens(client, &all, block).await?;
-    let mut at = 0;
+    let answers = lens_plans(client, &proofs, block).await?;
     Ok(found
         .into_iter()
-        .zip(&proofs)
-        .map(|(f, plan)| {
-            let mine = &answers[at..at + plan.len()];
-            at += plan.len();
+        .zip(&answers)
+        .map(|(f, mine)| {
             let p = f?;
             prove(&p, mine)?;
             Ok(PoolRecord::Stableswap(p))

@@ -301,6 +301,26 @@ pub(crate) async fn lens(
     Ok(answers)
 }
 
+/// The answers of each plan of calls at `block`, in one pass of batches.
+pub(crate) async fn lens_plans(
+    client: &RpcClient,
+    plans: &[Vec<LensCall>],
+    block: u64,
+) -> Result<Vec<Vec<LensAnswer>>, FeedError> {
+    let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
+    let mut answers = lens(client, &all, block).await?.into_iter();
+    // A plan is answered in full: a call without an answer failed.
+    let failed = || LensAnswer { ok: false, data: Bytes::new() };
+    Ok(plans
+        .iter()
+        .map(|plan| {
+            let mut mine: Vec<LensAnswer> = answers.by_ref().take(plan.len()).collect();
+            mine.resize_with(plan.len(), failed);
+            mine
+        })
+        .collect())
+}
+
 /// Each of `templates` as the node has it at `block`, or why it cannot be
 /// read there.
 pub(crate) async fn read(
@@ -309,18 +329,8 @@ pub(crate) async fn read(
     block: u64,
 ) -> Result<Vec<Result<PoolRecord, Unread>>, FeedError> {
     let plans: Vec<Vec<LensCall>> = templates.iter().map(calls).collect();
-    let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
-    let answers = lens(client, &all, block).await?;
-    let mut at = 0;
-    Ok(templates
-        .iter()
-        .zip(&plans)
-        .map(|(t, plan)| {
-            let mine = &answers[at..at + plan.len()];
-            at += plan.len();
-            apply(t, mine)
-        })
-        .collect())
+    let answers = lens_plans(client, &plans, block).await?;
+    Ok(templates.iter().zip(&answers).map(|(t, mine)| apply(t, mine)).collect())
 }
 
 #[cfg(test)]
