@@ -700,7 +700,7 @@ const MIN_SPLIT_GAIN: f64 = 1e-4;
 /// rate of the candidates must promise before the optimal routing is
 /// solved: below it (small trades on deep pairs) the candidates' split is
 /// already at the optimum, and cheaper.
-const MIN_OPTIMAL_GAIN: f64 = 1e-3;
+const MIN_OPTIMAL_GAIN: f64 = 5e-3;
 
 /// Smallest share of a split worth its own path.
 const MIN_SPLIT_SHARE: f64 = 0.01;
