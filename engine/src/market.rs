@@ -200,7 +200,15 @@ impl PriceCacheActor {
                 prices.discount(*chain, STALE_CONFIDENCE);
             }
             let prices = Arc::new(prices);
-            latest.rcu(|cur| renewed(cur, &snapshot, &prices, None));
+            // Quotes get the prices at once, while they still read this
+            // snapshot.
+            latest.rcu(|cur| {
+                if Arc::ptr_eq(&cur.snapshot, &snapshot) {
+                    renewed(cur, &prices, None)
+                } else {
+                    Arc::clone(cur)
+                }
+            });
             Ok(prove_state(&inputs, snapshot, prices, Some(&previous)))
         });
         ctx.spawn(work.into_actor(self).map(move |built, act, ctx| {
@@ -213,7 +221,9 @@ impl PriceCacheActor {
                         if Arc::ptr_eq(&cur.snapshot, &state.snapshot) {
                             Arc::clone(&state)
                         } else {
-                            renewed(cur, &cur.snapshot, &state.prices, Some(&state.world))
+                            // A newer snapshot: the freshest prices and
+                            // world, never the older pool states.
+                            renewed(cur, &state.prices, Some(&state.world))
                         }
                     });
                 }
@@ -226,18 +236,12 @@ impl PriceCacheActor {
     }
 }
 
-/// `cur` with `prices` (and `world`, if given), when it still holds
-/// `snapshot`: a proof's prices of an older snapshot reach the newer one
-/// too (they are the freshest derived), never its pool states.
+/// `cur` with `prices` (and `world`, if given).
 fn renewed(
-    cur: &Arc<MarketState>,
-    snapshot: &Arc<MarketSnapshot>,
+    cur: &MarketState,
     prices: &Arc<PriceTable>,
     world: Option<&Result<Arc<switchyard_exec::evm::world::World>, String>>,
 ) -> Arc<MarketState> {
-    if !Arc::ptr_eq(&cur.snapshot, snapshot) {
-        return Arc::clone(cur);
-    }
     Arc::new(MarketState {
         catalog: Arc::clone(&cur.catalog),
         market: Arc::clone(&cur.market),
@@ -351,6 +355,13 @@ pub(crate) struct MovedPool {
     /// address: the tokens tell which).
     pub(crate) tokens: Vec<Address>,
     pub(crate) state: PoolState,
+}
+
+impl MovedPool {
+    /// A listed pool's record, as a moved pool.
+    pub(crate) fn of(r: &PoolRecord) -> Self {
+        Self { address: r.common().address, tokens: r.tokens(), state: PoolState::from_record(r) }
+    }
 }
 
 impl Handler<ReplaceSource> for PriceCacheActor {
@@ -497,11 +508,7 @@ impl PriceCacheActor {
             self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();
         let after: Vec<_> = records.iter().map(identity).collect();
         if before == after && current.head(chain).is_some() {
-            let moved = records.iter().map(|r| MovedPool {
-                address: r.common().address,
-                tokens: r.tokens(),
-                state: PoolState::from_record(r),
-            });
+            let moved = records.iter().map(MovedPool::of);
             return Ok(Some((self.move_in_place(current, chain, head, &msg.source, moved)?, true)));
         }
         // Tokens the node told of join the catalog the snapshot, prices,

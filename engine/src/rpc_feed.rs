@@ -555,16 +555,7 @@ impl Spec {
             (Origin::Factory { .. }, None) => SourcePools::All(self.records_of(book.pools.iter())),
             // The same listed pools as at the last publication: their
             // states.
-            (_, Some(_)) => SourcePools::Moved(
-                book.listed
-                    .iter()
-                    .map(|r| MovedPool {
-                        address: r.common().address,
-                        tokens: r.tokens(),
-                        state: PoolState::from_record(r),
-                    })
-                    .collect(),
-            ),
+            (_, Some(_)) => SourcePools::Moved(book.listed.iter().map(MovedPool::of).collect()),
             (_, None) => SourcePools::All(book.listed.to_vec()),
         }
     }
