@@ -269,7 +269,6 @@ pub(crate) async fn examine(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloy_primitives::Bytes;
     use alloy_sol_types::SolValue;
 
     fn word(v: U256) -> LensAnswer {
@@ -279,7 +278,7 @@ mod tests {
         LensAnswer { ok: true, data: a.abi_encode().into() }
     }
     fn failed() -> LensAnswer {
-        LensAnswer { ok: false, data: Bytes::new() }
+        LensAnswer::failed()
     }
     fn e(n: u64, d: u32) -> U256 {
         U256::from(n) * U256::from(10u8).pow(U256::from(d))

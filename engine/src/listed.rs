@@ -133,6 +133,13 @@ pub(crate) struct Unread {
     pub(crate) other_kind: bool,
 }
 
+impl LensAnswer {
+    /// The answer of a call the lens could not make.
+    pub(crate) const fn failed() -> Self {
+        Self { ok: false, data: Bytes::new() }
+    }
+}
+
 impl From<String> for Unread {
     fn from(why: String) -> Self {
         Self { why, other_kind: false }
@@ -293,10 +300,7 @@ pub(crate) async fn lens(
                 |_| {},
             )
             .await?;
-        answers.extend(
-            read.into_iter()
-                .map(|(_, a)| a.unwrap_or_else(|_| LensAnswer { ok: false, data: Bytes::new() })),
-        );
+        answers.extend(read.into_iter().map(|(_, a)| a.unwrap_or_else(|_| LensAnswer::failed())));
     }
     Ok(answers)
 }
@@ -310,12 +314,11 @@ pub(crate) async fn lens_plans(
     let all: Vec<LensCall> = plans.iter().flatten().cloned().collect();
     let mut answers = lens(client, &all, block).await?.into_iter();
     // A plan is answered in full: a call without an answer failed.
-    let failed = || LensAnswer { ok: false, data: Bytes::new() };
     Ok(plans
         .iter()
         .map(|plan| {
             let mut mine: Vec<LensAnswer> = answers.by_ref().take(plan.len()).collect();
-            mine.resize_with(plan.len(), failed);
+            mine.resize_with(plan.len(), LensAnswer::failed);
             mine
         })
         .collect())
@@ -377,7 +380,7 @@ mod tests {
             panic!("kind kept")
         };
         assert_eq!((v.total_assets, v.total_supply), (U256::from(150), U256::from(100)));
-        let failed = LensAnswer { ok: false, data: Bytes::new() };
+        let failed = LensAnswer::failed();
         let err = apply(&t, &[failed, word(1)]).expect_err("a revert leaves it out");
         assert!(err.why.contains("totalAssets()") && !err.other_kind, "{err:?}");
     }
