@@ -505,12 +505,10 @@ fn route_leg(
     // (a share token's floors never do).
     let atoken_in = snapshot.is_scaled_receipt(ends.chain, token_in)
         && snapshot.share_pool(ends.chain, token_in).is_none();
-    let upper = split::upper_bound(snapshot, &found_paths, amount_f);
-    let worth_splitting = !share_out
-        && !atoken_in
-        && params.max_splits > 1
-        && params.split_chunks > 1
-        && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_SPLIT_GAIN);
+    let may_split = !share_out && !atoken_in && params.max_splits > 1 && params.split_chunks > 1;
+    let upper = if may_split { split::upper_bound(snapshot, &found_paths, amount_f) } else { 0.0 };
+    let worth_splitting =
+        may_split && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_SPLIT_GAIN);
     if worth_splitting {
         // Paths good for a share of the amount, which the search at the full
         // amount ranks below deeper ones, through twice as many pools per
