@@ -630,6 +630,13 @@ fn check_pool(
             if p.fee_bps >= 10_000 {
                 bad(format!("feeBps {} is not below 10000", p.fee_bps));
             }
+            // The pair stores reserves as `uint112`.
+            let max = (U256::ONE << 112) - U256::ONE;
+            for (name, r) in [("reserve0", p.reserve0), ("reserve1", p.reserve1)] {
+                if r > max {
+                    bad(format!("{name} {r} exceeds the pair's uint112"));
+                }
+            }
             if let Some(f) = catalog.dex_factory(p.chain_id, &p.protocol) {
                 let want = v2_pair_address(f.factory, f.init_code_hash, p.token0, p.token1);
                 if f.kind != FactoryKind::UniswapV2 || want != p.address {

@@ -224,10 +224,10 @@ fn market_validation_reports_every_problem() {
       "pools":[
         {"kind":"uniswapV2","chainId":1,"protocol":"uniswap-v2","address":"0x0000000000000000000000000000000000000001",
          "token0":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","token1":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
-         "reserve0":"1","reserve1":"1","feeBps":30},
+         "reserve0":"1","reserve1":"5192296858534827628530496329220096","feeBps":30},
         {"kind":"uniswapV2","chainId":1,"protocol":"uniswap-v2","address":"0x0000000000000000000000000000000000000002",
          "token0":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","token1":"0x0000000000000000000000000000000000000009",
-         "reserve0":"1","reserve1":"1","feeBps":30},
+         "reserve0":"1","reserve1":"5192296858534827628530496329220095","feeBps":30},
         {"kind":"uniswapV3","chainId":1,"protocol":"uniswap-v3","address":"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640",
          "token0":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","token1":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
          "fee":500,"tickSpacing":10,"sqrtPriceX96":"1","tick":0,"liquidity":"5",
@@ -245,7 +245,14 @@ fn market_validation_reports_every_problem() {
     assert!(all.contains("liquidity 5 differs"), "{all}");
     assert!(all.contains("chain 10 has no `chains` entry"), "{all}");
     assert!(all.contains("weights must sum to 1e18"), "{all}");
-    assert!(p.len() >= 6, "{all}");
+    // The pair keeps reserves as `uint112`: 2^112 is refused, 2^112 - 1 is
+    // not.
+    assert!(
+        all.contains("reserve1 5192296858534827628530496329220096 exceeds the pair's uint112"),
+        "{all}"
+    );
+    assert_eq!(all.matches("uint112").count(), 1, "{all}");
+    assert!(p.len() >= 7, "{all}");
 }
 
 #[test]
