@@ -17,7 +17,7 @@ use std::{
     time::Instant,
 };
 
-use alloy_primitives::U256;
+use alloy_primitives::U128;
 use criterion::Criterion;
 use switchyard_benches::{CHAIN, Synthetic, amount_of, synthetic_market, to_f64, token};
 use switchyard_catalog::{Market, PoolRecord};
@@ -207,7 +207,7 @@ fn v2_delta(snap: &MarketSnapshot, n: usize) -> SnapshotDelta {
             PoolState::UniswapV2 { reserves, fee_bps } => Some((
                 k,
                 PoolState::UniswapV2 {
-                    reserves: [reserves[0] + U256::from(1u8), reserves[1] - U256::from(1u8)],
+                    reserves: [reserves[0] + U128::from(1u8), reserves[1] - U128::from(1u8)],
                     fee_bps: *fee_bps,
                 },
             )),

@@ -67,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let PoolState::UniswapV2 { reserves, fee_bps } = &p.state
             && k % 10 == 0
         {
-            let up = |r: alloy_primitives::U256| r + r / alloy_primitives::U256::from(100u8);
+            let up = |r: alloy_primitives::U128| r + r / alloy_primitives::U128::from(100u8);
             delta.pools.push((
                 k,
                 PoolState::UniswapV2 {

@@ -126,7 +126,7 @@ impl PriceCacheActor {
             .pools()
             .iter()
             .enumerate()
-            .filter(|(_, p)| self.stale_sources.contains(&(p.chain, Arc::clone(&p.protocol))))
+            .filter(|(_, p)| self.stale_sources.contains(&(p.chain, Arc::from(&p.protocol))))
             .map(|(k, _)| k as u32)
             .collect()
     }
@@ -358,9 +358,11 @@ pub(crate) struct MovedPool {
 }
 
 impl MovedPool {
-    /// A listed pool's record, as a moved pool.
-    pub(crate) fn of(r: &PoolRecord) -> Self {
-        Self { address: r.common().address, tokens: r.tokens(), state: PoolState::from_record(r) }
+    /// A listed pool's record, as a moved pool; `None` when its pool could
+    /// not hold the state (the snapshot build names it).
+    pub(crate) fn of(r: &PoolRecord) -> Option<Self> {
+        let state = PoolState::from_record(r)?;
+        Some(Self { address: r.common().address, tokens: r.tokens(), state })
     }
 }
 
@@ -408,10 +410,10 @@ impl PriceCacheActor {
         // Only a shared address is searched for: a pool the index does not
         // know at all is new.
         let k = *self.index.get(&(chain, address))?;
-        if current.pools().get(k).is_some_and(|p| same(p)) {
+        if current.pools().get(k).is_some_and(&same) {
             return Some(k);
         }
-        current.pools().iter().position(|p| same(p))
+        current.pools().iter().position(same)
     }
 
     /// `current` with `moved` (pools it already holds) at their new states,
@@ -507,8 +509,11 @@ impl PriceCacheActor {
         let before: Vec<_> =
             self.inputs.market.pools.iter().filter(|r| ours(r)).map(identity).collect();
         let after: Vec<_> = records.iter().map(identity).collect();
-        if before == after && current.head(chain).is_some() {
-            let moved = records.iter().map(MovedPool::of);
+        // A record no state can hold (the full build below refuses it with
+        // its reason) takes the long way.
+        let moved: Option<Vec<MovedPool>> = records.iter().map(MovedPool::of).collect();
+        if let Some(moved) = moved.filter(|_| before == after && current.head(chain).is_some()) {
+            let moved = moved.into_iter();
             return Ok(Some((self.move_in_place(current, chain, head, &msg.source, moved)?, true)));
         }
         // Tokens the node told of join the catalog the snapshot, prices,
@@ -652,7 +657,7 @@ mod tests {
         let moved: Vec<_> = current
             .pools()
             .iter()
-            .zip(start.pools())
+            .zip(start.pools().iter())
             .filter(|(a, b)| a.state != b.state)
             .map(|(a, _)| (a.chain, a.address, a.state.clone()))
             .collect();
@@ -696,7 +701,7 @@ mod tests {
         let PoolState::UniswapV2 { reserves, .. } = &again.pools()[k].state else {
             panic!("not the pair")
         };
-        assert_eq!(reserves[0], U256::from(20_000_000_000_000u64));
+        assert_eq!(U256::from(reserves[0]), U256::from(20_000_000_000_000u64));
         let h1 = again.head(ChainId(1)).expect("head");
         assert_eq!((h1.block_number, h1.gas_price_wei), (101, U256::from(7u8)), "gas price kept");
 
@@ -728,10 +733,11 @@ mod tests {
         assert!(hub.replace_source(&both, msg).expect("replaced").is_none());
 
         // The pair moved, as a kernel state: set in place, the head moves.
-        let state = PoolState::UniswapV2 {
-            reserves: [U256::from(19_000_000_000_000u64), U256::from(9u128 * 10u128.pow(21))],
-            fee_bps: 30,
-        };
+        let state = PoolState::uniswap_v2(
+            [U256::from(19_000_000_000_000u64), U256::from(9u128 * 10u128.pow(21))],
+            30,
+        )
+        .expect("uint112 reserves");
         let msg = ReplaceSource {
             source: Arc::from("uniswap-v2"),
             head: head(102),

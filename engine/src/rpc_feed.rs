@@ -235,18 +235,22 @@ impl Tracked {
     /// V3: a price and an initialized tick).
     fn routable(&self) -> bool {
         match self {
-            Self::V2 { reserves, .. } => !reserves[0].is_zero() && !reserves[1].is_zero(),
+            Self::V2 { reserves, .. } => {
+                // Both reserves, each within the pair's `uint112` (a node
+                // telling of more is not believed).
+                let max = U256::from(u128::MAX >> 16);
+                reserves.iter().all(|r| !r.is_zero() && *r <= max)
+            }
             Self::V3(v) => v.ledger.routable(),
         }
     }
 
-    /// The pool's state for the kernel.
-    fn state(&self) -> PoolState {
+    /// The pool's state for the kernel (`None`: a V2 reserve past
+    /// `uint112`, which [`Self::routable`] keeps from publication).
+    fn state(&self) -> Option<PoolState> {
         match self {
-            Self::V2 { reserves, .. } => {
-                PoolState::UniswapV2 { reserves: *reserves, fee_bps: V2_FEE_BPS }
-            }
-            Self::V3(v) => v.ledger.state(),
+            Self::V2 { reserves, .. } => PoolState::uniswap_v2(*reserves, V2_FEE_BPS),
+            Self::V3(v) => Some(v.ledger.state()),
         }
     }
 
@@ -545,17 +549,23 @@ impl Spec {
             (Origin::Factory { .. }, Some(moved)) => SourcePools::Moved(
                 self.publishable(moved.iter().filter_map(|a| book.pools.get_key_value(a)))
                     .into_iter()
-                    .map(|(address, p)| MovedPool {
-                        address: *address,
-                        tokens: p.tokens().to_vec(),
-                        state: p.state(),
+                    .filter_map(|(address, p)| {
+                        Some(MovedPool {
+                            address: *address,
+                            tokens: p.tokens().to_vec(),
+                            state: p.state()?,
+                        })
                     })
                     .collect(),
             ),
             (Origin::Factory { .. }, None) => SourcePools::All(self.records_of(book.pools.iter())),
             // The same listed pools as at the last publication: their
-            // states.
-            (_, Some(_)) => SourcePools::Moved(book.listed.iter().map(MovedPool::of).collect()),
+            // states (a record no state holds goes whole, for the build to
+            // refuse with its reason).
+            (_, Some(_)) => match book.listed.iter().map(MovedPool::of).collect() {
+                Some(moved) => SourcePools::Moved(moved),
+                None => SourcePools::All(book.listed.to_vec()),
+            },
             (_, None) => SourcePools::All(book.listed.to_vec()),
         }
     }

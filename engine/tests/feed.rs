@@ -125,7 +125,7 @@ async fn replayed_blocks_move_the_market_exactly_and_routes_still_prove() {
                 )
         })
         .expect("a swap pool on the idle chain");
-    let one = U256::from(10u64).pow(U256::from(pool.decimals[0]));
+    let one = U256::from(10u64).pow(U256::from(pool.decimals()[0]));
     let r = engine
         .route(RouteRequest::router(
             quote_req(idle, pool.tokens[0], one, pool.tokens[1]),

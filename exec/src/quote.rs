@@ -150,17 +150,15 @@ enum Scaled {
 impl Scaled {
     fn of(state: &MarketState, chain: ChainId, token: Address) -> Option<Self> {
         let k = state.snapshot.scaled_pool(chain, token)?;
-        match state.snapshot.pools().get(k)?.state {
-            switchyard_kernel::PoolState::LiquidStaking {
-                total_pooled_asset,
-                total_shares,
-                rebasing: true,
-            } => Some(Self::Shares { pooled: total_pooled_asset, shares: total_shares }),
-            switchyard_kernel::PoolState::Lending {
-                model: switchyard_catalog::market::LendingModel::Aave,
-                exchange_rate,
-                ..
-            } => Some(Self::Aave { index: exchange_rate }),
+        match &state.snapshot.pools().get(k)?.state {
+            switchyard_kernel::PoolState::LiquidStaking(st) if st.rebasing => {
+                Some(Self::Shares { pooled: st.total_pooled_asset, shares: st.total_shares })
+            }
+            switchyard_kernel::PoolState::Lending(l)
+                if l.model == switchyard_catalog::market::LendingModel::Aave =>
+            {
+                Some(Self::Aave { index: l.exchange_rate })
+            }
             _ => None,
         }
     }

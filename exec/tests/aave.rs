@@ -38,7 +38,7 @@ use switchyard_exec::evm::{
     aave::{self, AaveMarket, AaveReserve, RAY},
     abi::AavePool,
 };
-use switchyard_kernel::{Pool, PoolState, amm::AmmError};
+use switchyard_kernel::{LendingState, Pool, PoolState, amm::AmmError};
 
 const SEED: u64 = 0x5eed_000a;
 const TRADER: Address = Address::repeat_byte(0x7a);
@@ -188,13 +188,13 @@ impl Market {
     /// The state a feed reads: the index and the aToken's cash.
     fn state(&mut self) -> Result<PoolState, EvmError> {
         let asset = self.asset;
-        Ok(PoolState::Lending {
+        Ok(PoolState::Lending(Box::new(LendingState {
             model: LendingModel::Aave,
             exchange_rate: self
                 .evm
                 .view(POOL, &AavePool::getReserveNormalizedIncomeCall { asset })?,
             available_liquidity: balance(&mut self.evm, asset, self.a_token)?,
-        })
+        })))
     }
 
     fn kernel(&mut self) -> Result<Pool, EvmError> {
@@ -237,8 +237,8 @@ fn supply(w: &mut Market, x: U256, to: Address, stats: &Stats) -> CaseResult {
     match kernel {
         Ok(swap) => {
             prop_assert!(onchain.is_ok(), "kernel {swap:?} but pool {onchain:?}");
-            let index = match swap.next {
-                PoolState::Lending { exchange_rate, .. } => exchange_rate,
+            let index = match &swap.next {
+                PoolState::Lending(l) => l.exchange_rate,
                 _ => U256::ZERO,
             };
             prop_assert_eq!(w.scaled(to)? - scaled_before, ray_div(x, index));

@@ -29,7 +29,7 @@ use alloy_primitives::{
     aliases::{I24, U24, U160},
 };
 use alloy_sol_types::{SolCall, SolConstructor, SolEvent};
-use common::{CaseResult, DEPLOYER, balance, bits, deploy_token, mint};
+use common::{CaseResult, DEPLOYER, balance, bits, deploy_token, mint, v2_state};
 use proptest::prelude::*;
 use switchyard_catalog::market::VaultRule;
 use switchyard_exec::evm::{
@@ -40,7 +40,7 @@ use switchyard_exec::evm::{
     },
 };
 use switchyard_kernel::{
-    Pool, PoolState, TickList,
+    Pool, PoolState, TickList, V3State, VaultState,
     amm::{AmmError, uniswap_v3},
 };
 
@@ -127,8 +127,7 @@ fn v2_differential(base: &(Evm, Address), c: V2Case, stats: &Stats) -> CaseResul
 
     let (i, j) = if c.zero_for_one { (0, 1) } else { (1, 0) };
     let kernel =
-        pool(pair, tokens, decimals, PoolState::UniswapV2 { reserves: c.reserves, fee_bps: 30 })
-            .swap_exact_in(i, j, c.amount_in);
+        pool(pair, tokens, decimals, v2_state(c.reserves, 30)).swap_exact_in(i, j, c.amount_in);
 
     // The trader pays first, as a router does, then asks for the output.
     mint(&mut evm, tokens[i], TRADER, c.amount_in)?;
@@ -151,10 +150,7 @@ fn v2_differential(base: &(Evm, Address), c: V2Case, stats: &Stats) -> CaseResul
             v2_swap(&mut evm, pair, j, swap.amount_out)?;
             prop_assert_eq!(balance(&mut evm, tokens[j], RECIPIENT)?, swap.amount_out);
             let r = evm.view(pair, &UniswapV2Pair::getReservesCall {})?;
-            let onchain = PoolState::UniswapV2 {
-                reserves: [U256::from(r.reserve0), U256::from(r.reserve1)],
-                fee_bps: 30,
-            };
+            let onchain = v2_state([U256::from(r.reserve0), U256::from(r.reserve1)], 30);
             prop_assert_eq!(onchain, swap.next);
         }
         Err(AmmError::InsufficientLiquidity) => {
@@ -299,27 +295,27 @@ fn v3_state(evm: &mut Evm, p: &V3Pool) -> Result<PoolState, TestCaseError> {
             ticks.push((t, info.liquidityNet));
         }
     }
-    Ok(PoolState::UniswapV3 {
+    Ok(PoolState::UniswapV3(Box::new(V3State {
         sqrt_price_x96: U256::from(slot0.sqrtPriceX96),
         liquidity,
         tick: i32::try_from(slot0.tick).expect("int24 fits i32"),
         fee: p.fee,
         tick_spacing: p.spacing,
         ticks: TickList::from(ticks),
-    })
+    })))
 }
 
 /// The slot (sqrt price, tick, liquidity) and initialized ticks of a V3
 /// state.
 fn v3_parts(s: &PoolState) -> (uniswap_v3::V3Slot, &[(i32, i128)]) {
     match s {
-        PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, ticks, .. } => (
+        PoolState::UniswapV3(v3) => (
             uniswap_v3::V3Slot {
-                sqrt_price_x96: *sqrt_price_x96,
-                tick: *tick,
-                liquidity: *liquidity,
+                sqrt_price_x96: v3.sqrt_price_x96,
+                tick: v3.tick,
+                liquidity: v3.liquidity,
             },
-            ticks,
+            &v3.ticks,
         ),
         other => panic!("not a V3 state: {other:?}"),
     }
@@ -613,9 +609,10 @@ fn uniswap_v3_ticks_with_zero_net_still_stop_the_swap() -> CaseResult {
     let amount = U256::from(10u128.pow(17) + 12_345);
     // Without the zero-net tick, the kernel's walk rounds differently.
     let mut without = state.clone();
-    if let PoolState::UniswapV3 { ticks, .. } = &mut without {
-        *ticks =
-            TickList::from(ticks.iter().copied().filter(|(_, net)| *net != 0).collect::<Vec<_>>());
+    if let PoolState::UniswapV3(v3) = &mut without {
+        v3.ticks = TickList::from(
+            v3.ticks.iter().copied().filter(|(_, net)| *net != 0).collect::<Vec<_>>(),
+        );
     }
     let out = |s: PoolState| pool(p.address, p.tokens, p.decimals, s).swap_exact_in(0, 1, amount);
     let (with, without) = (out(state).map(|s| s.amount_out), out(without).map(|s| s.amount_out));
@@ -712,11 +709,11 @@ fn vault_base(rule: VaultRule, asset_decimals: u8) -> Result<VaultBase, EvmError
 }
 
 fn vault_state(evm: &mut Evm, vault: Address, rule: VaultRule) -> Result<PoolState, EvmError> {
-    Ok(PoolState::Erc4626 {
+    Ok(PoolState::Erc4626(Box::new(VaultState {
         total_assets: evm.view(vault, &ReferenceVault::totalAssetsCall {})?,
         total_supply: evm.view(vault, &ReferenceVault::totalSupplyCall {})?,
         rule,
-    })
+    })))
 }
 
 /// A kernel refusal matches the vault's: a revert, or (OpenZeppelin, which
@@ -747,8 +744,8 @@ fn vault_differential(base: &VaultBase, ops: Vec<VaultOp>, stats: &Stats) -> Cas
                 )?;
             }
             VaultOp::Deposit(x) => {
-                if let PoolState::Erc4626 { total_supply, .. } = &kernel_pool.state
-                    && x.checked_mul(*total_supply).is_none()
+                if let PoolState::Erc4626(v) = &kernel_pool.state
+                    && x.checked_mul(v.total_supply).is_none()
                 {
                     stats.hit(&stats.wide_product);
                 }
@@ -797,8 +794,8 @@ fn vault_differential(base: &VaultBase, ops: Vec<VaultOp>, stats: &Stats) -> Cas
                     continue;
                 }
                 let shares = ((held * U256::from(share)) >> 32usize).max(U256::ONE);
-                if let PoolState::Erc4626 { total_assets, .. } = &kernel_pool.state
-                    && shares.checked_mul(*total_assets).is_none()
+                if let PoolState::Erc4626(v) = &kernel_pool.state
+                    && shares.checked_mul(v.total_assets).is_none()
                 {
                     stats.hit(&stats.wide_product);
                 }

@@ -42,12 +42,14 @@ mod common;
 
 use alloy_primitives::{Address, Bytes, U256, aliases::U112, uint};
 use alloy_sol_types::{SolCall, SolConstructor, SolError, SolEvent, sol};
-use common::{CaseResult, DEPLOYER, Stats, balance, bits, burn, deploy_token, fresh, mint, part};
+use common::{
+    CaseResult, DEPLOYER, Stats, balance, bits, burn, deploy_token, fresh, mint, part, v2_state,
+};
 use proptest::prelude::*;
 use switchyard_catalog::market::LendingModel;
 use switchyard_exec::evm::{Evm, EvmError, abi::TestERC20};
 use switchyard_kernel::{
-    Pool, PoolState,
+    LendingState, Pool, PoolState, StakingState,
     amm::{AmmError, full_math::mul_div, vault},
 };
 
@@ -292,13 +294,13 @@ fn compound_world(rate: U256) -> Result<Compound, EvmError> {
 impl Compound {
     /// The state a feed reads: `exchangeRateStored` and `getCash`.
     fn state(&mut self) -> Result<PoolState, EvmError> {
-        Ok(PoolState::Lending {
+        Ok(PoolState::Lending(Box::new(LendingState {
             model: LendingModel::Compound,
             exchange_rate: self
                 .evm
                 .view(self.c_token, &ReferenceCToken::exchangeRateStoredCall {})?,
             available_liquidity: self.evm.view(self.c_token, &ReferenceCToken::getCashCall {})?,
-        })
+        })))
     }
 
     fn kernel(&mut self) -> Result<Pool, EvmError> {
@@ -520,7 +522,11 @@ impl Lido {
 
     fn state(&mut self, rebasing: bool) -> Result<PoolState, EvmError> {
         let (total_pooled_asset, total_shares) = self.totals()?;
-        Ok(PoolState::LiquidStaking { total_pooled_asset, total_shares, rebasing })
+        Ok(PoolState::LiquidStaking(Box::new(StakingState {
+            total_pooled_asset,
+            total_shares,
+            rebasing,
+        })))
     }
 
     /// `[ETH, stETH]`, rebasing.
@@ -709,11 +715,11 @@ fn steth_submit_reads_back_at_the_new_totals() -> CaseResult {
         prop_assert_eq!(w.steth_balance(RECIPIENT)?, reads);
         prop_assert_eq!(mul_div(shares, pooled, total), Some(reads - U256::ONE));
         // The kernel, at the totals before the deposit.
-        let state = PoolState::LiquidStaking {
+        let state = PoolState::LiquidStaking(Box::new(StakingState {
             total_pooled_asset: pooled,
             total_shares: total,
             rebasing: true,
-        };
+        }));
         let swap = pool(w.steth, [NATIVE, w.steth], state)
             .swap_exact_in(0, 1, x)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -938,7 +944,7 @@ impl Pair {
 fn pair_differential(c: PairCase, stats: &Stats) -> CaseResult {
     let mut w = pair_world(c.fee_bps, c.reserves)?;
     let (i, j) = if c.zero_for_one { (0, 1) } else { (1, 0) };
-    let state = PoolState::UniswapV2 { reserves: c.reserves, fee_bps: u32::from(c.fee_bps) };
+    let state = v2_state(c.reserves, u32::from(c.fee_bps));
     let kernel = pool(w.pair, w.tokens, state).swap_exact_in(i, j, c.amount_in);
 
     // The trader pays first, as a router does, then asks for the output.
@@ -964,7 +970,7 @@ fn pair_differential(c: PairCase, stats: &Stats) -> CaseResult {
             let logs = w.swap(j, swap.amount_out)?;
             prop_assert_eq!(balance(&mut w.evm, w.tokens[j], RECIPIENT)?, swap.amount_out);
             let fee_bps = u32::from(c.fee_bps);
-            prop_assert_eq!(PoolState::UniswapV2 { reserves: w.reserves()?, fee_bps }, swap.next);
+            prop_assert_eq!(v2_state(w.reserves()?, fee_bps), swap.next);
             let event = logs
                 .iter()
                 .find_map(|l| ReferenceV2Pair::Swap::decode_log_data(&l.data).ok())
@@ -1017,7 +1023,7 @@ fn fee_pair_golden_at_25_and_30_bps() -> CaseResult {
     for (fee_bps, expected) in [(25u16, 2_962_944_627u64), (30, 2_961_474_103)] {
         let reserves = [e18 * U256::from(100u8), U256::from(300_000_000_000u64)];
         let mut w = pair_world(fee_bps, reserves)?;
-        let state = PoolState::UniswapV2 { reserves, fee_bps: u32::from(fee_bps) };
+        let state = v2_state(reserves, u32::from(fee_bps));
         let swap = pool(w.pair, w.tokens, state)
             .swap_exact_in(0, 1, e18)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -22,7 +22,7 @@ use alloy_primitives::{Address, U256};
 use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::{ChainId, market::VaultRule};
 use switchyard_kernel::{
-    Pool, PoolState, StableswapState, TickList, WeightedState,
+    Pool, PoolState, PoolTokens, StableswapState, TickList, V3State, VaultState, WeightedState,
     amm::{uniswap_v3::tick_at_sqrt_ratio, weighted::PowRule},
     pool::u256_to_f64,
 };
@@ -47,17 +47,19 @@ fuzz_target!(|data: &[u8]| {
     let amount = u(&data[1..13]);
     let e18 = U256::from(1_000_000_000_000_000_000u64);
     let state = match kind {
-        0 => PoolState::UniswapV2 {
-            reserves: [u(&data[13..26]), u(&data[26..39])],
-            fee_bps: u32::from(data[39]),
-        },
+        // 13 bytes: within the pair's `uint112`.
+        0 => {
+            let reserves = [u(&data[13..26]), u(&data[26..39])];
+            let Some(s) = PoolState::uniswap_v2(reserves, u32::from(data[39])) else { return };
+            s
+        }
         1 => {
             // Liquidity in three ranges around the price, from the input; the
             // current tick is the price's, as in a real pool.
             let l = |k: usize| i128::from(u16::from_be_bytes([data[40 + k], data[41 + k]])) << 50;
             let sqrt_price_x96 = u(&data[13..33]);
             let Ok(tick) = tick_at_sqrt_ratio(sqrt_price_x96) else { return };
-            PoolState::UniswapV3 {
+            PoolState::UniswapV3(Box::new(V3State {
                 sqrt_price_x96,
                 liquidity: u128::from_be_bytes({
                     let mut b = [0u8; 16];
@@ -75,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
                     (120_000, -l(2)),
                     (887_220, -(1i128 << 40)),
                 ]),
-            }
+            }))
         }
         2 => PoolState::Stableswap(Box::new(StableswapState {
             balances: vec![u(&data[13..26]), u(&data[26..39])],
@@ -96,7 +98,7 @@ fuzz_target!(|data: &[u8]| {
                 pow_rule: if data[41] % 2 == 0 { PowRule::First } else { PowRule::Current },
             }))
         }
-        _ => PoolState::Erc4626 {
+        _ => PoolState::Erc4626(Box::new(VaultState {
             total_assets: u(&data[13..26]),
             total_supply: u(&data[26..39]),
             rule: if data[39] % 2 == 0 {
@@ -104,14 +106,13 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 VaultRule::OpenZeppelin { decimals_offset: data[40] % 19 }
             },
-        },
+        })),
     };
     let pool = Pool {
         chain: ChainId(1),
         address: Address::ZERO,
         protocol: "fuzz".into(),
-        tokens: Box::new([Address::with_last_byte(1), Address::with_last_byte(2)]),
-        decimals: Box::new([18, 18]),
+        tokens: PoolTokens::new([(Address::with_last_byte(1), 18), (Address::with_last_byte(2), 18)]),
         state,
     };
     // What `n` units of input buy at the rate the trade executed (the
@@ -124,15 +125,16 @@ fuzz_target!(|data: &[u8]| {
         let Ok(s) = pool.swap_exact_in(i, j, amount) else { continue };
         match &pool.state {
             PoolState::UniswapV2 { reserves, .. } => {
-                assert!(s.amount_out < reserves[j]);
+                assert!(s.amount_out < U256::from(reserves[j]));
                 close(shadow, s.amount_out, 1e-9, 1.0);
             }
-            PoolState::UniswapV3 { tick, tick_spacing, .. } => {
+            PoolState::UniswapV3(v3) => {
                 // The exact loop stops at every bitmap word (256 spacings) and
                 // rounds the input of each step, and its fee, up by a unit.
-                let PoolState::UniswapV3 { tick: after, .. } = s.next else { continue };
-                let steps =
-                    f64::from((after - tick).unsigned_abs() / (*tick_spacing as u32 * 256) + 2);
+                let PoolState::UniswapV3(after) = &s.next else { continue };
+                let steps = f64::from(
+                    (after.tick - v3.tick).unsigned_abs() / (v3.tick_spacing as u32 * 256) + 2,
+                );
                 close(
                     shadow,
                     s.amount_out,

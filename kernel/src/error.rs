@@ -32,6 +32,15 @@ pub enum KernelError {
         /// Pool index.
         pool: usize,
     },
+    /// A pool's record gives it a state its contract could not hold (a V2
+    /// reserve past `uint112`).
+    #[error("pool {pool} on chain {chain} holds a state its contract cannot")]
+    BadPool {
+        /// Chain.
+        chain: ChainId,
+        /// Pool.
+        pool: Address,
+    },
     /// No path connects the tokens with enough liquidity.
     #[error("no route from {token_in} to {token_out}")]
     NoRoute {
@@ -50,8 +59,8 @@ impl KernelError {
             Self::EmptyRequest => ApiCode::MissingParameter,
             Self::UnknownChain(_) | Self::UnknownToken { .. } => ApiCode::NotFound,
             Self::NoRoute { .. } => ApiCode::NoRoute,
-            // Feed-side: no request produces it.
-            Self::BadDelta { .. } => ApiCode::Internal,
+            // Feed- and load-side: no request produces them.
+            Self::BadDelta { .. } | Self::BadPool { .. } => ApiCode::Internal,
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod bridge;
 mod error;
 pub mod graph;
 pub mod pool;
+pub mod pools;
 pub mod price;
 pub mod search;
 pub mod snapshot;
@@ -32,7 +33,11 @@ pub mod snapshot;
 pub use bridge::BridgeRoute;
 pub use error::KernelError;
 pub use graph::{Edge, TokenGraph, TokenIx, TokenNode};
-pub use pool::{Pool, PoolState, StableswapState, TickList, WeightedState};
+pub use pool::{
+    LendingState, Pool, PoolState, PoolTokens, Protocol, StableswapState, StakingState, TickList,
+    V3State, VaultState, WeightedState,
+};
+pub use pools::Pools;
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
 pub use search::{
     BridgeEstimate, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, apply_plan,

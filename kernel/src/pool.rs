@@ -4,7 +4,9 @@
 //! never decide an amount the service returns. Exact integer quoting lives
 //! beside them, one implementation per pool kind, matching its contract.
 
-use alloy_primitives::U256;
+use std::sync::Arc;
+
+use alloy_primitives::{U128, U256};
 use switchyard_catalog::{
     Address, ChainId,
     market::{LendingModel, VaultRule},
@@ -96,67 +98,225 @@ pub struct WeightedState {
     pub pow_rule: crate::amm::weighted::PowRule,
 }
 
+/// The state of a Uniswap V3 pool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct V3State {
+    /// Q64.96 sqrt price.
+    pub sqrt_price_x96: U256,
+    /// Active liquidity.
+    pub liquidity: u128,
+    /// Current tick.
+    pub tick: i32,
+    /// Fee in hundredths of a bip.
+    pub fee: u32,
+    /// Tick spacing.
+    pub tick_spacing: i32,
+    /// Initialized ticks (index, liquidityNet), sorted; shared, since swaps
+    /// never change them.
+    pub ticks: TickList,
+}
+
+/// The state of an ERC-4626 vault; the pool's tokens are `[asset, share]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VaultState {
+    /// `totalAssets()`.
+    pub total_assets: U256,
+    /// `totalSupply()`.
+    pub total_supply: U256,
+    /// Whose conversion arithmetic the vault has.
+    pub rule: VaultRule,
+}
+
+/// The state of a lending market's supply side; tokens are `[asset, receipt]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LendingState {
+    /// Exchange-rate model.
+    pub model: LendingModel,
+    /// Index (ray) or cToken rate (1e18).
+    pub exchange_rate: U256,
+    /// Withdrawable asset.
+    pub available_liquidity: U256,
+}
+
+/// The state of a liquid staking deposit; tokens are `[asset, receipt]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StakingState {
+    /// Total asset.
+    pub total_pooled_asset: U256,
+    /// Total shares.
+    pub total_shares: U256,
+    /// Receipt balances are in asset units.
+    pub rebasing: bool,
+}
+
 /// The state of one pool, by kind.
+///
+/// Uniswap V2 pairs, most of any market, are stored inline in the width the
+/// pair stores them (`uint112` reserves); every other kind is boxed, so the
+/// enum stays at 40 bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PoolState {
     /// Constant product: reserves and fee.
     UniswapV2 {
-        /// Reserves, pool order.
-        reserves: [U256; 2],
+        /// Reserves, pool order: the pair's `uint112`s (a state never holds
+        /// more; a record naming more is refused when the snapshot is built).
+        reserves: [U128; 2],
         /// Fee in bps.
         fee_bps: u32,
     },
     /// Concentrated liquidity.
-    UniswapV3 {
-        /// Q64.96 sqrt price.
-        sqrt_price_x96: U256,
-        /// Active liquidity.
-        liquidity: u128,
-        /// Current tick.
-        tick: i32,
-        /// Fee in hundredths of a bip.
-        fee: u32,
-        /// Tick spacing.
-        tick_spacing: i32,
-        /// Initialized ticks (index, liquidityNet), sorted; shared, since
-        /// swaps never change them.
-        ticks: TickList,
-    },
+    UniswapV3(Box<V3State>),
     /// Curve StableSwap over `coins`; the LP token, if any, is the last token
-    /// of the pool and is not swappable through this state. Boxed, like
-    /// `Weighted`, so the common kinds keep `PoolState` small.
+    /// of the pool and is not swappable through this state.
     Stableswap(Box<StableswapState>),
     /// Balancer weighted.
     Weighted(Box<WeightedState>),
-    /// ERC-4626 vault; tokens are `[asset, share]`.
-    Erc4626 {
-        /// `totalAssets()`.
-        total_assets: U256,
-        /// `totalSupply()`.
-        total_supply: U256,
-        /// Whose conversion arithmetic the vault has.
-        rule: VaultRule,
-    },
-    /// Lending supply; tokens are `[asset, receipt]`.
-    Lending {
-        /// Exchange-rate model.
-        model: LendingModel,
-        /// Index (ray) or cToken rate (1e18).
-        exchange_rate: U256,
-        /// Withdrawable asset.
-        available_liquidity: U256,
-    },
-    /// Liquid staking deposit; tokens are `[asset, receipt]`.
-    LiquidStaking {
-        /// Total asset.
-        total_pooled_asset: U256,
-        /// Total shares.
-        total_shares: U256,
-        /// Receipt balances are in asset units.
-        rebasing: bool,
-    },
+    /// ERC-4626 vault.
+    Erc4626(Box<VaultState>),
+    /// Lending supply.
+    Lending(Box<LendingState>),
+    /// Liquid staking deposit.
+    LiquidStaking(Box<StakingState>),
     /// Wrapping the native coin; tokens are `[native, wrapped]`, 1:1.
     Wrap,
+}
+
+impl PoolState {
+    /// A Uniswap V2 pair's state, or `None` when a reserve exceeds the
+    /// pair's `uint112`.
+    pub fn uniswap_v2(reserves: [U256; 2], fee_bps: u32) -> Option<Self> {
+        let max = U256::from(u128::MAX >> 16);
+        if reserves[0] > max || reserves[1] > max {
+            return None;
+        }
+        Some(Self::UniswapV2 {
+            reserves: [U128::from(reserves[0]), U128::from(reserves[1])],
+            fee_bps,
+        })
+    }
+
+    /// A Uniswap V2 pair's reserves, widened (`None` for another kind).
+    pub fn v2_reserves(&self) -> Option<[U256; 2]> {
+        match self {
+            Self::UniswapV2 { reserves, .. } => {
+                Some([U256::from(reserves[0]), U256::from(reserves[1])])
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A protocol slug, shared by every pool of the protocol: one pointer wide.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Protocol(Arc<Box<str>>);
+
+impl Protocol {
+    /// The slug.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Protocol {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Protocol {
+    fn from(slug: &str) -> Self {
+        Self(Arc::new(slug.into()))
+    }
+}
+
+impl From<&Protocol> for Arc<str> {
+    fn from(p: &Protocol) -> Self {
+        Self::from(p.as_str())
+    }
+}
+
+impl PartialEq<str> for Protocol {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Protocol {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Debug for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A pool's tokens, in pool order, with their decimals. Two tokens (every
+/// pair, vault, lending market and staking deposit) are stored inline;
+/// more behind one allocation.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PoolTokens(TokensRepr);
+
+#[derive(Clone, PartialEq, Eq)]
+enum TokensRepr {
+    Two { tokens: [Address; 2], decimals: [u8; 2] },
+    Many(Box<ManyTokens>),
+}
+
+/// More than two tokens, with their decimals.
+#[derive(Clone, PartialEq, Eq)]
+struct ManyTokens {
+    tokens: Box<[Address]>,
+    decimals: Box<[u8]>,
+}
+
+impl PoolTokens {
+    /// The tokens, each with its decimals.
+    pub fn new(tokens: impl IntoIterator<Item = (Address, u8)>) -> Self {
+        let (tokens, decimals): (Vec<Address>, Vec<u8>) = tokens.into_iter().unzip();
+        match (<[Address; 2]>::try_from(tokens.as_slice()), <[u8; 2]>::try_from(&decimals[..])) {
+            (Ok(tokens), Ok(decimals)) => Self(TokensRepr::Two { tokens, decimals }),
+            _ => Self(TokensRepr::Many(Box::new(ManyTokens {
+                tokens: tokens.into(),
+                decimals: decimals.into(),
+            }))),
+        }
+    }
+
+    /// The decimals of each token, in the same order.
+    pub fn decimals(&self) -> &[u8] {
+        match &self.0 {
+            TokensRepr::Two { decimals, .. } => decimals,
+            TokensRepr::Many(m) => &m.decimals,
+        }
+    }
+}
+
+impl std::ops::Deref for PoolTokens {
+    type Target = [Address];
+
+    fn deref(&self) -> &[Address] {
+        match &self.0 {
+            TokensRepr::Two { tokens, .. } => tokens,
+            TokensRepr::Many(m) => &m.tokens,
+        }
+    }
+}
+
+impl std::fmt::Debug for PoolTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter().zip(self.decimals())).finish()
+    }
 }
 
 /// A pool with its identity and tokens.
@@ -167,16 +327,19 @@ pub struct Pool {
     /// Pool, vault or market address (the wrapped token for `Wrap`).
     pub address: Address,
     /// Protocol slug (shared by every pool of the protocol).
-    pub protocol: std::sync::Arc<str>,
-    /// Tokens, pool order.
-    pub tokens: Box<[Address]>,
-    /// Decimals of `tokens`.
-    pub decimals: Box<[u8]>,
+    pub protocol: Protocol,
+    /// Tokens, pool order, with their decimals.
+    pub tokens: PoolTokens,
     /// State.
     pub state: PoolState,
 }
 
 impl Pool {
+    /// Decimals of [`Self::tokens`].
+    pub fn decimals(&self) -> &[u8] {
+        self.tokens.decimals()
+    }
+
     /// Position of `token` in the pool.
     pub fn index_of(&self, token: Address) -> Option<usize> {
         self.tokens.iter().position(|t| *t == token)
@@ -191,13 +354,13 @@ impl Pool {
         }
         let r = match &self.state {
             PoolState::UniswapV2 { reserves, .. } => {
-                u256_to_f64(reserves[j]) / u256_to_f64(reserves[i])
+                u256_to_f64(U256::from(reserves[j])) / u256_to_f64(U256::from(reserves[i]))
             }
-            PoolState::UniswapV3 { sqrt_price_x96, liquidity, .. } => {
-                if *liquidity == 0 {
+            PoolState::UniswapV3(v3) => {
+                if v3.liquidity == 0 {
                     return None;
                 }
-                let s = u256_to_f64(*sqrt_price_x96) / Q96;
+                let s = u256_to_f64(v3.sqrt_price_x96) / Q96;
                 let p01 = s * s;
                 if i == 0 { p01 } else { 1.0 / p01 }
             }
@@ -210,7 +373,7 @@ impl Pool {
                 }
                 let x: Vec<f64> = balances
                     .iter()
-                    .zip(&self.decimals)
+                    .zip(self.decimals())
                     .map(|(b, d)| u256_to_f64(*b) * 10f64.powi(18 - i32::from(*d)))
                     .collect();
                 let d = crate::amm::shadow::stableswap_d(&x, amp)?;
@@ -220,7 +383,8 @@ impl Pool {
                 let di = ann + k / x[i];
                 let dj = ann + k / x[j];
                 // Normalized units of j per normalized unit of i, back to raw.
-                di / dj * 10f64.powi(i32::from(self.decimals[j]) - i32::from(self.decimals[i]))
+                let d = self.decimals();
+                di / dj * 10f64.powi(i32::from(d[j]) - i32::from(d[i]))
             }
             PoolState::Weighted(w) => {
                 let WeightedState { balances, weights, .. } = &**w;
@@ -228,22 +392,22 @@ impl Pool {
                 let bj = u256_to_f64(balances[j]) / u256_to_f64(weights[j]);
                 bj / bi
             }
-            PoolState::Erc4626 { total_assets, total_supply, .. } => {
-                let (a, s) = (u256_to_f64(*total_assets), u256_to_f64(*total_supply));
+            PoolState::Erc4626(v) => {
+                let (a, s) = (u256_to_f64(v.total_assets), u256_to_f64(v.total_supply));
                 if i == 0 { s / a } else { a / s }
             }
-            PoolState::Lending { model, exchange_rate, .. } => {
-                let per_receipt = match model {
+            PoolState::Lending(l) => {
+                let per_receipt = match l.model {
                     LendingModel::Aave => 1.0,
-                    LendingModel::Compound => u256_to_f64(*exchange_rate) / 1e18,
+                    LendingModel::Compound => u256_to_f64(l.exchange_rate) / 1e18,
                 };
                 if i == 0 { 1.0 / per_receipt } else { per_receipt }
             }
-            PoolState::LiquidStaking { total_pooled_asset, total_shares, rebasing } => {
-                let per_asset = if *rebasing {
+            PoolState::LiquidStaking(st) => {
+                let per_asset = if st.rebasing {
                     1.0
                 } else {
-                    u256_to_f64(*total_shares) / u256_to_f64(*total_pooled_asset)
+                    u256_to_f64(st.total_shares) / u256_to_f64(st.total_pooled_asset)
                 };
                 if i == 0 { per_asset } else { 1.0 / per_asset }
             }
@@ -258,27 +422,27 @@ impl Pool {
     pub fn depth(&self, i: usize) -> f64 {
         let d = match &self.state {
             PoolState::UniswapV2 { reserves, .. } => {
-                reserves.get(i).map_or(0.0, |r| u256_to_f64(*r))
+                reserves.get(i).map_or(0.0, |r| u256_to_f64(U256::from(*r)))
             }
-            PoolState::UniswapV3 { sqrt_price_x96, liquidity, .. } => {
-                let s = u256_to_f64(*sqrt_price_x96) / Q96;
-                let l = *liquidity as f64;
+            PoolState::UniswapV3(v3) => {
+                let s = u256_to_f64(v3.sqrt_price_x96) / Q96;
+                let l = v3.liquidity as f64;
                 if i == 0 { l / s } else { l * s }
             }
             PoolState::Stableswap(st) => st.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
             PoolState::Weighted(w) => w.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
-            PoolState::Erc4626 { total_assets, total_supply, .. } => {
-                u256_to_f64(if i == 0 { *total_assets } else { *total_supply })
+            PoolState::Erc4626(v) => {
+                u256_to_f64(if i == 0 { v.total_assets } else { v.total_supply })
             }
-            PoolState::Lending { available_liquidity, exchange_rate, model } => {
-                let a = u256_to_f64(*available_liquidity);
-                match (i, model) {
+            PoolState::Lending(l) => {
+                let a = u256_to_f64(l.available_liquidity);
+                match (i, l.model) {
                     (0, _) | (_, LendingModel::Aave) => a,
-                    (_, LendingModel::Compound) => a / (u256_to_f64(*exchange_rate) / 1e18),
+                    (_, LendingModel::Compound) => a / (u256_to_f64(l.exchange_rate) / 1e18),
                 }
             }
-            PoolState::LiquidStaking { total_pooled_asset, total_shares, .. } => {
-                u256_to_f64(if i == 0 { *total_pooled_asset } else { *total_shares })
+            PoolState::LiquidStaking(st) => {
+                u256_to_f64(if i == 0 { st.total_pooled_asset } else { st.total_shares })
             }
             PoolState::Wrap => f64::INFINITY,
         };
@@ -290,13 +454,13 @@ impl Pool {
 /// tests.
 #[cfg(test)]
 pub(crate) fn test_pool(state: PoolState, decimals: Vec<u8>) -> Pool {
-    let tokens = (0..decimals.len()).map(|i| Address::with_last_byte(i as u8 + 1)).collect();
+    let tokens =
+        decimals.iter().enumerate().map(|(i, d)| (Address::with_last_byte(i as u8 + 1), *d));
     Pool {
         chain: ChainId(1),
         address: Address::ZERO,
         protocol: "t".into(),
-        tokens,
-        decimals: decimals.into(),
+        tokens: PoolTokens::new(tokens),
         state,
     }
 }
@@ -316,7 +480,7 @@ mod tests {
     fn v2_spot_is_reserve_ratio() {
         let p = pool(
             PoolState::UniswapV2 {
-                reserves: [U256::from(100u64), U256::from(300u64)],
+                reserves: [U128::from(100u64), U128::from(300u64)],
                 fee_bps: 30,
             },
             vec![18, 18],
@@ -330,14 +494,14 @@ mod tests {
     fn v3_spot_is_sqrt_price_squared() {
         // sqrtPriceX96 = 2^96 * 2 means price 4.
         let p = pool(
-            PoolState::UniswapV3 {
+            PoolState::UniswapV3(Box::new(V3State {
                 sqrt_price_x96: U256::from(2u64) << 96,
                 liquidity: 1_000,
                 tick: 13_863,
                 fee: 3000,
                 tick_spacing: 60,
                 ticks: TickList::from(Vec::new()),
-            },
+            })),
             vec![18, 18],
         );
         assert!((p.spot_rate(0, 1).unwrap_or_default() - 4.0).abs() < 1e-12);
@@ -388,9 +552,38 @@ mod tests {
     #[test]
     fn empty_pools_have_no_rate() {
         let p = pool(
-            PoolState::UniswapV2 { reserves: [U256::ZERO, U256::ZERO], fee_bps: 30 },
+            PoolState::UniswapV2 { reserves: [U128::ZERO, U128::ZERO], fee_bps: 30 },
             vec![18, 18],
         );
         assert_eq!(p.spot_rate(0, 1), None);
+    }
+
+    /// The layout the memory target rests on: a V2 pool is one 128-byte
+    /// record with nothing on the heap.
+    #[test]
+    fn pool_layout_stays_compact() {
+        assert_eq!(std::mem::size_of::<PoolState>(), 40);
+        assert_eq!(std::mem::size_of::<PoolTokens>(), 48);
+        assert_eq!(std::mem::size_of::<Pool>(), 128);
+    }
+
+    #[test]
+    fn v2_reserves_are_the_pairs_uint112() {
+        let max = (U256::ONE << 112) - U256::ONE;
+        let s = PoolState::uniswap_v2([max, U256::ONE], 30).expect("fits");
+        assert_eq!(s.v2_reserves(), Some([max, U256::ONE]));
+        assert_eq!(PoolState::uniswap_v2([max + U256::ONE, U256::ONE], 30), None);
+    }
+
+    #[test]
+    fn two_tokens_inline_more_on_the_heap() {
+        let a = Address::with_last_byte;
+        let two = PoolTokens::new([(a(1), 6), (a(2), 18)]);
+        assert_eq!(&*two, &[a(1), a(2)]);
+        assert_eq!(two.decimals(), &[6, 18]);
+        let three = PoolTokens::new([(a(1), 6), (a(2), 18), (a(3), 8)]);
+        assert_eq!(&*three, &[a(1), a(2), a(3)]);
+        assert_eq!(three.decimals(), &[6, 18, 8]);
+        assert_ne!(two, three);
     }
 }

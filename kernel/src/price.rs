@@ -104,10 +104,10 @@ pub fn derive_prices(snapshot: &MarketSnapshot, anchors: &[(ChainId, Address)]) 
     for _ in 0..MAX_PRICE_HOPS {
         // (sum of weight × price, sum of weight, sum of weight × confidence)
         let mut acc: HashMap<(ChainId, Address), (f64, f64, f64)> = HashMap::new();
-        for pool in snapshot.pools() {
+        for pool in snapshot.pools().iter() {
             for (j, &known) in pool.tokens.iter().enumerate() {
                 let Some(src) = priced.get(&(pool.chain, known)) else { continue };
-                let unit_j = 10f64.powi(i32::from(pool.decimals[j]));
+                let unit_j = 10f64.powi(i32::from(pool.decimals()[j]));
                 let depth_usd = pool.depth(j) / unit_j * src.usd;
                 if depth_usd.is_nan() || depth_usd <= 0.0 {
                     continue;
@@ -117,7 +117,7 @@ pub fn derive_prices(snapshot: &MarketSnapshot, anchors: &[(ChainId, Address)]) 
                         continue;
                     }
                     let Some(rate) = pool.spot_rate(i, j) else { continue };
-                    let unit_i = 10f64.powi(i32::from(pool.decimals[i]));
+                    let unit_i = 10f64.powi(i32::from(pool.decimals()[i]));
                     let usd = rate * unit_i / unit_j * src.usd;
                     if !usd.is_finite() || usd <= 0.0 {
                         continue;

@@ -13,7 +13,11 @@ use crate::{
     KernelError,
     bridge::BridgeRoute,
     graph::{Edge, PendingEdge, TokenGraph, TokenNode},
-    pool::{Pool, PoolState, StableswapState, WeightedState},
+    pool::{
+        LendingState, Pool, PoolState, PoolTokens, Protocol, StableswapState, StakingState,
+        V3State, VaultState, WeightedState,
+    },
+    pools::Pools,
     price::PriceTable,
 };
 
@@ -33,9 +37,9 @@ pub struct ChainHead {
 #[derive(Debug, Clone, Default)]
 pub struct MarketSnapshot {
     heads: BTreeMap<ChainId, ChainHead>,
-    /// Behind one `Arc`: a delta that moves no pool (a new head) copies
-    /// nothing, one that moves some copies the pointers once.
-    pools: Arc<Vec<Arc<Pool>>>,
+    /// Chunked ([`Pools`]): a delta that moves no pool (a new head) copies
+    /// nothing, one that moves some copies the chunks it touches.
+    pools: Pools,
     graph: Arc<TokenGraph>,
     bridges: Arc<[BridgeRoute]>,
     /// Tokens whose balances are scaled units read through the issuing
@@ -64,23 +68,26 @@ impl MarketSnapshot {
                 .ok_or(KernelError::UnknownToken { chain, token })
         };
         // One shared slug per protocol.
-        let mut slugs: std::collections::HashMap<String, Arc<str>> =
+        let mut slugs: std::collections::HashMap<String, Protocol> =
             std::collections::HashMap::new();
-        let mut intern = |slug: &str| -> Arc<str> {
-            Arc::clone(slugs.entry(slug.to_owned()).or_insert_with(|| Arc::from(slug)))
+        let mut intern = |slug: &str| -> Protocol {
+            slugs.entry(slug.to_owned()).or_insert_with(|| Protocol::from(slug)).clone()
         };
         let mut pools = Vec::with_capacity(market.pools.len() + market.chains.len());
         for rec in &market.pools {
             let c = rec.common();
             let tokens = rec.tokens();
-            let decs = tokens.iter().map(|t| decimals(c.chain_id, *t)).collect::<Result<_, _>>()?;
-            let state = PoolState::from_record(rec);
+            let tokens = tokens
+                .iter()
+                .map(|t| decimals(c.chain_id, *t).map(|d| (*t, d)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let state = PoolState::from_record(rec)
+                .ok_or(KernelError::BadPool { chain: c.chain_id, pool: c.address })?;
             pools.push(Pool {
                 chain: c.chain_id,
                 address: c.address,
                 protocol: intern(c.protocol),
-                tokens: tokens.into(),
-                decimals: decs,
+                tokens: PoolTokens::new(tokens),
                 state,
             });
         }
@@ -100,8 +107,10 @@ impl MarketSnapshot {
                     chain: ch.chain_id,
                     address: net.wrapped_native,
                     protocol: intern("wrapped-native"),
-                    tokens: Box::new([NATIVE_TOKEN, net.wrapped_native]),
-                    decimals: Box::new([d, decimals(ch.chain_id, net.wrapped_native)?]),
+                    tokens: PoolTokens::new([
+                        (NATIVE_TOKEN, d),
+                        (net.wrapped_native, decimals(ch.chain_id, net.wrapped_native)?),
+                    ]),
                     state: PoolState::Wrap,
                 });
             }
@@ -109,9 +118,11 @@ impl MarketSnapshot {
         let scaled_receipts = pools
             .iter()
             .enumerate()
-            .filter_map(|(k, p)| match p.state {
-                PoolState::LiquidStaking { rebasing: true, .. }
-                | PoolState::Lending { model: LendingModel::Aave, .. } => {
+            .filter_map(|(k, p)| match &p.state {
+                PoolState::LiquidStaking(st) if st.rebasing => {
+                    p.tokens.get(1).map(|t| ((p.chain, *t), k))
+                }
+                PoolState::Lending(l) if l.model == LendingModel::Aave => {
                     p.tokens.get(1).map(|t| ((p.chain, *t), k))
                 }
                 _ => None,
@@ -119,7 +130,7 @@ impl MarketSnapshot {
             .collect();
         let mut snapshot = Self {
             heads,
-            pools: Arc::new(pools.into_iter().map(Arc::new).collect()),
+            pools: Pools::new(pools),
             graph: Arc::default(),
             bridges: Arc::from(Vec::new()),
             scaled_receipts: Arc::new(scaled_receipts),
@@ -142,8 +153,6 @@ impl MarketSnapshot {
     /// applied.
     pub fn apply(&self, delta: &SnapshotDelta) -> Result<Self, KernelError> {
         let mut next = self.clone();
-        // The pointers are copied once, and only when a pool moves.
-        let mut pools = (!delta.pools.is_empty()).then(|| Arc::make_mut(&mut next.pools));
         for (idx, state) in &delta.pools {
             let old = self.pools.get(*idx).ok_or(KernelError::BadDelta { pool: *idx })?;
             let same_shape = std::mem::discriminant(&old.state) == std::mem::discriminant(state)
@@ -159,9 +168,9 @@ impl MarketSnapshot {
             if !same_shape {
                 return Err(KernelError::BadDelta { pool: *idx });
             }
-            if let Some(pools) = pools.as_mut() {
-                pools[*idx] = Arc::new(Pool { state: state.clone(), ..Pool::clone(old) });
-            }
+        }
+        for (idx, state) in &delta.pools {
+            next.pools.set_state(*idx, state.clone());
         }
         for (chain, head) in &delta.heads {
             next.heads.insert(*chain, *head);
@@ -226,7 +235,7 @@ impl MarketSnapshot {
     }
 
     /// Every pool.
-    pub fn pools(&self) -> &[Arc<Pool>] {
+    pub const fn pools(&self) -> &Pools {
         &self.pools
     }
 
@@ -247,7 +256,7 @@ impl MarketSnapshot {
         self.scaled_pool(chain, token).filter(|k| {
             self.pools
                 .get(*k)
-                .is_some_and(|p| matches!(p.state, PoolState::LiquidStaking { rebasing: true, .. }))
+                .is_some_and(|p| matches!(&p.state, PoolState::LiquidStaking(st) if st.rebasing))
         })
     }
 
@@ -268,13 +277,12 @@ impl MarketSnapshot {
 }
 
 impl PoolState {
-    /// The state a market record describes.
-    pub fn from_record(rec: &PoolRecord) -> Self {
-        match rec {
-            PoolRecord::UniswapV2(p) => {
-                Self::UniswapV2 { reserves: [p.reserve0, p.reserve1], fee_bps: p.fee_bps }
-            }
-            PoolRecord::UniswapV3(p) => Self::UniswapV3 {
+    /// The state a market record describes; `None` when the pool could not
+    /// hold it (a V2 reserve past the pair's `uint112`).
+    pub fn from_record(rec: &PoolRecord) -> Option<Self> {
+        Some(match rec {
+            PoolRecord::UniswapV2(p) => Self::uniswap_v2([p.reserve0, p.reserve1], p.fee_bps)?,
+            PoolRecord::UniswapV3(p) => Self::UniswapV3(Box::new(V3State {
                 sqrt_price_x96: p.sqrt_price_x96,
                 liquidity: p.liquidity,
                 tick: p.tick,
@@ -286,7 +294,7 @@ impl PoolState {
                     .map(|t| (t.index, t.liquidity_net))
                     .collect::<Vec<_>>()
                     .into(),
-            },
+            })),
             PoolRecord::Stableswap(p) => Self::Stableswap(Box::new(StableswapState {
                 balances: p.balances.clone(),
                 amp: p.amp_precise(),
@@ -305,22 +313,22 @@ impl PoolState {
                     crate::amm::weighted::PowRule::Current
                 },
             })),
-            PoolRecord::Erc4626(p) => Self::Erc4626 {
+            PoolRecord::Erc4626(p) => Self::Erc4626(Box::new(VaultState {
                 total_assets: p.total_assets,
                 total_supply: p.total_supply,
                 rule: p.rule(),
-            },
-            PoolRecord::Lending(p) => Self::Lending {
+            })),
+            PoolRecord::Lending(p) => Self::Lending(Box::new(LendingState {
                 model: p.model,
                 exchange_rate: p.exchange_rate,
                 available_liquidity: p.available_liquidity,
-            },
-            PoolRecord::LiquidStaking(p) => Self::LiquidStaking {
+            })),
+            PoolRecord::LiquidStaking(p) => Self::LiquidStaking(Box::new(StakingState {
                 total_pooled_asset: p.total_pooled_asset,
                 total_shares: p.total_shares,
                 rebasing: p.rebasing,
-            },
-        }
+            })),
+        })
     }
 }
 
@@ -343,7 +351,7 @@ fn directions(pool: &Pool) -> Vec<(usize, usize)> {
     for i in 0..n {
         for j in 0..n {
             let leaves_rebasing_stake =
-                matches!(pool.state, PoolState::LiquidStaking { rebasing: true, .. }) && i == 1;
+                matches!(&pool.state, PoolState::LiquidStaking(st) if st.rebasing) && i == 1;
             if i != j && !leaves_rebasing_stake {
                 out.push((i, j));
             }
@@ -352,7 +360,7 @@ fn directions(pool: &Pool) -> Vec<(usize, usize)> {
     out
 }
 
-fn pool_edges(pools: &[Arc<Pool>]) -> Vec<PendingEdge> {
+fn pool_edges(pools: &Pools) -> Vec<PendingEdge> {
     let mut out = Vec::with_capacity(pools.len() * 2);
     for (k, pool) in pools.iter().enumerate() {
         let (Ok(idx), true) = (u32::try_from(k), pool.tokens.len() <= usize::from(u8::MAX)) else {

@@ -1,9 +1,7 @@
 //! Applying state deltas to a snapshot: copy on write, validated, and the
 //! quote follows the new state while readers of the old snapshot keep theirs.
 
-use std::sync::Arc;
-
-use alloy_primitives::U256;
+use alloy_primitives::{U128, U256};
 use switchyard_catalog::ChainId;
 use switchyard_kernel::{
     ChainHead, KernelError, MarketSnapshot, PoolState, SearchParams, SnapshotDelta, StableswapState,
@@ -45,7 +43,7 @@ fn a_delta_moves_the_quote_and_leaves_the_old_snapshot_alone() {
         if let PoolState::UniswapV2 { reserves, fee_bps } = &s.pools()[k].state {
             let w = s.pools()[k].index_of(a(WETH)).expect("weth");
             let mut r = *reserves;
-            r[w] /= U256::from(2u8);
+            r[w] /= U128::from(2u8);
             delta.pools.push((k, PoolState::UniswapV2 { reserves: r, fee_bps: *fee_bps }));
         }
     }
@@ -60,10 +58,17 @@ fn a_delta_moves_the_quote_and_leaves_the_old_snapshot_alone() {
         assert_eq!(&next.pools()[*k].state, state);
         assert_ne!(&s.pools()[*k].state, state);
     }
-    // Pools the delta does not name are shared, not copied.
-    let untouched = (0..s.pools().len()).find(|k| delta.pools.iter().all(|(d, _)| d != k));
-    let untouched = untouched.expect("some pool is untouched");
-    assert!(Arc::ptr_eq(&s.pools()[untouched], &next.pools()[untouched]));
+    // Pools the delta does not name keep their state; those in a chunk it
+    // does not touch are shared, not copied.
+    let untouched: Vec<usize> =
+        (0..s.pools().len()).filter(|k| delta.pools.iter().all(|(d, _)| d != k)).collect();
+    assert!(untouched.iter().all(|k| s.pools()[*k] == next.pools()[*k]));
+    let chunk = |k: usize| k / switchyard_kernel::pools::CHUNK;
+    let far = untouched.iter().find(|k| delta.pools.iter().all(|(d, _)| chunk(*d) != chunk(**k)));
+    assert!(next.pools().shares(s.pools(), *far.expect("a chunk the delta leaves alone")));
+    for (k, _) in &delta.pools {
+        assert!(!next.pools().shares(s.pools(), *k));
+    }
 }
 
 #[test]
@@ -79,7 +84,7 @@ fn a_delta_that_does_not_fit_is_refused_whole() {
         .iter()
         .position(|p| matches!(p.state, PoolState::Stableswap { .. }))
         .expect("a stableswap pool");
-    let fine = (v2, PoolState::UniswapV2 { reserves: [U256::from(1u8); 2], fee_bps: 30 });
+    let fine = (v2, PoolState::UniswapV2 { reserves: [U128::from(1u8); 2], fee_bps: 30 });
     // Another kind for the pool.
     let wrong_kind = SnapshotDelta {
         pools: vec![fine.clone(), (stable, PoolState::Wrap)],

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use switchyard_catalog::ChainId;
 use switchyard_kernel::{
-    Pool, PoolState, WeightedState,
+    Pool, PoolState, PoolTokens, WeightedState,
     amm::{
         AmmError, gas,
         weighted::{self, PowRule},
@@ -129,8 +129,10 @@ fn pool(balances: [U256; 2], decimals: [u8; 2], weights: [U256; 2], swap_fee: U2
         chain: ChainId(1),
         address: Address::ZERO,
         protocol: "balancer-v2".into(),
-        tokens: Box::new([Address::with_last_byte(1), Address::with_last_byte(2)]),
-        decimals: decimals.into(),
+        tokens: PoolTokens::new([
+            (Address::with_last_byte(1), decimals[0]),
+            (Address::with_last_byte(2), decimals[1]),
+        ]),
         state: PoolState::Weighted(Box::new(WeightedState {
             balances: balances.to_vec(),
             weights: weights.to_vec(),

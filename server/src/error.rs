@@ -272,7 +272,7 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
                 K::UnknownToken { token, .. } => {
                     (Some("tokenIn".into()), format!("token {token:#x} is not known").into())
                 }
-                K::BadDelta { .. } => (None, "internal error".into()),
+                K::BadDelta { .. } | K::BadPool { .. } => (None, "internal error".into()),
             }
         }
         ExecError::ZeroAfterFee { index } => (

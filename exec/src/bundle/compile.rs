@@ -411,7 +411,7 @@ impl<'a> Compiler<'a> {
         };
         let mut params = search_params(self.state, &q);
         if let Some(only) = only {
-            for p in self.snapshot.pools() {
+            for p in self.snapshot.pools().iter() {
                 if !only.contains(&*p.protocol) {
                     params.excluded_protocols.insert(p.protocol.to_string());
                 }
@@ -617,10 +617,8 @@ impl<'a> Compiler<'a> {
     }
 
     fn lending_model(&self, primary: Address) -> Option<LendingModel> {
-        self.snapshot.pools().iter().find_map(|p| match p.state {
-            PoolState::Lending { model, .. } if p.chain == self.chain && p.address == primary => {
-                Some(model)
-            }
+        self.snapshot.pools().iter().find_map(|p| match &p.state {
+            PoolState::Lending(l) if p.chain == self.chain && p.address == primary => Some(l.model),
             _ => None,
         })
     }

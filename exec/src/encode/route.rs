@@ -458,13 +458,13 @@ fn step_calls(
                 Ok(())
             })
         }
-        PoolState::UniswapV3 { fee, .. } => {
+        PoolState::UniswapV3(v3) => {
             use DeploymentRole::{UniswapV3SwapRouter, UniswapV3SwapRouter02};
             let (role, router) =
                 periphery(ctx, pool, &[UniswapV3SwapRouter, UniswapV3SwapRouter02])?;
             approve(b, st.token_in, router, x.clone())?;
             let (tin, tout) = (b.address(st.token_in)?, b.address(st.token_out)?);
-            let fee = b.word(U24::from(*fee))?;
+            let fee = b.word(U24::from(v3.fee))?;
             let zero = b.uint(U256::ZERO)?;
             // The struct is static: its members are the call's words.
             let (selector, args) = if role == UniswapV3SwapRouter {
@@ -591,9 +591,9 @@ fn step_calls(
             }
             Ok(x)
         }
-        PoolState::Lending { model, .. } => {
+        PoolState::Lending(l) => {
             let (asset, receipt) = (pool.tokens[0], pool.tokens[1]);
-            match (model, st.action == StepAction::Deposit) {
+            match (l.model, st.action == StepAction::Deposit) {
                 (LendingModel::Aave, true) => {
                     approve(b, asset, pool.address, x.clone())?;
                     let asset_in = b.address(asset)?;
@@ -636,7 +636,7 @@ fn step_calls(
                 }
             }
         }
-        PoolState::LiquidStaking { rebasing: true, .. } if st.action == StepAction::Deposit => {
+        PoolState::LiquidStaking(s) if s.rebasing && st.action == StepAction::Deposit => {
             // stETH: submit the native coin; the balance it reads is the
             // output.
             let In::Fixed(v) = x else { return Err(unsupported()) };
@@ -652,7 +652,7 @@ fn step_calls(
                 Ok(())
             })
         }
-        PoolState::LiquidStaking { rebasing: false, .. } => {
+        PoolState::LiquidStaking(s) if !s.rebasing => {
             let (asset, wrapper) = (pool.tokens[0], pool.tokens[1]);
             if st.action == StepAction::Deposit {
                 approve(b, asset, wrapper, x.clone())?;

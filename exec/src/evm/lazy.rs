@@ -45,7 +45,7 @@ use revm::{
     primitives::KECCAK_EMPTY,
     state::AccountInfo,
 };
-use switchyard_kernel::{Pool, PoolState};
+use switchyard_kernel::{Pool, PoolState, Pools, V3State};
 
 /// The placeholder tokens a V3 template is created with (sorted, and
 /// patterns no other code contains), replaced by a pool's own.
@@ -64,25 +64,38 @@ pub struct V3Template {
     pub at: Address,
 }
 
-/// A pool served lazily.
-#[derive(Debug, Clone)]
+/// A pool served lazily: its index in the snapshot's pool table (the world
+/// keeps no copy of the pool).
+#[derive(Debug, Clone, Copy)]
 enum Lazy {
     /// A Uniswap V2 pair and its factory.
-    V2 { pool: Arc<Pool>, factory: Address },
+    V2 { ix: u32, factory: Address },
     /// A Uniswap V3 pool and what its positions hold.
-    V3 { pool: Arc<Pool>, held: [U256; 2] },
+    V3 { ix: u32, held: [U256; 2] },
 }
 
 impl Lazy {
-    /// The pool's balance of its token `i`.
-    fn balance(&self, i: usize) -> U256 {
+    const fn ix(&self) -> usize {
         match self {
-            Self::V2 { pool, .. } => match &pool.state {
-                PoolState::UniswapV2 { reserves, .. } => {
-                    reserves.get(i).copied().unwrap_or_default()
-                }
-                _ => U256::ZERO,
-            },
+            Self::V2 { ix, .. } | Self::V3 { ix, .. } => *ix as usize,
+        }
+    }
+
+    const fn with_ix(self, k: u32) -> Self {
+        match self {
+            Self::V2 { factory, .. } => Self::V2 { ix: k, factory },
+            Self::V3 { held, .. } => Self::V3 { ix: k, held },
+        }
+    }
+
+    /// The pool's balance of its token `i`, on `table`.
+    fn balance(&self, table: &Pools, i: usize) -> U256 {
+        match self {
+            Self::V2 { ix, .. } => table
+                .get(*ix as usize)
+                .and_then(|p| p.state.v2_reserves())
+                .and_then(|r| r.get(i).copied())
+                .unwrap_or_default(),
             Self::V3 { held, .. } => held.get(i).copied().unwrap_or_default(),
         }
     }
@@ -96,11 +109,10 @@ pub fn v3_holdings(pool: &Pool) -> Result<[U256; 2], String> {
     use switchyard_kernel::amm::uniswap_v3::{
         amount0_delta, amount1_delta, sqrt_ratio_at_tick, tick_at_sqrt_ratio,
     };
-    let PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, tick_spacing, ticks, .. } =
-        &pool.state
-    else {
+    let PoolState::UniswapV3(v3) = &pool.state else {
         return Err("not a V3 pool".into());
     };
+    let V3State { sqrt_price_x96, liquidity, tick, tick_spacing, ticks, .. } = &**v3;
     if tick_at_sqrt_ratio(*sqrt_price_x96).ok() != Some(*tick) {
         return Err("sqrtPriceX96 is not at the snapshot's tick".into());
     }
@@ -159,6 +171,9 @@ struct Derived {
 /// The lazily derived pools of one chain's world at one block.
 #[derive(Debug, Default)]
 pub struct LazyPools {
+    /// The snapshot's pool table the served pools are read from (shared
+    /// with the snapshot: no pool is copied).
+    table: Pools,
     /// Every pool served, as built (shared by later blocks' states).
     pools: Arc<HashMap<Address, Lazy>>,
     /// The pools that moved since the build, at their latest state (small:
@@ -182,6 +197,7 @@ impl Clone for LazyPools {
     fn clone(&self) -> Self {
         // What was derived is derived again on demand.
         Self {
+            table: self.table.clone(),
             pools: Arc::clone(&self.pools),
             moved: Arc::clone(&self.moved),
             balances: Arc::clone(&self.balances),
@@ -196,9 +212,15 @@ impl Clone for LazyPools {
 }
 
 impl LazyPools {
-    /// No pools yet, at a block with `timestamp`.
-    pub fn new(timestamp: u64) -> Self {
-        Self { timestamp, ..Self::default() }
+    /// No pools yet, read from `table`, at a block with `timestamp`.
+    pub fn new(table: Pools, timestamp: u64) -> Self {
+        Self { table, timestamp, ..Self::default() }
+    }
+
+    /// Reads the served pools from `table` (the snapshot's, before any is
+    /// added).
+    pub fn read_from(&mut self, table: Pools) {
+        self.table = table;
     }
 
     /// The pair runtime every V2 pool shares.
@@ -221,15 +243,20 @@ impl LazyPools {
         self.v3_templates.contains_key(&(fee, spacing))
     }
 
-    /// Serves `pool` (a V2 pair of the npm code, with its factory).
-    pub fn add_v2(&mut self, pool: Arc<Pool>, factory: Address) {
-        Arc::make_mut(&mut self.pools).insert(pool.address, Lazy::V2 { pool, factory });
+    /// Serves the table's pool `k` (a V2 pair of the npm code, with its
+    /// factory).
+    pub fn add_v2(&mut self, k: usize, factory: Address) {
+        let (Some(p), Ok(ix)) = (self.table.get(k), u32::try_from(k)) else { return };
+        let at = p.address;
+        Arc::make_mut(&mut self.pools).insert(at, Lazy::V2 { ix, factory });
     }
 
-    /// Serves `pool` (a V3 pool whose fee tier has a template, holding
-    /// `held`).
-    pub fn add_v3(&mut self, pool: Arc<Pool>, held: [U256; 2]) {
-        Arc::make_mut(&mut self.pools).insert(pool.address, Lazy::V3 { pool, held });
+    /// Serves the table's pool `k` (a V3 pool whose fee tier has a
+    /// template, holding `held`).
+    pub fn add_v3(&mut self, k: usize, held: [U256; 2]) {
+        let (Some(p), Ok(ix)) = (self.table.get(k), u32::try_from(k)) else { return };
+        let at = p.address;
+        Arc::make_mut(&mut self.pools).insert(at, Lazy::V3 { ix, held });
     }
 
     /// Derives the served pool `pool`'s balance of its token `index` at
@@ -258,7 +285,7 @@ impl LazyPools {
     /// A token balance slot of a served pool, derived.
     fn balance_at(&self, token: Address, slot: U256) -> Option<U256> {
         let (pool, index) = self.balances.get(&(token, slot))?;
-        Some(self.entry(*pool)?.balance(usize::from(*index)))
+        Some(self.entry(*pool)?.balance(&self.table, usize::from(*index)))
     }
 
     /// Whether `at` is served here.
@@ -266,32 +293,50 @@ impl LazyPools {
         self.pools.contains_key(&at)
     }
 
-    /// The same pools at a later block: each pool that `moved` names takes
-    /// its new state (the caller checked it stays of its kind and fee
-    /// tier), its balances with it. `None` when a moved V3 pool's state
-    /// fails its checks (the caller rebuilds).
-    pub fn moved(&self, moved: &[Arc<Pool>], timestamp: u64) -> Option<Self> {
-        let mut next = Self { timestamp, ..self.clone() };
+    /// The same pools at a later block, read from `table` (the later
+    /// snapshot's): each of its pools `moved` names takes its new state
+    /// (the caller checked it stays of its kind and fee tier), its balances
+    /// with it. `renumber` maps the old table's indices of this chain's
+    /// pools to the new one's when pools of another chain came or went
+    /// before them. `None` when a moved V3 pool's state fails its checks,
+    /// or a served pool has no new index (the caller rebuilds).
+    pub fn moved(
+        &self,
+        table: &Pools,
+        moved: &[usize],
+        renumber: Option<&HashMap<u32, u32>>,
+        timestamp: u64,
+    ) -> Option<Self> {
+        let mut next = Self { timestamp, table: table.clone(), ..self.clone() };
         let mut layer = HashMap::clone(&self.moved);
-        for p in moved {
-            let Some(entry) = layer.get(&p.address).or_else(|| self.pools.get(&p.address)) else {
-                continue;
+        if let Some(map) = renumber {
+            let re = |(at, l): (&Address, &Lazy)| {
+                let k = map.get(&u32::try_from(l.ix()).ok()?)?;
+                Some((*at, l.with_ix(*k)))
             };
-            let updated = match entry {
-                Lazy::V2 { factory, .. } => Lazy::V2 { pool: Arc::clone(p), factory: *factory },
-                Lazy::V3 { .. } => Lazy::V3 { pool: Arc::clone(p), held: v3_holdings(p).ok()? },
+            next.pools = Arc::new(self.pools.iter().map(re).collect::<Option<_>>()?);
+            layer = layer.iter().map(re).collect::<Option<_>>()?;
+        }
+        for &k in moved {
+            let p = table.get(k)?;
+            // As it was, on the old table.
+            let Some(was) = self.entry(p.address).copied() else { continue };
+            let ix = u32::try_from(k).ok()?;
+            let updated = match was {
+                Lazy::V2 { factory, .. } => Lazy::V2 { ix, factory },
+                Lazy::V3 { .. } => Lazy::V3 { ix, held: v3_holdings(p).ok()? },
             };
             if let Some((weth, backing)) = next.weth.as_mut()
                 && let Some(i) = p.tokens.iter().position(|t| t == weth)
             {
-                *backing =
-                    backing.saturating_sub(entry.balance(i)).saturating_add(updated.balance(i));
+                let (before, after) = (was.balance(&self.table, i), updated.balance(table, i));
+                *backing = backing.saturating_sub(before).saturating_add(after);
             }
             layer.insert(p.address, updated);
         }
-        if layer.len() > self.pools.len() / 8 {
+        if layer.len() > next.pools.len() / 8 {
             // Folded into the base once the moves are many.
-            let mut all = HashMap::clone(&self.pools);
+            let mut all = HashMap::clone(&next.pools);
             all.extend(layer);
             next.pools = Arc::new(all);
             next.moved = Arc::default();
@@ -316,9 +361,11 @@ impl LazyPools {
         if let Some(d) = self.derived.read().ok().and_then(|d| d.get(&at).cloned()) {
             return Some(d);
         }
-        let d = Arc::new(match self.entry(at)? {
-            Lazy::V2 { pool, factory } => self.v2(pool, *factory)?,
-            Lazy::V3 { pool, .. } => self.v3(pool)?,
+        let entry = self.entry(at)?;
+        let pool = self.table.get(entry.ix())?;
+        let d = Arc::new(match entry {
+            Lazy::V2 { factory, .. } => self.v2(pool, *factory)?,
+            Lazy::V3 { .. } => self.v3(pool)?,
         });
         if let Ok(mut cache) = self.derived.write() {
             cache.insert(at, Arc::clone(&d));
@@ -327,7 +374,7 @@ impl LazyPools {
     }
 
     fn v2(&self, pool: &Pool, factory: Address) -> Option<Derived> {
-        let PoolState::UniswapV2 { reserves, .. } = &pool.state else { return None };
+        let [r0, r1] = pool.state.v2_reserves()?;
         let code = self.v2_code.clone()?;
         let word = |a: Address| U256::from_be_slice(a.as_slice());
         let ts = U256::from(self.timestamp & u64::from(u32::MAX));
@@ -335,18 +382,15 @@ impl LazyPools {
             (U256::from(5u8), word(factory)),
             (U256::from(6u8), word(*pool.tokens.first()?)),
             (U256::from(7u8), word(*pool.tokens.get(1)?)),
-            (U256::from(8u8), reserves[0] | (reserves[1] << 112) | (ts << 224)),
+            (U256::from(8u8), r0 | (r1 << 112) | (ts << 224)),
             (U256::from(12u8), U256::ONE),
         ]);
         Some(Derived { info: account(code), storage })
     }
 
     fn v3(&self, pool: &Pool) -> Option<Derived> {
-        let PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } =
-            &pool.state
-        else {
-            return None;
-        };
+        let PoolState::UniswapV3(v3) = &pool.state else { return None };
+        let V3State { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } = &**v3;
         let template = self.v3_templates.get(&(*fee, *tick_spacing))?;
         let code = [
             (template.at, pool.address),

@@ -287,11 +287,16 @@ impl World {
 
 /// Whether `chain`'s pools are the same, in the same order, in both.
 fn same_pools(a: &MarketSnapshot, b: &MarketSnapshot, chain: ChainId) -> bool {
-    fn on(s: &MarketSnapshot, chain: ChainId) -> impl Iterator<Item = &Arc<Pool>> {
-        s.pools().iter().filter(move |p| p.chain == chain)
+    // One pass over each table (at 100k pools a pass reads 12 MiB).
+    let mut on_a = a.pools().iter().filter(|p| p.chain == chain);
+    let mut on_b = b.pools().iter().filter(|p| p.chain == chain);
+    loop {
+        match (on_a.next(), on_b.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if std::ptr::eq(x, y) || x == y => {}
+            _ => return false,
+        }
     }
-    on(a, chain).count() == on(b, chain).count()
-        && on(a, chain).zip(on(b, chain)).all(|(x, y)| Arc::ptr_eq(x, y) || x == y)
 }
 
 impl ChainWorld {
@@ -341,12 +346,15 @@ impl ChainWorld {
         block: BlockEnv,
     ) -> Option<Self> {
         let chain = self.chain;
-        let mut old = before.pools().iter().filter(|p| p.chain == chain);
-        let mut new = after.pools().iter().filter(|p| p.chain == chain);
+        let mut old = before.pools().iter().enumerate().filter(|(_, p)| p.chain == chain);
+        let mut new = after.pools().iter().enumerate().filter(|(_, p)| p.chain == chain);
         let mut evm: Option<Evm> = None;
-        let mut moved: Vec<Arc<Pool>> = Vec::new();
+        let mut moved: Vec<usize> = Vec::new();
+        // Whether this chain's pools sit at other indices in the new table
+        // (another chain's pools came or went before them).
+        let mut shifted = false;
         loop {
-            let (a, b) = match (old.next(), new.next()) {
+            let ((ka, a), (kb, b)) = match (old.next(), new.next()) {
                 (Some(a), Some(b)) => (a, b),
                 (None, None) => break,
                 // Pools came or went: rebuilt.
@@ -355,7 +363,8 @@ impl ChainWorld {
             if a.address != b.address || a.tokens != b.tokens {
                 return None;
             }
-            if Arc::ptr_eq(a, b) || a == b {
+            shifted |= ka != kb;
+            if std::ptr::eq(a, b) || a == b {
                 continue;
             }
             // A derived pool was built; only another one may be unbuilt.
@@ -371,12 +380,10 @@ impl ChainWorld {
                     PoolState::UniswapV2 { fee_bps: was, .. },
                     PoolState::UniswapV2 { reserves, fee_bps },
                 ) if was == fee_bps => {
-                    let cap = U256::ONE << 112;
-                    if reserves[0] >= cap || reserves[1] >= cap {
-                        return None;
-                    }
+                    // A state's reserves are the pair's `uint112`s.
+                    let reserves = [U256::from(reserves[0]), U256::from(reserves[1])];
                     if lazy {
-                        moved.push(Arc::clone(b));
+                        moved.push(kb);
                     } else {
                         // Our configurable-fee pair keeps reserve0 |
                         // reserve1 << 112 | timestamp << 224 in slot 0.
@@ -388,17 +395,16 @@ impl ChainWorld {
                     if written {
                         let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
                         for (token, amount) in b.tokens.iter().zip(reserves) {
-                            self.set_balance(evm, *token, b.address, *amount)?;
+                            self.set_balance(evm, *token, b.address, amount)?;
                         }
                     }
                 }
-                (
-                    PoolState::UniswapV3 { fee: f0, tick_spacing: s0, .. },
-                    PoolState::UniswapV3 { fee, tick_spacing, .. },
-                ) if lazy && f0 == fee && s0 == tick_spacing => {
+                (PoolState::UniswapV3(was), PoolState::UniswapV3(now))
+                    if lazy && was.fee == now.fee && was.tick_spacing == now.tick_spacing =>
+                {
                     // The derived pool takes the new state (its fee tier's
                     // template is the same), its balances with it.
-                    moved.push(Arc::clone(b));
+                    moved.push(kb);
                     if written {
                         let held = lazy::v3_holdings(b).ok()?;
                         let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
@@ -410,10 +416,26 @@ impl ChainWorld {
                 _ => return None,
             }
         }
-        if moved.is_empty() && evm.is_none() {
+        if moved.is_empty() && evm.is_none() && !shifted {
             return Some(self.at(block));
         }
-        let lazy = self.base.lazy.moved(&moved, block.timestamp)?;
+        // The old index of each of this chain's pools to its new one (same
+        // pools, same order: by position), only when they moved.
+        let renumber: Option<HashMap<u32, u32>> = if shifted {
+            let on = |s: &MarketSnapshot| -> Option<Vec<u32>> {
+                s.pools()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.chain == chain)
+                    .map(|(k, _)| u32::try_from(k).ok())
+                    .collect()
+            };
+            Some(on(before)?.into_iter().zip(on(after)?).collect())
+        } else {
+            None
+        };
+        let lazy =
+            self.base.lazy.moved(after.pools(), &moved, renumber.as_ref(), block.timestamp)?;
         // Nothing written: the placed contracts are shared as they are.
         let placed = match evm {
             Some(evm) => Arc::new(evm.freeze().0),
@@ -731,7 +753,7 @@ impl<'a> ChainBuilder<'a> {
             tokens: HashMap::new(),
             v2_factories: HashMap::new(),
             v3: None,
-            lazy: lazy::LazyPools::new(block.timestamp),
+            lazy: lazy::LazyPools::new(switchyard_kernel::Pools::default(), block.timestamp),
             debts: Vec::new(),
             aave_markets: HashMap::new(),
             comptrollers: HashMap::new(),
@@ -748,19 +770,19 @@ impl<'a> ChainBuilder<'a> {
         snapshot: &MarketSnapshot,
     ) -> Result<ChainWorld, WorldError> {
         let chain = self.chain;
+        self.lazy.read_from(snapshot.pools().clone());
         self.base_tokens()?;
         let mut unbuilt = Vec::new();
         // Pools whose contract is a token (vault shares, receipts, stETH)
         // first: other pools may hold those tokens.
-        let issues_token = |p: &&Arc<Pool>| {
+        let issues_token = |(_, p): &(usize, &Pool)| {
             matches!(
                 p.state,
-                PoolState::Erc4626 { .. }
-                    | PoolState::Lending { .. }
-                    | PoolState::LiquidStaking { .. }
+                PoolState::Erc4626(_) | PoolState::Lending(_) | PoolState::LiquidStaking(_)
             )
         };
-        let on_chain = || snapshot.pools().iter().filter(move |p| p.chain == chain);
+        let on_chain =
+            || snapshot.pools().iter().enumerate().filter(move |(_, p)| p.chain == chain);
         let ordered =
             on_chain().filter(issues_token).chain(on_chain().filter(|p| !issues_token(p)));
         // The chain's records by address, once (a scan per pool was
@@ -769,13 +791,13 @@ impl<'a> ChainBuilder<'a> {
         for r in market.pools.iter().filter(|r| r.common().chain_id == chain) {
             records.entry(r.common().address).or_default().push(r);
         }
-        for pool in ordered {
+        for (k, pool) in ordered {
             let record = records
                 .get(&pool.address)
                 .and_then(|rs| rs.iter().copied().find(|r| r.tokens() == *pool.tokens));
             // A pool that fails leaves whatever it deployed behind; nothing
             // routes through it, so that is harmless.
-            if let Err(e) = self.pool(pool, record) {
+            if let Err(e) = self.pool(k, pool, record) {
                 unbuilt.push((pool.address, super::artifacts::error_chain(&e)));
             }
         }
@@ -956,42 +978,42 @@ impl<'a> ChainBuilder<'a> {
         Ok(())
     }
 
-    fn pool(&mut self, pool: &Arc<Pool>, record: Option<&PoolRecord>) -> Result<(), WorldError> {
+    /// Places (or serves) the snapshot's pool `k`.
+    fn pool(
+        &mut self,
+        k: usize,
+        pool: &Pool,
+        record: Option<&PoolRecord>,
+    ) -> Result<(), WorldError> {
         match (&pool.state, record) {
             (PoolState::Wrap, _) => Ok(()),
-            (PoolState::UniswapV2 { reserves, fee_bps }, Some(PoolRecord::UniswapV2(r))) => {
-                self.v2_pair(pool, &r.protocol, *reserves, *fee_bps)
+            (PoolState::UniswapV2 { fee_bps, .. }, Some(PoolRecord::UniswapV2(r))) => {
+                let reserves = pool.state.v2_reserves().unwrap_or_default();
+                self.v2_pair(k, pool, &r.protocol, reserves, *fee_bps)
             }
-            (PoolState::UniswapV3 { .. }, Some(PoolRecord::UniswapV3(_))) => self.v3_pool(pool),
-            (
-                PoolState::Erc4626 { total_assets, total_supply, rule },
-                Some(PoolRecord::Erc4626(r)),
-            ) => self.erc4626(pool, r.asset, *total_assets, *total_supply, *rule),
+            (PoolState::UniswapV3(_), Some(PoolRecord::UniswapV3(_))) => self.v3_pool(k, pool),
+            (PoolState::Erc4626(v), Some(PoolRecord::Erc4626(r))) => {
+                self.erc4626(pool, r.asset, v.total_assets, v.total_supply, v.rule)
+            }
             (PoolState::Stableswap(st), Some(PoolRecord::Stableswap(_))) => {
                 self.stableswap(pool, st)
             }
             (PoolState::Weighted(w), Some(PoolRecord::Weighted(r))) => {
                 self.weighted(pool, w, r.pool_id)
             }
-            (
-                PoolState::Lending { model, exchange_rate, available_liquidity },
-                Some(PoolRecord::Lending(r)),
-            ) => match model {
+            (PoolState::Lending(l), Some(PoolRecord::Lending(r))) => match l.model {
                 switchyard_catalog::market::LendingModel::Aave => {
-                    self.aave(pool, r, *exchange_rate, *available_liquidity)
+                    self.aave(pool, r, l.exchange_rate, l.available_liquidity)
                 }
                 switchyard_catalog::market::LendingModel::Compound => {
-                    self.compound(pool, r, *exchange_rate, *available_liquidity)
+                    self.compound(pool, r, l.exchange_rate, l.available_liquidity)
                 }
             },
-            (
-                PoolState::LiquidStaking { total_pooled_asset, total_shares, rebasing },
-                Some(PoolRecord::LiquidStaking(r)),
-            ) => {
-                if *rebasing {
-                    self.steth(pool, r.receipt, *total_pooled_asset, *total_shares)
+            (PoolState::LiquidStaking(st), Some(PoolRecord::LiquidStaking(r))) => {
+                if st.rebasing {
+                    self.steth(pool, r.receipt, st.total_pooled_asset, st.total_shares)
                 } else {
-                    self.wsteth(pool, r.asset, r.receipt, *total_shares)
+                    self.wsteth(pool, r.asset, r.receipt, st.total_shares)
                 }
             }
             _ => Err(self.inconsistent(
@@ -1004,7 +1026,8 @@ impl<'a> ChainBuilder<'a> {
     /// A constant-product pair with the snapshot's reserves.
     fn v2_pair(
         &mut self,
-        pool: &Arc<Pool>,
+        k: usize,
+        pool: &Pool,
         protocol: &str,
         reserves: [U256; 2],
         fee_bps: u32,
@@ -1065,7 +1088,7 @@ impl<'a> ChainBuilder<'a> {
             let code = self.evm.code(at);
             self.lazy.set_v2_code(code);
         }
-        self.lazy.add_v2(Arc::clone(pool), factory);
+        self.lazy.add_v2(k, factory);
         self.placed.insert(pool.address, Artifact::UniswapV2Pair);
         self.pool_balances(pool, reserves)
     }
@@ -1075,15 +1098,15 @@ impl<'a> ChainBuilder<'a> {
     /// placeholder tokens) once, the state checked and its balances derived
     /// from what positions between its initialized ticks hold
     /// ([`lazy::v3_holdings`]).
-    fn v3_pool(&mut self, pool: &Arc<Pool>) -> Result<(), WorldError> {
-        let PoolState::UniswapV3 { fee, tick_spacing, .. } = &pool.state else {
+    fn v3_pool(&mut self, k: usize, pool: &Pool) -> Result<(), WorldError> {
+        let PoolState::UniswapV3(v3) = &pool.state else {
             return Ok(());
         };
-        if !self.lazy.has_v3_template(*fee, *tick_spacing) {
-            self.v3_template(pool.address, *fee, *tick_spacing)?;
+        if !self.lazy.has_v3_template(v3.fee, v3.tick_spacing) {
+            self.v3_template(pool.address, v3.fee, v3.tick_spacing)?;
         }
         let held = lazy::v3_holdings(pool).map_err(|why| self.inconsistent(pool.address, why))?;
-        self.lazy.add_v3(Arc::clone(pool), held);
+        self.lazy.add_v3(k, held);
         self.placed.insert(pool.address, Artifact::UniswapV3Pool);
         self.pool_balances(pool, held)
     }
@@ -1175,7 +1198,7 @@ impl<'a> ChainBuilder<'a> {
         st: &switchyard_kernel::StableswapState,
     ) -> Result<(), WorldError> {
         let n = st.balances.len();
-        let (Some(coins), Some(decimals)) = (pool.tokens.get(..n), pool.decimals.get(..n)) else {
+        let (Some(coins), Some(decimals)) = (pool.tokens.get(..n), pool.decimals().get(..n)) else {
             return Err(self.inconsistent(pool.address, "fewer tokens than balances"));
         };
         let args = ReferenceStableSwap::constructorCall {
@@ -1947,6 +1970,71 @@ mod tests {
             world = reused;
         }
         assert!(patched_v2 > 0 && patched_v3 > 0, "{patched_v2} pairs, {patched_v3} V3 pools");
+        Ok(())
+    }
+
+    /// The world of a chain reads its pools by their index in the
+    /// snapshot's table: when a pool of another chain before them goes,
+    /// the patched world renumbers them and still serves the moved pair
+    /// as a rebuild does.
+    #[test]
+    fn a_patch_renumbers_when_another_chains_pool_goes() -> Result<(), Box<dyn std::error::Error>> {
+        let catalog = loaders::load_catalog(&[] as &[&str])?;
+        let market = loaders::load_market(None, &catalog)?;
+        let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
+        let anchors = switchyard_kernel::usd_anchors(&catalog);
+        let snapshot = MarketSnapshot::build(&market, &catalog)?;
+        let prices = switchyard_kernel::derive_prices(&snapshot, &anchors);
+        let world = World::build(&catalog, &market, &snapshot, &prices, &npm)?;
+        // A served 0.3% pair with a pool of another chain before it.
+        let pools: Vec<&Pool> = snapshot.pools().iter().collect();
+        let (k, gone) = pools
+            .iter()
+            .enumerate()
+            .find_map(|(k, p)| {
+                let served = matches!(p.state, PoolState::UniswapV2 { fee_bps: 30, .. })
+                    && world.chain(p.chain).is_some_and(|w| w.base.lazy.serves(p.address));
+                let before = pools[..k].iter().position(|q| q.chain != p.chain);
+                served.then_some(()).and(before).map(|g| (k, g))
+            })
+            .ok_or("a served pair after another chain's pool")?;
+        let pair = pools[k];
+        let mut fewer = market;
+        fewer.pools.remove(gone);
+        let shifted = MarketSnapshot::build(&fewer, &catalog)?;
+        assert_eq!(shifted.pools()[k - 1].address, pair.address);
+        let [r0, r1] = pair.state.v2_reserves().ok_or("reserves")?;
+        let moved = PoolState::uniswap_v2([r0 + r0 / U256::from(100u8), r1], 30).ok_or("fits")?;
+        let next = shifted.apply(&switchyard_kernel::SnapshotDelta {
+            pools: vec![(k - 1, moved)],
+            ..Default::default()
+        })?;
+        let prices = switchyard_kernel::derive_prices(&next, &anchors);
+        let rebuilt = World::build(&catalog, &fewer, &next, &prices, &npm)?;
+        let b = rebuilt.chain(pair.chain).ok_or("chain")?;
+        let old = world.chain(pair.chain).ok_or("chain")?;
+        let a = old.patched(&snapshot, &next, b.block()).ok_or("patched")?;
+        let (mut ea, mut eb) = (a.fork(), b.fork());
+        let low = (U256::ONE << 224_usize) - U256::ONE;
+        let slot = U256::from(8u8);
+        assert_eq!(ea.storage(pair.address, slot) & low, eb.storage(pair.address, slot) & low);
+        assert_eq!(ea.storage(pair.address, slot) & low, (r0 + r0 / U256::from(100u8)) | r1 << 112);
+        for t in pair.tokens.iter() {
+            assert_eq!(
+                ChainWorld::balance_of(&mut ea, *t, pair.address)?,
+                ChainWorld::balance_of(&mut eb, *t, pair.address)?
+            );
+        }
+        // Every other served pool of the chain still reads its own state.
+        for (j, p) in
+            next.pools().iter().enumerate().filter(|(j, p)| {
+                p.chain == pair.chain && *j != k - 1 && a.base.lazy.serves(p.address)
+            })
+        {
+            if let Some([x0, x1]) = p.state.v2_reserves() {
+                assert_eq!(ea.storage(p.address, slot) & low, x0 | x1 << 112, "pool {j}");
+            }
+        }
         Ok(())
     }
 

@@ -13,7 +13,7 @@ use proptest::{
 };
 use switchyard_catalog::ChainId;
 use switchyard_exec::evm::{Artifact, Evm, EvmError, abi::TestERC20};
-use switchyard_kernel::{Pool, PoolState};
+use switchyard_kernel::{Pool, PoolState, PoolTokens};
 
 /// Deploys the test contracts and owns the test tokens' minting.
 pub const DEPLOYER: Address = Address::repeat_byte(0xde);
@@ -72,14 +72,18 @@ pub fn fresh(k: u32) -> Address {
     Address::from(a)
 }
 
+/// A V2 pair's kernel state (reserves within the pair's `uint112`).
+pub fn v2_state(reserves: [U256; 2], fee_bps: u32) -> PoolState {
+    PoolState::uniswap_v2(reserves, fee_bps).expect("reserves within uint112")
+}
+
 /// A chain-1 kernel pool over `tokens`.
 pub fn pool(address: Address, tokens: Vec<Address>, decimals: Vec<u8>, state: PoolState) -> Pool {
     Pool {
         chain: ChainId(1),
         address,
         protocol: "differential".into(),
-        tokens: tokens.into(),
-        decimals: decimals.into(),
+        tokens: PoolTokens::new(tokens.into_iter().zip(decimals)),
         state,
     }
 }

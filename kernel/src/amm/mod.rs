@@ -23,7 +23,10 @@ pub mod weighted;
 use alloy_primitives::U256;
 pub use error::AmmError;
 
-use crate::pool::{Pool, PoolState, StableswapState, WeightedState};
+use crate::pool::{
+    LendingState, Pool, PoolState, StableswapState, StakingState, V3State, VaultState,
+    WeightedState,
+};
 
 /// Gas estimates per step kind (until execution measures them).
 pub mod gas {
@@ -54,12 +57,12 @@ impl PoolState {
     pub const fn base_gas(&self) -> u64 {
         match self {
             Self::UniswapV2 { .. } => gas::UNISWAP_V2,
-            Self::UniswapV3 { .. } => gas::UNISWAP_V3,
+            Self::UniswapV3(_) => gas::UNISWAP_V3,
             Self::Stableswap(_) => gas::STABLESWAP,
             Self::Weighted(_) => gas::WEIGHTED,
-            Self::Erc4626 { .. } => gas::VAULT,
-            Self::Lending { .. } => gas::LENDING,
-            Self::LiquidStaking { .. } => gas::STAKING,
+            Self::Erc4626(_) => gas::VAULT,
+            Self::Lending(_) => gas::LENDING,
+            Self::LiquidStaking(_) => gas::STAKING,
             Self::Wrap => gas::WRAP,
         }
     }
@@ -109,17 +112,20 @@ impl Pool {
         let base = state.base_gas();
         match state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
-                let out = uniswap_v2::amount_out(amount_in, reserves[i], reserves[j], *fee_bps)?;
-                let mut r = *reserves;
+                let mut r = [U256::from(reserves[0]), U256::from(reserves[1])];
+                let out = uniswap_v2::amount_out(amount_in, r[i], r[j], *fee_bps)?;
                 r[i] = add(r[i], amount_in)?;
                 r[j] = sub(r[j], out)?;
                 Ok(Swap {
                     amount_out: out,
                     gas: base,
-                    next: PoolState::UniswapV2 { reserves: r, fee_bps: *fee_bps },
+                    // `amount_out` refused an input reserve past `uint112`.
+                    next: PoolState::uniswap_v2(r, *fee_bps)
+                        .ok_or(AmmError::InsufficientLiquidity)?,
                 })
             }
-            PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } => {
+            PoolState::UniswapV3(v3) => {
+                let V3State { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } = &**v3;
                 let slot = uniswap_v3::V3Slot {
                     sqrt_price_x96: *sqrt_price_x96,
                     tick: *tick,
@@ -133,14 +139,14 @@ impl Pool {
                 Ok(Swap {
                     amount_out: s.amount_out,
                     gas: base + gas::UNISWAP_V3_PER_TICK * u64::from(s.ticks_crossed),
-                    next: PoolState::UniswapV3 {
+                    next: PoolState::UniswapV3(Box::new(V3State {
                         sqrt_price_x96: s.slot.sqrt_price_x96,
                         liquidity: s.slot.liquidity,
                         tick: s.slot.tick,
                         fee: *fee,
                         tick_spacing: *tick_spacing,
                         ticks: ticks.clone(),
-                    },
+                    })),
                 })
             }
             PoolState::Stableswap(st) => {
@@ -151,7 +157,10 @@ impl Pool {
                 if i >= balances.len() || j >= balances.len() {
                     return Err(AmmError::Unsupported);
                 }
-                let rates = self.decimals[..balances.len()]
+                let rates = self
+                    .decimals()
+                    .get(..balances.len())
+                    .ok_or(AmmError::InvalidState)?
                     .iter()
                     .map(|d| stableswap::rate_for_decimals(*d))
                     .collect::<Result<Vec<_>, _>>()?;
@@ -182,7 +191,7 @@ impl Pool {
             PoolState::Weighted(w) => {
                 let WeightedState { balances, weights, swap_fee, pow_rule } = &**w;
                 let at = |v: &Vec<U256>, k: usize| v.get(k).copied().ok_or(AmmError::InvalidState);
-                let dec = |k: usize| self.decimals.get(k).copied().ok_or(AmmError::InvalidState);
+                let dec = |k: usize| self.decimals().get(k).copied().ok_or(AmmError::InvalidState);
                 let out = weighted::out_given_in(
                     *pow_rule,
                     at(balances, i)?,
@@ -212,7 +221,8 @@ impl Pool {
                     })),
                 })
             }
-            PoolState::Erc4626 { total_assets, total_supply, rule } => {
+            PoolState::Erc4626(v) => {
+                let VaultState { total_assets, total_supply, rule } = &**v;
                 let (out, ta, ts) = if i == 0 {
                     let s = vault::vault_deposit(*rule, amount_in, *total_assets, *total_supply)?;
                     (s, add(*total_assets, amount_in)?, add(*total_supply, s)?)
@@ -223,10 +233,15 @@ impl Pool {
                 Ok(Swap {
                     amount_out: out,
                     gas: base,
-                    next: PoolState::Erc4626 { total_assets: ta, total_supply: ts, rule: *rule },
+                    next: PoolState::Erc4626(Box::new(VaultState {
+                        total_assets: ta,
+                        total_supply: ts,
+                        rule: *rule,
+                    })),
                 })
             }
-            PoolState::Lending { model, exchange_rate, available_liquidity } => {
+            PoolState::Lending(l) => {
+                let LendingState { model, exchange_rate, available_liquidity } = &**l;
                 let (out, avail) = if i == 0 {
                     (
                         vault::lending_supply(*model, *exchange_rate, amount_in)?,
@@ -244,14 +259,15 @@ impl Pool {
                 Ok(Swap {
                     amount_out: out,
                     gas: base,
-                    next: PoolState::Lending {
+                    next: PoolState::Lending(Box::new(LendingState {
                         model: *model,
                         exchange_rate: *exchange_rate,
                         available_liquidity: avail,
-                    },
+                    })),
                 })
             }
-            PoolState::LiquidStaking { total_pooled_asset, total_shares, rebasing } => {
+            PoolState::LiquidStaking(st) => {
+                let StakingState { total_pooled_asset, total_shares, rebasing } = &**st;
                 if i == 0 {
                     let out =
                         vault::stake(amount_in, *total_pooled_asset, *total_shares, *rebasing)?;
@@ -268,11 +284,11 @@ impl Pool {
                     Ok(Swap {
                         amount_out: out,
                         gas: base,
-                        next: PoolState::LiquidStaking {
+                        next: PoolState::LiquidStaking(Box::new(StakingState {
                             total_pooled_asset: pooled,
                             total_shares: shares,
                             rebasing: *rebasing,
-                        },
+                        })),
                     })
                 } else if !*rebasing {
                     let out =

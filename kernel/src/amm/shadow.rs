@@ -188,22 +188,23 @@ impl Pool {
         }
         let out = match &self.state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
-                let (ri, rj) = (u256_to_f64(reserves[i]), u256_to_f64(reserves[j]));
+                let (ri, rj) =
+                    (u256_to_f64(U256::from(reserves[i])), u256_to_f64(U256::from(reserves[j])));
                 let x = amount_in * (1.0 - f64::from(*fee_bps) / 1e4);
                 if ri > 0.0 && rj > 0.0 { rj * x / (ri + x) } else { 0.0 }
             }
-            PoolState::UniswapV3 { sqrt_price_x96, liquidity, tick, fee, ticks, .. } => v3_out(
-                u256_to_f64(*sqrt_price_x96) / Q96,
-                *liquidity,
-                *tick,
-                ticks,
-                1.0 - f64::from(*fee) / 1e6,
+            PoolState::UniswapV3(v3) => v3_out(
+                u256_to_f64(v3.sqrt_price_x96) / Q96,
+                v3.liquidity,
+                v3.tick,
+                &v3.ticks,
+                1.0 - f64::from(v3.fee) / 1e6,
                 i == 0,
                 amount_in,
             ),
             PoolState::Stableswap(st) => stableswap_out(
                 &st.balances,
-                &self.decimals,
+                self.decimals(),
                 u256_to_f64(st.amp) / u256_to_f64(st.a_precision).max(1.0),
                 1.0 - u256_to_f64(st.fee) / 1e10,
                 i,
@@ -224,8 +225,8 @@ impl Pool {
                     0.0
                 }
             }
-            PoolState::LiquidStaking { rebasing: true, .. } if i == 1 => 0.0,
-            PoolState::Lending { .. } if i == 1 => {
+            PoolState::LiquidStaking(st) if st.rebasing && i == 1 => 0.0,
+            PoolState::Lending(_) if i == 1 => {
                 let out = amount_in * self.spot_rate(i, j).unwrap_or(0.0);
                 if out <= self.depth(0) { out } else { 0.0 }
             }
@@ -238,7 +239,7 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pool::{StableswapState, test_pool as pool};
+    use crate::pool::{StableswapState, V3State, test_pool as pool};
 
     fn rel(a: f64, b: f64) -> f64 {
         (a - b).abs() / b.abs().max(1.0)
@@ -255,14 +256,14 @@ mod tests {
             (1200, -3_000_000_000_000_000_000_000),
         ]);
         let p = pool(
-            PoolState::UniswapV3 {
+            PoolState::UniswapV3(Box::new(V3State {
                 sqrt_price_x96: U256::from(1u8) << 96,
                 liquidity: 2_000_000_000_000_000_000_000,
                 tick: 0,
                 fee: 3000,
                 tick_spacing: 60,
                 ticks,
-            },
+            })),
             vec![18, 18],
         );
         for (i, j) in [(0, 1), (1, 0)] {
@@ -311,7 +312,7 @@ mod tests {
         // and the shadow said the pool could not absorb the trade.
         let (l0, l2) = (73_580_936_611_886_006_272i128, 21_123_008_152_274_468_864i128);
         let p = pool(
-            PoolState::UniswapV3 {
+            PoolState::UniswapV3(Box::new(V3State {
                 sqrt_price_x96: U256::from(158_685_180_721_956_385_408_300_154_880u128),
                 liquidity: 39,
                 tick: 13_892,
@@ -325,7 +326,7 @@ mod tests {
                     (120_000, -l2),
                     (887_220, -(1i128 << 40)),
                 ]),
-            },
+            })),
             vec![18, 18],
         );
         let amount = 313_605_626_777_154_103_357u128;
@@ -340,14 +341,14 @@ mod tests {
     #[test]
     fn shadows_refuse_what_the_pool_cannot_absorb() {
         let p = pool(
-            PoolState::UniswapV3 {
+            PoolState::UniswapV3(Box::new(V3State {
                 sqrt_price_x96: U256::from(1u8) << 96,
                 liquidity: 1_000_000,
                 tick: 0,
                 fee: 500,
                 tick_spacing: 10,
                 ticks: TickList::from(vec![(-10, 1_000_000i128), (10, -1_000_000)]),
-            },
+            })),
             vec![18, 18],
         );
         assert_eq!(p.shadow_out(0, 1, 1e18), 0.0);

@@ -464,14 +464,14 @@ impl Ledger {
 
     /// The pool's state for the kernel.
     pub fn state(&self) -> crate::PoolState {
-        crate::PoolState::UniswapV3 {
+        crate::PoolState::UniswapV3(Box::new(crate::pool::V3State {
             sqrt_price_x96: self.sqrt_price_x96,
             liquidity: self.liquidity,
             tick: self.tick,
             fee: self.fee,
             tick_spacing: self.tick_spacing,
             ticks: self.ticks.iter().map(|(i, (_, net))| (*i, *net)).collect::<Vec<_>>().into(),
-        }
+        }))
     }
 }
 
@@ -570,8 +570,8 @@ mod tests {
         assert_eq!(v.ticks.get(&120), None, "an emptied tick is uninitialized");
         assert_eq!(v.ticks.get(&60), Some(&(105, -105)));
         assert!(v.routable());
-        let crate::PoolState::UniswapV3 { ticks, liquidity, .. } = v.state() else { panic!() };
-        assert_eq!(liquidity, 105);
-        assert_eq!(ticks.first().copied(), Some((-120, 7)));
+        let crate::PoolState::UniswapV3(state) = v.state() else { panic!() };
+        assert_eq!(state.liquidity, 105);
+        assert_eq!(state.ticks.first().copied(), Some((-120, 7)));
     }
 }

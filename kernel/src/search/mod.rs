@@ -267,7 +267,7 @@ fn simulate(
                     chain: pool.chain,
                     to_chain: pool.chain,
                     address: pool.address,
-                    protocol: std::sync::Arc::clone(&pool.protocol),
+                    protocol: std::sync::Arc::from(&pool.protocol),
                     action: action_of(pool, i, j),
                     token_in: pool.tokens[i],
                     token_out: pool.tokens[j],
@@ -315,15 +315,15 @@ fn share_receipt(
     j: usize,
     amount: U256,
 ) -> Option<U256> {
-    if matches!(pool.state, PoolState::LiquidStaking { .. }) {
+    if matches!(pool.state, PoolState::LiquidStaking(_)) {
         return Some(amount);
     }
     let Some(k) = pool.tokens.get(j).and_then(|t| snapshot.share_pool(pool.chain, *t)) else {
         return Some(amount);
     };
     match current_state(snapshot, working, path_states, k)? {
-        PoolState::LiquidStaking { total_pooled_asset, total_shares, .. } => {
-            crate::snapshot::share_transfer(amount, *total_pooled_asset, *total_shares)
+        PoolState::LiquidStaking(st) => {
+            crate::snapshot::share_transfer(amount, st.total_pooled_asset, st.total_shares)
         }
         _ => Some(amount),
     }
@@ -357,16 +357,19 @@ fn trading_state<'a>(
     pool: &'a Pool,
 ) -> std::borrow::Cow<'a, PoolState> {
     let own = working.get(&idx).unwrap_or(&pool.state);
-    if let PoolState::LiquidStaking { rebasing: false, .. } = own
+    if let PoolState::LiquidStaking(wrapper) = own
+        && !wrapper.rebasing
         && let Some(k) = pool.tokens.first().and_then(|t| snapshot.share_pool(pool.chain, *t))
-        && let Some(PoolState::LiquidStaking { total_pooled_asset, total_shares, .. }) =
+        && let Some(PoolState::LiquidStaking(share)) =
             current_state(snapshot, working, path_states, k)
     {
-        return std::borrow::Cow::Owned(PoolState::LiquidStaking {
-            total_pooled_asset: *total_pooled_asset,
-            total_shares: *total_shares,
-            rebasing: false,
-        });
+        return std::borrow::Cow::Owned(PoolState::LiquidStaking(Box::new(
+            crate::pool::StakingState {
+                total_pooled_asset: share.total_pooled_asset,
+                total_shares: share.total_shares,
+                rebasing: false,
+            },
+        )));
     }
     std::borrow::Cow::Borrowed(own)
 }

@@ -55,20 +55,20 @@ impl Curve {
         let (i, j) = (usize::from(i), usize::from(j));
         let (r_in, r_out, gamma) = match &p.state {
             PoolState::UniswapV2 { reserves, fee_bps } => (
-                u256_to_f64(*reserves.get(i)?),
-                u256_to_f64(*reserves.get(j)?),
+                u256_to_f64(alloy_primitives::U256::from(*reserves.get(i)?)),
+                u256_to_f64(alloy_primitives::U256::from(*reserves.get(j)?)),
                 1.0 - f64::from(*fee_bps) / 10_000.0,
             ),
-            PoolState::UniswapV3 { sqrt_price_x96, liquidity, fee, .. } => {
-                let s = u256_to_f64(*sqrt_price_x96) / 2f64.powi(96);
-                let l = *liquidity as f64;
+            PoolState::UniswapV3(v3) => {
+                let s = u256_to_f64(v3.sqrt_price_x96) / 2f64.powi(96);
+                let l = v3.liquidity as f64;
                 if s <= 0.0 || l <= 0.0 {
                     return None;
                 }
                 // Virtual reserves of the active range: x = L/√P, y = L·√P.
                 let (x, y) = (l / s, l * s);
                 let (r_in, r_out) = if i == 0 { (x, y) } else { (y, x) };
-                (r_in, r_out, 1.0 - f64::from(*fee) / 1e6)
+                (r_in, r_out, 1.0 - f64::from(v3.fee) / 1e6)
             }
             _ => return None,
         };

@@ -1,0 +1,143 @@
+//! The snapshot's pool table.
+//!
+//! Pools sit in chunks of [`CHUNK`], each chunk behind its own `Arc`, the
+//! chunk list behind one more. A snapshot's successor shares every chunk a
+//! block does not touch and copies the ones it does, so a pool costs no
+//! pointer or reference count of its own (two bytes of chunk bookkeeping),
+//! and a delta moving `m` pools copies at most `m` chunks.
+
+use std::sync::Arc;
+
+use crate::pool::{Pool, PoolState};
+
+/// Pools per chunk: small enough that a block touching a thousand pools
+/// copies about sixteen thousand, large enough that the bookkeeping is two
+/// bytes a pool.
+pub const CHUNK: usize = 16;
+
+/// The pools of a [`Pools`], in index order.
+pub type Iter<'a> = std::iter::FlatMap<
+    std::slice::Iter<'a, Arc<[Pool]>>,
+    std::slice::Iter<'a, Pool>,
+    fn(&'a Arc<[Pool]>) -> std::slice::Iter<'a, Pool>,
+>;
+
+/// Every pool of a snapshot, in index order. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct Pools {
+    chunks: Arc<Vec<Arc<[Pool]>>>,
+    len: usize,
+}
+
+impl Pools {
+    /// The table of `pools`, in their order.
+    pub fn new(pools: Vec<Pool>) -> Self {
+        let len = pools.len();
+        let mut chunks = Vec::with_capacity(len.div_ceil(CHUNK));
+        let mut rest = pools.into_iter();
+        loop {
+            let chunk: Arc<[Pool]> = rest.by_ref().take(CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            chunks.push(chunk);
+        }
+        Self { chunks: Arc::new(chunks), len }
+    }
+
+    /// Number of pools.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is none.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Pool `k`.
+    pub fn get(&self, k: usize) -> Option<&Pool> {
+        self.chunks.get(k / CHUNK).and_then(|c| c.get(k % CHUNK))
+    }
+
+    /// Every pool, in index order.
+    pub fn iter(&self) -> Iter<'_> {
+        fn chunk(c: &Arc<[Pool]>) -> std::slice::Iter<'_, Pool> {
+            c.iter()
+        }
+        self.chunks.iter().flat_map(chunk as fn(&Arc<[Pool]>) -> std::slice::Iter<'_, Pool>)
+    }
+
+    /// Whether pool `k` is the very same record in both tables (shared, not
+    /// copied): a pool no delta between them touched, and no other pool of
+    /// its chunk either.
+    pub fn shares(&self, other: &Self, k: usize) -> bool {
+        match (self.chunks.get(k / CHUNK), other.chunks.get(k / CHUNK)) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// Gives pool `k` (which exists) the state `state`, copying its chunk
+    /// if another table shares it.
+    pub(crate) fn set_state(&mut self, k: usize, state: PoolState) {
+        let chunks = Arc::make_mut(&mut self.chunks);
+        let Some(chunk) = chunks.get_mut(k / CHUNK) else { return };
+        if Arc::get_mut(chunk).is_none() {
+            *chunk = chunk.iter().cloned().collect();
+        }
+        if let Some(pool) = Arc::get_mut(chunk).and_then(|c| c.get_mut(k % CHUNK)) {
+            pool.state = state;
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Pools {
+    type Item = &'a Pool;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl std::ops::Index<usize> for Pools {
+    type Output = Pool;
+
+    /// Pool `k`; panics when there is none, like a slice.
+    fn index(&self, k: usize) -> &Pool {
+        &self.chunks[k / CHUNK][k % CHUNK]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::test_pool;
+    use alloy_primitives::U128;
+
+    fn v2(r: u64) -> PoolState {
+        PoolState::UniswapV2 { reserves: [U128::from(r), U128::from(r)], fee_bps: 30 }
+    }
+
+    #[test]
+    fn a_delta_copies_only_the_chunk_it_touches() {
+        let n = CHUNK * 3 + 5;
+        let table = Pools::new((0..n as u64).map(|r| test_pool(v2(r), vec![18, 18])).collect());
+        assert_eq!(table.len(), n);
+        assert_eq!(table.iter().count(), n);
+        assert_eq!(table.iter().next_back().map(|p| &p.state), Some(&v2(n as u64 - 1)));
+        assert!(table.get(n).is_none());
+        let mut next = table.clone();
+        next.set_state(CHUNK + 2, v2(999));
+        assert_eq!(next[CHUNK + 2].state, v2(999));
+        assert_eq!(table[CHUNK + 2].state, v2(CHUNK as u64 + 2));
+        assert!(next.shares(&table, 0));
+        assert!(!next.shares(&table, CHUNK));
+        assert!(next.shares(&table, CHUNK * 3 + 4));
+        // A second move in the copied chunk writes in place.
+        next.set_state(CHUNK + 3, v2(7));
+        assert_eq!(next[CHUNK + 3].state, v2(7));
+        assert_eq!(next[CHUNK + 2].state, v2(999));
+    }
+}
