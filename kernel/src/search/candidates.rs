@@ -130,7 +130,7 @@ pub(super) fn candidates(
     // taken in reverse. A thinner pool into the target is still found when
     // the expansion meets it.
     let mut into: TokenMap<Vec<Edge>> = TokenMap::default();
-    for (src, e) in graph.edges_into(to).take_while(|(_, e)| matches!(e, Edge::Bridge { .. })) {
+    for (src, e) in graph.bridges_into(to) {
         if (scope.allowed)(e) {
             into.entry(src).or_default().push(e);
         }
