@@ -9,17 +9,21 @@
 #   target/release/examples/make_market 10000 7 /tmp/synth10000
 #   scripts/quote-mix.sh /tmp/synth10000            # prints p50 / p90 / p99
 #   ROUNDS=20 PORT=18200 scripts/quote-mix.sh /tmp/synth100000
+#   BIN=/path/to/another/switchyard scripts/quote-mix.sh /tmp/synth10000   # another build, same mix
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$1
 port=${PORT:-18120}
-bin=target/release/switchyard
+bin=${BIN:-target/release/switchyard}
 data=$(mktemp -d)
 key=$("$bin" keys create --rate 1000000000 --data-dir "$data" | tail -n 1)
 printf '%s\n' "bind = \"127.0.0.1:$port\"" "data_dir = \"$data\"" \
   "market = \"$dir/synthetic-market.json\"" "catalog_files = [\"$dir/synthetic-tokens.json\"]" \
   'log_filter = "warn"' > "$data/config.toml"
-"$bin" serve --config "$data/config.toml" > "$data/server.log" 2>&1 &
+# Every build reads the repo's npm artifacts (a build from another checkout
+# would look for them under its own).
+SWITCHYARD_NODE_MODULES=${SWITCHYARD_NODE_MODULES:-$PWD/contracts/node_modules} \
+  "$bin" serve --config "$data/config.toml" > "$data/server.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 600); do curl -fs "http://127.0.0.1:$port/ready" > /dev/null && break; sleep 0.2; done

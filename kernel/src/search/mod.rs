@@ -417,14 +417,18 @@ fn route_leg(
         return Err(no_route());
     };
     let quarantine: std::cell::RefCell<BTreeSet<u32>> = std::cell::RefCell::default();
+    // Edges name pools of this snapshot: a pool's record is read (a cache
+    // miss at 100k pools, for every edge the search looks at) only when a
+    // protocol is excluded.
     let allowed = |e: Edge| match e {
         Edge::Pool { pool, .. } => {
             !quarantine.borrow().contains(&pool)
                 && !params.excluded_pools.contains(&pool)
-                && snapshot
-                    .pools()
-                    .get(pool as usize)
-                    .is_some_and(|p| !params.excluded_protocols.contains(&*p.protocol))
+                && (params.excluded_protocols.is_empty()
+                    || snapshot
+                        .pools()
+                        .get(pool as usize)
+                        .is_some_and(|p| !params.excluded_protocols.contains(&*p.protocol)))
         }
         Edge::Bridge { bridge } => snapshot
             .bridges()
