@@ -31,6 +31,20 @@
 //! (see [`usd_million_units`]: a million dollars of each token), which puts
 //! reserves and trades near 1.
 //!
+//! A Uniswap V3 pool enters as one pool per initialized tick range with
+//! liquidity `L` between the sqrt prices `√pa < √pb`: its real reserves
+//! `(x, y)` and the virtual offsets `(L/√pb, L·√pa)`, with
+//!
+//! ```text
+//! (x + L/√pb + γΔ0 − Λ0) · (y + L·√pa + γΔ1 − Λ1) ≥ L²,
+//! x + γΔ0 − Λ0 ≥ 0,   y + γΔ1 − Λ1 ≥ 0
+//! ```
+//!
+//! (the range's constant-product curve, and its real reserves). A V3 swap
+//! walks the ranges in price order, each at the pool's fee; at the optimum
+//! every range of a pool ends at the same marginal price, so the ranges as
+//! separate pools are exact for the convex program.
+//!
 //! Set `OPTIMUM_VERBOSE` in the environment to see Clarabel's iteration log.
 
 use std::{fmt, time::Instant};
@@ -42,26 +56,58 @@ use clarabel::{
 
 use crate::Synthetic;
 
-/// A constant-product pool, in raw token units.
+/// A constant-product pool, or one tick range of a concentrated-liquidity
+/// pool, in raw token units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CpPool {
     /// The two tokens, as indexes (any `usize` ids; `units` is indexed by
     /// them).
     pub tokens: [usize; 2],
-    /// Reserves of the two tokens, raw units.
+    /// Real reserves of the two tokens, raw units.
     pub reserves: [f64; 2],
     /// Fee factor `γ` in `(0, 1]`: the share of the tendered amount that
     /// reaches the curve (`1 − fee_bps / 10_000`).
     pub gamma: f64,
+    /// Virtual reserves added to the real ones on the curve: zero for a
+    /// constant-product pool, `(L/√pb, L·√pa)` for a tick range (see the
+    /// module docs), which also bounds its trades by its real reserves.
+    pub offsets: [f64; 2],
 }
 
 impl CpPool {
+    /// A constant-product pool.
+    pub const fn constant_product(tokens: [usize; 2], reserves: [f64; 2], gamma: f64) -> Self {
+        Self { tokens, reserves, gamma, offsets: [0.0; 2] }
+    }
+
+    /// The tick range `[√pa, √pb)` (sqrt prices, token1 per token0 in raw
+    /// units) of a concentrated-liquidity pool with liquidity `l`, at the
+    /// pool's sqrt price `s`.
+    pub fn tick_range(
+        tokens: [usize; 2],
+        l: f64,
+        sqrt_pa: f64,
+        sqrt_pb: f64,
+        s: f64,
+        gamma: f64,
+    ) -> Self {
+        let p = s.clamp(sqrt_pa, sqrt_pb);
+        Self {
+            tokens,
+            reserves: [l * (1.0 / p - 1.0 / sqrt_pb), l * (p - sqrt_pa)],
+            gamma,
+            offsets: [l / sqrt_pb, l * sqrt_pa],
+        }
+    }
+
     /// Output of an exact-input swap of `amount_in` of token `tokens[side]`
-    /// (the constant-product formula with the fee, in `f64`).
+    /// (the constant-product formula with the fee on the virtual reserves,
+    /// at most the real reserve, in `f64`).
     pub fn amount_out(&self, side: usize, amount_in: f64) -> f64 {
-        let (r_in, r_out) = (self.reserves[side], self.reserves[1 - side]);
+        let r_in = self.reserves[side] + self.offsets[side];
+        let r_out = self.reserves[1 - side] + self.offsets[1 - side];
         let with_fee = self.gamma * amount_in;
-        with_fee * r_out / (r_in + with_fee)
+        (with_fee * r_out / (r_in + with_fee)).min(self.reserves[1 - side])
     }
 }
 
@@ -190,15 +236,20 @@ pub fn convex_optimum(
     let mut n_tokens = 0usize;
     let mut scaled = Vec::with_capacity(pools.len());
     for (i, p) in pools.iter().enumerate() {
+        // A tick range may hold none of one token; its curve, none of either.
         let ok = p.tokens[0] != p.tokens[1]
             && p.gamma > 0.0
             && p.gamma <= 1.0
-            && p.reserves.iter().all(|r| r.is_finite() && *r > 0.0);
+            && p.reserves.iter().zip(&p.offsets).all(|(r, o)| {
+                r.is_finite() && o.is_finite() && *r >= 0.0 && *o >= 0.0 && r + o > 0.0
+            })
+            && (p.offsets != [0.0; 2] || p.reserves.iter().all(|r| *r > 0.0));
         if !ok {
             return Err(OptimumError::BadPool(i));
         }
         let mut idx = [0usize; 2];
         let mut r = [0f64; 2];
+        let mut off = [0f64; 2];
         for s in 0..2 {
             let t = p.tokens[s];
             let unit = *units.get(t).ok_or(OptimumError::BadPool(i))?;
@@ -213,19 +264,21 @@ pub fn convex_optimum(
                 n_tokens - 1
             });
             r[s] = p.reserves[s] / unit;
+            off[s] = p.offsets[s] / unit;
         }
-        scaled.push((idx, r, p.gamma));
+        scaled.push((idx, r, p.gamma, off));
     }
     let find = |t: usize| dense.get(t).copied().flatten().ok_or(OptimumError::TokenNotInPools(t));
     let (d_in, d_out) = (find(token_in)?, find(token_out)?);
     let x = amount_in / units[token_in];
-    let keep = useful_pools(&scaled, n_tokens, d_in, d_out);
+    let ends: Vec<[usize; 2]> = scaled.iter().map(|p| p.0).collect();
+    let keep = useful_pools(&ends, n_tokens, d_in, d_out);
     let mut scaled: Vec<_> =
         scaled.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).collect();
     // Index again over the tokens left, so no constraint row is empty.
     let mut renumber = vec![None; n_tokens];
     let mut n_tokens = 0usize;
-    for (idx, _, _) in &mut scaled {
+    for (idx, _, _, _) in &mut scaled {
         for t in idx.iter_mut() {
             *t = *renumber[*t].get_or_insert_with(|| {
                 n_tokens += 1;
@@ -273,7 +326,7 @@ pub fn convex_optimum(
             next += 1;
         }
     }
-    for (i, (idx, _, _)) in scaled.iter().enumerate() {
+    for (i, (idx, _, _, _)) in scaled.iter().enumerate() {
         for s in 0..2 {
             let (delta, lambda) = (4 * i + s, 4 * i + 2 + s);
             match row_of_token[idx[s]] {
@@ -289,24 +342,38 @@ pub fn convex_optimum(
             }
         }
     }
+    // A tick range's real reserves stay nonnegative: σ = R_s + γΔ_s − Λ_s.
+    for (i, (_, r, gamma, off)) in scaled.iter().enumerate() {
+        if *off == [0.0; 2] {
+            continue;
+        }
+        for (s, reserve) in r.iter().enumerate() {
+            push(next, 4 * i + s, -gamma);
+            push(next, 4 * i + 2 + s, 1.0);
+            b.push(*reserve);
+            next += 1;
+        }
+    }
     let n_nonneg = next;
-    // One 3-dimensional second-order cone per pool, with x = R0 + γΔ0 − Λ0
-    // and y = R1 + γΔ1 − Λ1: σ = (x + y, 2√(R0·R1), x − y).
+    // One 3-dimensional second-order cone per pool, with x = R0 + O0 + γΔ0
+    // − Λ0 and y = R1 + O1 + γΔ1 − Λ1 (O the virtual offsets):
+    // σ = (x + y, 2√(V0·V1), x − y), V = R + O.
     let mut cones = vec![SupportedConeT::NonnegativeConeT(n_nonneg)];
-    for (i, (_, r, gamma)) in scaled.iter().enumerate() {
+    for (i, (_, r, gamma, off)) in scaled.iter().enumerate() {
         let (d0, d1, l0, l1) = (4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3);
+        let v = [r[0] + off[0], r[1] + off[1]];
         let row = next + 3 * i;
         push(row, d0, -gamma);
         push(row, d1, -gamma);
         push(row, l0, 1.0);
         push(row, l1, 1.0);
-        b.push(r[0] + r[1]);
-        b.push(2.0 * r[0].sqrt() * r[1].sqrt());
+        b.push(v[0] + v[1]);
+        b.push(2.0 * v[0].sqrt() * v[1].sqrt());
         push(row + 2, d0, -gamma);
         push(row + 2, d1, *gamma);
         push(row + 2, l0, 1.0);
         push(row + 2, l1, -1.0);
-        b.push(r[0] - r[1]);
+        b.push(v[0] - v[1]);
         cones.push(SupportedConeT::SecondOrderConeT(3));
     }
     let m = b.len();
@@ -341,7 +408,7 @@ pub fn convex_optimum(
     }
     // Net flows of the output and the input, from the primal solution.
     let (mut out, mut used) = (0.0, 0.0);
-    for (i, (idx, _, _)) in scaled.iter().enumerate() {
+    for (i, (idx, _, _, _)) in scaled.iter().enumerate() {
         for (s, t) in idx.iter().enumerate() {
             let net = sol.x[4 * i + 2 + s] - sol.x[4 * i + s];
             if *t == d_out {
@@ -367,15 +434,10 @@ pub fn convex_optimum(
 /// pool `(u, v)` can when the input reaches one side and the other side
 /// reaches the output, both without the pool itself. Repeated until nothing
 /// more is dropped, because dropping a pool can cut off others.
-fn useful_pools(
-    pools: &[([usize; 2], [f64; 2], f64)],
-    n_tokens: usize,
-    from: usize,
-    to: usize,
-) -> Vec<bool> {
+fn useful_pools(pools: &[[usize; 2]], n_tokens: usize, from: usize, to: usize) -> Vec<bool> {
     let mut keep = vec![true; pools.len()];
     let mut adjacent: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n_tokens];
-    for (i, (t, _, _)) in pools.iter().enumerate() {
+    for (i, t) in pools.iter().enumerate() {
         adjacent[t[0]].push((i, t[1]));
         adjacent[t[1]].push((i, t[0]));
     }
@@ -395,7 +457,7 @@ fn useful_pools(
     };
     loop {
         let mut changed = false;
-        for (i, (t, _, _)) in pools.iter().enumerate() {
+        for (i, t) in pools.iter().enumerate() {
             if !keep[i] {
                 continue;
             }
@@ -419,7 +481,7 @@ mod tests {
     const M: f64 = 1e24;
 
     fn pool(a: usize, b: usize, ra: f64, rb: f64) -> CpPool {
-        CpPool { tokens: [a, b], reserves: [ra, rb], gamma: 0.997 }
+        CpPool::constant_product([a, b], [ra, rb], 0.997)
     }
 
     fn rel(a: f64, b: f64) -> f64 {
@@ -573,5 +635,43 @@ mod tests {
             Err(OptimumError::BadPool(0))
         );
         assert_eq!(convex_optimum(&[p], 0, 1, M, &[M, 0.0]), Err(OptimumError::BadUnit(1)));
+    }
+
+    /// A tick range alone: within it, its constant-product curve on the
+    /// virtual reserves; past it, all of its real reserve and no more.
+    #[test]
+    fn a_tick_range_is_its_curve_up_to_its_real_reserve() {
+        let units = [M, M];
+        // L = 1e24, the price 1 in (0.9, 1.1) as sqrt prices.
+        let (l, pa, pb) = (M, 0.9f64.sqrt(), 1.1f64.sqrt());
+        let r = CpPool::tick_range([0, 1], l, pa, pb, 1.0, 0.997);
+        assert!(rel(r.reserves[0] + r.offsets[0], l) < 1e-12);
+        let small = 0.01 * M;
+        let o = solve(&[r], 0, 1, small, &units);
+        assert!(rel(o.amount_out, r.amount_out(0, small)) < 1e-6, "{o:?}");
+        // Ten times what the range can absorb: the output is its token1.
+        let o = solve(&[r], 0, 1, 10.0 * M, &units);
+        assert!(rel(o.amount_out, r.reserves[1]) < 1e-6, "{o:?} vs {}", r.reserves[1]);
+        assert!(o.amount_in_used < 10.0 * M);
+    }
+
+    /// Two adjacent ranges of the same liquidity are one range over both:
+    /// the walk across the boundary is what the optimum finds.
+    #[test]
+    fn adjacent_tick_ranges_compose_like_one() {
+        let units = [M, M];
+        let (l, pa, pm, pb, s) = (M, 0.8f64.sqrt(), 1.0, 1.25f64.sqrt(), 1.05f64.sqrt());
+        let split = [
+            CpPool::tick_range([0, 1], l, pa, pm, s, 0.997),
+            CpPool::tick_range([0, 1], l, pm, pb, s, 0.997),
+        ];
+        let whole = CpPool::tick_range([0, 1], l, pa, pb, s, 0.997);
+        // Selling token1 moves the price up, within the upper range; selling
+        // token0 moves it down, across the boundary at 1.
+        for (from, to, x) in [(1, 0, 0.05 * M), (0, 1, 0.2 * M)] {
+            let (a, b) = (solve(&split, from, to, x, &units), solve(&[whole], from, to, x, &units));
+            assert!(rel(a.amount_out, b.amount_out) < 1e-6, "{a:?} {b:?}");
+            assert!(rel(b.amount_out, whole.amount_out(from, x)) < 1e-6);
+        }
     }
 }

@@ -3,9 +3,13 @@
 //!
 //! Run with `cargo bench -p switchyard-benches --bench quality`. For the
 //! queries of the `search` benchmark (hub→hub, tail→hub, tail→tail) and
-//! trades of $10k, $1M and $10M it builds instances of at most 200 Uniswap V2
-//! pools from synthetic markets of 1k and 10k pools (seed 42). An instance
-//! takes the V2 pools within two hops of the query tokens: up to a quarter
+//! trades of $10k, $1M and $10M it builds instances of at most 200 pools
+//! from synthetic markets of 1k and 10k pools (seed 42), twice: of Uniswap
+//! V2 pairs only, and of V2 pairs and V3 pools (the markets' V3 pools have
+//! 30 initialized ticks; the optimum takes each tick range as a pool, which
+//! is exact, see `switchyard_benches::optimum`). An instance takes the pools
+//! within two hops of the query tokens (a V3 pool's depth is its active
+//! range's virtual reserves): up to a quarter
 //! of it from each query token's own pools (deepest first), the rest either
 //! deepest first (caps of 200, 100 and 50) or as one of eight deterministic
 //! random samples (cap 200); 16 instances per query and trade size. On each
@@ -38,7 +42,7 @@ use switchyard_benches::{
     optimum::{CpPool, convex_optimum, usd_million_units},
     synthetic_market, to_f64, token,
 };
-use switchyard_catalog::market::{Market, PoolRecord, UniswapV2Record};
+use switchyard_catalog::market::{Market, PoolRecord, UniswapV2Record, UniswapV3Record};
 use switchyard_kernel::{MarketSnapshot, RouteRequest, SearchParams, find_routes};
 
 /// (name, token in, token out), as in the `search` benchmark.
@@ -106,10 +110,44 @@ fn index_of(address: Address) -> usize {
 
 /// A V2 record as the optimum's pool.
 fn cp_pool(p: &UniswapV2Record) -> CpPool {
-    CpPool {
-        tokens: [index_of(p.token0), index_of(p.token1)],
-        reserves: [to_f64(p.reserve0), to_f64(p.reserve1)],
-        gamma: 1.0 - f64::from(p.fee_bps) / 10_000.0,
+    CpPool::constant_product(
+        [index_of(p.token0), index_of(p.token1)],
+        [to_f64(p.reserve0), to_f64(p.reserve1)],
+        1.0 - f64::from(p.fee_bps) / 10_000.0,
+    )
+}
+
+/// A V3 record as the optimum's pools: one per initialized tick range with
+/// liquidity (see `switchyard_benches::optimum`), sqrt prices in raw units.
+fn tick_ranges(p: &UniswapV3Record) -> Vec<CpPool> {
+    let tokens = [index_of(p.token0), index_of(p.token1)];
+    let gamma = 1.0 - f64::from(p.fee) / 1e6;
+    let s = to_f64(p.sqrt_price_x96) / 2f64.powi(96);
+    let sqrt_at = |t: i32| 1.0001f64.powf(f64::from(t) / 2.0);
+    let mut out = Vec::new();
+    let mut l: i128 = 0;
+    for w in p.ticks.windows(2) {
+        l += w[0].liquidity_net;
+        if l > 0 {
+            out.push(CpPool::tick_range(
+                tokens,
+                l as f64,
+                sqrt_at(w[0].index),
+                sqrt_at(w[1].index),
+                s,
+                gamma,
+            ));
+        }
+    }
+    out
+}
+
+/// A pool record as the optimum's pools (V2 and V3; none for other kinds).
+fn cp_pools(p: &PoolRecord) -> Vec<CpPool> {
+    match p {
+        PoolRecord::UniswapV2(r) => vec![cp_pool(r)],
+        PoolRecord::UniswapV3(r) => tick_ranges(r),
+        _ => Vec::new(),
     }
 }
 
@@ -165,20 +203,51 @@ struct Instance {
     pools: Vec<usize>,
 }
 
+/// Which pools an instance draws from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kinds {
+    /// Uniswap V2 pairs only.
+    V2,
+    /// Uniswap V2 pairs and V3 pools.
+    V2V3,
+}
+
+/// A pool an instance may hold: its two tokens and its depth in dollars
+/// (V3: the active range's virtual reserves).
+struct Candidate {
+    ends: [usize; 2],
+    usd: f64,
+}
+
+fn candidate(p: &PoolRecord, units: &[f64], kinds: Kinds) -> Option<Candidate> {
+    match p {
+        PoolRecord::UniswapV2(r) => {
+            let ends = [index_of(r.token0), index_of(r.token1)];
+            let usd = to_f64(r.reserve0) / units[ends[0]] + to_f64(r.reserve1) / units[ends[1]];
+            Some(Candidate { ends, usd })
+        }
+        PoolRecord::UniswapV3(r) if kinds == Kinds::V2V3 => {
+            let ends = [index_of(r.token0), index_of(r.token1)];
+            let s = to_f64(r.sqrt_price_x96) / 2f64.powi(96);
+            let l = r.liquidity as f64;
+            let usd = l / s / units[ends[0]] + l * s / units[ends[1]];
+            Some(Candidate { ends, usd })
+        }
+        _ => None,
+    }
+}
+
 /// The instances of one market and query (see the module docs); identical
 /// pool sets are kept once.
-fn instances(s: &Synthetic, units: &[f64], from: usize, to: usize) -> Vec<Instance> {
-    let v2: Vec<(usize, &UniswapV2Record)> = s
+fn instances(s: &Synthetic, units: &[f64], from: usize, to: usize, kinds: Kinds) -> Vec<Instance> {
+    let v2: Vec<(usize, Candidate)> = s
         .market
         .pools
         .iter()
         .enumerate()
-        .filter_map(|(i, p)| match p {
-            PoolRecord::UniswapV2(r) => Some((i, r)),
-            _ => None,
-        })
+        .filter_map(|(i, p)| Some((i, candidate(p, units, kinds)?)))
         .collect();
-    let ends = |r: &UniswapV2Record| [index_of(r.token0), index_of(r.token1)];
+    let ends = |r: &Candidate| r.ends;
     // Tokens one hop from the query tokens, then the pools touching them.
     let mut near: BTreeSet<usize> = [from, to].into();
     for (_, r) in &v2 {
@@ -187,14 +256,11 @@ fn instances(s: &Synthetic, units: &[f64], from: usize, to: usize) -> Vec<Instan
             near.extend(t);
         }
     }
-    let usd = |r: &UniswapV2Record| {
-        let t = ends(r);
-        to_f64(r.reserve0) / units[t[0]] + to_f64(r.reserve1) / units[t[1]]
-    };
-    let mut hood: Vec<(usize, &UniswapV2Record)> =
+    let usd = |r: &Candidate| r.usd;
+    let mut hood: Vec<(usize, Candidate)> =
         v2.into_iter().filter(|(_, r)| ends(r).iter().any(|t| near.contains(t))).collect();
     // Deepest first, ties by pool index.
-    hood.sort_by(|a, b| usd(b.1).total_cmp(&usd(a.1)).then(a.0.cmp(&b.0)));
+    hood.sort_by(|a, b| usd(&b.1).total_cmp(&usd(&a.1)).then(a.0.cmp(&b.0)));
     let n = s.market.pools.len();
     let mut out: Vec<Instance> = Vec::new();
     let mut add = |name: String, mut pools: Vec<usize>| {
@@ -204,7 +270,7 @@ fn instances(s: &Synthetic, units: &[f64], from: usize, to: usize) -> Vec<Instan
         }
     };
     // The pools of each query token, and the others, deepest first.
-    let touches = |r: &UniswapV2Record, t: usize| ends(r).contains(&t);
+    let touches = |r: &Candidate, t: usize| ends(r).contains(&t);
     let own = |t: usize| -> Vec<usize> {
         hood.iter().filter(|(_, r)| touches(r, t)).map(|(i, _)| *i).collect()
     };
@@ -229,7 +295,7 @@ fn instances(s: &Synthetic, units: &[f64], from: usize, to: usize) -> Vec<Instan
         let mut pools = base(cap);
         let room = cap - pools.len();
         pools.extend(rest.iter().take(room));
-        add(format!("{n}/deepest {cap}"), pools);
+        add(format!("{n}/{kinds:?}/deepest {cap}"), pools);
     }
     // Samples: the same own pools, the rest at random.
     for k in 1..=SAMPLES {
@@ -242,13 +308,14 @@ fn instances(s: &Synthetic, units: &[f64], from: usize, to: usize) -> Vec<Instan
         }
         let room = MAX_POOLS - pools.len();
         pools.extend(rest.into_iter().take(room));
-        add(format!("{n}/sample {k}"), pools);
+        add(format!("{n}/{kinds:?}/sample {k}"), pools);
     }
     out
 }
 
 /// One measured case: ratios to the optimum.
 struct Case {
+    kinds: Kinds,
     query: &'static str,
     usd: f64,
     split: f64,
@@ -325,17 +392,13 @@ fn main() {
     for n in MARKETS {
         let s = synthetic_market(n, SEED);
         let units = usd_million_units(&s);
-        for (query, from, to) in QUERIES {
-            for inst in instances(&s, &units, from, to) {
+        for (kinds, (query, from, to)) in
+            [Kinds::V2, Kinds::V2V3].into_iter().flat_map(|k| QUERIES.map(|q| (k, q)))
+        {
+            for inst in instances(&s, &units, from, to, kinds) {
                 let records: Vec<PoolRecord> =
                     inst.pools.iter().map(|i| s.market.pools[*i].clone()).collect();
-                let cp: Vec<CpPool> = records
-                    .iter()
-                    .filter_map(|p| match p {
-                        PoolRecord::UniswapV2(r) => Some(cp_pool(r)),
-                        _ => None,
-                    })
-                    .collect();
+                let cp: Vec<CpPool> = records.iter().flat_map(cp_pools).collect();
                 let market = Market {
                     description: inst.name.clone(),
                     chains: s.market.chains.clone(),
@@ -374,6 +437,7 @@ fn main() {
                         notes.push(format!("{case}: a ratio above 1: {top:.8}"));
                     }
                     cases.push(Case {
+                        kinds,
                         query,
                         usd,
                         split,
@@ -390,23 +454,31 @@ fn main() {
             }
         }
     }
-    let by_trade = |usd: f64| cases.iter().filter(|c| c.usd == usd).collect::<Vec<_>>();
     let header = "instances | optimum out/in value (median) | split median | split p5 | split min | single median | single p5 | single min | Clarabel ms (mean) | pools solved (mean)";
     let rule = "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:";
-    println!(
-        "Route quality: amountOut / convex optimum, V2 instances of at most {MAX_POOLS} pools \
-         from synthetic markets of {MARKETS:?} pools (seed {SEED}); gross output\n"
-    );
-    println!("| trade | {header} |\n|---:|{rule}|");
-    for usd in TRADES_USD {
-        println!("| ${usd:.0} | {} |", summary(&by_trade(usd)));
-    }
-    println!("\n| query | trade | {header} |\n|---|---:|{rule}|");
-    for (query, _, _) in QUERIES {
+    for (kinds, what) in [
+        (Kinds::V2, "V2 instances"),
+        (Kinds::V2V3, "V2 and V3 instances (a V3 pool: one optimum pool per tick range)"),
+    ] {
+        let by_trade = |usd: f64| {
+            cases.iter().filter(|c| c.usd == usd && c.kinds == kinds).collect::<Vec<_>>()
+        };
+        println!(
+            "\nRoute quality: amountOut / convex optimum, {what} of at most {MAX_POOLS} pools \
+             from synthetic markets of {MARKETS:?} pools (seed {SEED}); gross output\n"
+        );
+        println!("| trade | {header} |\n|---:|{rule}|");
         for usd in TRADES_USD {
-            let c: Vec<&Case> = by_trade(usd).into_iter().filter(|c| c.query == query).collect();
-            if !c.is_empty() {
-                println!("| {query} | ${usd:.0} | {} |", summary(&c));
+            println!("| ${usd:.0} | {} |", summary(&by_trade(usd)));
+        }
+        println!("\n| query | trade | {header} |\n|---|---:|{rule}|");
+        for (query, _, _) in QUERIES {
+            for usd in TRADES_USD {
+                let c: Vec<&Case> =
+                    by_trade(usd).into_iter().filter(|c| c.query == query).collect();
+                if !c.is_empty() {
+                    println!("| {query} | ${usd:.0} | {} |", summary(&c));
+                }
             }
         }
     }
@@ -416,14 +488,19 @@ fn main() {
          gap: Clarabel's relative duality gap; reduced: solves accepted at reduced accuracy.\n"
     );
     println!(
-        "| query | trade | wide median | wide p5 | wide min | with a 2-pool path | greedy median | greedy p5 | greedy min | max gap | reduced |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "| pools | query | trade | wide median | wide p5 | wide min | with a 2-pool path | greedy median | greedy p5 | greedy min | max gap | reduced |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for (query, _, _) in QUERIES {
-        for usd in TRADES_USD {
-            let c: Vec<&Case> = by_trade(usd).into_iter().filter(|c| c.query == query).collect();
-            if !c.is_empty() {
-                println!("| {query} | ${usd:.0} | {} |", diagnostics(&c));
+    for kinds in [Kinds::V2, Kinds::V2V3] {
+        for (query, _, _) in QUERIES {
+            for usd in TRADES_USD {
+                let c: Vec<&Case> = cases
+                    .iter()
+                    .filter(|c| c.usd == usd && c.kinds == kinds && c.query == query)
+                    .collect();
+                if !c.is_empty() {
+                    println!("| {kinds:?} | {query} | ${usd:.0} | {} |", diagnostics(&c));
+                }
             }
         }
     }
