@@ -559,21 +559,36 @@ fn route_leg(
         && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN)
     {
         let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked);
-        let paths = optimal::optimal_paths(
-            snapshot,
-            &edges,
-            from,
-            to,
-            amount_f,
-            params.max_hops,
-            params.max_splits,
-        );
-        let paths: Vec<&[Edge]> = paths.iter().filter(|p| clean(p)).map(Vec::as_slice).collect();
-        if paths.len() > 1 {
-            split_exact(snapshot, working, &paths, amount, params.split_chunks)
-        } else {
-            None
+        let walks = if optimal::has_v3(snapshot, &edges) { &[false, true][..] } else { &[false] };
+        let mut best: Option<(Vec<Route>, BTreeMap<usize, PoolState>)> = None;
+        let mut tried: Vec<Vec<Vec<Edge>>> = Vec::new();
+        for &walk_v3 in walks {
+            let limits = optimal::Limits {
+                max_hops: params.max_hops,
+                max_paths: params.max_splits,
+                walk_v3,
+            };
+            let paths = optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits);
+            if tried.contains(&paths) {
+                continue;
+            }
+            let clean_paths: Vec<&[Edge]> =
+                paths.iter().filter(|p| clean(p)).map(Vec::as_slice).collect();
+            let found = (clean_paths.len() > 1)
+                .then(|| split_exact(snapshot, working, &clean_paths, amount, params.split_chunks))
+                .flatten();
+            tried.push(paths);
+            best = match (best, found) {
+                (Some(a), Some(b)) => {
+                    let out = |r: &[Route]| {
+                        r.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out))
+                    };
+                    Some(if out(&b.0) > out(&a.0) { b } else { a })
+                }
+                (a, b) => a.or(b),
+            };
         }
+        best
     } else {
         None
     };
