@@ -559,16 +559,23 @@ fn route_leg(
         && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN)
     {
         let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked);
-        let walks = if optimal::has_v3(snapshot, &edges) { &[false, true][..] } else { &[false] };
         let mut best: Option<(Vec<Route>, BTreeMap<usize, PoolState>)> = None;
         let mut tried: Vec<Vec<Vec<Edge>>> = Vec::new();
-        for &walk_v3 in walks {
+        // With the active ranges first; walking V3 ranges too only when
+        // that solution leaves one (see `optimal::Limits::walk_v3`).
+        let mut walk_too = false;
+        for walk_v3 in [false, true] {
+            if walk_v3 && !walk_too {
+                break;
+            }
             let limits = optimal::Limits {
                 max_hops: params.max_hops,
                 max_paths: params.max_splits,
                 walk_v3,
             };
-            let paths = optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits);
+            let (paths, crossed) =
+                optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits);
+            walk_too = crossed;
             if tried.contains(&paths) {
                 continue;
             }

@@ -53,6 +53,9 @@ struct Curve<'a> {
     gamma: f64,
     /// A V3 pool's ranges (`None`: the curve is `r_in`, `r_out`).
     walk: Option<Walk<'a>>,
+    /// What may reach the curve before the price leaves the active range
+    /// (a V3 pool's next initialized tick; infinite for V2).
+    capacity: f64,
 }
 
 /// A V3 pool in one direction: its price, active liquidity and initialized
@@ -129,12 +132,13 @@ impl<'a> Curve<'a> {
         let Edge::Pool { pool, i, j } = edge else { return None };
         let p = snapshot.pools().get(pool as usize)?;
         let (i, j) = (usize::from(i), usize::from(j));
-        let (r_in, r_out, gamma, walk) = match &p.state {
+        let (r_in, r_out, gamma, walk, capacity) = match &p.state {
             PoolState::UniswapV2 { reserves, fee_bps } => (
                 u256_to_f64(alloy_primitives::U256::from(*reserves.get(i)?)),
                 u256_to_f64(alloy_primitives::U256::from(*reserves.get(j)?)),
                 1.0 - f64::from(*fee_bps) / 10_000.0,
                 None,
+                f64::INFINITY,
             ),
             PoolState::UniswapV3(v3) => {
                 let s = u256_to_f64(v3.sqrt_price_x96) / 2f64.powi(96);
@@ -153,7 +157,15 @@ impl<'a> Curve<'a> {
                     below: v3.ticks.partition_point(|(t, _)| *t <= v3.tick),
                     zero_for_one: i == 0,
                 };
-                (r_in, r_out, 1.0 - f64::from(v3.fee) / 1e6, walk_v3.then_some(walk))
+                let sqrt = v3.ticks.sqrt_prices();
+                let capacity = if i == 0 {
+                    walk.below
+                        .checked_sub(1)
+                        .map_or(f64::INFINITY, |k| l * (1.0 / sqrt[k] - 1.0 / s))
+                } else {
+                    sqrt.get(walk.below).map_or(f64::INFINITY, |b| l * (b - s))
+                };
+                (r_in, r_out, 1.0 - f64::from(v3.fee) / 1e6, walk_v3.then_some(walk), capacity)
             }
             _ => return None,
         };
@@ -165,6 +177,7 @@ impl<'a> Curve<'a> {
             r_out,
             gamma,
             walk,
+            capacity,
         })
     }
 
@@ -312,14 +325,15 @@ fn lbfgs(f: impl Fn(&[f64], &mut [f64]) -> f64, mut x: Vec<f64>, iterations: usi
 /// first, at most `max_paths`: found over the pool edges `edges` (pools
 /// that are not constant-product curves, and bridges, are left out). V3
 /// pools walk their tick ranges when `walk_v3`, else trade on their active
-/// range's curve (see [`has_v3`] for why both are asked).
+/// range's curve; then the second value tells whether a V3 pool's flow
+/// left its active range (the walk would differ; see [`Limits::walk_v3`]).
 pub(super) fn optimal_paths(
     snapshot: &MarketSnapshot,
     edges: &[(TokenIx, TokenIx, Edge)],
     (from, to): (TokenIx, TokenIx),
     amount: f64,
     Limits { max_hops, max_paths, walk_v3 }: Limits,
-) -> Vec<Vec<Edge>> {
+) -> (Vec<Vec<Edge>>, bool) {
     // Local token indexes.
     let mut tokens: Vec<TokenIx> = vec![from, to];
     let mut index: std::collections::HashMap<TokenIx, usize> =
@@ -340,7 +354,7 @@ pub(super) fn optimal_paths(
         }
     }
     if curves.is_empty() || amount.is_nan() || amount <= 0.0 {
-        return Vec::new();
+        return (Vec::new(), false);
     }
     let problem = Problem { curves, tokens: tokens.len(), input: 0, output: 1, amount };
     // Start from spot values: each token worth the best rate into a token
@@ -357,11 +371,13 @@ pub(super) fn optimal_paths(
     }
     let floor = nu.iter().copied().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
     if !floor.is_finite() || nu[0] <= 0.0 {
-        return Vec::new();
+        return (Vec::new(), false);
     }
     let theta0: Vec<f64> =
         nu.iter().map(|v| if *v > 0.0 { v.ln() } else { floor.ln() - 20.0 }).collect();
     let flows = problem.solve(theta0);
+    let crossed =
+        !walk_v3 && problem.curves.iter().zip(&flows).any(|(c, (x, _))| c.gamma * x > c.capacity);
 
     // Decompose: at each token, the flow leaving splits by each curve's
     // share of what is sold there; a path's share of the input is the
@@ -401,7 +417,7 @@ pub(super) fn optimal_paths(
         }
     }
     found.sort_by(|a, b| b.0.total_cmp(&a.0));
-    found.into_iter().take(max_paths).map(|(_, p)| p).collect()
+    (found.into_iter().take(max_paths).map(|(_, p)| p).collect(), crossed)
 }
 
 /// How far [`optimal_paths`] looks, and how it prices V3 pools.
@@ -411,22 +427,15 @@ pub(super) struct Limits {
     pub(super) max_hops: usize,
     /// Paths returned.
     pub(super) max_paths: usize,
-    /// V3 pools walk their tick ranges.
+    /// V3 pools walk their tick ranges. The walk is the exact dual, but
+    /// the paths it decomposes into are not always the better ones once
+    /// the split stage allocates over at most `max_splits` of them: on the
+    /// quality bench's V2/V3 instances it lifts $10M trades (median 0.870
+    /// → 0.920) and lowers some $1M tail→tail ones (0.988 → 0.983). The
+    /// search solves with the active ranges first, and walks too only when
+    /// that solution's flow leaves a pool's active range, keeping what
+    /// delivers more.
     pub(super) walk_v3: bool,
-}
-
-/// Whether `edges` hold a V3 pool. The walk over its ranges is the exact
-/// dual, but the paths it decomposes into are not always the better ones
-/// once the split stage allocates over at most `max_splits` of them: on
-/// the quality bench's V2/V3 instances the walk lifts $10M trades (median
-/// 0.870 → 0.920) and lowers some $1M tail→tail ones (0.988 → 0.983), so
-/// the search asks for both and keeps what delivers more.
-pub(super) fn has_v3(snapshot: &MarketSnapshot, edges: &[(TokenIx, TokenIx, Edge)]) -> bool {
-    edges.iter().any(|(_, _, e)| {
-        e.pool()
-            .and_then(|p| snapshot.pools().get(p as usize))
-            .is_some_and(|p| matches!(p.state, PoolState::UniswapV3(_)))
-    })
 }
 
 #[cfg(test)]
@@ -445,6 +454,7 @@ mod tests {
             r_out: r,
             gamma: 1.0,
             walk: None,
+            capacity: f64::INFINITY,
         };
         let p = Problem {
             curves: vec![curve(0, 1, 1e6), curve(0, 1, 3e6), curve(1, 0, 1e6), curve(1, 0, 3e6)],
@@ -475,6 +485,7 @@ mod tests {
             r_out,
             gamma: 0.997,
             walk: None,
+            capacity: f64::INFINITY,
         };
         // 0 → 1 direct; 0 → 2 → 1 deeper.
         let p = Problem {
@@ -523,7 +534,16 @@ mod tests {
             };
             let (r_in, r_out) = if zero_for_one { (l / s, l * s) } else { (l * s, l / s) };
             let edge = Edge::Pool { pool: 0, i: 0, j: 1 };
-            let cp = Curve { edge, from: 0, to: 1, r_in, r_out, gamma: 0.997, walk: None };
+            let cp = Curve {
+                edge,
+                from: 0,
+                to: 1,
+                r_in,
+                r_out,
+                gamma: 0.997,
+                walk: None,
+                capacity: f64::INFINITY,
+            };
             let v3 = Curve { walk: Some(walk), ..cp };
             for (nu_in, nu_out) in [(0.5, 1.0), (0.9, 1.0), (1.0, 3.0), (1.0, 1.0)] {
                 let (a, b) = (cp.arbitrage(nu_in, nu_out), v3.arbitrage(nu_in, nu_out));
