@@ -211,10 +211,11 @@ impl From<EngineError> for ApiError {
         // The wire's part: which field is at fault, and the message. Every
         // variant is named; the code is the engine's.
         let (field, message): (Option<Cow<'static, str>>, Cow<'static, str>) = match &e {
-            EngineError::Unauthenticated => {
+            // One answer for every bad key: telling a revoked key from an
+            // unknown one would tell a caller which keys once existed.
+            EngineError::Unauthenticated | EngineError::Revoked => {
                 (Some("Authorization".into()), "missing or invalid api key".into())
             }
-            EngineError::Revoked => (Some("Authorization".into()), "api key revoked".into()),
             EngineError::RateLimited { .. } => (None, "rate limit exceeded".into()),
             EngineError::RateStore(_) => (
                 None,
