@@ -15,8 +15,9 @@ pub enum EngineError {
     /// The market snapshot could not be built.
     #[error("market snapshot")]
     Kernel(#[from] switchyard_kernel::KernelError),
-    /// The key store failed.
-    #[error("key store")]
+    /// The SQLite store (API keys and routed volume) failed; the cause is
+    /// the source (logs print the chain: "database or disk is full").
+    #[error("SQLite store (api keys, routed volume)")]
     Store(#[from] rusqlite::Error),
     /// The data directory could not be prepared.
     #[error("data directory {path}")]
@@ -79,5 +80,23 @@ impl EngineError {
             | Self::SearchPanicked
             | Self::Random => ApiCode::Internal,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failing SQLite store names itself, and the log line carries the
+    /// cause (issue 16: a full disk was logged as `key store` alone).
+    #[test]
+    fn a_store_error_is_logged_with_its_cause() {
+        let full = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            None,
+        );
+        let line = crate::error_chain(&EngineError::Store(full));
+        assert!(line.starts_with("SQLite store"), "{line}");
+        assert!(line.contains("database or disk is full"), "{line}");
     }
 }

@@ -133,7 +133,7 @@ impl Actor for EmbeddedFeed {
                         let changes = act.take_pending();
                         act.publisher.do_send(changes);
                     }
-                    Err(e) => tracing::error!(error = %e, "embedded feed: block not applied"),
+                    Err(e) => tracing::error!(error = %crate::error_chain(&e), "embedded feed: block not applied"),
                 }
             });
         }

@@ -81,7 +81,7 @@ pub(crate) async fn node_balances(
         None => eoa,
     };
     let down = |e: crate::rpc::RpcError| {
-        tracing::warn!(%chain, error = %e, "balances: the node does not answer");
+        tracing::warn!(%chain, error = %crate::error_chain(&e), "balances: the node does not answer");
         EngineError::Exec(switchyard_exec::ExecError::StaleMarket { chain })
     };
     let native: U256 =

@@ -310,13 +310,13 @@ impl Actor for KeyStoreActor {
     fn started(&mut self, ctx: &mut Self::Context) {
         Backoff::hold(self.pause, self, ctx);
         if let Err(e) = self.refresh(true) {
-            tracing::error!(error = %e, "key store failed to load");
+            tracing::error!(error = %crate::error_chain(&e), "key store failed to load");
         }
         ctx.run_interval(Duration::from_millis(500), |act, _| {
             if let Err(e) = act.refresh(false) {
                 // Drop the connection; the next tick reopens it.
                 act.store = None;
-                tracing::warn!(error = %e, "key store refresh failed");
+                tracing::warn!(error = %crate::error_chain(&e), "key store refresh failed");
             }
         });
     }

@@ -296,7 +296,7 @@ impl Engine {
                     let _ = tx.send((System::current(), keys, volume, prices, feed, bundles));
                 });
                 if let Err(e) = sys.run() {
-                    tracing::error!(error = %e, "engine actor system stopped with an error");
+                    tracing::error!(error = %crate::error_chain(&e), "engine actor system stopped with an error");
                 }
             })
             .map_err(|source| EngineError::DataDir { path: "engine thread".into(), source })?;

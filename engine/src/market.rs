@@ -227,7 +227,7 @@ impl PriceCacheActor {
                         }
                     });
                 }
-                Err(e) => tracing::error!(error = %e, "world not rebuilt: transactions stay on the previous state"),
+                Err(e) => tracing::error!(error = %crate::error_chain(&e), "world not rebuilt: transactions stay on the previous state"),
             }
             act.proving = false;
             act.proven.send_replace(generation);
@@ -312,7 +312,7 @@ impl Handler<ApplyStates> for PriceCacheActor {
         match guarded(ctx, "price cache", || Ok(current.apply(&delta)?)) {
             Ok(next) => self.publish(Arc::new(next), true, ctx),
             Err(e) => {
-                tracing::error!(error = %e, "pool states not applied");
+                tracing::error!(error = %crate::error_chain(&e), "pool states not applied");
                 Box::pin(fut::ready(()))
             }
         }
@@ -386,7 +386,7 @@ impl Handler<ReplaceSource> for PriceCacheActor {
                 published
             }
             Err(e) => {
-                tracing::error!(error = %e, "a feed's pools not published");
+                tracing::error!(error = %crate::error_chain(&e), "a feed's pools not published");
                 Box::pin(fut::ready(()))
             }
         }

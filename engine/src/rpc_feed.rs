@@ -969,7 +969,7 @@ async fn follow(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result<Move
         match read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await {
             Ok(()) => book.tokens_due = false,
             Err(e) => {
-                tracing::warn!(chain = %spec.config.chain, source = %spec.source, error = %e, "the tokens of new pools were not read: asked again at the next step");
+                tracing::warn!(chain = %spec.config.chain, source = %spec.source, error = %crate::error_chain(&e), "the tokens of new pools were not read: asked again at the next step");
                 book.tokens_due = true;
             }
         }
@@ -1485,7 +1485,7 @@ impl RpcFeed {
                     chain = %spec.config.chain,
                     source = %spec.source,
                     url = %spec.config.url,
-                    error = %e,
+                    error = %crate::error_chain(&e),
                     failures = self.failures,
                     retry_in_ms = wait.as_millis() as u64,
                     "rpc feed: step failed"

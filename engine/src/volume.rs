@@ -98,14 +98,14 @@ impl Actor for VolumeRecorder {
         Backoff::hold(self.pause, self, ctx);
         ctx.run_interval(FLUSH_EVERY, |act, _| {
             if let Err(e) = act.flush() {
-                tracing::warn!(error = %e, "routed volume not written yet; retrying");
+                tracing::warn!(error = %crate::error_chain(&e), "routed volume not written yet; retrying");
             }
         });
     }
 
     fn stopping(&mut self, _: &mut Self::Context) -> Running {
         if let Err(e) = self.flush() {
-            tracing::error!(error = %e, "routed volume lost on stop");
+            tracing::error!(error = %crate::error_chain(&e), "routed volume lost on stop");
         }
         Running::Stop
     }
