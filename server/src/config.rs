@@ -9,6 +9,9 @@
 //! catalog_files = ["catalog.json"] # SWITCHYARD_CATALOG_FILES: laid over the embedded catalog
 //! body_limit_bytes = 1048576       # SWITCHYARD_BODY_LIMIT_BYTES
 //! request_timeout_ms = 10000       # SWITCHYARD_REQUEST_TIMEOUT_MS
+//! max_connections = 4096           # SWITCHYARD_MAX_CONNECTIONS: one more is closed at once
+//! header_timeout_ms = 10000        # SWITCHYARD_HEADER_TIMEOUT_MS: to send headers; also the keep-alive idle time
+//! shutdown_drain_ms = 10000        # SWITCHYARD_SHUTDOWN_DRAIN_MS: in-flight requests' time on SIGTERM
 //! default_key_rate = 10.0          # SWITCHYARD_DEFAULT_KEY_RATE: req/s of `keys create` without --rate
 //! log_format = "json"              # SWITCHYARD_LOG_FORMAT: json | pretty
 //! log_filter = "info"              # SWITCHYARD_LOG_FILTER (or RUST_LOG)
@@ -37,6 +40,12 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATA_DIR: &str = ".switchyard";
 /// Default request body limit: 1 MiB.
 pub const DEFAULT_BODY_LIMIT_BYTES: usize = 1024 * 1024;
+/// Default cap on open connections.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
+/// Default time to send a request's headers (and the keep-alive idle time).
+pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 10_000;
+/// Default drain of in-flight requests on shutdown.
+pub const DEFAULT_SHUTDOWN_DRAIN_MS: u64 = 10_000;
 /// Default request timeout: 10 s.
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 10_000;
 /// Default rate of new keys, requests per second.
@@ -111,6 +120,12 @@ pub struct RawConfig {
     pub body_limit_bytes: usize,
     /// Request timeout.
     pub request_timeout_ms: u64,
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// Time to send a request's headers; also the keep-alive idle time.
+    pub header_timeout_ms: u64,
+    /// Time in-flight requests get on shutdown.
+    pub shutdown_drain_ms: u64,
     /// Rate of new keys.
     pub default_key_rate: f64,
     /// `json` or `pretty`.
@@ -145,6 +160,9 @@ impl Default for RawConfig {
             catalog_files: Vec::new(),
             body_limit_bytes: DEFAULT_BODY_LIMIT_BYTES,
             request_timeout_ms: DEFAULT_REQUEST_TIMEOUT_MS,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_timeout_ms: DEFAULT_HEADER_TIMEOUT_MS,
+            shutdown_drain_ms: DEFAULT_SHUTDOWN_DRAIN_MS,
             default_key_rate: DEFAULT_KEY_RATE,
             log_format: "json".to_owned(),
             log_filter: "info".to_owned(),
@@ -171,6 +189,8 @@ pub struct Config {
     pub catalog_files: Vec<PathBuf>,
     /// Server settings.
     pub settings: crate::ServerSettings,
+    /// How connections are held.
+    pub connections: crate::listener::ConnectionLimits,
     /// Rate of new keys.
     pub default_key_rate: f64,
     /// Pretty logs instead of JSON.
@@ -237,6 +257,15 @@ impl RawConfig {
         if self.request_timeout_ms == 0 {
             return Err(invalid("request_timeout_ms", "must be positive"));
         }
+        for (key, v) in [
+            ("max_connections", self.max_connections as u64),
+            ("header_timeout_ms", self.header_timeout_ms),
+            ("shutdown_drain_ms", self.shutdown_drain_ms),
+        ] {
+            if v == 0 {
+                return Err(invalid(key, "must be positive"));
+            }
+        }
         if !(self.default_key_rate.is_finite() && self.default_key_rate > 0.0) {
             return Err(invalid("default_key_rate", "must be a positive number"));
         }
@@ -298,6 +327,11 @@ impl RawConfig {
             settings: crate::ServerSettings {
                 body_limit_bytes: self.body_limit_bytes,
                 request_timeout: std::time::Duration::from_millis(self.request_timeout_ms),
+            },
+            connections: crate::listener::ConnectionLimits {
+                max_connections: self.max_connections,
+                header_timeout: std::time::Duration::from_millis(self.header_timeout_ms),
+                shutdown_drain: std::time::Duration::from_millis(self.shutdown_drain_ms),
             },
             default_key_rate: self.default_key_rate,
             pretty_logs,

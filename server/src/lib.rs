@@ -21,6 +21,7 @@ pub mod api;
 pub mod config;
 pub mod dto;
 pub mod error;
+pub mod listener;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;

@@ -172,7 +172,8 @@ fn serve(mut cfg: Config) -> Result<()> {
             .with_context(|| format!("binding {}", cfg.bind))?;
         tracing::info!(addr = %listener.local_addr()?, "listening");
         let router = app(AppState::new(engine, cfg.settings.clone()));
-        axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await?;
+        switchyard_server::listener::serve(listener, router, cfg.connections, shutdown_signal())
+            .await;
         anyhow::Ok(())
     })?;
     shutdown.stop();
