@@ -197,8 +197,11 @@ const TOL_FEAS: f64 = 1e-9;
 /// reduced accuracy. On the benchmark's 200-pool instances Clarabel often
 /// stalls (step length 0) with a gap near `1e-6` of the optimum, far below
 /// what a quality ratio needs, so such a solve is accepted, and the gap
-/// reported, rather than thrown away.
-pub const MAX_REDUCED_GAP: f64 = 1e-5;
+/// reported, rather than thrown away. The mixed V2/V3 instances (thousands
+/// of tick-range cones, some with real reserves far below their virtual
+/// ones) stall at $10k with gaps up to `6e-5`: accepted too, since ratios
+/// divide by the dual bound, which such a gap can only lower a ratio by.
+pub const MAX_REDUCED_GAP: f64 = 1e-4;
 /// Largest primal or dual residual accepted from a reduced-accuracy solve
 /// (Clarabel's normalized residuals; seen up to `4e-7` with a gap of
 /// `1e-11`).
