@@ -238,7 +238,7 @@ impl Tracked {
             Self::V2 { reserves, .. } => {
                 // Both reserves, each within the pair's `uint112` (a node
                 // telling of more is not believed).
-                let max = U256::from(u128::MAX >> 16);
+                let max = switchyard_kernel::amm::uniswap_v2::MAX_RESERVE;
                 reserves.iter().all(|r| !r.is_zero() && *r <= max)
             }
             Self::V3(v) => v.ledger.routable(),

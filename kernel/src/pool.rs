@@ -185,7 +185,7 @@ impl PoolState {
     /// A Uniswap V2 pair's state, or `None` when a reserve exceeds the
     /// pair's `uint112`.
     pub fn uniswap_v2(reserves: [U256; 2], fee_bps: u32) -> Option<Self> {
-        let max = U256::from(u128::MAX >> 16);
+        let max = crate::amm::uniswap_v2::MAX_RESERVE;
         if reserves[0] > max || reserves[1] > max {
             return None;
         }

@@ -1050,7 +1050,8 @@ impl<'a> ChainBuilder<'a> {
         }
         let pair_hash =
             keccak256(self.npm.initcode(Artifact::UniswapV2Pair).doing(|| "v2 pair".into())?);
-        if reserves[0] >= U256::ONE << 112 || reserves[1] >= U256::ONE << 112 {
+        let max = switchyard_kernel::amm::uniswap_v2::MAX_RESERVE;
+        if reserves[0] > max || reserves[1] > max {
             return Err(self.inconsistent(pool.address, "reserves past uint112"));
         }
         let factory = self

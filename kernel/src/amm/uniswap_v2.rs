@@ -6,6 +6,10 @@ use alloy_primitives::U256;
 
 use super::AmmError;
 
+/// The largest reserve a pair holds: it stores reserves as `uint112` and
+/// reverts (`OVERFLOW`) on a balance past it.
+pub const MAX_RESERVE: U256 = U256::from_limbs([u64::MAX, u64::MAX >> 16, 0, 0]);
+
 /// Output for `amount_in` of the token whose reserve is `reserve_in`.
 pub fn amount_out(
     amount_in: U256,
@@ -19,10 +23,8 @@ pub fn amount_out(
     if reserve_in.is_zero() || reserve_out.is_zero() {
         return Err(AmmError::InsufficientLiquidity);
     }
-    // The pair keeps reserves as `uint112` and reverts (`OVERFLOW`) when a
-    // balance would exceed it: the pool cannot take this much.
-    let max_reserve = (U256::ONE << 112) - U256::ONE;
-    if reserve_in.checked_add(amount_in).is_none_or(|b| b > max_reserve) {
+    // A balance past `uint112` reverts: the pool cannot take this much.
+    if reserve_in.checked_add(amount_in).is_none_or(|b| b > MAX_RESERVE) {
         return Err(AmmError::InsufficientLiquidity);
     }
     let with_fee =
@@ -74,6 +76,11 @@ mod tests {
 
     /// The pair's reserves are `uint112`: a trade that would take the input
     /// reserve past `2^112 - 1` reverts on chain, so it is refused here.
+    #[test]
+    fn max_reserve_is_uint112_max() {
+        assert_eq!(MAX_RESERVE, (U256::ONE << 112) - U256::ONE);
+    }
+
     #[test]
     fn input_reserve_stays_within_uint112() {
         let max = (U256::ONE << 112) - U256::ONE;
