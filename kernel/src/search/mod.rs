@@ -555,54 +555,42 @@ fn route_leg(
     };
     // The paths of the optimal routing over the subgraph around the
     // candidates, split over the same way: kept if they deliver more.
-    let optimal = if worth_splitting
-        && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN)
-    {
-        let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked);
-        let mut best: Option<(Vec<Route>, BTreeMap<usize, PoolState>)> = None;
-        let mut tried: Vec<Vec<Vec<Edge>>> = Vec::new();
-        // With the active ranges first; walking V3 ranges too only when
-        // that solution leaves one (see `optimal::Limits::walk_v3`).
-        let mut walk_too = false;
-        for walk_v3 in [false, true] {
-            if walk_v3 && !walk_too {
-                break;
-            }
-            let limits = optimal::Limits {
-                max_hops: params.max_hops,
-                max_paths: params.max_splits,
-                walk_v3,
+    let optimal =
+        if worth_splitting && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN) {
+            let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked);
+            let solve = |walk_v3| {
+                let limits = optimal::Limits {
+                    max_hops: params.max_hops,
+                    max_paths: params.max_splits,
+                    walk_v3,
+                };
+                optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits)
             };
-            let (paths, crossed) =
-                optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits);
-            walk_too = crossed;
-            if tried.contains(&paths) {
-                continue;
-            }
-            let clean_paths: Vec<&[Edge]> =
-                paths.iter().filter(|p| clean(p)).map(Vec::as_slice).collect();
-            let found = (clean_paths.len() > 1)
-                .then(|| split_exact(snapshot, working, &clean_paths, amount, params.split_chunks))
-                .flatten();
-            tried.push(paths);
-            best = match (best, found) {
-                (Some(a), Some(b)) => {
-                    let out = |r: &[Route]| {
-                        r.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out))
-                    };
-                    Some(if out(&b.0) > out(&a.0) { b } else { a })
-                }
+            let allocate = |paths: &[Vec<Edge>]| {
+                let paths: Vec<&[Edge]> =
+                    paths.iter().filter(|p| clean(p)).map(Vec::as_slice).collect();
+                (paths.len() > 1)
+                    .then(|| split_exact(snapshot, working, &paths, amount, params.split_chunks))
+                    .flatten()
+            };
+            // With the active ranges first; with V3 ranges walked too only when
+            // that solution leaves one (see `optimal::Limits::walk_v3`), and
+            // only if the walk gives other paths. The split delivering more is
+            // kept.
+            let (paths, crossed) = solve(false);
+            let first = allocate(&paths);
+            let walked =
+                crossed.then(|| solve(true).0).filter(|w| *w != paths).and_then(|w| allocate(&w));
+            match (first, walked) {
+                (Some(a), Some(b)) => Some(if total_out(&b.0) > total_out(&a.0) { b } else { a }),
                 (a, b) => a.or(b),
-            };
-        }
-        best
-    } else {
-        None
-    };
+            }
+        } else {
+            None
+        };
     let net_of = |routes: &[Route]| {
-        let out = routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out));
         let gas: u64 = routes.iter().map(|r| path_gas(&r.steps)).sum();
-        net(out, gas, ends.gas_cost)
+        net(total_out(routes), gas, ends.gas_cost)
     };
     let split = match (split, optimal) {
         (Some(a), Some(b)) => Some(if net_of(&b.0) > net_of(&a.0) { b } else { a }),
@@ -619,8 +607,13 @@ fn route_leg(
         working.extend(states);
         vec![Route { amount_in: amount, amount_out: out_of(&steps), steps }]
     };
-    let amount_out = routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out));
+    let amount_out = total_out(&routes);
     Ok(Leg { token_in, token_out, amount_in: amount, amount_out, routes })
+}
+
+/// What the routes deliver together.
+fn total_out(routes: &[Route]) -> U256 {
+    routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out))
 }
 
 /// How far below the best candidate's shadow output, net of estimated gas,
