@@ -1889,18 +1889,34 @@ mod tests {
     use crate::evm::abi::SmartWallet;
     use alloy_sol_types::SolCall;
 
+    /// The embedded catalog and market, the npm artifacts, the USD anchors,
+    /// the snapshot and its world.
+    struct Embedded {
+        catalog: Catalog,
+        market: Market,
+        npm: NpmArtifacts,
+        anchors: Vec<(ChainId, Address)>,
+        snapshot: MarketSnapshot,
+        world: World,
+    }
+
+    fn embedded() -> Result<Embedded, Box<dyn std::error::Error>> {
+        let catalog = loaders::load_catalog(&[] as &[&str])?;
+        let market = loaders::load_market(None, &catalog)?;
+        let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
+        let anchors = switchyard_kernel::usd_anchors(&catalog);
+        let snapshot = MarketSnapshot::build(&market, &catalog)?;
+        let prices = switchyard_kernel::derive_prices(&snapshot, &anchors);
+        let world = World::build(&catalog, &market, &snapshot, &prices, &npm)?;
+        Ok(Embedded { catalog, market, npm, anchors, snapshot, world })
+    }
+
     /// Patching the traded pools in place gives the storage a rebuild
     /// gives, and swaps in both worlds pay the same: over 60 recorded
     /// blocks, chain by chain.
     #[test]
     fn patched_pools_match_a_rebuild() -> Result<(), Box<dyn std::error::Error>> {
-        let catalog = loaders::load_catalog(&[] as &[&str])?;
-        let market = loaders::load_market(None, &catalog)?;
-        let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
-        let anchors = switchyard_kernel::usd_anchors(&catalog);
-        let mut snapshot = MarketSnapshot::build(&market, &catalog)?;
-        let prices = switchyard_kernel::derive_prices(&snapshot, &anchors);
-        let mut world = World::build(&catalog, &market, &snapshot, &prices, &npm)?;
+        let Embedded { catalog, market, npm, anchors, mut snapshot, mut world } = embedded()?;
         let stream = loaders::embedded_blocks()?;
         let (mut patched_v2, mut patched_v3) = (0, 0);
         for block in stream.blocks.iter().take(60) {
@@ -1980,13 +1996,7 @@ mod tests {
     /// as a rebuild does.
     #[test]
     fn a_patch_renumbers_when_another_chains_pool_goes() -> Result<(), Box<dyn std::error::Error>> {
-        let catalog = loaders::load_catalog(&[] as &[&str])?;
-        let market = loaders::load_market(None, &catalog)?;
-        let npm = NpmArtifacts::load(&NpmArtifacts::default_dir())?;
-        let anchors = switchyard_kernel::usd_anchors(&catalog);
-        let snapshot = MarketSnapshot::build(&market, &catalog)?;
-        let prices = switchyard_kernel::derive_prices(&snapshot, &anchors);
-        let world = World::build(&catalog, &market, &snapshot, &prices, &npm)?;
+        let Embedded { catalog, market, npm, anchors, snapshot, world } = embedded()?;
         // A served 0.3% pair with a pool of another chain before it.
         let pools: Vec<&Pool> = snapshot.pools().iter().collect();
         let (k, gone) = pools
