@@ -15,17 +15,9 @@ cd "$(dirname "$0")/.."
 dir=$1
 port=${PORT:-18120}
 bin=${BIN:-target/release/switchyard}
-data=$(mktemp -d)
-key=$("$bin" keys create --rate 1000000000 --data-dir "$data" | tail -n 1)
-printf '%s\n' "bind = \"127.0.0.1:$port\"" "data_dir = \"$data\"" \
-  "market = \"$dir/synthetic-market.json\"" "catalog_files = [\"$dir/synthetic-tokens.json\"]" \
-  'log_filter = "warn"' > "$data/config.toml"
-# Every build reads the repo's npm artifacts (a build from another checkout
-# would look for them under its own).
-SWITCHYARD_NODE_MODULES=${SWITCHYARD_NODE_MODULES:-$PWD/contracts/node_modules} \
-  "$bin" serve --config "$data/config.toml" > "$data/server.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
+before_serve() { key=$("$bin" keys create --rate 1000000000 --data-dir "$data" | tail -n 1); }
+# shellcheck source=scripts/serve-market.sh
+. scripts/serve-market.sh
 for _ in $(seq 600); do curl -fs "http://127.0.0.1:$port/ready" > /dev/null && break; sleep 0.2; done
 python3 - "$port" "$key" "${ROUNDS:-10}" "$dir/synthetic-tokens.json" <<'PY'
 import http.client, json, sys, time

@@ -12,16 +12,9 @@ cd "$(dirname "$0")/.."
 dir=$1
 port=${PORT:-18130}
 bin=${BIN:-target/release/switchyard}
-data=$(mktemp -d)
-printf '%s\n' "bind = \"127.0.0.1:$port\"" "data_dir = \"$data\"" \
-  "market = \"$dir/synthetic-market.json\"" "catalog_files = [\"$dir/synthetic-tokens.json\"]" \
-  'log_filter = "warn"' > "$data/config.toml"
 start=$(date +%s.%N)
-# Every build reads the repo's npm artifacts (see quote-mix.sh).
-SWITCHYARD_NODE_MODULES=${SWITCHYARD_NODE_MODULES:-$PWD/contracts/node_modules} \
-  "$bin" serve --config "$data/config.toml" > "$data/server.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
+# shellcheck source=scripts/serve-market.sh
+. scripts/serve-market.sh
 for _ in $(seq 2400); do curl -fs "http://127.0.0.1:$port/ready" > /dev/null && break; sleep 0.05; done
 ready=$(date +%s.%N)
 sleep 10
