@@ -21,8 +21,14 @@
 #                           starts its own on a free loopback port; nothing is
 #                           left running).
 #
+#   chromium                with --tests only: Debian's package, the headless
+#                           browser tests/status_page.rs drives at /status
+#                           (that test installs puppeteer-core itself, npm ci
+#                           in tests/browser).
+#
 # Versions are pinned by contracts/package-lock.json. Needs node and npm, and
-# apt-get (as root, or through sudo) when redis-server is missing.
+# apt-get (as root, or through sudo) when redis-server or chromium is
+# missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,11 +58,18 @@ if [ "${1:-}" = "--tests" ] && [ ! -x tests/node/node_modules/.bin/hardhat ]; th
   [ -x tests/node/node_modules/.bin/hardhat ] || { echo "setup: hardhat could not be installed" >&2; exit 1; }
 fi
 
-if [ "${1:-}" = "--tests" ] && ! command -v redis-server >/dev/null; then
-  echo "setup: installing redis-server (apt-get)" >&2
+apt_install() {
+  local cmd=$1 pkg=$2
+  command -v "$cmd" >/dev/null && return
+  echo "setup: installing $pkg (apt-get)" >&2
   if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get install -y -q redis-server >/dev/null ||
-    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q redis-server >/dev/null; }
-  command -v redis-server >/dev/null || { echo "setup: redis-server could not be installed" >&2; exit 1; }
+  "${sudo[@]}" apt-get install -y -q "$pkg" >/dev/null ||
+    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$pkg" >/dev/null; }
+  command -v "$cmd" >/dev/null || { echo "setup: $pkg could not be installed" >&2; exit 1; }
+}
+
+if [ "${1:-}" = "--tests" ]; then
+  apt_install redis-server redis-server
+  apt_install chromium chromium
 fi

@@ -51,13 +51,13 @@ use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use feed::BLOCK_SECONDS;
 pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
-pub use market::{DEMO_CONFIDENCE, STALE_CONFIDENCE};
+pub use market::{DEMO_CONFIDENCE, PUBLICATION_SECONDS, STALE_CONFIDENCE};
 pub use rate_limit::{RateDecision, RateLimiter};
 // The transaction layer, under the paths the server and the tests use.
 use switchyard_catalog::{Catalog, ChainId, ContractSet, PoolRecord, loaders};
 pub use switchyard_exec::{
     ExecError, MarketState, Quote, QuoteRequest, RouteRequest, RouteTx, StateInputs, build_state,
-    build_state_after, bundle, encode, error_chain, evm, ipor, nontokenized, quote, route,
+    build_state_after, bundle, encode, error_chain, evm, ipor, nontokenized, observe, quote, route,
     simulate, wallet,
 };
 use switchyard_kernel::MarketSnapshot;
@@ -126,7 +126,7 @@ impl FeedState {
 }
 
 /// One feed's status.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FeedStatus {
     /// Chain.
     pub chain: ChainId,
@@ -140,6 +140,9 @@ pub struct FeedStatus {
     pub head_block: u64,
     /// Blocks behind the chain head.
     pub lag_blocks: u64,
+    /// Seconds since the published head fell behind the node's head (0
+    /// when it is not behind, and for the embedded feed and a market file).
+    pub lag_seconds: f64,
     /// While an RPC feed indexes: how far it is.
     pub progress: Option<IndexProgress>,
 }
@@ -741,17 +744,19 @@ impl EngineHandle {
                 state: if ended { FeedState::Ended } else { FeedState::Ready },
                 head_block: head.block_number,
                 lag_blocks: 0,
+                lag_seconds: 0.0,
                 progress: None,
             })
             .collect();
         for h in &self.inner.rpc_health {
-            let (state, head_block, lag_blocks) = h.read();
+            let (state, head_block, lag_blocks, lag_seconds) = h.read();
             out.push(FeedStatus {
                 chain: h.chain,
                 source: Arc::clone(&h.source),
                 state,
                 head_block,
                 lag_blocks,
+                lag_seconds,
                 progress: (state == FeedState::Indexing).then(|| h.progress()).flatten(),
             });
         }

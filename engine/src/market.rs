@@ -7,6 +7,7 @@
 use std::{
     collections::{BTreeSet, HashMap},
     sync::Arc,
+    time::Instant,
 };
 
 use actix::prelude::*;
@@ -20,6 +21,12 @@ use switchyard_kernel::{
 use switchyard_exec::{MarketState, StateInputs, market::unprovable, prove_state};
 
 use crate::supervise::{Backoff, guarded};
+
+/// Histogram: seconds from a change's start (a feed's read of its node,
+/// or the arrival of the embedded feed's block) to its publication,
+/// labelled `stage`: `quotes` (quotes read the new snapshot) or `proven`
+/// (its world is built, so transactions are built and executed on it).
+pub const PUBLICATION_SECONDS: &str = "switchyard_publication_seconds";
 
 /// What a price's confidence keeps while its chain has a stale source.
 pub const STALE_CONFIDENCE: f64 = 0.25;
@@ -65,6 +72,9 @@ pub(crate) struct PriceCacheActor {
 /// A change to prove: its snapshot, with what it was published with.
 struct Proof {
     generation: u64,
+    /// When the change this proof covers began (see
+    /// [`PUBLICATION_SECONDS`]).
+    started: Instant,
     snapshot: Arc<MarketSnapshot>,
     inputs: StateInputs,
     stale: BTreeSet<u32>,
@@ -146,10 +156,13 @@ impl PriceCacheActor {
     /// The answer comes once a proof that includes `snapshot` is done.
     /// `same_pools`: the snapshot has the current one's pools in the same
     /// order (a delta applied), so indexes carry over.
+    /// `started`: when the change began (the feed's read of the node, or
+    /// the message's arrival); publication times are measured from it.
     fn publish(
         &mut self,
         snapshot: Arc<MarketSnapshot>,
         same_pools: bool,
+        started: Instant,
         ctx: &mut Context<Self>,
     ) -> ResponseActFuture<Self, ()> {
         let proven = self.state.load_full();
@@ -169,9 +182,12 @@ impl PriceCacheActor {
             world: proven.world.clone(),
             stale: stale.clone(),
         }));
+        metrics::histogram!(PUBLICATION_SECONDS, "stage" => "quotes")
+            .record(started.elapsed().as_secs_f64());
         self.published += 1;
         let generation = self.published;
-        self.waiting = Some(Proof { generation, snapshot, inputs: self.inputs.clone(), stale });
+        self.waiting =
+            Some(Proof { generation, started, snapshot, inputs: self.inputs.clone(), stale });
         self.prove_next(ctx);
         let mut done = self.proven.subscribe();
         Box::pin(
@@ -187,7 +203,8 @@ impl PriceCacheActor {
         if self.proving {
             return;
         }
-        let Some(Proof { generation, snapshot, inputs, stale }) = self.waiting.take() else {
+        let Some(Proof { generation, started, snapshot, inputs, stale }) = self.waiting.take()
+        else {
             return;
         };
         self.proving = true;
@@ -214,6 +231,8 @@ impl PriceCacheActor {
         ctx.spawn(work.into_actor(self).map(move |built, act, ctx| {
             match built {
                 Ok(mut state) => {
+                    metrics::histogram!(PUBLICATION_SECONDS, "stage" => "proven")
+                        .record(started.elapsed().as_secs_f64());
                     state.stale = stale;
                     let state = Arc::new(state);
                     act.state.store(Arc::clone(&state));
@@ -289,7 +308,7 @@ impl Handler<PublishSnapshot> for PriceCacheActor {
     type Result = ResponseActFuture<Self, ()>;
 
     fn handle(&mut self, msg: PublishSnapshot, ctx: &mut Self::Context) -> Self::Result {
-        self.publish(msg.0, false, ctx)
+        self.publish(msg.0, false, Instant::now(), ctx)
     }
 }
 
@@ -305,12 +324,13 @@ impl Handler<ApplyStates> for PriceCacheActor {
     type Result = ResponseActFuture<Self, ()>;
 
     fn handle(&mut self, msg: ApplyStates, ctx: &mut Self::Context) -> Self::Result {
+        let started = Instant::now();
         let current = Arc::clone(&self.latest.load().snapshot);
         let pools =
             msg.pools.into_iter().filter_map(|(c, a, s)| self.index.get(&(c, a)).map(|k| (*k, s)));
         let delta = SnapshotDelta { heads: msg.heads, pools: pools.collect() };
         match guarded(ctx, "price cache", || Ok(current.apply(&delta)?)) {
-            Ok(next) => self.publish(Arc::new(next), true, ctx),
+            Ok(next) => self.publish(Arc::new(next), true, started, ctx),
             Err(e) => {
                 tracing::error!(error = %crate::error_chain(&e), "pool states not applied");
                 Box::pin(fut::ready(()))
@@ -370,6 +390,7 @@ impl Handler<ReplaceSource> for PriceCacheActor {
     type Result = ResponseActFuture<Self, ()>;
 
     fn handle(&mut self, msg: ReplaceSource, ctx: &mut Self::Context) -> Self::Result {
+        let started = msg.read_at.unwrap_or_else(Instant::now);
         let current = Arc::clone(&self.latest.load().snapshot);
         let (read_at, chain, source) = (msg.read_at, msg.head.chain_id, Arc::clone(&msg.source));
         let built = guarded(ctx, "price cache", || self.replace_source(&current, msg));
@@ -378,7 +399,7 @@ impl Handler<ReplaceSource> for PriceCacheActor {
             Ok(None) => Box::pin(fut::ready(())),
             Ok(Some((next, same_pools))) => {
                 let head = next.head(chain).map(|h| h.block_number);
-                let published = self.publish(Arc::new(next), same_pools, ctx);
+                let published = self.publish(Arc::new(next), same_pools, started, ctx);
                 // Quotes read the new snapshot from here on.
                 if let Some(t) = read_at {
                     tracing::debug!(%chain, %source, head, node_to_quotes_us = t.elapsed().as_micros() as u64, "price cache: quotes see a feed's block");

@@ -176,6 +176,9 @@ struct HealthInner {
     published: bool,
     /// The indexing step's progress, while one runs.
     progress: Option<crate::IndexProgress>,
+    /// Since when the published head is behind the node's (`None`: it is
+    /// not).
+    behind_since: Option<std::time::Instant>,
 }
 
 impl FeedHealth {
@@ -189,14 +192,17 @@ impl FeedHealth {
                 node_head: 0,
                 published: false,
                 progress: None,
+                behind_since: None,
             }),
         }
     }
 
-    /// `(state, head block, blocks behind the node)`.
-    pub(crate) fn read(&self) -> (FeedState, u64, u64) {
+    /// `(state, head block, blocks behind the node, seconds since the
+    /// published head fell behind the node's)`.
+    pub(crate) fn read(&self) -> (FeedState, u64, u64, f64) {
         let h = *self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        (h.state, h.head, h.node_head.saturating_sub(h.head))
+        let behind = h.behind_since.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        (h.state, h.head, h.node_head.saturating_sub(h.head), behind)
     }
 
     /// How far indexing is, while it runs.
@@ -210,7 +216,13 @@ impl FeedHealth {
     }
 
     fn update(&self, f: impl FnOnce(&mut HealthInner)) {
-        f(&mut self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        let mut h = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut h);
+        if h.node_head <= h.head {
+            h.behind_since = None;
+        } else if h.behind_since.is_none() {
+            h.behind_since = Some(std::time::Instant::now());
+        }
     }
 }
 
@@ -1552,7 +1564,7 @@ impl RpcFeed {
             (false, _) => FeedState::Indexing,
             (true, Some(a)) if a > cfg.delayed_after || self.failures > 0 => FeedState::Delayed,
             (true, _) => {
-                let (_, _, lag) = self.spec.health.read();
+                let (_, _, lag, _) = self.spec.health.read();
                 if lag > 1 { FeedState::Delayed } else { FeedState::Ready }
             }
         };

@@ -18,6 +18,7 @@ pub mod evm;
 pub mod ipor;
 pub mod market;
 pub mod nontokenized;
+pub mod observe;
 pub mod quote;
 pub mod route;
 pub mod simulate;

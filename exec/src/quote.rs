@@ -224,14 +224,15 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
         outputs: req.outputs.clone(),
     };
     let snapshot: &MarketSnapshot = &state.snapshot;
-    let plan = find_routes(snapshot, &route_req, &params).map_err(|e| match e {
-        switchyard_kernel::KernelError::NoRoute { .. }
-            if state.stale_on(req.chain, req.destination_chain) =>
-        {
-            ExecError::StaleMarket { chain: req.chain }
-        }
-        e => ExecError::Route(e),
-    })?;
+    let plan = crate::observe::timed_search("quote", || find_routes(snapshot, &route_req, &params))
+        .map_err(|e| match e {
+            switchyard_kernel::KernelError::NoRoute { .. }
+                if state.stale_on(req.chain, req.destination_chain) =>
+            {
+                ExecError::StaleMarket { chain: req.chain }
+            }
+            e => ExecError::Route(e),
+        })?;
     let chain = req.chain;
     let usd_in: Option<f64> = route_req
         .inputs

@@ -150,10 +150,11 @@ pub fn run_prepared(
             })
             .collect()
     };
+    let started = std::time::Instant::now();
     let before = read(evm)?;
-    let out = evm
-        .call(tx.from, tx.to, tx.data.clone(), tx.value)
-        .map_err(|source| SimError::Failed { reason: describe(&source), source })?;
+    let out = evm.call(tx.from, tx.to, tx.data.clone(), tx.value);
+    metrics::histogram!(crate::observe::SIMULATION_SECONDS).record(started.elapsed().as_secs_f64());
+    let out = out.map_err(|source| SimError::Failed { reason: describe(&source), source })?;
     let after = read(evm)?;
     let gains = before.iter().zip(&after).map(|(b, a)| a.checked_sub(*b)).collect();
     Ok(SimOutcome {

@@ -394,6 +394,56 @@ pub struct Ready {
     pub feeds: Vec<FeedStatus>,
 }
 
+/// One source of a chain in `/status.json`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceStatus {
+    /// `demo`, `file`, or the protocol an RPC feed follows.
+    pub source: String,
+    /// `indexing`, `ready`, `delayed`, `stale` or `ended`.
+    pub status: &'static str,
+    /// Head block it published.
+    pub head_block: u64,
+    /// Blocks behind the node.
+    pub lag_blocks: u64,
+}
+
+/// One chain in `/status.json`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChainStatus {
+    /// Chain id.
+    pub chain_id: u64,
+    /// Network name.
+    pub name: String,
+    /// The newest head any source published.
+    pub head_block: u64,
+    /// The largest lag of its sources, in blocks.
+    pub lag_blocks: u64,
+    /// The largest lag of its sources, in seconds behind the node's head.
+    pub lag_seconds: f64,
+    /// Pools in the published state.
+    pub pools: usize,
+    /// Tokens known (catalog and discovered).
+    pub tokens: usize,
+    /// Its sources.
+    pub sources: Vec<SourceStatus>,
+}
+
+/// `/status.json`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    /// Server version.
+    pub version: &'static str,
+    /// Seconds since start.
+    pub uptime_seconds: u64,
+    /// Every chain.
+    pub chains: Vec<ChainStatus>,
+    /// The last minutes of requests.
+    pub window: crate::status::Window,
+}
+
 /// An address in a request body: 0x and 40 hex digits (mixed case must be a
 /// valid EIP-55 checksum).
 #[derive(Debug, ToSchema)]

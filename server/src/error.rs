@@ -42,6 +42,11 @@ pub struct ApiError {
 #[derive(Debug, Clone)]
 pub struct FailureCause(pub String);
 
+/// The wire `code` of an error response, kept in its extensions for the
+/// metrics and the status page (which count errors by code).
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorCode(pub &'static str);
+
 /// The JSON error body (see the module docs).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -401,6 +406,7 @@ impl IntoResponse for ApiError {
             let secs = after.as_secs() + u64::from(after.subsec_nanos() > 0);
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
         }
+        res.extensions_mut().insert(ErrorCode(self.wire_code()));
         if let Some(cause) = self.cause {
             res.extensions_mut().insert(FailureCause(cause));
         }

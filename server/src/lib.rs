@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod query;
+pub mod status;
 
 use std::{sync::Arc, time::Duration};
 

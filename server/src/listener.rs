@@ -82,9 +82,11 @@ pub async fn serve(
         };
         let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
             tracing::warn!(max, "connection closed at once: the server holds its maximum");
+            metrics::counter!(crate::metrics::CONNECTIONS_REFUSED).increment(1);
             drop(stream);
             continue;
         };
+        let permit = Open::new(permit);
         let _ = stream.set_nodelay(true);
         let active = Arc::new(AtomicUsize::new(0));
         let service = {
@@ -133,6 +135,25 @@ pub async fn serve(
             open = max - open.available_permits(),
             "shutdown: requests still in flight after the drain are cut"
         );
+    }
+}
+
+/// An open connection: its place under the cap, counted in the
+/// open-connections gauge until it closes.
+struct Open {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Open {
+    fn new(permit: tokio::sync::OwnedSemaphorePermit) -> Self {
+        metrics::gauge!(crate::metrics::OPEN_CONNECTIONS).increment(1.0);
+        Self { _permit: permit }
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        metrics::gauge!(crate::metrics::OPEN_CONNECTIONS).decrement(1.0);
     }
 }
 

@@ -25,7 +25,7 @@ use tower_http::{
 
 use crate::{
     AppState,
-    error::{ApiError, FailureCause},
+    error::{ApiError, ErrorCode, FailureCause},
 };
 
 static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -72,12 +72,13 @@ async fn observe(
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let method = req.method().as_str().to_owned();
+    let method = req.method().clone();
     let res = match tokio::time::timeout(state.settings.request_timeout, next.run(req)).await {
         Ok(res) => res,
         Err(_) => ApiError::timeout().into_response(),
     };
-    state.metrics.record(&route, &method, res.status().as_u16(), started.elapsed());
+    let code = res.extensions().get::<ErrorCode>().map(|c| c.0);
+    state.metrics.record(&route, &method, res.status().as_u16(), code, started.elapsed());
     // The one place errors are logged: a failure the service owes, with
     // the cause its error left in the response.
     if res.status().is_server_error() {

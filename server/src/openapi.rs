@@ -114,6 +114,8 @@ A 501 names the part of a request this version does not build; a 400 names bad i
         api::ops::health,
         api::ops::ready,
         api::ops::metrics,
+        api::ops::status_page,
+        api::ops::status_json,
     ),
     components(schemas(ErrorBody, dto::PositionModel, dto::TokenModel, dto::PaginationMeta,
         dto::RouteShortcutVariableInputs, dto::BundleAction, dto::IporShortcutInput, dto::AddressText,

@@ -423,16 +423,17 @@ impl<'a> Compiler<'a> {
             inputs: vec![(token_in, amount)],
             outputs: vec![token_out],
         };
-        find_routes(&self.snapshot, &route, &params).map_err(|e| match e {
-            KernelError::SameToken => {
-                BundleError::invalid(at, "tokenIn and tokenOut are the same token")
-            }
-            KernelError::NoRoute { .. } => BundleError::unroutable(
-                at,
-                format!("no route from {token_in:#x} to {token_out:#x} with enough liquidity"),
-            ),
-            other => BundleError::invalid(at, other.to_string()),
-        })
+        crate::observe::timed_search("bundle", || find_routes(&self.snapshot, &route, &params))
+            .map_err(|e| match e {
+                KernelError::SameToken => {
+                    BundleError::invalid(at, "tokenIn and tokenOut are the same token")
+                }
+                KernelError::NoRoute { .. } => BundleError::unroutable(
+                    at,
+                    format!("no route from {token_in:#x} to {token_out:#x} with enough liquidity"),
+                ),
+                other => BundleError::invalid(at, other.to_string()),
+            })
     }
 
     /// Encodes a plan's single leg from slot `x`, advances the snapshot and

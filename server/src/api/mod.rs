@@ -146,6 +146,8 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(ops::health))
         .route("/ready", get(ops::ready))
         .route("/metrics", get(ops::metrics))
+        .route("/status", get(ops::status_page))
+        .route("/status.json", get(ops::status_json))
         .merge(crate::openapi::routes())
         .with_state(state)
 }

@@ -55,3 +55,71 @@ pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
 pub async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(&s.engine))
 }
+
+/// `GET /status.json`: what the status page draws. Per chain: the head,
+/// the lag, each source's state, pools and tokens; the last minutes of
+/// requests per route template; the last errors by code. No key, no
+/// account and no client address is in it.
+#[utoipa::path(get, path = "/status.json", tag = "operations", security(()), responses((status = 200, body = dto::Status)))]
+pub async fn status_json(State(s): State<AppState>) -> Json<dto::Status> {
+    let now = std::time::Instant::now();
+    let counts = crate::metrics::chain_counts(&s.engine);
+    let state = s.engine.state();
+    let mut chains: std::collections::BTreeMap<u64, dto::ChainStatus> = counts
+        .iter()
+        .map(|(chain, c)| {
+            let name = state
+                .catalog
+                .network(switchyard_catalog::ChainId(*chain))
+                .map_or_else(String::new, |n| n.name.clone());
+            let chain_status = dto::ChainStatus {
+                chain_id: *chain,
+                name,
+                head_block: 0,
+                lag_blocks: 0,
+                lag_seconds: 0.0,
+                pools: c.pools,
+                tokens: c.tokens,
+                sources: Vec::new(),
+            };
+            (*chain, chain_status)
+        })
+        .collect();
+    for f in s.engine.feeds() {
+        let c = chains.entry(f.chain.0).or_insert_with(|| dto::ChainStatus {
+            chain_id: f.chain.0,
+            name: String::new(),
+            head_block: 0,
+            lag_blocks: 0,
+            lag_seconds: 0.0,
+            pools: 0,
+            tokens: 0,
+            sources: Vec::new(),
+        });
+        c.head_block = c.head_block.max(f.head_block);
+        c.lag_blocks = c.lag_blocks.max(f.lag_blocks);
+        c.lag_seconds = c.lag_seconds.max(f.lag_seconds);
+        c.sources.push(dto::SourceStatus {
+            source: f.source.to_string(),
+            status: f.state.as_str(),
+            head_block: f.head_block,
+            lag_blocks: f.lag_blocks,
+        });
+    }
+    Json(dto::Status {
+        version: env!("CARGO_PKG_VERSION"),
+        uptime_seconds: s.metrics.board.uptime(now),
+        chains: chains.into_values().collect(),
+        window: s.metrics.board.window(now),
+    })
+}
+
+/// `GET /status`: the operator's live status page, one self-contained
+/// HTML document (no CDN, works offline) that polls `/status.json`.
+#[utoipa::path(get, path = "/status", tag = "operations", security(()), responses((status = 200, body = String, content_type = "text/html")))]
+pub async fn status_page() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")],
+        include_str!("status.html"),
+    )
+}
