@@ -239,8 +239,11 @@ async fn main() {
     let mut rss = Vec::new();
     let end = start + Duration::from_secs(60 * a.minutes);
     let mut minute_no = 1;
-    while Instant::now() < end {
+    loop {
         let due = start + period.mul_f64(n as f64);
+        if due >= end {
+            break;
+        }
         if due >= next_report {
             // Requests still in flight land in the next minute's figures.
             report(minute_no, &minute, &a, &mut all, &mut all_errors, &mut rss).await;
