@@ -21,14 +21,18 @@
 #                           starts its own on a free loopback port; nothing is
 #                           left running).
 #
+#   postgresql              with --tests only: Debian's package, the server
+#                           the two-replica key store test starts in a
+#                           temporary directory on a free port (and stops).
+#
 #   chromium                with --tests only: Debian's package, the headless
 #                           browser tests/status_page.rs drives at /status
 #                           (that test installs puppeteer-core itself, npm ci
 #                           in tests/browser).
 #
 # Versions are pinned by contracts/package-lock.json. Needs node and npm, and
-# apt-get (as root, or through sudo) when redis-server or chromium is
-# missing.
+# apt-get (as root, or through sudo) when redis-server, postgresql or
+# chromium is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,18 +62,22 @@ if [ "${1:-}" = "--tests" ] && [ ! -x tests/node/node_modules/.bin/hardhat ]; th
   [ -x tests/node/node_modules/.bin/hardhat ] || { echo "setup: hardhat could not be installed" >&2; exit 1; }
 fi
 
+# apt_install CHECK PACKAGE: installs PACKAGE unless the command CHECK
+# succeeds.
 apt_install() {
-  local cmd=$1 pkg=$2
-  command -v "$cmd" >/dev/null && return
+  local check=$1 pkg=$2
+  eval "$check" >/dev/null 2>&1 && return
   echo "setup: installing $pkg (apt-get)" >&2
   if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get install -y -q "$pkg" >/dev/null ||
     { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$pkg" >/dev/null; }
-  command -v "$cmd" >/dev/null || { echo "setup: $pkg could not be installed" >&2; exit 1; }
+  eval "$check" >/dev/null 2>&1 || { echo "setup: $pkg could not be installed" >&2; exit 1; }
 }
 
 if [ "${1:-}" = "--tests" ]; then
-  apt_install redis-server redis-server
-  apt_install chromium chromium
+  apt_install "command -v redis-server" redis-server
+  # Debian keeps the server programs out of PATH.
+  apt_install "compgen -G '/usr/lib/postgresql/*/bin/initdb'" postgresql
+  apt_install "command -v chromium" chromium
 fi

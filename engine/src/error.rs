@@ -19,6 +19,13 @@ pub enum EngineError {
     /// the source (logs print the chain: "database or disk is full").
     #[error("SQLite store (api keys, routed volume)")]
     Store(#[from] rusqlite::Error),
+    /// The PostgreSQL store (api keys, routed volume) failed or cannot be
+    /// reached; the cause is the source.
+    #[error("PostgreSQL store (api keys, routed volume)")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// The PostgreSQL store did not answer in time.
+    #[error("PostgreSQL store (api keys, routed volume) did not answer within {0:?}")]
+    PostgresTimeout(Duration),
     /// The data directory could not be prepared.
     #[error("data directory {path}")]
     DataDir {
@@ -69,7 +76,9 @@ impl EngineError {
         match self {
             Self::Unauthenticated | Self::Revoked => ApiCode::Unauthorized,
             Self::RateLimited { .. } => ApiCode::RateLimited,
-            Self::Unavailable(_) => ApiCode::Unavailable,
+            Self::Unavailable(_) | Self::Postgres(_) | Self::PostgresTimeout(_) => {
+                ApiCode::Unavailable
+            }
             Self::RateStore(_) => ApiCode::RateLimiterUnavailable,
             Self::Exec(e) => e.code(),
             Self::Config(_)

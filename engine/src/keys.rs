@@ -1,16 +1,19 @@
-//! API keys: persisted hashed in SQLite, cached in memory for the hot path.
+//! API keys: persisted hashed in SQLite (the embedded default) or in
+//! PostgreSQL (replicas on several machines, [`crate::pg`]), cached in
+//! memory for the hot path.
 //!
 //! A key is `sy_` followed by 48 hex digits (24 random bytes). Only its
 //! SHA-256 is stored. Authentication hashes the presented key, finds the
 //! record by hash and confirms it with a constant-time comparison.
 //!
 //! The `switchyard keys …` commands write the same database from another
-//! process; the [`KeyStoreActor`] notices through SQLite's `data_version` and
-//! reloads the cache within a second, so changes take effect without a
-//! restart.
+//! process (or, with PostgreSQL, from another machine); the
+//! [`KeyStoreActor`] notices through SQLite's `data_version` or the
+//! `key_version` row and reloads the cache within a second, so changes take
+//! effect without a restart.
 
 use std::{
-    collections::HashMap,
+    collections::{BTreeMap, HashMap},
     path::{Path, PathBuf},
     sync::Arc,
     time::{Duration, SystemTime, UNIX_EPOCH},
@@ -88,7 +91,26 @@ pub fn open_db(data_dir: &Path) -> Result<Connection, EngineError> {
     Ok(conn)
 }
 
-fn hash_key(key: &str) -> [u8; 32] {
+/// Where keys and routed volume are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    /// SQLite, in [`DB_FILE`] under this data directory (one machine).
+    Sqlite(PathBuf),
+    /// PostgreSQL at this URL (`postgres://…`), shared by replicas.
+    Postgres(String),
+}
+
+impl Database {
+    /// `database_url` when one is configured, else SQLite in `data_dir`.
+    pub fn from_config(data_dir: &Path, database_url: Option<&str>) -> Self {
+        match database_url.map(str::trim).filter(|u| !u.is_empty()) {
+            Some(url) => Self::Postgres(url.to_owned()),
+            None => Self::Sqlite(data_dir.to_owned()),
+        }
+    }
+}
+
+pub(crate) fn hash_key(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
 }
 
@@ -98,7 +120,7 @@ fn random_bytes<const N: usize>() -> Result<[u8; N], EngineError> {
     Ok(b)
 }
 
-fn now_unix() -> u64 {
+pub(crate) fn now_unix() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
@@ -117,47 +139,79 @@ fn row_to_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Vec<u8>, KeyRecor
     ))
 }
 
+/// A new secret key and its record (id 0 until stored), with its own
+/// fresh account id.
+pub(crate) fn new_key(
+    rate_per_s: f64,
+    label: Option<&str>,
+) -> Result<(String, KeyRecord), EngineError> {
+    let secret = random_bytes::<24>()?;
+    let key = format!("sy_{}", alloy_primitives::hex::encode(secret));
+    let a = random_bytes::<16>()?;
+    let hex = alloy_primitives::hex::encode(a);
+    // A UUID-shaped account id (version 4, variant 1 bits set).
+    let account_id = format!(
+        "{}-{}-4{}-{:x}{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        (a[8] & 0x3) | 0x8,
+        &hex[17..20],
+        &hex[20..32]
+    );
+    let record = KeyRecord {
+        id: 0,
+        prefix: key[..10].to_owned(),
+        account_id,
+        rate_per_s,
+        revoked: false,
+        created_at: now_unix(),
+        label: label.map(str::to_owned),
+    };
+    Ok((key, record))
+}
+
 const SELECT: &str =
     "SELECT key_hash, id, prefix, account_id, rate_per_s, revoked, created_at, label FROM api_keys";
 
-/// Synchronous key store over one SQLite connection.
+/// Synchronous store of keys and routed volume: one SQLite connection, or
+/// one PostgreSQL connection ([`crate::pg::PgStore`]).
 #[derive(Debug)]
 pub struct KeyStore {
-    conn: Connection,
+    backend: Backend,
+}
+
+#[derive(Debug)]
+enum Backend {
+    Sqlite(Connection),
+    /// Boxed: its configuration is four times a SQLite connection.
+    Postgres(Box<crate::pg::PgStore>),
 }
 
 impl KeyStore {
-    /// Opens the store in `data_dir`.
+    /// Opens the SQLite store in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, EngineError> {
-        Ok(Self { conn: open_db(data_dir)? })
+        Ok(Self { backend: Backend::Sqlite(open_db(data_dir)?) })
+    }
+
+    /// Opens the configured store (PostgreSQL: connects and migrates).
+    pub fn connect(db: &Database) -> Result<Self, EngineError> {
+        match db {
+            Database::Sqlite(dir) => Self::open(dir),
+            Database::Postgres(url) => {
+                Ok(Self { backend: Backend::Postgres(Box::new(crate::pg::PgStore::connect(url)?)) })
+            }
+        }
     }
 
     /// Creates a key with its own fresh account id.
     pub fn create(&self, rate_per_s: f64, label: Option<&str>) -> Result<NewKey, EngineError> {
-        let secret = random_bytes::<24>()?;
-        let key = format!("sy_{}", alloy_primitives::hex::encode(secret));
-        let a = random_bytes::<16>()?;
-        let hex = alloy_primitives::hex::encode(a);
-        // A UUID-shaped account id (version 4, variant 1 bits set).
-        let account_id = format!(
-            "{}-{}-4{}-{:x}{}-{}",
-            &hex[0..8],
-            &hex[8..12],
-            &hex[13..16],
-            (a[8] & 0x3) | 0x8,
-            &hex[17..20],
-            &hex[20..32]
-        );
-        let record = KeyRecord {
-            id: 0,
-            prefix: key[..10].to_owned(),
-            account_id,
-            rate_per_s,
-            revoked: false,
-            created_at: now_unix(),
-            label: label.map(str::to_owned),
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.create(rate_per_s, label),
         };
-        self.conn.execute(
+        let (key, record) = new_key(rate_per_s, label)?;
+        conn.execute(
             "INSERT INTO api_keys (key_hash, prefix, account_id, rate_per_s, revoked, created_at, label)
              VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6)",
             params![
@@ -169,22 +223,30 @@ impl KeyStore {
                 record.label
             ],
         )?;
-        let id = self.conn.last_insert_rowid();
+        let id = conn.last_insert_rowid();
         Ok(NewKey { key, record: KeyRecord { id, ..record } })
     }
 
     /// Every key, oldest first.
     pub fn list(&self) -> Result<Vec<KeyRecord>, EngineError> {
-        let mut stmt = self.conn.prepare(&format!("{SELECT} ORDER BY id"))?;
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.list(),
+        };
+        let mut stmt = conn.prepare(&format!("{SELECT} ORDER BY id"))?;
         let rows = stmt.query_map([], row_to_record)?;
         Ok(rows.map(|r| r.map(|(_, k)| k)).collect::<Result<_, _>>()?)
     }
 
     /// Revokes a key by id or prefix; returns whether one was found.
     pub fn revoke(&self, id_or_prefix: &str) -> Result<bool, EngineError> {
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.revoke(id_or_prefix),
+        };
         let n = match id_or_prefix.parse::<i64>() {
-            Ok(id) => self.conn.execute("UPDATE api_keys SET revoked = 1 WHERE id = ?1", [id])?,
-            Err(_) => self.conn.execute(
+            Ok(id) => conn.execute("UPDATE api_keys SET revoked = 1 WHERE id = ?1", [id])?,
+            Err(_) => conn.execute(
                 "UPDATE api_keys SET revoked = 1 WHERE prefix = ?1 OR key_hash = ?2",
                 params![id_or_prefix, hash_key(id_or_prefix).as_slice()],
             )?,
@@ -194,16 +256,29 @@ impl KeyStore {
 
     /// Whether no key was ever created.
     pub fn is_empty(&self) -> Result<bool, EngineError> {
-        let n: i64 = self.conn.query_row("SELECT COUNT(*) FROM api_keys", [], |r| r.get(0))?;
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.is_empty(),
+        };
+        let n: i64 = conn.query_row("SELECT COUNT(*) FROM api_keys", [], |r| r.get(0))?;
         Ok(n == 0)
     }
 
+    /// A number that moves when another process (SQLite: another
+    /// connection; PostgreSQL: anyone) changed the keys.
     fn data_version(&self) -> Result<i64, EngineError> {
-        Ok(self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+        match &self.backend {
+            Backend::Sqlite(c) => Ok(c.query_row("PRAGMA data_version", [], |r| r.get(0))?),
+            Backend::Postgres(pg) => pg.version(),
+        }
     }
 
     pub(crate) fn load_cache(&self) -> Result<KeyCache, EngineError> {
-        let mut stmt = self.conn.prepare(SELECT)?;
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.load_cache(),
+        };
+        let mut stmt = conn.prepare(SELECT)?;
         let mut by_hash = HashMap::new();
         for r in stmt.query_map([], row_to_record)? {
             let (hash, rec) = r?;
@@ -216,8 +291,11 @@ impl KeyStore {
 
     /// Looks a key up directly in the database (used by tests and tools).
     pub fn find(&self, key: &str) -> Result<Option<KeyRecord>, EngineError> {
-        Ok(self
-            .conn
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.find(key),
+        };
+        Ok(conn
             .query_row(
                 &format!("{SELECT} WHERE key_hash = ?1"),
                 [hash_key(key).as_slice()],
@@ -225,6 +303,42 @@ impl KeyStore {
             )
             .optional()?
             .map(|(_, k)| k))
+    }
+
+    /// Adds routed volume (per chain id: USD, transactions) in one
+    /// transaction.
+    pub(crate) fn add_volume(
+        &self,
+        pending: &BTreeMap<i64, (f64, i64)>,
+    ) -> Result<(), EngineError> {
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.add_volume(pending),
+        };
+        let tx = conn.unchecked_transaction()?;
+        for (chain, (usd, n)) in pending {
+            tx.execute(
+                "INSERT INTO volume (chain_id, usd, tx_count) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(chain_id) DO UPDATE SET usd = usd + ?2, tx_count = tx_count + ?3",
+                params![chain, usd, n],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The routed volume of a chain id: (USD, transactions).
+    pub(crate) fn volume(&self, chain: i64) -> Result<(f64, i64), EngineError> {
+        let conn = match &self.backend {
+            Backend::Sqlite(c) => c,
+            Backend::Postgres(pg) => return pg.volume(chain),
+        };
+        let row = conn
+            .query_row("SELECT usd, tx_count FROM volume WHERE chain_id = ?1", [chain], |r| {
+                Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)?))
+            })
+            .optional()?;
+        Ok(row.unwrap_or((0.0, 0)))
     }
 }
 
@@ -235,6 +349,10 @@ pub struct KeyCache {
 }
 
 impl KeyCache {
+    pub(crate) const fn from_map(by_hash: HashMap<[u8; 32], Arc<KeyRecord>>) -> Self {
+        Self { by_hash }
+    }
+
     /// Authenticates a presented key.
     pub fn authenticate(&self, key: &str) -> Result<Arc<KeyRecord>, EngineError> {
         let h = hash_key(key);
@@ -262,21 +380,27 @@ impl KeyCache {
 /// Owns the key database for the running server and keeps the shared
 /// [`KeyCache`] current.
 pub(crate) struct KeyStoreActor {
-    data_dir: PathBuf,
+    db: Database,
     store: Option<KeyStore>,
     cache: Arc<ArcSwap<KeyCache>>,
     seen_version: i64,
+    /// The last refresh failed (logged once until it works again).
+    failing: bool,
     backoff: Backoff,
     pause: Duration,
 }
 
+/// How often the key cache checks the store for changes.
+const REFRESH_EVERY: Duration = Duration::from_millis(250);
+
 impl KeyStoreActor {
-    pub(crate) fn new(data_dir: PathBuf, cache: Arc<ArcSwap<KeyCache>>) -> Self {
+    pub(crate) fn new(db: Database, cache: Arc<ArcSwap<KeyCache>>) -> Self {
         Self {
-            data_dir,
+            db,
             store: None,
             cache,
             seen_version: -1,
+            failing: false,
             backoff: Backoff::default(),
             pause: Duration::ZERO,
         }
@@ -284,7 +408,7 @@ impl KeyStoreActor {
 
     fn store(&mut self) -> Result<&KeyStore, EngineError> {
         if self.store.is_none() {
-            self.store = Some(KeyStore::open(&self.data_dir)?);
+            self.store = Some(KeyStore::connect(&self.db)?);
         }
         self.store.as_ref().ok_or(EngineError::Unavailable("key store"))
     }
@@ -312,11 +436,20 @@ impl Actor for KeyStoreActor {
         if let Err(e) = self.refresh(true) {
             tracing::error!(error = %crate::error_chain(&e), "key store failed to load");
         }
-        ctx.run_interval(Duration::from_millis(500), |act, _| {
-            if let Err(e) = act.refresh(false) {
-                // Drop the connection; the next tick reopens it.
+        ctx.run_interval(REFRESH_EVERY, |act, _| match act.refresh(false) {
+            Ok(()) if act.failing => {
+                act.failing = false;
+                tracing::info!("key store reachable again");
+            }
+            Ok(()) => {}
+            Err(e) => {
+                // Drop the connection; the next tick reopens it. Keys keep
+                // authenticating from the cache meanwhile.
                 act.store = None;
-                tracing::warn!(error = %crate::error_chain(&e), "key store refresh failed");
+                if !act.failing {
+                    act.failing = true;
+                    tracing::warn!(error = %crate::error_chain(&e), "key store refresh failed; keys answer from the cache until it is back");
+                }
             }
         });
     }

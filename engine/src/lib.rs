@@ -36,6 +36,7 @@ mod jobs;
 pub mod keys;
 mod listed;
 mod market;
+pub mod pg;
 pub mod rate_limit;
 pub mod rpc;
 pub mod rpc_feed;
@@ -50,7 +51,7 @@ use actix::prelude::*;
 use arc_swap::ArcSwap;
 pub use error::EngineError;
 pub use feed::BLOCK_SECONDS;
-pub use keys::{KeyCache, KeyRecord, KeyStore, NewKey};
+pub use keys::{Database, KeyCache, KeyRecord, KeyStore, NewKey};
 pub use market::{DEMO_CONFIDENCE, PUBLICATION_SECONDS, STALE_CONFIDENCE};
 pub use rate_limit::{RateDecision, RateLimiter};
 // The transaction layer, under the paths the server and the tests use.
@@ -71,6 +72,9 @@ pub const ACTOR_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct EngineConfig {
     /// Directory of the key/volume database.
     pub data_dir: PathBuf,
+    /// PostgreSQL holding keys and routed volume for every replica
+    /// (`postgres://…`; `None`: SQLite in `data_dir`).
+    pub database_url: Option<String>,
     /// Catalog files laid over the embedded default (by key: an entry
     /// replaces the one with its key, anything else is added).
     pub catalog_files: Vec<PathBuf>,
@@ -164,6 +168,9 @@ pub struct IndexProgress {
 pub struct Shutdown {
     system: Option<System>,
     thread: Option<JoinHandle<()>>,
+    /// The database actors' own thread (PostgreSQL), joined after the
+    /// system stops so the last volume flush is done.
+    db_arbiter: Option<Arbiter>,
 }
 
 impl Shutdown {
@@ -178,6 +185,10 @@ impl Shutdown {
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+        if let Some(a) = self.db_arbiter.take() {
+            a.stop();
+            let _ = a.join();
         }
     }
 }
@@ -256,12 +267,13 @@ impl Engine {
         let latest = Arc::new(ArcSwap::new(first));
         // Open the database here first: a bad data directory fails the start
         // in this thread, and the first request already sees every key.
-        let key_cache =
-            Arc::new(ArcSwap::from_pointee(KeyStore::open(&config.data_dir)?.load_cache()?));
+        let db = keys::Database::from_config(&config.data_dir, config.database_url.as_deref());
+        let key_cache = Arc::new(ArcSwap::from_pointee(KeyStore::connect(&db)?.load_cache()?));
 
         let (tx, rx) = std::sync::mpsc::channel();
-        let data_dir = config.data_dir.clone();
-        let volume_dir = config.data_dir;
+        let key_db = db.clone();
+        let volume_db = db.clone();
+        let networked_db = matches!(db, keys::Database::Postgres(_));
         let (st, lt, kc) = (Arc::clone(&state), Arc::clone(&latest), Arc::clone(&key_cache));
         let ended = Arc::clone(&feed_ended);
         let block_interval = config.block_interval;
@@ -271,10 +283,25 @@ impl Engine {
             .name("switchyard-engine".into())
             .spawn(move || {
                 let sys = System::new();
+                // PostgreSQL is reached over the network: its actors get a
+                // thread of their own, so a slow database never holds up
+                // the feeds.
+                let db_arbiter = sys.block_on(async { networked_db.then(Arbiter::new) });
+                let db_handle = db_arbiter.as_ref().map(Arbiter::handle);
                 sys.block_on(async move {
-                    let keys = Supervisor::start(move |_| keys::KeyStoreActor::new(data_dir, kc));
-                    let volume =
-                        Supervisor::start(move |_| volume::VolumeRecorder::new(volume_dir));
+                    let key_actor = move |_: &mut Context<keys::KeyStoreActor>| {
+                        keys::KeyStoreActor::new(key_db, kc)
+                    };
+                    let volume_actor = move |_: &mut Context<volume::VolumeRecorder>| {
+                        volume::VolumeRecorder::new(volume_db)
+                    };
+                    let (keys, volume) = match &db_handle {
+                        Some(h) => (
+                            Supervisor::start_in_arbiter(h, key_actor),
+                            Supervisor::start_in_arbiter(h, volume_actor),
+                        ),
+                        None => (Supervisor::start(key_actor), Supervisor::start(volume_actor)),
+                    };
                     let prices =
                         Supervisor::start(move |_| market::PriceCacheActor::new(st, lt, inputs));
                     let feed = stream.map(|stream| {
@@ -296,7 +323,15 @@ impl Engine {
                         Supervisor::start(move |_| src.start(catalog, hub));
                     }
                     let bundles = Supervisor::start(|_| bundle_service::BundleCompiler::new());
-                    let _ = tx.send((System::current(), keys, volume, prices, feed, bundles));
+                    let _ = tx.send((
+                        System::current(),
+                        keys,
+                        volume,
+                        prices,
+                        feed,
+                        bundles,
+                        db_arbiter,
+                    ));
                 });
                 if let Err(e) = sys.run() {
                     tracing::error!(error = %crate::error_chain(&e), "engine actor system stopped with an error");
@@ -309,7 +344,7 @@ impl Engine {
             .map(|url| shared_limit::SharedLimiter::new(url, config.on_redis_error))
             .transpose()
             .map_err(|e| EngineError::RateStore(e.to_string()))?;
-        let (system, keys, volume, prices, feed, bundles) =
+        let (system, keys, volume, prices, feed, bundles, db_arbiter) =
             rx.recv().map_err(|_| EngineError::Unavailable("actor system"))?;
         let handle = EngineHandle {
             inner: Arc::new(Inner {
@@ -329,7 +364,7 @@ impl Engine {
                 demo,
             }),
         };
-        Ok((handle, Shutdown { system: Some(system), thread: Some(thread) }))
+        Ok((handle, Shutdown { system: Some(system), thread: Some(thread), db_arbiter }))
     }
 }
 

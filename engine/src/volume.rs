@@ -1,19 +1,20 @@
-//! Routed volume per chain, persisted in the engine database.
+//! Routed volume per chain, persisted in the engine database (SQLite, or
+//! the PostgreSQL every replica shares: there the totals add up across
+//! replicas).
 //!
 //! Recording is off the request path: a route sends its volume without
 //! waiting, the recorder adds it up in memory and writes the totals in one
 //! transaction per second (and before it answers a read, and when it
 //! stops), so no request waits for the database's sync to disk.
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+use std::{collections::BTreeMap, time::Duration};
 
 use actix::prelude::*;
-use rusqlite::{Connection, OptionalExtension, params};
 use switchyard_catalog::ChainId;
 
 use crate::{
     EngineError,
-    keys::open_db,
+    keys::{Database, KeyStore},
     supervise::{Backoff, guarded},
 };
 
@@ -33,8 +34,8 @@ const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
 /// Records and serves [`VolumeStats`].
 pub(crate) struct VolumeRecorder {
-    data_dir: PathBuf,
-    conn: Option<Connection>,
+    db: Database,
+    store: Option<KeyStore>,
     /// Recorded and not yet written: per chain, USD and transactions.
     /// Kept across a restart (the actor is restarted in place).
     pending: BTreeMap<i64, (f64, i64)>,
@@ -43,10 +44,10 @@ pub(crate) struct VolumeRecorder {
 }
 
 impl VolumeRecorder {
-    pub(crate) fn new(data_dir: PathBuf) -> Self {
+    pub(crate) fn new(db: Database) -> Self {
         Self {
-            data_dir,
-            conn: None,
+            db,
+            store: None,
             pending: BTreeMap::new(),
             backoff: Backoff::default(),
             pause: Duration::ZERO,
@@ -60,20 +61,10 @@ impl VolumeRecorder {
             return Ok(());
         }
         let pending = std::mem::take(&mut self.pending);
-        let written = (|| -> Result<(), EngineError> {
-            let conn = self.conn()?;
-            let tx = conn.unchecked_transaction()?;
-            for (chain, (usd, n)) in &pending {
-                tx.execute(
-                    "INSERT INTO volume (chain_id, usd, tx_count) VALUES (?1, ?2, ?3)
-                     ON CONFLICT(chain_id) DO UPDATE SET usd = usd + ?2, tx_count = tx_count + ?3",
-                    params![chain, usd, n],
-                )?;
-            }
-            tx.commit()?;
-            Ok(())
-        })();
+        let written = self.store().and_then(|s| s.add_volume(&pending));
         if written.is_err() {
+            // Reconnect on the next flush.
+            self.store = None;
             for (chain, (usd, n)) in pending {
                 let e = self.pending.entry(chain).or_default();
                 e.0 += usd;
@@ -83,11 +74,11 @@ impl VolumeRecorder {
         written
     }
 
-    fn conn(&mut self) -> Result<&Connection, EngineError> {
-        if self.conn.is_none() {
-            self.conn = Some(open_db(&self.data_dir)?);
+    fn store(&mut self) -> Result<&KeyStore, EngineError> {
+        if self.store.is_none() {
+            self.store = Some(KeyStore::connect(&self.db)?);
         }
-        self.conn.as_ref().ok_or(EngineError::Unavailable("volume recorder"))
+        self.store.as_ref().ok_or(EngineError::Unavailable("volume recorder"))
     }
 }
 
@@ -113,7 +104,7 @@ impl Actor for VolumeRecorder {
 
 impl Supervised for VolumeRecorder {
     fn restarting(&mut self, _: &mut Self::Context) {
-        self.conn = None;
+        self.store = None;
         self.pause = self.backoff.restarted();
     }
 }
@@ -162,13 +153,11 @@ impl Handler<GetVolume> for VolumeRecorder {
         guarded(ctx, "volume recorder", || {
             self.flush()?;
             let chain = i64::try_from(msg.0.0).unwrap_or(i64::MAX);
-            let row = self
-                .conn()?
-                .query_row("SELECT usd, tx_count FROM volume WHERE chain_id = ?1", [chain], |r| {
-                    Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)?))
-                })
-                .optional()?;
-            let (total_usd, n) = row.unwrap_or((0.0, 0));
+            let read = self.store().and_then(|s| s.volume(chain));
+            if read.is_err() {
+                self.store = None;
+            }
+            let (total_usd, n) = read?;
             Ok(VolumeStats { chain: msg.0, total_usd, transactions: u64::try_from(n).unwrap_or(0) })
         })
     }

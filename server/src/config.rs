@@ -138,6 +138,9 @@ pub struct RawConfig {
     /// bytecode of the EVM world); `None`: the source tree's
     /// `contracts/node_modules`.
     pub node_modules: Option<PathBuf>,
+    /// `postgres://user@host:port/db` holding keys and routed volume for
+    /// every replica; `None`: SQLite in `data_dir`.
+    pub database_url: Option<String>,
     /// `redis://host:port/db` holding the rate-limit counters that every
     /// replica shares; `None`: each process limits on its own.
     pub redis_url: Option<String>,
@@ -168,6 +171,7 @@ impl Default for RawConfig {
             log_filter: "info".to_owned(),
             contracts: Vec::new(),
             node_modules: None,
+            database_url: None,
             redis_url: None,
             on_redis_error: "closed".to_owned(),
             embedded_block_ms: DEFAULT_EMBEDDED_BLOCK_MS,
@@ -201,6 +205,8 @@ pub struct Config {
     pub contracts: Vec<ContractSet>,
     /// The Uniswap npm packages' directory.
     pub node_modules: Option<PathBuf>,
+    /// Shared key and volume store (`None`: SQLite in `data_dir`).
+    pub database_url: Option<String>,
     /// Shared rate-limit store.
     pub redis_url: Option<String>,
     /// What a check does when it is unreachable.
@@ -276,6 +282,14 @@ impl RawConfig {
                 return Err(invalid("on_redis_error", format!("`{other}` is not closed or open")));
             }
         };
+        if let Some(url) = &self.database_url
+            && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        {
+            return Err(invalid(
+                "database_url",
+                "not a postgres:// or postgresql:// URL (leave it unset for SQLite)".to_owned(),
+            ));
+        }
         if let Some(url) = &self.redis_url
             && !(url.starts_with("redis://") || url.starts_with("unix://"))
         {
@@ -338,6 +352,7 @@ impl RawConfig {
             log_filter: self.log_filter,
             contracts,
             node_modules: self.node_modules,
+            database_url: self.database_url,
             redis_url: self.redis_url,
             on_redis_error,
             embedded_block: (self.embedded_block_ms > 0)
@@ -407,6 +422,11 @@ mod tests {
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "log_format", .. })));
         let raw = RawConfig { on_redis_error: "maybe".into(), ..RawConfig::default() };
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "on_redis_error", .. })));
+        let raw = RawConfig {
+            database_url: Some("localhost:5432/switchyard".into()),
+            ..RawConfig::default()
+        };
+        assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "database_url", .. })));
         let raw = RawConfig { redis_url: Some("localhost:6379".into()), ..RawConfig::default() };
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "redis_url", .. })));
     }

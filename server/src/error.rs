@@ -228,6 +228,9 @@ impl From<EngineError> for ApiError {
                     .into(),
             ),
             EngineError::Unavailable(what) => (None, format!("{what} is restarting, retry").into()),
+            EngineError::Postgres(_) | EngineError::PostgresTimeout(_) => {
+                (None, "the database is unreachable right now; retry".into())
+            }
             EngineError::Exec(x) => exec_wire(x),
             EngineError::Config(_)
             | EngineError::Catalog(_)

@@ -8,7 +8,7 @@ use std::{
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use switchyard_catalog::{CatalogError, loaders};
-use switchyard_engine::{Engine, EngineConfig, KeyStore};
+use switchyard_engine::{Database, Engine, EngineConfig, KeyStore};
 use switchyard_server::{
     AppState, app,
     config::{Config, RawConfig},
@@ -142,6 +142,7 @@ fn serve(mut cfg: Config) -> Result<()> {
     init_tracing(&cfg);
     let (engine, shutdown) = Engine::start(EngineConfig {
         data_dir: cfg.data_dir.clone(),
+        database_url: cfg.database_url.take(),
         catalog_files: std::mem::take(&mut cfg.catalog_files),
         market_file: cfg.market.take(),
         contract_overrides: std::mem::take(&mut cfg.contracts),
@@ -187,7 +188,8 @@ fn keys(cmd: KeysCommand) -> Result<()> {
         | KeysCommand::Revoke { data_dir, config, .. } => (data_dir.clone(), config.clone()),
     };
     let cfg = load_config(config.as_deref())?;
-    let store = KeyStore::open(&data_dir.unwrap_or(cfg.data_dir))?;
+    let db = Database::from_config(&data_dir.unwrap_or(cfg.data_dir), cfg.database_url.as_deref());
+    let store = KeyStore::connect(&db)?;
     match cmd {
         KeysCommand::Create { rate, label, .. } => {
             let rate = rate.unwrap_or(cfg.default_key_rate);
