@@ -262,3 +262,178 @@ async fn scenarios() {
     );
     eprintln!("{n} scenarios passed");
 }
+
+/// One request through the router: status and JSON body.
+async fn call(
+    app: &axum::Router,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let mut req = Request::builder().method(method).uri(path);
+    req = req.header(header::AUTHORIZATION, format!("Bearer {key}"));
+    let req = match body {
+        Some(b) => {
+            req.header(header::CONTENT_TYPE, "application/json").body(Body::from(b.to_string()))
+        }
+        None => req.body(Body::empty()),
+    }
+    .expect("request");
+    let res = app.clone().oneshot(req).await.expect("answer");
+    let status = res.status().as_u16();
+    let bytes = axum::body::to_bytes(res.into_body(), usize::MAX).await.expect("body");
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+/// A batch answers what each quote's own `GET` answers, on the same block,
+/// and costs its key one request per quote, admitted whole or not at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_equals_its_single_quotes_and_costs_one_request_per_quote() {
+    let env = common::start("batch");
+    let app = switchyard_server::app(env.state.clone());
+    let tokens = [
+        "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+        "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+        "0xdac17f958d2ee523a2206206994597c13d831ec7",
+        "0x6b175474e89094c44da98b954eedeac495271d0f",
+        "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599",
+    ];
+    let amounts = ["1000000", "250000000000", "3000000000000000000", "70000000"];
+    let mut quotes = Vec::new();
+    for (i, a) in tokens.iter().enumerate() {
+        for (j, b) in tokens.iter().enumerate() {
+            if i != j {
+                quotes.push(serde_json::json!({
+                    "chainId": 1, "tokenIn": a, "tokenOut": b,
+                    "amountIn": amounts[(i + j) % amounts.len()],
+                }));
+            }
+        }
+    }
+    let (status, batch) = call(
+        &app,
+        "POST",
+        "/api/v1/shortcuts/quote/batch",
+        &env.fast_key,
+        Some(&serde_json::json!({ "quotes": quotes })),
+    )
+    .await;
+    assert_eq!(status, 200, "{batch}");
+    let block = batch["blockNumbers"]["1"].as_u64().expect("chain 1's block");
+    let results = batch["results"].as_array().expect("results");
+    assert_eq!(results.len(), quotes.len());
+    let mut answered = 0;
+    for (q, r) in quotes.iter().zip(results) {
+        let path = format!(
+            "/api/v1/shortcuts/quote?chainId=1&tokenIn={}&tokenOut={}&amountIn={}",
+            q["tokenIn"].as_str().unwrap_or_default(),
+            q["tokenOut"].as_str().unwrap_or_default(),
+            q["amountIn"].as_str().unwrap_or_default()
+        );
+        let (single_status, single) = call(&app, "GET", &path, &env.fast_key, None).await;
+        assert_eq!(r["status"].as_u64(), Some(u64::from(single_status)), "{path}: {r}");
+        if single_status == 200 {
+            answered += 1;
+            assert_eq!(r["body"], single, "{path}");
+            assert_eq!(r["body"]["blockNumber"].as_u64(), Some(block));
+        } else {
+            assert_eq!(r["body"]["code"], single["code"], "{path}");
+        }
+    }
+    assert!(answered >= 15, "only {answered} of {} pairs quoted", quotes.len());
+
+    // A key of 5 requests per second: a batch of 6 can never fit (400,
+    // naming `quotes`); 5 fit at once; then the key is out until it refills.
+    let five = env.engine().create_key(5.0, None).await.expect("key").key;
+    let batch_of = |n: usize| serde_json::json!({ "quotes": vec![quotes[0].clone(); n] });
+    let (status, body) =
+        call(&app, "POST", "/api/v1/shortcuts/quote/batch", &five, Some(&batch_of(6))).await;
+    assert_eq!((status, body["field"].as_str()), (400, Some("quotes")), "{body}");
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let (status, body) =
+        call(&app, "POST", "/api/v1/shortcuts/quote/batch", &five, Some(&batch_of(5))).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _) =
+        call(&app, "POST", "/api/v1/shortcuts/quote/batch", &five, Some(&batch_of(1))).await;
+    assert_eq!(status, 429, "the batch of 5 used the key's whole burst");
+}
+
+/// A ladder on one block: its smallest and largest points are exactly the
+/// quotes of those amounts, every point between is within 0.1% of its own
+/// full quote, outputs rise with the input, and bad amounts are refused
+/// naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ladder_matches_its_quotes_at_the_ends_and_rises() {
+    let env = common::start("ladder");
+    let app = switchyard_server::app(env.state.clone());
+    let (usdc, weth) = (
+        "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+        "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+    );
+    for (token_in, token_out, base) in [(usdc, weth, 1_000_000u128), (weth, usdc, 10u128.pow(16))] {
+        let amounts: Vec<String> = (0..32u32)
+            .map(|k| (base * 3u128.pow(k / 3) * u128::from(k % 3 + 1)).to_string())
+            .collect();
+        let mut sorted = amounts.clone();
+        sorted.sort_by_key(|a| a.parse::<u128>().unwrap_or_default());
+        sorted.dedup();
+        let body = serde_json::json!({"chainId": 1, "tokenIn": token_in, "tokenOut": token_out, "amountsIn": sorted});
+        let (status, ladder) =
+            call(&app, "POST", "/api/v1/shortcuts/quote/ladder", &env.fast_key, Some(&body)).await;
+        assert_eq!(status, 200, "{ladder}");
+        let points = ladder["points"].as_array().expect("points");
+        assert_eq!(points.len(), sorted.len());
+        let mut last_out = 0u128;
+        for (k, (p, amount)) in points.iter().zip(&sorted).enumerate() {
+            assert_eq!(p["amountIn"].as_str(), Some(amount.as_str()));
+            let out: u128 =
+                p["amountOut"].as_str().and_then(|s| s.parse().ok()).expect("amountOut");
+            assert!(out > last_out, "point {k}: {out} after {last_out}");
+            last_out = out;
+            assert!(p["marginalPrice"].as_f64().is_some_and(|m| m > 0.0), "{p}");
+            assert!(!p["route"].as_array().is_some_and(Vec::is_empty), "{p}");
+            let path = format!(
+                "/api/v1/shortcuts/quote?chainId=1&tokenIn={token_in}&tokenOut={token_out}&amountIn={amount}"
+            );
+            let (_, single) = call(&app, "GET", &path, &env.fast_key, None).await;
+            let single_out: u128 =
+                single["amountOut"].as_str().and_then(|s| s.parse().ok()).expect("quote");
+            if k == 0 || k + 1 == points.len() {
+                assert_eq!(out, single_out, "point {k} is its own quote");
+            } else {
+                assert!(
+                    out as f64 >= single_out as f64 * 0.999,
+                    "point {k}: {out} against its quote {single_out}"
+                );
+            }
+        }
+        assert_eq!(ladder["blockNumber"].as_u64(), Some(21_890_310));
+    }
+    for (body, field) in [
+        (
+            serde_json::json!({"tokenIn": usdc, "tokenOut": weth, "amountsIn": ["5", "5"]}),
+            "amountsIn[1]",
+        ),
+        (
+            serde_json::json!({"tokenIn": usdc, "tokenOut": weth, "amountsIn": ["0"]}),
+            "amountsIn[0]",
+        ),
+        (
+            serde_json::json!({"tokenIn": usdc, "tokenOut": weth, "amountsIn": vec!["1"; 65]}),
+            "amountsIn",
+        ),
+        (serde_json::json!({"tokenIn": usdc, "tokenOut": weth}), "amountsIn"),
+        (serde_json::json!({"tokenIn": usdc, "tokenOut": usdc, "amountsIn": ["1"]}), "tokenOut"),
+        (serde_json::json!({"tokenIn": usdc, "amountsIn": ["1"]}), "tokenOut"),
+        (
+            serde_json::json!({"chainId": 999999, "tokenIn": usdc, "tokenOut": weth, "amountsIn": ["1"]}),
+            "chainId",
+        ),
+    ] {
+        let (status, err) =
+            call(&app, "POST", "/api/v1/shortcuts/quote/ladder", &env.fast_key, Some(&body)).await;
+        assert!((400..500).contains(&status), "{body}: {status} {err}");
+        assert_eq!(err["field"].as_str(), Some(field), "{body}: {err}");
+    }
+}

@@ -47,6 +47,35 @@ pub(crate) async fn quote(
     on_pool("route search", move || Ok(quote_now(&state, &req)?)).await
 }
 
+/// Quotes every request on the one `state`, in parallel on the rayon pool.
+/// Each answers alone: a failure or a panic in one is that one's error.
+pub(crate) async fn quote_batch(
+    state: Arc<MarketState>,
+    reqs: Vec<QuoteRequest>,
+) -> Result<Vec<Result<Quote, EngineError>>, EngineError> {
+    use rayon::prelude::*;
+    on_pool("batch route search", move || {
+        Ok(reqs
+            .par_iter()
+            .map(|r| match std::panic::catch_unwind(AssertUnwindSafe(|| quote_now(&state, r))) {
+                Ok(q) => q.map_err(EngineError::from),
+                Err(_) => {
+                    tracing::error!("route search panicked on one quote of a batch");
+                    Err(EngineError::SearchPanicked)
+                }
+            })
+            .collect())
+    })
+    .await
+}
+
+pub(crate) async fn ladder(
+    state: Arc<MarketState>,
+    req: switchyard_exec::quote::LadderRequest,
+) -> Result<switchyard_exec::quote::Ladder, EngineError> {
+    on_pool("ladder search", move || Ok(switchyard_exec::quote::ladder_now(&state, &req)?)).await
+}
+
 pub(crate) async fn route(
     state: Arc<MarketState>,
     req: RouteRequest,

@@ -100,6 +100,15 @@ pub struct EngineConfig {
     pub rpc_feeds: Vec<rpc_feed::RpcFeedConfig>,
 }
 
+/// The answers of [`EngineHandle::quote_batch`].
+#[derive(Debug)]
+pub struct QuoteBatch {
+    /// The head block each chain's quotes read.
+    pub blocks: std::collections::BTreeMap<ChainId, u64>,
+    /// One answer per request, in order.
+    pub results: Vec<Result<Quote, EngineError>>,
+}
+
 /// Status of a market data feed (tycho's states).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedState {
@@ -583,11 +592,18 @@ impl EngineHandle {
     /// Admits (or refuses) one request of `key` under its rate: in this
     /// process, or across every replica sharing the configured Redis.
     pub async fn admit(&self, key: &KeyRecord) -> Result<RateDecision, EngineError> {
+        self.admit_n(key, 1).await
+    }
+
+    /// Admits (or refuses) `cost` requests of `key` at once, all or none
+    /// (a batch of quotes counts one request per quote).
+    pub async fn admit_n(&self, key: &KeyRecord, cost: u32) -> Result<RateDecision, EngineError> {
         match &self.inner.shared {
-            None => Ok(self.inner.limiter.check(key.id, key.rate_per_s)),
-            Some(shared) => {
-                shared.check(key.id, key.rate_per_s).await.map_err(|e| EngineError::RateStore(e.0))
-            }
+            None => Ok(self.inner.limiter.check_n(key.id, key.rate_per_s, cost)),
+            Some(shared) => shared
+                .check_n(key.id, key.rate_per_s, cost)
+                .await
+                .map_err(|e| EngineError::RateStore(e.0)),
         }
     }
 
@@ -650,6 +666,27 @@ impl EngineHandle {
     /// rayon pool, never on the async runtime).
     pub async fn quote(&self, req: QuoteRequest) -> Result<Quote, EngineError> {
         jobs::quote(self.latest(), req).await
+    }
+
+    /// Quotes one pair at several increasing amounts on one market state,
+    /// the search shared across the points (on the rayon pool).
+    pub async fn ladder(&self, req: quote::LadderRequest) -> Result<quote::Ladder, EngineError> {
+        jobs::ladder(self.latest(), req).await
+    }
+
+    /// Quotes every request on one market state, in parallel: each chain's
+    /// quotes read the same block. Answers that state's head block per
+    /// chain asked about, and each quote or its own error, in order.
+    pub async fn quote_batch(&self, reqs: Vec<QuoteRequest>) -> Result<QuoteBatch, EngineError> {
+        let state = self.latest();
+        let blocks = reqs
+            .iter()
+            .flat_map(|r| [Some(r.chain), r.destination_chain])
+            .flatten()
+            .filter_map(|c| Some((c, state.snapshot.head(c)?.block_number)))
+            .collect();
+        let results = jobs::quote_batch(state, reqs).await?;
+        Ok(QuoteBatch { blocks, results })
     }
 
     /// Builds the transaction of a route and executes it in the EVM world

@@ -36,6 +36,12 @@ pub(crate) fn gcra_params(rate: f64) -> (Duration, u32) {
     (Duration::from_nanos(t_ns), burst)
 }
 
+/// The burst of a key at `rate` requests per second: the most requests it
+/// may send at once (a batch larger than this is never admitted).
+pub fn burst(rate: f64) -> u32 {
+    gcra_params(rate).1
+}
+
 /// GCRA state for many keys, sharded to keep lock hold times tiny.
 #[derive(Debug)]
 pub struct RateLimiter {
@@ -64,10 +70,22 @@ impl RateLimiter {
         self.check_at(id, rate, Instant::now())
     }
 
+    /// Checks and, if admitted, records `cost` requests at once (a batch
+    /// of `cost` quotes): admitted only when all of them fit.
+    pub fn check_n(&self, id: i64, rate: f64, cost: u32) -> RateDecision {
+        self.check_at_n(id, rate, cost, Instant::now())
+    }
+
     /// [`Self::check`] at a given instant (tests drive time explicitly).
     pub fn check_at(&self, id: i64, rate: f64, now: Instant) -> RateDecision {
+        self.check_at_n(id, rate, 1, now)
+    }
+
+    /// [`Self::check_n`] at a given instant.
+    pub fn check_at_n(&self, id: i64, rate: f64, cost: u32, now: Instant) -> RateDecision {
         let (interval, burst) = gcra_params(rate);
         let t_ns = interval.as_nanos();
+        let cost_ns = t_ns * u128::from(cost.max(1));
         let tau = t_ns * u128::from(burst);
         let now_ns = now.saturating_duration_since(self.epoch).as_nanos();
         let shard = &self.shards[(id.unsigned_abs() as usize) % SHARDS];
@@ -75,7 +93,7 @@ impl RateLimiter {
         // a plain integer; the map is still usable.
         let mut map = shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let tat = map.get(&id).copied().unwrap_or(now_ns).max(now_ns);
-        let new_tat = tat + t_ns;
+        let new_tat = tat + cost_ns;
         if new_tat - now_ns > tau {
             let retry_ns = new_tat - now_ns - tau;
             return RateDecision {
@@ -127,5 +145,19 @@ mod tests {
         // 200 ms later exactly one more is admitted.
         assert!(rl.check_at(7, 5.0, t0 + Duration::from_millis(200)).retry_after.is_none());
         assert!(rl.check_at(7, 5.0, t0 + Duration::from_millis(200)).retry_after.is_some());
+    }
+
+    #[test]
+    fn a_batch_costs_its_size_and_is_admitted_only_whole() {
+        let rl = RateLimiter::new();
+        let t0 = rl.epoch + Duration::from_secs(10);
+        let d = rl.check_at_n(3, 10.0, 7, t0);
+        assert_eq!((d.retry_after, d.remaining), (None, 3));
+        // Four more do not fit in the three left: refused, nothing taken.
+        let d = rl.check_at_n(3, 10.0, 4, t0);
+        assert_eq!(d.retry_after, Some(Duration::from_millis(100)));
+        assert!(rl.check_at_n(3, 10.0, 3, t0).retry_after.is_none());
+        // More than the burst never fits.
+        assert!(rl.check_at_n(4, 10.0, 11, t0 + Duration::from_secs(5)).retry_after.is_some());
     }
 }

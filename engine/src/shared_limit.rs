@@ -50,16 +50,18 @@ pub enum OnStoreError {
 pub struct StoreUnavailable(pub String);
 
 /// GCRA over Redis: `KEYS[1]` the key's TAT, `ARGV[1]` the emission
-/// interval and `ARGV[2]` the burst tolerance, both in microseconds.
+/// interval and `ARGV[2]` the burst tolerance, both in microseconds;
+/// `ARGV[3]` the requests this check counts (a batch's size).
 /// Returns `{admitted, reset_us, retry_us}`.
 const GCRA_LUA: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local tau = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3] or '1')
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
-local new_tat = tat + interval
+local new_tat = tat + interval * cost
 if new_tat - now > tau then
   return {0, tat - now, new_tat - now - tau}
 end
@@ -100,20 +102,37 @@ impl SharedLimiter {
     /// Checks and, if admitted, records one request of key `id` at `rate`
     /// requests per second, for every replica sharing the store.
     pub async fn check(&self, id: i64, rate: f64) -> Result<RateDecision, StoreUnavailable> {
+        self.check_n(id, rate, 1).await
+    }
+
+    /// Checks and, if admitted, records `cost` requests at once (a batch),
+    /// for every replica sharing the store.
+    pub async fn check_n(
+        &self,
+        id: i64,
+        rate: f64,
+        cost: u32,
+    ) -> Result<RateDecision, StoreUnavailable> {
         if unix_ms() < self.down_until.load(Ordering::Relaxed) {
-            return self.unavailable(id, rate, "down at the last check".to_owned());
+            return self.unavailable(id, rate, cost, "down at the last check".to_owned());
         }
-        let why = match tokio::time::timeout(STORE_TIMEOUT, self.check_shared(id, rate)).await {
+        let why = match tokio::time::timeout(STORE_TIMEOUT, self.check_shared(id, rate, cost)).await
+        {
             Ok(Ok(d)) => return Ok(d),
             Ok(Err(e)) => e.to_string(),
             Err(_) => format!("no answer in {STORE_TIMEOUT:?}"),
         };
         let retry_ms = u64::try_from(STORE_RETRY.as_millis()).unwrap_or(u64::MAX);
         self.down_until.store(unix_ms().saturating_add(retry_ms), Ordering::Relaxed);
-        self.unavailable(id, rate, why)
+        self.unavailable(id, rate, cost, why)
     }
 
-    async fn check_shared(&self, id: i64, rate: f64) -> Result<RateDecision, redis::RedisError> {
+    async fn check_shared(
+        &self,
+        id: i64,
+        rate: f64,
+        cost: u32,
+    ) -> Result<RateDecision, redis::RedisError> {
         let conn =
             self.conn.get_or_try_init(|| ConnectionManager::new(self.client.clone())).await?;
         let (interval, burst) = gcra_params(rate);
@@ -124,6 +143,7 @@ impl SharedLimiter {
             .key(format!("switchyard:rate:{id}"))
             .arg(interval_us.to_string())
             .arg(tau_us.to_string())
+            .arg(cost.max(1).to_string())
             .invoke_async(&mut conn.clone())
             .await?;
         let us = |v: i64| Duration::from_micros(v.max(0).unsigned_abs());
@@ -149,6 +169,7 @@ impl SharedLimiter {
         &self,
         id: i64,
         rate: f64,
+        cost: u32,
         why: String,
     ) -> Result<RateDecision, StoreUnavailable> {
         let now = unix_ms() / 1000;
@@ -163,7 +184,7 @@ impl SharedLimiter {
         }
         match self.on_error {
             OnStoreError::Closed => Err(StoreUnavailable(why)),
-            OnStoreError::Open => Ok(self.fallback.check(id, rate)),
+            OnStoreError::Open => Ok(self.fallback.check_n(id, rate, cost)),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 /// Histogram: seconds one route search took (the kernel's `find_routes`),
-/// labelled `use` (`quote` or `bundle`).
+/// labelled `use` (`quote`, `bundle` or `ladder`).
 pub const SEARCH_SECONDS: &str = "switchyard_search_seconds";
 
 /// Histogram: seconds one transaction took to execute in a prepared fork

@@ -252,3 +252,54 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
     let block_number = state.snapshot.head(chain).map_or(0, |h| h.block_number);
     Ok(Quote { plan, fee_amounts, price_impact_bps, usd_in, block_number })
 }
+
+/// A ladder: one pair quoted at several increasing amounts on one state.
+#[derive(Debug, Clone)]
+pub struct LadderRequest {
+    /// Chain.
+    pub chain: ChainId,
+    /// Input token.
+    pub token_in: Address,
+    /// Output token.
+    pub token_out: Address,
+    /// Amounts in, strictly increasing.
+    pub amounts: Vec<U256>,
+}
+
+/// A ladder's answer.
+#[derive(Debug, Clone)]
+pub struct Ladder {
+    /// The block every point was computed on.
+    pub block_number: u64,
+    /// One point per amount, in order.
+    pub points: Vec<switchyard_kernel::LadderPoint>,
+}
+
+/// Quotes a ladder on the current thread (call it on the pool): the
+/// kernel's [`switchyard_kernel::ladder`], which shares the search across
+/// the points.
+pub fn ladder_now(state: &MarketState, req: &LadderRequest) -> Result<Ladder, ExecError> {
+    let params = SearchParams {
+        excluded_pools: state.excluded_pools(),
+        gas_cost_in_out: vec![gas_cost_in(state, req.chain, req.token_out)],
+        ..SearchParams::default()
+    };
+    let points = crate::observe::timed_search("ladder", || {
+        switchyard_kernel::ladder(
+            &state.snapshot,
+            req.chain,
+            req.token_in,
+            req.token_out,
+            &req.amounts,
+            &params,
+        )
+    })
+    .map_err(|e| match e {
+        switchyard_kernel::KernelError::NoRoute { .. } if state.stale_on(req.chain, None) => {
+            ExecError::StaleMarket { chain: req.chain }
+        }
+        e => ExecError::Route(e),
+    })?;
+    let block_number = state.snapshot.head(req.chain).map_or(0, |h| h.block_number);
+    Ok(Ladder { block_number, points })
+}

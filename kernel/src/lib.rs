@@ -40,7 +40,7 @@ pub use pool::{
 pub use pools::Pools;
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
 pub use search::{
-    BridgeEstimate, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction, apply_plan,
-    find_routes, plan_through,
+    BridgeEstimate, LadderPoint, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction,
+    apply_plan, find_routes, ladder, plan_through,
 };
 pub use snapshot::{ChainHead, MarketSnapshot, SnapshotDelta};

@@ -636,6 +636,88 @@ pub struct QuoteResponse {
     pub bridging_estimates: Vec<BridgeLatencyEstimate>,
 }
 
+/// `POST /shortcuts/quote/batch` body (documentation of the accepted
+/// shape: each item takes the parameters of `GET /shortcuts/quote`, coerced
+/// as POST bodies are).
+#[derive(Debug, ToSchema)]
+pub struct QuoteBatchRequest {
+    /// 1 to 1,000 quote requests.
+    #[schema(min_items = 1, max_items = 1000)]
+    pub quotes: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// `POST /shortcuts/quote/batch` answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteBatchResponse {
+    /// Per chain id (as a string key): the block every quote of that chain
+    /// was computed on.
+    pub block_numbers: std::collections::BTreeMap<String, u64>,
+    /// One result per quote, in order.
+    pub results: Vec<QuoteBatchItem>,
+}
+
+/// One quote's answer in a batch.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct QuoteBatchItem {
+    /// The status its own `GET /shortcuts/quote` would have answered.
+    pub status: u16,
+    /// The quote, or the standard error body.
+    pub body: QuoteBatchBody,
+}
+
+/// A quote or an error body.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum QuoteBatchBody {
+    /// 200.
+    Quote(Box<QuoteResponse>),
+    /// 4xx or 5xx.
+    Error(crate::error::ErrorBody),
+}
+
+/// `POST /shortcuts/quote/ladder` body.
+#[derive(Debug, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LadderRequest {
+    /// Chain (default 1).
+    pub chain_id: Option<u64>,
+    /// Input token.
+    pub token_in: AddressText,
+    /// Output token.
+    pub token_out: AddressText,
+    /// 1 to 64 amounts in wei, strictly increasing.
+    #[schema(min_items = 1, max_items = 64)]
+    pub amounts_in: Vec<WeiText>,
+}
+
+/// `POST /shortcuts/quote/ladder` answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LadderResponse {
+    /// The block every point was computed on.
+    pub block_number: u64,
+    /// One point per amount, in order.
+    pub points: Vec<LadderPoint>,
+}
+
+/// One point of a ladder.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LadderPoint {
+    /// Amount in, wei.
+    pub amount_in: String,
+    /// Exact amount out, wei.
+    pub amount_out: String,
+    /// tokenOut per tokenIn, in whole tokens, of the next small part of the
+    /// input (a float: a guide, never an amount).
+    pub marginal_price: f64,
+    /// Gas estimate of the transaction.
+    pub gas: String,
+    /// The route.
+    pub route: Vec<Hop>,
+}
+
 /// `BridgeLatencyEstimate`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

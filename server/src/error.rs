@@ -137,6 +137,17 @@ impl ApiError {
         Self::new(ApiCode::Timeout, "the request did not complete in time")
     }
 
+    /// The error of item `prefix` of a batch: its field becomes
+    /// `<prefix>.<field>` (or `<prefix>` when it named none).
+    #[must_use]
+    pub fn in_item(mut self, prefix: &str) -> Self {
+        self.field = Some(match self.field.as_deref() {
+            Some(f) if !f.is_empty() => format!("{prefix}.{f}").into(),
+            _ => prefix.to_owned().into(),
+        });
+        self
+    }
+
     /// 500 without details (they go to the log).
     pub fn internal() -> Self {
         Self::new(ApiCode::Internal, "internal error")

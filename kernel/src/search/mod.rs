@@ -824,6 +824,141 @@ pub fn find_routes(
     Ok(Plan { chain: request.chain, destination_chain: to_chain, bridging, legs, amounts_out, gas })
 }
 
+/// One point of a [`ladder`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LadderPoint {
+    /// The routes for this point's amount, exact.
+    pub leg: Leg,
+    /// Gas estimate of its transaction.
+    pub gas: u64,
+    /// Output per unit of input at the margin, in raw units (tokenOut wei
+    /// per tokenIn wei): what the next small part of the input would get.
+    pub marginal: f64,
+}
+
+/// Quotes of one pair at several increasing amounts, on one snapshot, with
+/// the search shared: the full search runs twice, at the largest and the
+/// smallest amount (those two points are exactly what a quote of them
+/// answers); every point between is the better, net of gas, of each path
+/// those two found alone and the split over all of them, allocated for
+/// that amount and quoted exactly. Cost: two searches and, per point, a
+/// few path simulations.
+pub fn ladder(
+    snapshot: &MarketSnapshot,
+    chain: ChainId,
+    token_in: Address,
+    token_out: Address,
+    amounts: &[U256],
+    params: &SearchParams,
+) -> Result<Vec<LadderPoint>, KernelError> {
+    if snapshot.head(chain).is_none() {
+        return Err(KernelError::UnknownChain(chain));
+    }
+    let (Some(&low), Some(&high)) = (amounts.first(), amounts.last()) else {
+        return Err(KernelError::EmptyRequest);
+    };
+    let gas_cost = params.gas_cost_in_out.first().copied().flatten();
+    let ends = |amount| Ends { chain, token_in, amount, to_chain: chain, token_out, gas_cost };
+    let top = route_leg(snapshot, &mut Working::new(), &ends(high), params)?;
+    let bottom = if amounts.len() > 1 {
+        Some(route_leg(snapshot, &mut Working::new(), &ends(low), params)?)
+    } else {
+        None
+    };
+    let mut paths: Vec<Vec<Edge>> = Vec::new();
+    for r in top.routes.iter().chain(bottom.iter().flat_map(|l| &l.routes)) {
+        if let Some(p) = edges_of(snapshot, &r.steps)
+            && !paths.contains(&p)
+        {
+            paths.push(p);
+        }
+    }
+    let empty = Working::new();
+    let point = |leg: Leg| -> LadderPoint {
+        let gas = BASE_GAS + leg.routes.iter().map(|r| path_gas(&r.steps)).sum::<u64>();
+        let marginal = marginal_rate(snapshot, &leg);
+        LadderPoint { leg, gas, marginal }
+    };
+    let mut out = Vec::with_capacity(amounts.len());
+    for (k, &amount) in amounts.iter().enumerate() {
+        if k + 1 == amounts.len() {
+            out.push(point(top.clone()));
+            continue;
+        }
+        if k == 0
+            && let Some(b) = &bottom
+        {
+            out.push(point(b.clone()));
+            continue;
+        }
+        let mut best: Option<(f64, Vec<Route>)> = None;
+        let mut consider = |routes: Vec<Route>| {
+            let gas: u64 = routes.iter().map(|r| path_gas(&r.steps)).sum();
+            let v = net(total_out(&routes), gas, gas_cost);
+            if best.as_ref().is_none_or(|(b, _)| v > *b) {
+                best = Some((v, routes));
+            }
+        };
+        for p in &paths {
+            if let Ok((steps, _)) = simulate(snapshot, &empty, p, amount) {
+                consider(vec![Route { amount_in: amount, amount_out: out_of(&steps), steps }]);
+            }
+        }
+        if paths.len() > 1 {
+            let refs: Vec<&[Edge]> = paths.iter().map(Vec::as_slice).collect();
+            if let Some((routes, _)) =
+                split_exact(snapshot, &empty, &refs, amount, params.split_chunks)
+            {
+                consider(routes);
+            }
+        }
+        let Some((_, routes)) = best else {
+            return Err(KernelError::NoRoute { token_in, token_out });
+        };
+        let amount_out = total_out(&routes);
+        out.push(point(Leg { token_in, token_out, amount_in: amount, amount_out, routes }));
+    }
+    Ok(out)
+}
+
+/// The edges a route's steps went through (`None` for a bridge, or a step
+/// whose pool no longer has its tokens).
+fn edges_of(snapshot: &MarketSnapshot, steps: &[Step]) -> Option<Vec<Edge>> {
+    steps
+        .iter()
+        .map(|st| {
+            if st.action == StepAction::Bridge {
+                return None;
+            }
+            let pool = snapshot.pools().get(st.pool)?;
+            let i = pool.tokens.iter().position(|t| *t == st.token_in)?;
+            let j = pool.tokens.iter().position(|t| *t == st.token_out)?;
+            Some(Edge::Pool {
+                pool: u32::try_from(st.pool).ok()?,
+                i: u8::try_from(i).ok()?,
+                j: u8::try_from(j).ok()?,
+            })
+        })
+        .collect()
+}
+
+/// The output per unit of input of the next small part of `leg`'s input:
+/// its largest route quoted exactly with a ten-thousandth more (at least
+/// one unit), against what it gives now.
+fn marginal_rate(snapshot: &MarketSnapshot, leg: &Leg) -> f64 {
+    let Some(r) = leg.routes.iter().max_by_key(|r| r.amount_in) else { return 0.0 };
+    let Some(path) = edges_of(snapshot, &r.steps) else {
+        return u256_to_f64(leg.amount_out) / u256_to_f64(leg.amount_in).max(1.0);
+    };
+    let delta = (r.amount_in / U256::from(10_000u32)).max(U256::from(1u8));
+    match simulate(snapshot, &Working::new(), &path, r.amount_in.saturating_add(delta)) {
+        Ok((steps, _)) => {
+            u256_to_f64(out_of(&steps).saturating_sub(r.amount_out)) / u256_to_f64(delta)
+        }
+        Err(_) => 0.0,
+    }
+}
+
 /// The snapshot after `plan`'s trades: every pool it goes through in its
 /// state after the plan's exact steps (in plan order), everything else
 /// shared. A later route of the same transaction is searched on it.

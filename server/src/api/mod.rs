@@ -134,6 +134,8 @@ pub fn router(state: AppState) -> Router {
         .route("/cctp/bridge/claim", get(bridges::cctp_claim))
         .route("/{bridge}/bridge/check", get(bridges::bridge_check))
         .route("/shortcuts/quote", get(shortcuts::quote))
+        .route("/shortcuts/quote/batch", post(shortcuts::quote_batch))
+        .route("/shortcuts/quote/ladder", post(shortcuts::quote_ladder))
         .route("/shortcuts/route", get(shortcuts::route_get).post(shortcuts::route_post))
         .route("/shortcuts/route/nontokenized", get(shortcuts::route_nontokenized))
         .route("/shortcuts/bundle", post(shortcuts::bundle))

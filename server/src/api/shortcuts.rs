@@ -80,7 +80,12 @@ pub async fn quote(
     let req = requests::parse_route(&q, &s.engine.catalog(), RouteKind::Quote)?;
     check_tokens(&s.engine.catalog(), &req)?;
     let quote = s.engine.quote(quote_request(&req)).await?;
-    Ok(Json(dto::QuoteResponse {
+    Ok(Json(quote_response(&quote)))
+}
+
+/// The wire form of a quote.
+fn quote_response(quote: &switchyard_engine::Quote) -> dto::QuoteResponse {
+    dto::QuoteResponse {
         amount_out: one_or_many(&quote.plan.amounts_out),
         price_impact: quote.price_impact_bps,
         route: hops(&quote.plan),
@@ -88,7 +93,215 @@ pub async fn quote(
         gas: quote.plan.gas.to_string(),
         block_number: quote.block_number,
         bridging_estimates: bridging_estimates(&quote.plan),
+    }
+}
+
+/// Most quotes in one batch.
+pub const BATCH_MAX: usize = 1000;
+
+/// `POST /api/v1/shortcuts/quote/batch`: up to 1,000 quotes in one request,
+/// each item the parameters of `GET /shortcuts/quote` as a JSON object.
+/// Every quote of a chain is answered on one snapshot (its block is in
+/// `blockNumbers`), in parallel; each item answers alone, with the status
+/// and body its own `GET` would have had (a bad item's error names
+/// `quotes[i].<field>`). The batch costs its key one request per quote,
+/// admitted whole or not at all.
+#[utoipa::path(post, path = "/api/v1/shortcuts/quote/batch", tag = "shortcuts",
+    request_body = dto::QuoteBatchRequest,
+    responses((status = 200, body = dto::QuoteBatchResponse), (status = 400, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
+pub async fn quote_batch(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    body: Body,
+) -> Result<Json<dto::QuoteBatchResponse>, ApiError> {
+    use simd_json::{BorrowedValue as V, prelude::ValueObjectAccess};
+    let mut buf = read_body(&s, body).await?;
+    let value = parse_json(&mut buf)?;
+    if !matches!(value, V::Object(_)) {
+        return Err(ApiError::invalid("body", "the body is an object with a `quotes` array"));
+    }
+    let items = match value.get("quotes") {
+        Some(V::Array(items)) => items,
+        Some(_) => return Err(ApiError::invalid("quotes", "quotes is an array of quote requests")),
+        None => return Err(ApiError::missing("quotes")),
+    };
+    if items.is_empty() || items.len() > BATCH_MAX {
+        return Err(ApiError::invalid(
+            "quotes",
+            format!("a batch holds 1 to {BATCH_MAX} quotes, not {}", items.len()),
+        ));
+    }
+    // The request was admitted as one; the rest of the batch is charged
+    // now, all or nothing.
+    let n = u32::try_from(items.len()).unwrap_or(u32::MAX);
+    let burst = switchyard_engine::rate_limit::burst(key.0.rate_per_s);
+    if n > burst {
+        return Err(ApiError::invalid(
+            "quotes",
+            format!("a batch of {n} costs {n} requests, more than this key's burst of {burst}"),
+        ));
+    }
+    if n > 1 {
+        let d = s.engine.admit_n(&key.0, n - 1).await?;
+        if let Some(retry_after) = d.retry_after {
+            return Err(switchyard_engine::EngineError::RateLimited { retry_after }.into());
+        }
+    }
+    let catalog = s.engine.catalog();
+    let mut reqs = Vec::with_capacity(items.len());
+    let mut slots: Vec<Result<usize, ApiError>> = Vec::with_capacity(items.len());
+    for item in items.iter() {
+        let parsed = if matches!(item, V::Object(_)) {
+            Query::from_json_object(item).and_then(|q| {
+                let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
+                check_tokens(&catalog, &req)?;
+                Ok(quote_request(&req))
+            })
+        } else {
+            Err(ApiError::invalid("", "each quote is an object of quote parameters"))
+        };
+        match parsed {
+            Ok(r) => {
+                slots.push(Ok(reqs.len()));
+                reqs.push(r);
+            }
+            Err(e) => slots.push(Err(e)),
+        }
+    }
+    let batch = s.engine.quote_batch(reqs).await?;
+    let mut answers: Vec<Option<Result<switchyard_engine::Quote, ApiError>>> =
+        batch.results.into_iter().map(|r| Some(r.map_err(ApiError::from))).collect();
+    let results = slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, slot)| {
+            let answer = slot.and_then(|k| {
+                answers
+                    .get_mut(k)
+                    .and_then(Option::take)
+                    .unwrap_or_else(|| Err(ApiError::internal()))
+            });
+            match answer {
+                Ok(q) => dto::QuoteBatchItem {
+                    status: 200,
+                    body: dto::QuoteBatchBody::Quote(Box::new(quote_response(&q))),
+                },
+                Err(e) => {
+                    let e = e.in_item(&format!("quotes[{i}]"));
+                    if e.status().is_server_error() {
+                        // The batch answers 200: its failed items are logged
+                        // here, as the middleware logs a failed request.
+                        tracing::error!(
+                            item = i,
+                            status = e.status().as_u16(),
+                            cause = e.cause.as_deref().unwrap_or(""),
+                            "batch quote failed"
+                        );
+                    }
+                    dto::QuoteBatchItem {
+                        status: e.status().as_u16(),
+                        body: dto::QuoteBatchBody::Error(e.body()),
+                    }
+                }
+            }
+        })
+        .collect();
+    Ok(Json(dto::QuoteBatchResponse {
+        block_numbers: batch.blocks.into_iter().map(|(c, b)| (c.0.to_string(), b)).collect(),
+        results,
     }))
+}
+
+/// Most amounts in one ladder.
+pub const LADDER_MAX: usize = 64;
+
+/// `POST /api/v1/shortcuts/quote/ladder`: one pair quoted at up to 64
+/// increasing amounts on one snapshot, the search shared across the points
+/// (the largest and smallest amount are searched in full and equal their
+/// own quotes; every point between is allocated over the paths those found,
+/// and quoted exactly). Each point gives its route and the marginal price
+/// (tokenOut per tokenIn, in whole tokens, of the next small part).
+#[utoipa::path(post, path = "/api/v1/shortcuts/quote/ladder", tag = "shortcuts",
+    request_body = dto::LadderRequest,
+    responses((status = 200, body = dto::LadderResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn quote_ladder(
+    State(s): State<AppState>,
+    body: Body,
+) -> Result<Json<dto::LadderResponse>, ApiError> {
+    let mut buf = read_body(&s, body).await?;
+    let value = parse_json(&mut buf)?;
+    if !matches!(value, simd_json::BorrowedValue::Object(_)) {
+        return Err(ApiError::invalid("body", "the body is an object of ladder parameters"));
+    }
+    let q = Query::from_json_object(&value)?;
+    let catalog = s.engine.catalog();
+    let chain = match q.scalar("chainId")? {
+        Some(v) => super::known_chain(&catalog, "chainId", v)?.id,
+        None => switchyard_catalog::ChainId(1),
+    };
+    let token = |field: &'static str| -> Result<switchyard_catalog::Token, ApiError> {
+        let a = crate::query::parse_address(field, q.required(field)?)?;
+        catalog.token(chain, a).cloned().ok_or_else(|| {
+            ApiError::not_found(field, format!("token {a:#x} is not known on chain {chain}"))
+        })
+    };
+    let (token_in, token_out) = (token("tokenIn")?, token("tokenOut")?);
+    if token_in.address == token_out.address {
+        return Err(ApiError::invalid("tokenOut", "tokenOut is the same token as tokenIn"));
+    }
+    let raw = q.list("amountsIn");
+    if raw.is_empty() {
+        return Err(ApiError::missing("amountsIn"));
+    }
+    if raw.len() > LADDER_MAX {
+        return Err(ApiError::invalid(
+            "amountsIn",
+            format!("a ladder holds 1 to {LADDER_MAX} amounts, not {}", raw.len()),
+        ));
+    }
+    let mut amounts: Vec<U256> = Vec::with_capacity(raw.len());
+    for (i, v) in raw.iter().enumerate() {
+        let a = crate::query::parse_wei(format!("amountsIn[{i}]"), v)?;
+        if a.is_zero() || amounts.last().is_some_and(|prev| a <= *prev) {
+            return Err(ApiError::invalid(
+                format!("amountsIn[{i}]"),
+                "amountsIn must be positive and strictly increasing",
+            ));
+        }
+        amounts.push(a);
+    }
+    let ladder = s
+        .engine
+        .ladder(switchyard_engine::quote::LadderRequest {
+            chain,
+            token_in: token_in.address,
+            token_out: token_out.address,
+            amounts,
+        })
+        .await?;
+    let scale = 10f64.powi(i32::from(token_in.decimals) - i32::from(token_out.decimals));
+    let points = ladder
+        .points
+        .into_iter()
+        .map(|p| {
+            let plan = Plan {
+                chain,
+                destination_chain: chain,
+                bridging: Vec::new(),
+                amounts_out: vec![p.leg.amount_out],
+                gas: p.gas,
+                legs: vec![p.leg],
+            };
+            dto::LadderPoint {
+                amount_in: plan.legs[0].amount_in.to_string(),
+                amount_out: plan.legs[0].amount_out.to_string(),
+                marginal_price: p.marginal * scale,
+                gas: plan.gas.to_string(),
+                route: hops(&plan),
+            }
+        })
+        .collect();
+    Ok(Json(dto::LadderResponse { block_number: ladder.block_number, points }))
 }
 
 /// The wire form of a plan's bridge crossings.
