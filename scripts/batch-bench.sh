@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-30}
 PORT=${PORT:-18096}
 scripts/setup.sh
-cargo build --release --locked -p switchyard-server -p switchyard-benches --example batch_vs_single
+cargo build --release --locked -p switchyard-server
+cargo build --release --locked -p switchyard-benches --example batch_vs_single
 . scripts/lib.sh
 start_server target/release/switchyard "$PORT" 1000000000
 for c in 1 4; do

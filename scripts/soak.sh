@@ -19,7 +19,8 @@ CONNECTIONS=${CONNECTIONS:-32}
 export SWITCHYARD_EMBEDDED_BLOCK_MS=${BLOCK_MS:-$((MINUTES * 60000 / 240))}
 
 scripts/setup.sh
-cargo build --release --locked -p switchyard-server -p switchyard-benches --example soak
+cargo build --release --locked -p switchyard-server
+cargo build --release --locked -p switchyard-benches --example soak
 . scripts/lib.sh
 start_server target/release/switchyard "$PORT" 1000000000
 echo "soak: $RATE req/s for $MINUTES min on 127.0.0.1:$PORT, a block every $SWITCHYARD_EMBEDDED_BLOCK_MS ms, server pid $SERVER_PID"

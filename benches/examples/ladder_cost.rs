@@ -10,6 +10,7 @@
 //! of `ladder` over 32 amounts spaced geometrically from a thousandth of it
 //! up to it, their ratio, and how close each interior point comes to its
 //! own full quote (the smallest of their ratios). Rounds alternate the two.
+//! `LADDER_DIAG=1` prints every point's ratio to its own quote on stderr.
 
 use std::time::Instant;
 
@@ -75,6 +76,20 @@ fn main() {
                     (!own.is_zero()).then(|| to_f64(p.leg.amount_out) / to_f64(own))
                 })
                 .fold(f64::INFINITY, f64::min);
+            if std::env::var_os("LADDER_DIAG").is_some() {
+                for (p, a) in points.iter().zip(&amounts) {
+                    let own = find_routes(&snap, &req(*a), &params)
+                        .ok()
+                        .map(|pl| pl.amounts_out[0])
+                        .unwrap_or_default();
+                    eprintln!(
+                        "{qname} {usd} amount {} routes {} ratio {:.5}",
+                        to_f64(*a),
+                        p.leg.routes.len(),
+                        to_f64(p.leg.amount_out) / to_f64(own).max(1.0)
+                    );
+                }
+            }
             let (qm, lm) = (median(q), median(l));
             println!(
                 "| {n} | {qname} | ${usd:.0} | {qm:.0} | {lm:.0} | {:.2} | {} |",

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, ChainId, NATIVE_TOKEN, loaders};
 use switchyard_kernel::{
-    KernelError, MarketSnapshot, Plan, RouteRequest, SearchParams, StepAction, find_routes,
+    KernelError, MarketSnapshot, Plan, RouteRequest, SearchParams, StepAction, find_routes, ladder,
 };
 
 const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
@@ -266,4 +266,44 @@ fn a_broken_pool_is_quarantined_and_the_search_goes_on() {
     let plan = quote(&s, USDC, e(100_000, 6), USDT, &SearchParams::default()).expect("route");
     replay(&s, &plan);
     assert!(plan.legs[0].routes.iter().flat_map(|r| &r.steps).all(|st| st.address != three_pool));
+}
+
+/// A ladder's every point is exact (it replays step by step), its two ends
+/// are the quotes of their amounts, and a split appears where the amount
+/// calls for one.
+#[test]
+fn every_ladder_point_replays_exactly_and_its_ends_are_quotes() {
+    let s = snapshot();
+    let params = SearchParams::default();
+    let amounts: Vec<U256> = (0..24u32)
+        .map(|k| e(1_000, 6) * U256::from(3u32).pow(U256::from(k / 2)) * U256::from(k % 2 + 1))
+        .collect();
+    let (from, to) = (a(USDC), a(WETH));
+    let points = ladder(&s, ChainId(1), from, to, &amounts, &params).expect("ladder");
+    assert_eq!(points.len(), amounts.len());
+    for (k, (p, amount)) in points.iter().zip(&amounts).enumerate() {
+        assert_eq!(p.leg.amount_in, *amount);
+        let plan = Plan {
+            chain: ChainId(1),
+            destination_chain: ChainId(1),
+            bridging: Vec::new(),
+            amounts_out: vec![p.leg.amount_out],
+            gas: p.gas,
+            legs: vec![p.leg.clone()],
+        };
+        replay(&s, &plan);
+        assert!(p.marginal > 0.0);
+        if k == 0 || k + 1 == amounts.len() {
+            let q = quote(&s, USDC, *amount, WETH, &params).expect("quote");
+            assert_eq!(q.amounts_out[0], p.leg.amount_out, "point {k} is its quote");
+        }
+        if k > 0 {
+            assert!(p.leg.amount_out > points[k - 1].leg.amount_out, "point {k} rises");
+        }
+    }
+    assert!(points.last().is_some_and(|p| p.leg.routes.len() > 1), "the largest point splits");
+    assert!(matches!(
+        ladder(&s, ChainId(1), from, to, &[], &params),
+        Err(KernelError::EmptyRequest)
+    ));
 }

@@ -735,11 +735,26 @@ fn split_exact(
     chunks: u32,
 ) -> Option<(Vec<Route>, Working)> {
     let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), chunks)?;
+    exact_shares(snapshot, working, paths, &fractions, amount).ok()
+}
+
+/// The routes of `amount` split over `paths` by `fractions` (shares below
+/// [`MIN_SPLIT_SHARE`] dropped, the rest scaled to the whole amount in
+/// integers), quoted exactly one after the other on `working`. Fails with
+/// fewer than two paths left (`None`), or naming the path that cannot take
+/// its share.
+fn exact_shares(
+    snapshot: &MarketSnapshot,
+    working: &Working,
+    paths: &[&[Edge]],
+    fractions: &[f64],
+    amount: U256,
+) -> Result<(Vec<Route>, Working), Option<usize>> {
     let kept: Vec<(usize, f64)> =
         fractions.iter().copied().enumerate().filter(|(_, f)| *f >= MIN_SPLIT_SHARE).collect();
     let sum: f64 = kept.iter().map(|(_, f)| f).sum();
     if kept.len() < 2 || sum.is_nan() || sum <= 0.0 {
-        return None;
+        return Err(None);
     }
     // Integer shares out of 2^40; the last path takes the remainder.
     const SCALE: f64 = 1_099_511_627_776.0;
@@ -750,8 +765,8 @@ fn split_exact(
             left
         } else {
             let share = U256::from((f / sum * SCALE).floor() as u64);
-            let a = amount.checked_mul(share)? >> 40;
-            left = left.checked_sub(a)?;
+            let a = amount.checked_mul(share).ok_or(None)? >> 40;
+            left = left.checked_sub(a).ok_or(None)?;
             a
         };
         amounts.push((*k, a));
@@ -762,11 +777,11 @@ fn split_exact(
         if a.is_zero() {
             continue;
         }
-        let (steps, next) = simulate(snapshot, &state, paths[k], a).ok()?;
+        let (steps, next) = simulate(snapshot, &state, paths[k], a).map_err(|_| Some(k))?;
         state.extend(next);
         routes.push(Route { amount_in: a, amount_out: out_of(&steps), steps });
     }
-    Some((routes, state))
+    Ok((routes, state))
 }
 
 /// Finds the plan for a request.
@@ -824,6 +839,14 @@ pub fn find_routes(
     Ok(Plan { chain: request.chain, destination_chain: to_chain, bridging, legs, amounts_out, gas })
 }
 
+/// Chunks of each increase between two ladder points.
+const LADDER_CHUNKS: u32 = 16;
+
+/// Shadow output of `amount` down `path` alone.
+fn shadow_out(snapshot: &MarketSnapshot, path: &[Edge], amount: f64) -> f64 {
+    path.iter().fold(amount, |x, &e| if x > 0.0 { candidates::shadow(snapshot, e, x) } else { 0.0 })
+}
+
 /// One point of a [`ladder`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct LadderPoint {
@@ -874,6 +897,20 @@ pub fn ladder(
         }
     }
     let empty = Working::new();
+    let refs: Vec<&[Edge]> = paths.iter().map(Vec::as_slice).collect();
+    let mut filler = split::Filler::new(snapshot, &refs);
+    // What share of the largest amount each path takes in its (exact) plan.
+    let top_fractions: Vec<f64> = paths
+        .iter()
+        .map(|p| {
+            top.routes
+                .iter()
+                .filter(|r| edges_of(snapshot, &r.steps).as_ref() == Some(p))
+                .map(|r| u256_to_f64(r.amount_in))
+                .sum::<f64>()
+                / u256_to_f64(high).max(1.0)
+        })
+        .collect();
     let point = |leg: Leg| -> LadderPoint {
         let gas = BASE_GAS + leg.routes.iter().map(|r| path_gas(&r.steps)).sum::<u64>();
         let marginal = marginal_rate(snapshot, &leg);
@@ -899,17 +936,46 @@ pub fn ladder(
                 best = Some((v, routes));
             }
         };
-        for p in &paths {
-            if let Ok((steps, _)) = simulate(snapshot, &empty, p, amount) {
-                consider(vec![Route { amount_in: amount, amount_out: out_of(&steps), steps }]);
-            }
+        // The best path alone, by its shadow output net of gas, quoted
+        // exactly; then the growing split.
+        let amount_f = u256_to_f64(amount);
+        let single = refs
+            .iter()
+            .map(|p| {
+                shadow_out(snapshot, p, amount_f)
+                    - gas_cost.map_or(0.0, |c| c * estimated_gas(snapshot, p) as f64)
+            })
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(k, _)| k);
+        if let Some(k) = single
+            && let Ok((steps, _)) = simulate(snapshot, &empty, refs[k], amount)
+        {
+            consider(vec![Route { amount_in: amount, amount_out: out_of(&steps), steps }]);
         }
-        if paths.len() > 1 {
-            let refs: Vec<&[Edge]> = paths.iter().map(Vec::as_slice).collect();
-            if let Some((routes, _)) =
-                split_exact(snapshot, &empty, &refs, amount, params.split_chunks)
-            {
-                consider(routes);
+        // A split quoted exactly; a path that cannot take its share (its
+        // shadow promised more than the pool holds) is dropped and the rest
+        // take the amount.
+        let mut split_of = |mut fractions: Vec<f64>| {
+            for _ in 0..refs.len() {
+                match exact_shares(snapshot, &empty, &refs, &fractions, amount) {
+                    Ok((routes, _)) => {
+                        consider(routes);
+                        return;
+                    }
+                    Err(Some(k)) => fractions[k] = 0.0,
+                    Err(None) => return,
+                }
+            }
+        };
+        // The largest amount's split, exact there, scaled to this amount.
+        split_of(top_fractions.clone());
+        // The water-filling grown from the previous point.
+        if refs.len() > 1 {
+            let flows = filler.fill_to(amount_f, LADDER_CHUNKS);
+            let total: f64 = flows.iter().sum();
+            if total > 0.0 {
+                split_of(flows.iter().map(|f| f / total).collect());
             }
         }
         let Some((_, routes)) = best else {

@@ -97,6 +97,52 @@ pub(super) fn shares_pool(a: &[Edge], b: &[Edge]) -> bool {
     a.iter().filter_map(|e| e.pool()).any(|p| b.iter().any(|f| f.pool() == Some(p)))
 }
 
+/// Water-filling that grows: each [`Filler::fill_to`] places only the
+/// increase over the amount already placed, in chunks, each to the path
+/// whose next unit earns most on the flow already there. A ladder's points
+/// are allocated this way one after the other, in increasing order, so the
+/// whole ladder costs one allocation of its largest amount.
+pub(super) struct Filler<'p> {
+    snapshot: &'p MarketSnapshot,
+    paths: &'p [&'p [Edge]],
+    flow: Flow,
+    alloc: Vec<f64>,
+    placed: f64,
+}
+
+impl<'p> Filler<'p> {
+    pub(super) fn new(snapshot: &'p MarketSnapshot, paths: &'p [&'p [Edge]]) -> Self {
+        Self { snapshot, paths, flow: Flow::default(), alloc: vec![0.0; paths.len()], placed: 0.0 }
+    }
+
+    /// Places up to `amount` (no more than before if it is smaller) in
+    /// `chunks` equal parts of the increase; the flow per path.
+    pub(super) fn fill_to(&mut self, amount: f64, chunks: u32) -> &[f64] {
+        let delta = amount - self.placed;
+        if delta.is_nan() || delta <= 0.0 || chunks == 0 || self.paths.is_empty() {
+            return &self.alloc;
+        }
+        let chunk = delta / f64::from(chunks);
+        for _ in 0..chunks {
+            let mut best: Option<(usize, f64)> = None;
+            for (k, p) in self.paths.iter().enumerate() {
+                let g = push(self.snapshot, &mut self.flow, k, p, chunk, false);
+                if best.is_none_or(|(_, b)| g > b) {
+                    best = Some((k, g));
+                }
+            }
+            let Some((k, g)) = best else { break };
+            if g.is_nan() || g <= 0.0 {
+                break;
+            }
+            push(self.snapshot, &mut self.flow, k, self.paths[k], chunk, true);
+            self.alloc[k] += chunk;
+        }
+        self.placed = amount;
+        &self.alloc
+    }
+}
+
 /// Fractions of `amount` per path (summing to 1), or `None` when no path
 /// takes any of it.
 pub(super) fn allocate(
