@@ -283,6 +283,8 @@ impl Engine {
         let key_db = db.clone();
         let volume_db = db.clone();
         let networked_db = matches!(db, keys::Database::Postgres(_));
+        let changed = Arc::new(tokio::sync::watch::Sender::new(0u64));
+        let changed_tx = Arc::clone(&changed);
         let (st, lt, kc) = (Arc::clone(&state), Arc::clone(&latest), Arc::clone(&key_cache));
         let ended = Arc::clone(&feed_ended);
         let block_interval = config.block_interval;
@@ -312,7 +314,9 @@ impl Engine {
                         None => (Supervisor::start(key_actor), Supervisor::start(volume_actor)),
                     };
                     let prices =
-                        Supervisor::start(move |_| market::PriceCacheActor::new(st, lt, inputs));
+                        Supervisor::start(move |_| {
+                            market::PriceCacheActor::new(st, lt, inputs).notifying(changed_tx)
+                        });
                     let feed = stream.map(|stream| {
                         let (publisher, ended) = (prices.clone(), Arc::clone(&ended));
                         Supervisor::start(move |_| {
@@ -371,6 +375,7 @@ impl Engine {
                 rpc_health: health,
                 nodes,
                 demo,
+                changed,
             }),
         };
         Ok((handle, Shutdown { system: Some(system), thread: Some(thread), db_arbiter }))
@@ -401,6 +406,8 @@ struct Inner {
     /// The chains no node follows answer from the embedded demo market
     /// (not an operator's market file).
     demo: bool,
+    /// Moves whenever what quotes read changes.
+    changed: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 /// One RPC feed to start: a factory of the catalog, or one protocol's
@@ -570,6 +577,13 @@ impl EngineHandle {
     /// and executed on it.
     pub fn state(&self) -> Arc<MarketState> {
         self.inner.state.load_full()
+    }
+
+    /// A receiver that wakes whenever a newly published snapshot has its
+    /// prices derived (what quotes read is then complete): quote streams
+    /// recompute on it. Its value only counts the changes.
+    pub fn market_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changed.subscribe()
     }
 
     /// The newest market state: a new block's snapshot and prices as soon

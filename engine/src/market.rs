@@ -67,6 +67,9 @@ pub(crate) struct PriceCacheActor {
     /// The last change whose proof is done (stored, or failed and logged):
     /// publishers wait for theirs.
     proven: tokio::sync::watch::Sender<u64>,
+    /// Moves whenever a published snapshot has its prices (what quotes
+    /// read is then complete): quote streams recompute on it.
+    changed: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 /// A change to prove: its snapshot, with what it was published with.
@@ -99,9 +102,16 @@ impl PriceCacheActor {
             proving: false,
             waiting: None,
             proven: tokio::sync::watch::Sender::new(0),
+            changed: Arc::new(tokio::sync::watch::Sender::new(0)),
         };
         me.reindex(&me.state.load().snapshot.clone());
         me
+    }
+
+    /// Moves `changed` whenever what quotes read changes.
+    pub(crate) fn notifying(mut self, changed: Arc<tokio::sync::watch::Sender<u64>>) -> Self {
+        self.changed = changed;
+        self
     }
 
     fn reindex(&mut self, snapshot: &MarketSnapshot) {
@@ -211,6 +221,7 @@ impl PriceCacheActor {
         let previous = self.state.load_full();
         let stale_chains: BTreeSet<ChainId> = self.stale_sources.iter().map(|(c, _)| *c).collect();
         let latest = Arc::clone(&self.latest);
+        let changed = Arc::clone(&self.changed);
         let work = crate::jobs::on_pool("price cache", move || {
             let mut prices = derive_prices(&snapshot, &usd_anchors(&inputs.catalog));
             for chain in &stale_chains {
@@ -219,13 +230,18 @@ impl PriceCacheActor {
             let prices = Arc::new(prices);
             // Quotes get the prices at once, while they still read this
             // snapshot.
+            let mut renewed_now = false;
             latest.rcu(|cur| {
-                if Arc::ptr_eq(&cur.snapshot, &snapshot) {
-                    renewed(cur, &prices, None)
-                } else {
-                    Arc::clone(cur)
-                }
+                renewed_now = Arc::ptr_eq(&cur.snapshot, &snapshot);
+                if renewed_now { renewed(cur, &prices, None) } else { Arc::clone(cur) }
             });
+            // Quote streams recompute once a snapshot has its own prices
+            // (an answer on the previous prices would show a price impact
+            // that is not the market's). A newer snapshot already waiting
+            // is announced by its own proof.
+            if renewed_now {
+                changed.send_modify(|g| *g += 1);
+            }
             Ok(prove_state(&inputs, snapshot, prices, Some(&previous)))
         });
         ctx.spawn(work.into_actor(self).map(move |built, act, ctx| {

@@ -9,6 +9,7 @@
 //! catalog_files = ["catalog.json"] # SWITCHYARD_CATALOG_FILES: laid over the embedded catalog
 //! body_limit_bytes = 1048576       # SWITCHYARD_BODY_LIMIT_BYTES
 //! request_timeout_ms = 10000       # SWITCHYARD_REQUEST_TIMEOUT_MS
+//! stream_subscriptions_per_key = 100 # SWITCHYARD_STREAM_SUBSCRIPTIONS_PER_KEY
 //! max_connections = 4096           # SWITCHYARD_MAX_CONNECTIONS: one more is closed at once
 //! header_timeout_ms = 10000        # SWITCHYARD_HEADER_TIMEOUT_MS: to send headers; also the keep-alive idle time
 //! shutdown_drain_ms = 10000        # SWITCHYARD_SHUTDOWN_DRAIN_MS: in-flight requests' time on SIGTERM
@@ -48,6 +49,9 @@ pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 10_000;
 pub const DEFAULT_SHUTDOWN_DRAIN_MS: u64 = 10_000;
 /// Default request timeout: 10 s.
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 10_000;
+
+/// Quote streams (`/shortcuts/quote/stream`) one key may hold at once.
+pub const DEFAULT_STREAM_SUBSCRIPTIONS_PER_KEY: usize = 100;
 /// Default rate of new keys, requests per second.
 pub const DEFAULT_KEY_RATE: f64 = 10.0;
 /// Milliseconds between the embedded market's recorded blocks (Ethereum's
@@ -120,6 +124,8 @@ pub struct RawConfig {
     pub body_limit_bytes: usize,
     /// Request timeout.
     pub request_timeout_ms: u64,
+    /// Quote streams per key.
+    pub stream_subscriptions_per_key: usize,
     /// Open connections at most.
     pub max_connections: usize,
     /// Time to send a request's headers; also the keep-alive idle time.
@@ -163,6 +169,7 @@ impl Default for RawConfig {
             catalog_files: Vec::new(),
             body_limit_bytes: DEFAULT_BODY_LIMIT_BYTES,
             request_timeout_ms: DEFAULT_REQUEST_TIMEOUT_MS,
+            stream_subscriptions_per_key: DEFAULT_STREAM_SUBSCRIPTIONS_PER_KEY,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout_ms: DEFAULT_HEADER_TIMEOUT_MS,
             shutdown_drain_ms: DEFAULT_SHUTDOWN_DRAIN_MS,
@@ -260,6 +267,9 @@ impl RawConfig {
         if self.body_limit_bytes == 0 {
             return Err(invalid("body_limit_bytes", "must be positive"));
         }
+        if self.stream_subscriptions_per_key == 0 {
+            return Err(invalid("stream_subscriptions_per_key", "must be positive"));
+        }
         if self.request_timeout_ms == 0 {
             return Err(invalid("request_timeout_ms", "must be positive"));
         }
@@ -341,6 +351,7 @@ impl RawConfig {
             settings: crate::ServerSettings {
                 body_limit_bytes: self.body_limit_bytes,
                 request_timeout: std::time::Duration::from_millis(self.request_timeout_ms),
+                stream_subscriptions_per_key: self.stream_subscriptions_per_key,
             },
             connections: crate::listener::ConnectionLimits {
                 max_connections: self.max_connections,

@@ -148,6 +148,16 @@ impl ApiError {
         self
     }
 
+    /// 429: the key holds as many quote streams as it may.
+    pub fn too_many_subscriptions(limit: usize) -> Self {
+        let mut e = Self::new(
+            ApiCode::RateLimited,
+            format!("this key already holds {limit} quote streams, its most"),
+        );
+        e.retry_after = Some(std::time::Duration::from_secs(1));
+        e
+    }
+
     /// 500 without details (they go to the log).
     pub fn internal() -> Self {
         Self::new(ApiCode::Internal, "internal error")

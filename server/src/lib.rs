@@ -27,6 +27,7 @@ pub mod middleware;
 pub mod openapi;
 pub mod query;
 pub mod status;
+pub mod stream;
 
 use std::{sync::Arc, time::Duration};
 
@@ -48,6 +49,8 @@ pub struct ServerSettings {
     pub body_limit_bytes: usize,
     /// Time after which a request is answered 503.
     pub request_timeout: Duration,
+    /// Quote streams one key may hold at once.
+    pub stream_subscriptions_per_key: usize,
 }
 
 impl Default for ServerSettings {
@@ -55,6 +58,7 @@ impl Default for ServerSettings {
         Self {
             body_limit_bytes: config::DEFAULT_BODY_LIMIT_BYTES,
             request_timeout: Duration::from_millis(config::DEFAULT_REQUEST_TIMEOUT_MS),
+            stream_subscriptions_per_key: config::DEFAULT_STREAM_SUBSCRIPTIONS_PER_KEY,
         }
     }
 }
@@ -68,12 +72,19 @@ pub struct AppState {
     pub metrics: Arc<metrics::Metrics>,
     /// Settings.
     pub settings: Arc<ServerSettings>,
+    /// Quote streams.
+    pub streams: Arc<stream::StreamHub>,
 }
 
 impl AppState {
     /// State over an engine.
     pub fn new(engine: EngineHandle, settings: ServerSettings) -> Self {
-        Self { engine, metrics: Arc::default(), settings: Arc::new(settings) }
+        Self {
+            engine,
+            metrics: Arc::default(),
+            settings: Arc::new(settings),
+            streams: Arc::default(),
+        }
     }
 }
 

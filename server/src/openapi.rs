@@ -105,6 +105,7 @@ A 501 names the part of a request this version does not build; a 400 names bad i
         api::bridges::bridge_check,
         api::shortcuts::quote,
         api::shortcuts::quote_batch,
+        api::shortcuts::quote_stream,
         api::shortcuts::quote_ladder,
         api::shortcuts::route_get,
         api::shortcuts::route_post,

@@ -135,6 +135,7 @@ pub fn router(state: AppState) -> Router {
         .route("/{bridge}/bridge/check", get(bridges::bridge_check))
         .route("/shortcuts/quote", get(shortcuts::quote))
         .route("/shortcuts/quote/batch", post(shortcuts::quote_batch))
+        .route("/shortcuts/quote/stream", get(shortcuts::quote_stream))
         .route("/shortcuts/quote/ladder", post(shortcuts::quote_ladder))
         .route("/shortcuts/route", get(shortcuts::route_get).post(shortcuts::route_post))
         .route("/shortcuts/route/nontokenized", get(shortcuts::route_nontokenized))

@@ -84,7 +84,7 @@ pub async fn quote(
 }
 
 /// The wire form of a quote.
-fn quote_response(quote: &switchyard_engine::Quote) -> dto::QuoteResponse {
+pub(crate) fn quote_response(quote: &switchyard_engine::Quote) -> dto::QuoteResponse {
     dto::QuoteResponse {
         amount_out: one_or_many(&quote.plan.amounts_out),
         price_impact: quote.price_impact_bps,
@@ -94,6 +94,38 @@ fn quote_response(quote: &switchyard_engine::Quote) -> dto::QuoteResponse {
         block_number: quote.block_number,
         bridging_estimates: bridging_estimates(&quote.plan),
     }
+}
+
+/// `GET /api/v1/shortcuts/quote/stream`: the parameters of `GET
+/// /shortcuts/quote`, answered as server-sent events. A `quote` event at
+/// once (`id` its `quoteId`, data the quote JSON with `blockNumber` and
+/// `quoteId`), then one per market change whose answer differs from the
+/// last one sent; a comment heartbeat every 15 s; an error computing it is
+/// `event: error` with the standard error body, and ends the stream.
+/// Identical subscriptions share one computation; each pushed update costs
+/// the key one request (one the rate refuses is skipped); a key holds at
+/// most `stream_subscriptions_per_key` streams (429 beyond).
+#[utoipa::path(get, path = "/api/v1/shortcuts/quote/stream", tag = "shortcuts",
+    params(
+        ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1, maximum = 9223372036854775807i64),
+        ("tokenIn" = Vec<String>, Query, description = "Input tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
+        ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
+    ),
+    responses((status = 200, body = String, content_type = "text/event-stream"), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
+pub async fn quote_stream(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    raw: RawQuery,
+) -> Result<impl axum::response::IntoResponse, ApiError> {
+    let q = query(&raw)?;
+    let catalog = s.engine.catalog();
+    let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
+    check_tokens(&catalog, &req)?;
+    let slot = s.streams.reserve(&key.0, s.settings.stream_subscriptions_per_key)?;
+    let sub = s.streams.subscribe(&s.engine, quote_request(&req), slot);
+    let events = crate::stream::events(s.engine, key.0, sub);
+    Ok(axum::response::sse::Sse::new(events).keep_alive(crate::stream::heartbeat()))
 }
 
 /// Most quotes in one batch.

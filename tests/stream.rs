@@ -1,0 +1,166 @@
+//! Quote streams (`GET /api/v1/shortcuts/quote/stream`), read as a client
+//! reads server-sent events: the first event at once, then one per block
+//! whose answer differs (the embedded feed stepped block by block), none
+//! for a block that leaves the answer as it was, identical subscriptions
+//! sharing one computation, the per-key cap, and bad input refused before
+//! any stream starts.
+
+mod common;
+
+use std::time::Duration;
+
+use axum::{
+    body::Body,
+    http::{Request, header},
+};
+use http_body_util::BodyExt as _;
+use serde_json::Value;
+use tower::ServiceExt as _;
+
+const QUOTE: &str = "/api/v1/shortcuts/quote/stream?chainId=1&tokenIn=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48&tokenOut=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2&amountIn=5000000000";
+
+/// A server-sent event.
+#[derive(Debug, Default)]
+struct SseEvent {
+    event: String,
+    id: String,
+    data: String,
+}
+
+/// Reads a response body as server-sent events.
+struct SseClient {
+    body: Body,
+    buf: String,
+}
+
+impl SseClient {
+    /// The next event (comments skipped), or `None` when `within` passes
+    /// or the stream ends.
+    async fn next(&mut self, within: Duration) -> Option<SseEvent> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let mut ev = SseEvent::default();
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("event:") {
+                        ev.event = v.trim().to_owned();
+                    } else if let Some(v) = line.strip_prefix("id:") {
+                        ev.id = v.trim().to_owned();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        ev.data.push_str(v.trim_start());
+                    }
+                }
+                if ev.event.is_empty() && ev.data.is_empty() {
+                    continue;
+                }
+                return Some(ev);
+            }
+            let frame = tokio::time::timeout_at(deadline, self.body.frame()).await.ok()??.ok()?;
+            if let Ok(data) = frame.into_data() {
+                self.buf.push_str(&String::from_utf8_lossy(&data));
+            }
+        }
+    }
+}
+
+async fn open(app: &axum::Router, path: &str, key: &str) -> (u16, SseClient) {
+    let req = Request::get(path)
+        .header(header::AUTHORIZATION, format!("Bearer {key}"))
+        .body(Body::empty())
+        .expect("request");
+    let res = app.clone().oneshot(req).await.expect("answer");
+    let status = res.status().as_u16();
+    (status, SseClient { body: res.into_body(), buf: String::new() })
+}
+
+async fn get(app: &axum::Router, path: &str, key: &str) -> Value {
+    let req = Request::get(path)
+        .header(header::AUTHORIZATION, format!("Bearer {key}"))
+        .body(Body::empty())
+        .expect("request");
+    let res = app.clone().oneshot(req).await.expect("answer");
+    let bytes = res.into_body().collect().await.expect("body").to_bytes();
+    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_pushes_one_event_per_changed_block() {
+    let env = common::start("stream");
+    let app = switchyard_server::app(env.state.clone());
+    let (status, mut a) = open(&app, QUOTE, &env.fast_key).await;
+    assert_eq!(status, 200);
+    let first = a.next(Duration::from_secs(10)).await.expect("the first event at once");
+    assert_eq!(first.event, "quote");
+    let q: Value = serde_json::from_str(&first.data).expect("json");
+    assert_eq!(q["quoteId"].as_str(), Some(first.id.as_str()));
+    let single = get(&app, &QUOTE.replace("/quote/stream?", "/quote?"), &env.fast_key).await;
+    assert_eq!(q["amountOut"], single["amountOut"]);
+    assert_eq!(q["blockNumber"], single["blockNumber"]);
+    // A second, identical subscription shares the computation and gets the
+    // current answer at once.
+    let (_, mut b) = open(&app, QUOTE, &env.fast_key).await;
+    let b_first = b.next(Duration::from_secs(10)).await.expect("b's first event");
+    assert_eq!(b_first.data, first.data);
+
+    // Block by block: an event exactly when the answer changed.
+    let mut last = single;
+    let (mut changed, mut unchanged) = (0, 0);
+    for _ in 0..12 {
+        assert_eq!(env.engine().step_blocks(1).await.expect("a block"), 1);
+        let now = get(&app, &QUOTE.replace("/quote/stream?", "/quote?"), &env.fast_key).await;
+        let moved = now["amountOut"] != last["amountOut"]
+            || now["route"] != last["route"]
+            || now["priceImpact"] != last["priceImpact"]
+            || now["gas"] != last["gas"];
+        if moved {
+            changed += 1;
+            let ev = a.next(Duration::from_secs(10)).await.expect("an event for a changed block");
+            let v: Value = serde_json::from_str(&ev.data).expect("json");
+            assert_eq!(v["amountOut"], now["amountOut"], "{v}");
+            assert_eq!(v["blockNumber"], now["blockNumber"]);
+            assert!(ev.id.contains(&format!("-{}-", now["blockNumber"])), "{}", ev.id);
+        } else {
+            unchanged += 1;
+            assert!(
+                a.next(Duration::from_millis(300)).await.is_none(),
+                "an event for a block that left the answer as it was"
+            );
+        }
+        last = now;
+    }
+    assert!(changed > 0, "no block moved the quote: the test proves nothing");
+    eprintln!("{changed} blocks changed the answer, {unchanged} did not");
+    drop((a, b));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_are_refused_before_streaming_and_keys_are_capped() {
+    let env = common::start("stream-limits");
+    let app = switchyard_server::app(env.state.clone());
+    let (status, bad) =
+        open(&app, &QUOTE.replace("amountIn=5000000000", "amountIn=1.5"), &env.fast_key).await;
+    assert_eq!(status, 400);
+    let body = bad.body.collect().await.expect("body").to_bytes();
+    assert!(String::from_utf8_lossy(&body).contains("amountIn"));
+    let (status, _) = open(&app, QUOTE, "sy_nope").await;
+    assert_eq!(status, 401);
+
+    // A key of its own, capped at the default 100 streams.
+    let key = env.engine().create_key(1_000.0, None).await.expect("key").key;
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        let (status, s) = open(&app, QUOTE, &key).await;
+        assert_eq!(status, 200);
+        held.push(s);
+    }
+    let (status, _) = open(&app, QUOTE, &key).await;
+    assert_eq!(status, 429, "the 101st stream of one key");
+    assert_eq!(env.state.streams.open(), 100);
+    // Closing one frees its place.
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (status, mut again) = open(&app, QUOTE, &key).await;
+    assert_eq!(status, 200);
+    assert!(again.next(Duration::from_secs(10)).await.is_some_and(|e| e.event == "quote"));
+}
