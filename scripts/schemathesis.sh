@@ -37,6 +37,9 @@ echo "== served endpoints: every other check"
 # Shortcut and wallet endpoints run separately so their warnings (random
 # addresses are mostly unknown tokens: 404) stay readable; every check runs,
 # so a 5xx from a simulated transaction fails here too.
+# The quote stream is left out: a valid request answers an event stream
+# that never ends, which schemathesis would wait on; tests/stream.rs covers
+# it (and its bad input, refused before any stream starts).
 echo "== shortcut and wallet endpoints"
 "$VENV/bin/schemathesis" "${common[@]}" --exclude-checks positive_data_acceptance \
-  --include-path-regex '^/api/v1/(shortcuts|wallet)/'
+  --include-path-regex '^/api/v1/(shortcuts|wallet)/' --exclude-path-regex 'quote/stream$'

@@ -41,6 +41,12 @@ pub const BUCKETS: [f64; 18] = [
     1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 
+/// Buckets of [`crate::stream::PUSH_SECONDS`]: 0.5 ms to 1 s.
+pub const PUSH_BUCKETS: [f64; 16] = [
+    0.000_5, 0.001, 0.002, 0.003, 0.004, 0.005, 0.007_5, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25,
+    0.5, 1.0,
+];
+
 /// How often histogram samples are folded into their buckets when nobody
 /// scrapes (the recorder keeps raw samples until then).
 const UPKEEP: Duration = Duration::from_secs(5);
@@ -55,6 +61,13 @@ fn recorder() -> &'static PrometheusHandle {
             // Only an empty bucket list is refused.
             Err(_) => PrometheusBuilder::new(),
         };
+        // Stream pushes are judged in milliseconds: finer buckets.
+        let builder = builder
+            .set_buckets_for_metric(
+                metrics_exporter_prometheus::Matcher::Full(crate::stream::PUSH_SECONDS.to_owned()),
+                &PUSH_BUCKETS,
+            )
+            .unwrap_or_else(|_| PrometheusBuilder::new());
         let recorder = builder.build_recorder();
         let handle = recorder.handle();
         if metrics::set_global_recorder(recorder).is_err() {
@@ -105,6 +118,12 @@ fn describe() {
         Unit::Seconds,
         "Time from a feed's read of its node to publication: stage quotes (quotes read it) or proven (transactions are built on it)."
     );
+    describe_histogram!(
+        crate::stream::PUSH_SECONDS,
+        Unit::Seconds,
+        "Time from a market change to one quote stream's event for it handed to its connection."
+    );
+    describe_gauge!("switchyard_stream_subscriptions", "Quote streams open.");
     describe_gauge!("switchyard_feed_up", "Feed status: 1 when ready, 0 otherwise.");
     describe_gauge!("switchyard_feed_head_block", "Head block of the published market state.");
     describe_gauge!("switchyard_feed_lag_blocks", "Blocks the published state is behind the node.");

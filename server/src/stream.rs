@@ -20,7 +20,7 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     sync::{Arc, Mutex, Weak},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use axum::response::sse::{Event, KeepAlive};
@@ -28,6 +28,10 @@ use switchyard_engine::{EngineHandle, KeyRecord, QuoteRequest};
 use tokio::sync::watch;
 
 use crate::error::ApiError;
+
+/// Histogram: seconds from a market change's announcement to one
+/// subscriber's event for it handed to its connection.
+pub const PUSH_SECONDS: &str = "switchyard_stream_push_seconds";
 
 /// Heartbeat interval.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -42,6 +46,8 @@ pub enum Update {
         id: String,
         /// The event's JSON.
         data: String,
+        /// When the market change it answers was announced.
+        since: Instant,
     },
     /// The quote failed: the error that ends the stream.
     Failed(ApiError),
@@ -125,6 +131,7 @@ impl StreamHub {
 async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Option<Arc<Update>>>) {
     let mut changes = engine.market_changes();
     let mut last_body: Option<String> = None;
+    let mut since = Instant::now();
     loop {
         changes.borrow_and_update();
         let update = match engine.quote(req.clone()).await {
@@ -144,7 +151,7 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
                     if let Some(o) = v.as_object_mut() {
                         o.insert("quoteId".into(), id.clone().into());
                     }
-                    Some(Update::Quote { id, data: v.to_string() })
+                    Some(Update::Quote { id, data: v.to_string(), since })
                 }
             }
             Err(e) => Some(Update::Failed(ApiError::from(e))),
@@ -160,6 +167,7 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
             () = tx.closed() => return,
             r = changes.changed() => if r.is_err() { return },
         }
+        since = Instant::now();
     }
 }
 
@@ -211,7 +219,7 @@ pub fn events(
                     let body = serde_json::to_string(&e.body()).unwrap_or_default();
                     return Some((Ok(Event::default().event("error").data(body)), st));
                 }
-                Update::Quote { id, data } => {
+                Update::Quote { id, data, since } => {
                     // The first event is the subscription's own request.
                     if !first {
                         let admitted = st.engine.admit(&st.key).await;
@@ -221,6 +229,9 @@ pub fn events(
                         }
                     }
                     let ev = Event::default().event("quote").id(id.clone()).data(data.clone());
+                    if !first {
+                        metrics::histogram!(PUSH_SECONDS).record(since.elapsed().as_secs_f64());
+                    }
                     return Some((Ok(ev), st));
                 }
             }

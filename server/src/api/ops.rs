@@ -53,6 +53,7 @@ pub async fn ready(State(s): State<AppState>) -> impl IntoResponse {
 /// `GET /metrics`: Prometheus text format.
 #[utoipa::path(get, path = "/metrics", tag = "operations", security(()), responses((status = 200, body = String, content_type = "text/plain")))]
 pub async fn metrics(State(s): State<AppState>) -> impl IntoResponse {
+    metrics::gauge!("switchyard_stream_subscriptions").set(s.streams.open() as f64);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(&s.engine))
 }
 

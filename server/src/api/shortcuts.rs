@@ -179,19 +179,23 @@ pub async fn quote_batch(
             return Err(switchyard_engine::EngineError::RateLimited { retry_after }.into());
         }
     }
+    // An item that is not even an object is a malformed body, not a bad
+    // quote: the whole batch is refused, naming it.
+    if let Some(i) = items.iter().position(|item| !matches!(item, V::Object(_))) {
+        return Err(ApiError::invalid(
+            format!("quotes[{i}]"),
+            "each quote is an object of quote parameters",
+        ));
+    }
     let catalog = s.engine.catalog();
     let mut reqs = Vec::with_capacity(items.len());
     let mut slots: Vec<Result<usize, ApiError>> = Vec::with_capacity(items.len());
     for item in items.iter() {
-        let parsed = if matches!(item, V::Object(_)) {
-            Query::from_json_object(item).and_then(|q| {
-                let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
-                check_tokens(&catalog, &req)?;
-                Ok(quote_request(&req))
-            })
-        } else {
-            Err(ApiError::invalid("", "each quote is an object of quote parameters"))
-        };
+        let parsed = Query::from_json_object(item).and_then(|q| {
+            let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
+            check_tokens(&catalog, &req)?;
+            Ok(quote_request(&req))
+        });
         match parsed {
             Ok(r) => {
                 slots.push(Ok(reqs.len()));

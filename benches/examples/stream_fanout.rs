@@ -1,0 +1,189 @@
+//! Quote streams under load (`scripts/stream-bench.sh` starts the server):
+//! N server-sent-event subscribers over D distinct quotes on a running
+//! server whose embedded feed moves, for S seconds.
+//!
+//! ```text
+//! stream_fanout --addr 127.0.0.1:18095 --key sy_… --pid 1234 \
+//!   [--subscribers 1000] [--distinct 100] [--seconds 30] [--stall 0|1]
+//! ```
+//!
+//! Printed:
+//! - the server's RSS before and after the subscribers connected, per
+//!   subscriber;
+//! - from the server's `switchyard_stream_push_seconds` histogram (the
+//!   time from a market change to each subscriber's event handed to its
+//!   connection), the p50 and p99 of the window, as bucket bounds;
+//! - per block, the spread between the first and the last subscriber
+//!   receiving its events (client side), p50 and p99 over the blocks;
+//! - with `--stall 1`, one more subscriber that never reads its stream.
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use http_body_util::{BodyExt, Empty};
+use hyper::{Request, body::Bytes, client::conn::http1};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+#[derive(Default, Clone, Copy)]
+struct Arrivals {
+    first: Option<Instant>,
+    last: Option<Instant>,
+    events: u64,
+}
+
+fn path(k: usize, distinct: usize) -> String {
+    let amount = 1_000_000_000u64 + (k % distinct) as u64 * 7_919_000;
+    format!(
+        "/api/v1/shortcuts/quote/stream?chainId=1&tokenIn=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48&tokenOut=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2&amountIn={amount}"
+    )
+}
+
+async fn get(addr: &str, path: &str, key: &str) -> hyper::Response<hyper::body::Incoming> {
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    let (mut send, conn) = http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(conn);
+    let req = Request::get(path)
+        .header("host", addr)
+        .header("authorization", format!("Bearer {key}"))
+        .body(Empty::<Bytes>::new())
+        .expect("request");
+    send.send_request(req).await.expect("answer")
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
+/// `(upper bound, cumulative count)` of the push histogram's buckets.
+async fn push_buckets(addr: &str) -> Vec<(f64, u64)> {
+    let res = get(addr, "/metrics", "").await;
+    let text = res.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("switchyard_stream_push_seconds_bucket{le=\"")?;
+            let (le, n) = rest.split_once("\"} ")?;
+            let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
+            Some((le, n.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// The bucket bound under which a share `q` of the window's pushes fell.
+fn quantile(before: &[(f64, u64)], after: &[(f64, u64)], q: f64) -> (f64, u64) {
+    let delta: Vec<(f64, u64)> = after
+        .iter()
+        .map(|(le, n)| {
+            let b = before.iter().find(|(l, _)| l == le).map_or(0, |(_, m)| *m);
+            (*le, n.saturating_sub(b))
+        })
+        .collect();
+    let total = delta.last().map_or(0, |(_, n)| *n);
+    let rank = (q * total as f64).ceil() as u64;
+    (delta.iter().find(|(_, n)| *n >= rank.max(1)).map_or(f64::NAN, |(le, _)| *le), total)
+}
+
+fn pct(mut v: Vec<f64>, q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 1)]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut addr, mut key, mut pid) = (String::new(), String::new(), 0u32);
+    let (mut subscribers, mut distinct, mut seconds, mut stall) = (1000usize, 100usize, 30u64, 0u8);
+    while let (Some(flag), Some(v)) = (args.next(), args.next()) {
+        match flag.as_str() {
+            "--addr" => addr = v,
+            "--key" => key = v,
+            "--pid" => pid = v.parse().expect("--pid"),
+            "--subscribers" => subscribers = v.parse().expect("--subscribers"),
+            "--distinct" => distinct = v.parse().expect("--distinct"),
+            "--seconds" => seconds = v.parse().expect("--seconds"),
+            "--stall" => stall = v.parse().expect("--stall"),
+            _ => panic!("unknown flag {flag}"),
+        }
+    }
+    let blocks: Arc<Mutex<BTreeMap<u64, Arrivals>>> = Arc::default();
+    let connected = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let rss_before = rss_kib(pid);
+    // A stalled consumer: subscribes and never reads its body.
+    let _stalled = if stall > 0 { Some(get(&addr, &path(0, distinct), &key).await) } else { None };
+    for k in 0..subscribers {
+        let res = get(&addr, &path(k, distinct), &key).await;
+        assert_eq!(res.status(), 200, "subscriber {k}");
+        let (blocks, connected) = (Arc::clone(&blocks), Arc::clone(&connected));
+        tokio::spawn(async move {
+            let mut body = res.into_body();
+            let mut buf = String::new();
+            let mut counted = false;
+            while let Some(Ok(frame)) = body.frame().await {
+                let Ok(data) = frame.into_data() else { continue };
+                buf.push_str(&String::from_utf8_lossy(&data));
+                while let Some(end) = buf.find("\n\n") {
+                    let ev: String = buf.drain(..end + 2).collect();
+                    let Some(id) = ev.lines().find_map(|l| l.strip_prefix("id:")) else { continue };
+                    let block = id.trim().split('-').nth(1).and_then(|b| b.parse().ok());
+                    if !counted {
+                        counted = true;
+                        connected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        continue;
+                    }
+                    if let Some(b) = block {
+                        let now = Instant::now();
+                        let mut m =
+                            blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let a = m.entry(b).or_default();
+                        a.first = Some(a.first.map_or(now, |f| f.min(now)));
+                        a.last = Some(a.last.map_or(now, |l| l.max(now)));
+                        a.events += 1;
+                    }
+                }
+            }
+        });
+    }
+    while connected.load(std::sync::atomic::Ordering::Relaxed) < subscribers {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let rss_after = rss_kib(pid);
+    blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+    let before = push_buckets(&addr).await;
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let after = push_buckets(&addr).await;
+    let m = blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let spreads: Vec<f64> =
+        m.values().filter_map(|a| Some((a.last? - a.first?).as_secs_f64() * 1e3)).collect();
+    let events: u64 = m.values().map(|a| a.events).sum();
+    let (p50, n) = quantile(&before, &after, 0.5);
+    let (p99, _) = quantile(&before, &after, 0.99);
+    println!(
+        "{subscribers} subscribers over {distinct} quotes{}: RSS {:.1} → {:.1} MiB ({:.1} KiB per subscriber); {} blocks with events, {events} events in {seconds} s; server push p50 ≤ {:.1} ms, p99 ≤ {:.1} ms ({n} pushes); first-to-last subscriber per block p50 {:.1} ms, p99 {:.1} ms",
+        if stall > 0 { ", one stalled consumer" } else { "" },
+        rss_before as f64 / 1024.0,
+        rss_after as f64 / 1024.0,
+        (rss_after.saturating_sub(rss_before)) as f64 / subscribers as f64,
+        m.len(),
+        p50 * 1e3,
+        p99 * 1e3,
+        pct(spreads.clone(), 0.5),
+        pct(spreads, 0.99),
+    );
+}

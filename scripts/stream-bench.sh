@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The quote-stream figures for BENCHMARKS.md: a release server on the
+# embedded market with a block every 500 ms, 1,000 server-sent-event
+# subscribers over 100 distinct quotes (benches/examples/stream_fanout.rs),
+# for RUN_SECONDS (default 30); then the same with one stalled consumer added.
+#
+#   scripts/stream-bench.sh
+#   SUBSCRIBERS=1000 DISTINCT=100 RUN_SECONDS=30 scripts/stream-bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUBSCRIBERS=${SUBSCRIBERS:-1000}
+DISTINCT=${DISTINCT:-100}
+SECONDS_PER_RUN=${RUN_SECONDS:-30}
+PORT=${PORT:-18095}
+# Room for a thousand connections on each side.
+ulimit -n 65536 2>/dev/null || ulimit -n 8192 2>/dev/null || true
+export SWITCHYARD_EMBEDDED_BLOCK_MS=500
+export SWITCHYARD_STREAM_SUBSCRIPTIONS_PER_KEY=$((SUBSCRIBERS * 2 + 10))
+scripts/setup.sh
+cargo build --release --locked -p switchyard-server
+cargo build --release --locked -p switchyard-benches --example stream_fanout
+. scripts/lib.sh
+start_server target/release/switchyard "$PORT" 1000000000
+for stall in 0 1; do
+  target/release/examples/stream_fanout --addr "127.0.0.1:$PORT" --key "$KEY" --pid "$SERVER_PID" \
+    --subscribers "$SUBSCRIBERS" --distinct "$DISTINCT" --seconds "$SECONDS_PER_RUN" --stall "$stall"
+done
