@@ -13,22 +13,9 @@ mod common;
 
 use std::{path::Path, process::Command};
 
-fn npm_install(dir: &Path) {
-    if dir.join("node_modules/puppeteer-core/package.json").is_file() {
-        return;
-    }
-    let out = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-        .current_dir(dir)
-        .output()
-        .expect("npm runs (install node and npm, or set SWITCHYARD_SKIP_NODE_TESTS=1)");
-    assert!(out.status.success(), "npm ci failed:\n{}", String::from_utf8_lossy(&out.stderr));
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_page_renders_and_updates_in_chromium() {
-    if std::env::var_os("SWITCHYARD_SKIP_NODE_TESTS").is_some() {
-        eprintln!("skipped: SWITCHYARD_SKIP_NODE_TESTS is set");
+    if common::skip_node_tests() {
         return;
     }
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
@@ -38,7 +25,11 @@ async fn status_page_renders_and_updates_in_chromium() {
     );
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("browser");
     let install_dir = dir.clone();
-    tokio::task::spawn_blocking(move || npm_install(&install_dir)).await.expect("npm task");
+    tokio::task::spawn_blocking(move || {
+        common::npm_ci(&install_dir, "node_modules/puppeteer-core/package.json")
+    })
+    .await
+    .expect("npm task");
 
     let env = common::start("status-page");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");

@@ -164,3 +164,95 @@ async fn bad_requests_are_refused_before_streaming_and_keys_are_capped() {
     assert_eq!(status, 200);
     assert!(again.next(Duration::from_secs(10)).await.is_some_and(|e| e.event == "quote"));
 }
+
+/// The same subscriptions over a WebSocket (`tokio-tungstenite` as the
+/// client): quotes pushed per changed block, errors per message, and
+/// unsubscribing stops them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_subscriptions_push_quotes_and_answer_errors() {
+    use futures_util::{SinkExt as _, StreamExt as _};
+    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest as _};
+
+    let env = common::start("ws");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = switchyard_server::app(env.state.clone());
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let url = format!("ws://{addr}/api/v1/ws");
+    let unauthenticated = tokio_tungstenite::connect_async(url.as_str()).await;
+    assert!(unauthenticated.is_err(), "an upgrade without a key");
+    let mut req = url.as_str().into_client_request().expect("request");
+    req.headers_mut()
+        .insert(header::AUTHORIZATION, format!("Bearer {}", env.fast_key).parse().expect("header"));
+    let (ws, _) = tokio_tungstenite::connect_async(req).await.expect("upgrade");
+    let (mut tx, mut rx) = ws.split();
+    let mut next = async move || -> Option<Value> {
+        loop {
+            match tokio::time::timeout(Duration::from_millis(1500), rx.next()).await.ok()?? {
+                Ok(Message::Text(t)) => return serde_json::from_str(&t).ok(),
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+    };
+    let quote = serde_json::json!({
+        "chainId": 1,
+        "tokenIn": "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+        "tokenOut": "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+        "amountIn": "5000000000"
+    });
+    let send = |v: Value| Message::Text(v.to_string().into());
+    tx.send(send(serde_json::json!({"op": "subscribe", "id": "a", "quote": quote})))
+        .await
+        .expect("send");
+    let first = next().await.expect("the first quote");
+    let app = switchyard_server::app(env.state.clone());
+    let single = get(&app, &QUOTE.replace("/quote/stream?", "/quote?"), &env.fast_key).await;
+    assert_eq!(first["id"], "a");
+    assert_eq!(first["quote"]["amountOut"], single["amountOut"], "{first}");
+    assert_eq!(first["blockNumber"], single["blockNumber"]);
+    assert_eq!(first["quoteId"], first["quote"]["quoteId"]);
+
+    // Errors name the message's id and field.
+    let bad = serde_json::json!({"op": "subscribe", "id": "b", "quote": {"chainId": 1, "tokenIn": "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", "tokenOut": "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "amountIn": "1.5"}});
+    tx.send(send(bad)).await.expect("send");
+    let e = next().await.expect("an error");
+    assert_eq!(e["id"], "b");
+    assert_eq!(e["error"]["statusCode"], 400);
+    assert!(e["error"]["field"].as_str().is_some_and(|f| f.starts_with("quote.amountIn")), "{e}");
+    tx.send(Message::Text("{\"op\":\"subscribe\"}".into())).await.expect("send");
+    let e = next().await.expect("an error");
+    assert_eq!((e["id"].clone(), e["error"]["field"].clone()), (Value::Null, Value::from("id")));
+    tx.send(send(serde_json::json!({"op": "unsubscribe", "id": "zz"}))).await.expect("send");
+    assert_eq!(next().await.expect("an error")["error"]["statusCode"], 404);
+    tx.send(send(serde_json::json!({"op": "subscribe", "id": "a", "quote": quote})))
+        .await
+        .expect("send");
+    assert_eq!(next().await.expect("an error")["error"]["field"], "id", "a second `a`");
+
+    // Blocks: a message for `a` when its answer changes.
+    let mut pushed = 0;
+    for _ in 0..12 {
+        env.engine().step_blocks(1).await.expect("a block");
+        let now = get(&app, &QUOTE.replace("/quote/stream?", "/quote?"), &env.fast_key).await;
+        if now["amountOut"] != single["amountOut"] && pushed == 0 {
+            let m = next().await.expect("a pushed quote");
+            assert_eq!(
+                (m["id"].clone(), m["blockNumber"].clone()),
+                (Value::from("a"), now["blockNumber"].clone())
+            );
+            pushed += 1;
+            break;
+        }
+    }
+    assert_eq!(pushed, 1, "no block changed the quote");
+    // Unsubscribed: nothing more.
+    tx.send(send(serde_json::json!({"op": "unsubscribe", "id": "a"}))).await.expect("send");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    for _ in 0..6 {
+        env.engine().step_blocks(1).await.expect("a block");
+    }
+    assert!(next().await.is_none(), "a message after unsubscribing");
+    server.abort();
+}

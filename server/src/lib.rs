@@ -28,6 +28,7 @@ pub mod openapi;
 pub mod query;
 pub mod status;
 pub mod stream;
+pub mod ws;
 
 use std::{sync::Arc, time::Duration};
 

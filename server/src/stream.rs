@@ -44,6 +44,8 @@ pub enum Update {
     Quote {
         /// `quoteId`.
         id: String,
+        /// Its block.
+        block: u64,
         /// The event's JSON.
         data: String,
         /// When the market change it answers was announced.
@@ -151,7 +153,7 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
                     if let Some(o) = v.as_object_mut() {
                         o.insert("quoteId".into(), id.clone().into());
                     }
-                    Some(Update::Quote { id, data: v.to_string(), since })
+                    Some(Update::Quote { id, block, data: v.to_string(), since })
                 }
             }
             Err(e) => Some(Update::Failed(ApiError::from(e))),
@@ -180,62 +182,102 @@ fn quote_id(req: &QuoteRequest, block: u64) -> String {
     format!("{}-{block}-{:016x}", req.chain.0, h.finish())
 }
 
-/// The event stream of one subscriber.
+/// What a subscriber is sent next.
+#[derive(Debug)]
+pub enum Pushed {
+    /// A quote: its `quoteId`, block and JSON (with `blockNumber` and
+    /// `quoteId`).
+    Quote {
+        /// `quoteId`.
+        id: String,
+        /// Its block.
+        block: u64,
+        /// The quote JSON.
+        data: String,
+    },
+    /// The error body that ends the subscription.
+    Error(String),
+    /// An update the key's rate refused: skipped.
+    Skipped,
+}
+
+/// One subscriber's view of a shared computation: the current answer at
+/// once, then each new one, charged to its key.
+#[derive(Debug)]
+pub struct Follower {
+    engine: EngineHandle,
+    key: Arc<KeyRecord>,
+    rx: watch::Receiver<Option<Arc<Update>>>,
+    _sub: Subscription,
+    first: bool,
+    done: bool,
+}
+
+impl Follower {
+    /// Follows `sub` for `key`.
+    pub fn new(engine: EngineHandle, key: Arc<KeyRecord>, sub: Subscription) -> Self {
+        let rx = sub.shared.rx.clone();
+        Self { engine, key, rx, _sub: sub, first: true, done: false }
+    }
+
+    /// The next thing to send; `None` once the subscription has ended.
+    pub async fn next(&mut self) -> Option<Pushed> {
+        if self.done {
+            return None;
+        }
+        loop {
+            // The first is the current answer (waiting for it if the
+            // shared computation has none yet); then each new one.
+            let ready = if self.first {
+                self.rx.wait_for(Option::is_some).await.is_ok()
+            } else {
+                self.rx.changed().await.is_ok()
+            };
+            if !ready {
+                return None;
+            }
+            let first = std::mem::replace(&mut self.first, false);
+            let Some(update) = self.rx.borrow_and_update().clone() else { continue };
+            match &*update {
+                Update::Failed(e) => {
+                    self.done = true;
+                    return Some(Pushed::Error(
+                        serde_json::to_string(&e.body()).unwrap_or_default(),
+                    ));
+                }
+                Update::Quote { id, block, data, since } => {
+                    // The first is the subscription's own request.
+                    if !first {
+                        let admitted = self.engine.admit(&self.key).await;
+                        if !matches!(&admitted, Ok(d) if d.retry_after.is_none()) {
+                            return Some(Pushed::Skipped);
+                        }
+                        metrics::histogram!(PUSH_SECONDS).record(since.elapsed().as_secs_f64());
+                    }
+                    return Some(Pushed::Quote {
+                        id: id.clone(),
+                        block: *block,
+                        data: data.clone(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The server-sent events of one subscriber.
 pub fn events(
     engine: EngineHandle,
     key: Arc<KeyRecord>,
     sub: Subscription,
 ) -> impl futures_util::Stream<Item = Result<Event, Infallible>> {
-    struct State {
-        engine: EngineHandle,
-        key: Arc<KeyRecord>,
-        rx: watch::Receiver<Option<Arc<Update>>>,
-        _sub: Subscription,
-        first: bool,
-        done: bool,
-    }
-    let rx = sub.shared.rx.clone();
-    let state = State { engine, key, rx, _sub: sub, first: true, done: false };
-    futures_util::stream::unfold(state, |mut st| async move {
-        if st.done {
-            return None;
-        }
-        loop {
-            // The first event is the current answer (waiting for it if the
-            // shared computation has none yet); then each new one.
-            let ready = if st.first {
-                st.rx.wait_for(Option::is_some).await.is_ok()
-            } else {
-                st.rx.changed().await.is_ok()
-            };
-            if !ready {
-                return None;
-            }
-            let first = std::mem::replace(&mut st.first, false);
-            let Some(update) = st.rx.borrow_and_update().clone() else { continue };
-            match &*update {
-                Update::Failed(e) => {
-                    st.done = true;
-                    let body = serde_json::to_string(&e.body()).unwrap_or_default();
-                    return Some((Ok(Event::default().event("error").data(body)), st));
-                }
-                Update::Quote { id, data, since } => {
-                    // The first event is the subscription's own request.
-                    if !first {
-                        let admitted = st.engine.admit(&st.key).await;
-                        if !matches!(&admitted, Ok(d) if d.retry_after.is_none()) {
-                            let note = Event::default().comment("rate limited: update skipped");
-                            return Some((Ok(note), st));
-                        }
-                    }
-                    let ev = Event::default().event("quote").id(id.clone()).data(data.clone());
-                    if !first {
-                        metrics::histogram!(PUSH_SECONDS).record(since.elapsed().as_secs_f64());
-                    }
-                    return Some((Ok(ev), st));
-                }
-            }
-        }
+    futures_util::stream::unfold(Follower::new(engine, key, sub), |mut f| async move {
+        let ev = match f.next().await? {
+            Pushed::Quote { id, data, .. } => Event::default().event("quote").id(id).data(data),
+            Pushed::Error(body) => Event::default().event("error").data(body),
+            Pushed::Skipped => Event::default().comment("rate limited: update skipped"),
+        };
+        Some((Ok(ev), f))
     })
 }
 

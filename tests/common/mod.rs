@@ -66,3 +66,26 @@ impl TestEnv {
         &self.state.engine
     }
 }
+
+/// Whether the tests that need node, npm (and Chromium) are skipped on
+/// purpose (`SWITCHYARD_SKIP_NODE_TESTS`); says so when they are.
+pub fn skip_node_tests() -> bool {
+    let skip = std::env::var_os("SWITCHYARD_SKIP_NODE_TESTS").is_some();
+    if skip {
+        eprintln!("skipped: SWITCHYARD_SKIP_NODE_TESTS is set");
+    }
+    skip
+}
+
+/// `npm ci` in `dir`, unless `installed` (a path under `dir`) is there.
+pub fn npm_ci(dir: &std::path::Path, installed: &str) {
+    if dir.join(installed).is_file() {
+        return;
+    }
+    let out = std::process::Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(dir)
+        .output()
+        .expect("npm runs (install node and npm, or set SWITCHYARD_SKIP_NODE_TESTS=1)");
+    assert!(out.status.success(), "npm ci failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -136,6 +136,7 @@ pub fn router(state: AppState) -> Router {
         .route("/shortcuts/quote", get(shortcuts::quote))
         .route("/shortcuts/quote/batch", post(shortcuts::quote_batch))
         .route("/shortcuts/quote/stream", get(shortcuts::quote_stream))
+        .route("/ws", get(shortcuts::ws))
         .route("/shortcuts/quote/ladder", post(shortcuts::quote_ladder))
         .route("/shortcuts/route", get(shortcuts::route_get).post(shortcuts::route_post))
         .route("/shortcuts/route/nontokenized", get(shortcuts::route_nontokenized))

@@ -128,6 +128,20 @@ pub async fn quote_stream(
     Ok(axum::response::sse::Sse::new(events).keep_alive(crate::stream::heartbeat()))
 }
 
+/// `GET /api/v1/ws`: quote subscriptions over a WebSocket (see
+/// `crate::ws` for the messages). Authenticated as REST is.
+#[utoipa::path(get, path = "/api/v1/ws", tag = "shortcuts",
+    responses((status = 101, description = "Switching to the WebSocket protocol"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)))]
+pub async fn ws(
+    State(s): State<AppState>,
+    Extension(key): Extension<AuthedKey>,
+    upgrade: axum::extract::ws::WebSocketUpgrade,
+) -> axum::response::Response {
+    upgrade
+        .max_message_size(crate::ws::MAX_MESSAGE)
+        .on_upgrade(move |socket| crate::ws::session(socket, s, key.0))
+}
+
 /// Most quotes in one batch.
 pub const BATCH_MAX: usize = 1000;
 
@@ -483,7 +497,10 @@ pub async fn route_post(
 }
 
 /// Tokens known on their chains, and one output or one per input.
-fn check_tokens(catalog: &Catalog, req: &requests::RouteRequest) -> Result<(), ApiError> {
+pub(crate) fn check_tokens(
+    catalog: &Catalog,
+    req: &requests::RouteRequest,
+) -> Result<(), ApiError> {
     let chain = req.chain_id;
     let out_chain = req.destination_chain_id.unwrap_or(chain);
     for (field, list, chain) in
@@ -508,7 +525,7 @@ fn check_tokens(catalog: &Catalog, req: &requests::RouteRequest) -> Result<(), A
 }
 
 /// The engine's quote request of a parsed route or quote request.
-fn quote_request(req: &requests::RouteRequest) -> QuoteRequest {
+pub(crate) fn quote_request(req: &requests::RouteRequest) -> QuoteRequest {
     QuoteRequest {
         chain: req.chain_id,
         destination_chain: req.destination_chain_id.filter(|d| *d != req.chain_id),
