@@ -174,10 +174,7 @@ async fn websocket_subscriptions_push_quotes_and_answer_errors() {
     use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest as _};
 
     let env = common::start("ws");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let app = switchyard_server::app(env.state.clone());
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let (addr, server) = common::serve(&env.state).await;
 
     let url = format!("ws://{addr}/api/v1/ws");
     let unauthenticated = tokio_tungstenite::connect_async(url.as_str()).await;

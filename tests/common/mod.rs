@@ -89,3 +89,57 @@ pub fn npm_ci(dir: &std::path::Path, installed: &str) {
         .expect("npm runs (install node and npm, or set SWITCHYARD_SKIP_NODE_TESTS=1)");
     assert!(out.status.success(), "npm ci failed:\n{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The app over `state` served on a free loopback port (a real socket, for
+/// clients outside the process or upgrades); abort the handle to stop it.
+pub async fn serve(
+    state: &AppState,
+) -> (std::net::SocketAddr, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+    let addr = listener.local_addr().expect("local addr");
+    let app = switchyard_server::app(state.clone());
+    (addr, tokio::spawn(async move { axum::serve(listener, app).await }))
+}
+
+/// The node package under `tests/<name>`, installed (`npm ci` unless
+/// `installed` is there), or `None` when node tests are skipped on
+/// purpose.
+pub async fn node_package(name: &str, installed: &'static str) -> Option<PathBuf> {
+    if skip_node_tests() {
+        return None;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+    let install_dir = dir.clone();
+    tokio::task::spawn_blocking(move || npm_ci(&install_dir, installed)).await.expect("npm task");
+    Some(dir)
+}
+
+/// Runs `node <script> <args…>` in `dir` (with `envs`), prints its output,
+/// and fails unless it exits 0 and reports ` passed, 0 failed`.
+pub async fn node_checks(
+    dir: PathBuf,
+    script: &str,
+    args: Vec<String>,
+    envs: Vec<(String, String)>,
+) {
+    let script = script.to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("node")
+            .arg(&script)
+            .args(&args)
+            .envs(envs)
+            .current_dir(&dir)
+            .output()
+    })
+    .await
+    .expect("node task")
+    .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}");
+    assert!(
+        out.status.success(),
+        "node checks failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
