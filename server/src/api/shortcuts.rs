@@ -135,11 +135,28 @@ pub async fn quote_stream(
 pub async fn ws(
     State(s): State<AppState>,
     Extension(key): Extension<AuthedKey>,
-    upgrade: axum::extract::ws::WebSocketUpgrade,
-) -> axum::response::Response {
-    upgrade
+    upgrade: Result<
+        axum::extract::ws::WebSocketUpgrade,
+        axum::extract::ws::rejection::WebSocketUpgradeRejection,
+    >,
+) -> Result<axum::response::Response, ApiError> {
+    // A request that is not a WebSocket handshake gets the standard error
+    // body, naming the header at fault (axum's own rejection is plain text).
+    let upgrade = upgrade.map_err(|r| {
+        use axum::extract::ws::rejection::WebSocketUpgradeRejection as R;
+        let field = match r {
+            R::MethodNotGet(_) => "method",
+            R::InvalidConnectionHeader(_) => "connection",
+            R::InvalidUpgradeHeader(_) => "upgrade",
+            R::InvalidWebSocketVersionHeader(_) => "sec-websocket-version",
+            R::WebSocketKeyHeaderMissing(_) => "sec-websocket-key",
+            _ => "upgrade",
+        };
+        ApiError::invalid(field, format!("not a WebSocket handshake: {}", r.body_text()))
+    })?;
+    Ok(upgrade
         .max_message_size(crate::ws::MAX_MESSAGE)
-        .on_upgrade(move |socket| crate::ws::session(socket, s, key.0))
+        .on_upgrade(move |socket| crate::ws::session(socket, s, key.0)))
 }
 
 /// Most quotes in one batch.
