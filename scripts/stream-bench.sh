@@ -2,7 +2,8 @@
 # The quote-stream figures for BENCHMARKS.md: a release server on the
 # embedded market with a block every 500 ms, 1,000 server-sent-event
 # subscribers over 100 distinct quotes (benches/examples/stream_fanout.rs),
-# for RUN_SECONDS (default 30); then the same with one stalled consumer added.
+# for RUN_SECONDS (default 30); then, on a fresh server that replays the
+# same blocks, the same with one stalled consumer added.
 #
 #   scripts/stream-bench.sh
 #   SUBSCRIBERS=1000 DISTINCT=100 RUN_SECONDS=30 scripts/stream-bench.sh
@@ -20,8 +21,11 @@ scripts/setup.sh
 cargo build --release --locked -p switchyard-server
 cargo build --release --locked -p switchyard-benches --example stream_fanout
 . scripts/lib.sh
-start_server target/release/switchyard "$PORT" 1000000000
+# A fresh server per run: both runs see the same recorded blocks from the
+# start, so the stalled consumer is the only difference.
 for stall in 0 1; do
+  start_server target/release/switchyard "$PORT" 1000000000
   target/release/examples/stream_fanout --addr "127.0.0.1:$PORT" --key "$KEY" --pid "$SERVER_PID" \
     --subscribers "$SUBSCRIBERS" --distinct "$DISTINCT" --seconds "$SECONDS_PER_RUN" --stall "$stall"
+  kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$SERVER_DIR"
 done
