@@ -97,14 +97,18 @@ pub(super) fn shares_pool(a: &[Edge], b: &[Edge]) -> bool {
     a.iter().filter_map(|e| e.pool()).any(|p| b.iter().any(|f| f.pool() == Some(p)))
 }
 
-/// Water-filling that grows: each [`Filler::fill_to`] places only the
-/// increase over the amount already placed, in chunks, each to the path
-/// whose next unit earns most on the flow already there. A ladder's points
-/// are allocated this way one after the other, in increasing order, so the
-/// whole ladder costs one allocation of its largest amount.
+/// Greedy water-filling: each chunk goes to the path whose next unit
+/// earns most on the flow already placed. It grows: each
+/// [`Filler::fill_to`] places only the increase over the amount already
+/// placed, so a ladder's points, allocated one after the other in
+/// increasing order, cost together one allocation of the largest amount;
+/// [`allocate`] fills once from zero.
 pub(super) struct Filler<'p> {
     snapshot: &'p MarketSnapshot,
     paths: &'p [&'p [Edge]],
+    /// `shares[a][b]`: paths `a` and `b` go through a common pool (or are
+    /// the same path).
+    shares: Vec<Vec<bool>>,
     flow: Flow,
     alloc: Vec<f64>,
     placed: f64,
@@ -112,7 +116,11 @@ pub(super) struct Filler<'p> {
 
 impl<'p> Filler<'p> {
     pub(super) fn new(snapshot: &'p MarketSnapshot, paths: &'p [&'p [Edge]]) -> Self {
-        Self { snapshot, paths, flow: Flow::default(), alloc: vec![0.0; paths.len()], placed: 0.0 }
+        let n = paths.len();
+        let shares = (0..n)
+            .map(|a| (0..n).map(|b| a == b || shares_pool(paths[a], paths[b])).collect())
+            .collect();
+        Self { snapshot, paths, shares, flow: Flow::default(), alloc: vec![0.0; n], placed: 0.0 }
     }
 
     /// Places up to `amount` (no more than before if it is smaller) in
@@ -122,21 +130,33 @@ impl<'p> Filler<'p> {
         if delta.is_nan() || delta <= 0.0 || chunks == 0 || self.paths.is_empty() {
             return &self.alloc;
         }
+        let (snapshot, paths) = (self.snapshot, self.paths);
         let chunk = delta / f64::from(chunks);
+        // A chunk placed on one path changes the gains only of the paths
+        // that share a pool with it: those are the only ones quoted again.
+        let mut gains: Vec<f64> = (0..paths.len())
+            .map(|k| push(snapshot, &mut self.flow, k, paths[k], chunk, false))
+            .collect();
         for _ in 0..chunks {
-            let mut best: Option<(usize, f64)> = None;
-            for (k, p) in self.paths.iter().enumerate() {
-                let g = push(self.snapshot, &mut self.flow, k, p, chunk, false);
-                if best.is_none_or(|(_, b)| g > b) {
-                    best = Some((k, g));
-                }
-            }
-            let Some((k, g)) = best else { break };
+            let Some((k, g)) = gains.iter().copied().enumerate().fold(
+                None,
+                |best: Option<(usize, f64)>, (k, g)| match best {
+                    Some((_, b)) if b >= g => best,
+                    _ => Some((k, g)),
+                },
+            ) else {
+                break;
+            };
             if g.is_nan() || g <= 0.0 {
                 break;
             }
-            push(self.snapshot, &mut self.flow, k, self.paths[k], chunk, true);
+            push(snapshot, &mut self.flow, k, paths[k], chunk, true);
             self.alloc[k] += chunk;
+            for (j, gain) in gains.iter_mut().enumerate() {
+                if self.shares[k][j] {
+                    *gain = push(snapshot, &mut self.flow, j, paths[j], chunk, false);
+                }
+            }
         }
         self.placed = amount;
         &self.alloc
@@ -156,37 +176,7 @@ pub(super) fn allocate(
     }
     let n = paths.len();
     let chunk = amount / f64::from(chunks);
-    let mut alloc = vec![0.0; n];
-    let mut flow = Flow::default();
-    // A chunk placed on one path changes the gains only of the paths that
-    // share a pool with it: those are the only ones quoted again.
-    let shares: Vec<Vec<bool>> = (0..n)
-        .map(|a| (0..n).map(|b| a == b || shares_pool(paths[a], paths[b])).collect())
-        .collect();
-    let mut gains: Vec<f64> =
-        (0..n).map(|k| push(snapshot, &mut flow, k, paths[k], chunk, false)).collect();
-    for _ in 0..chunks {
-        let Some((k, g)) =
-            gains.iter().copied().enumerate().fold(None, |best: Option<(usize, f64)>, (k, g)| {
-                match best {
-                    Some((_, b)) if b >= g => best,
-                    _ => Some((k, g)),
-                }
-            })
-        else {
-            break;
-        };
-        if g.is_nan() || g <= 0.0 {
-            break;
-        }
-        push(snapshot, &mut flow, k, paths[k], chunk, true);
-        alloc[k] += chunk;
-        for j in 0..n {
-            if shares[k][j] {
-                gains[j] = push(snapshot, &mut flow, j, paths[j], chunk, false);
-            }
-        }
-    }
+    let mut alloc = Filler::new(snapshot, paths).fill_to(amount, chunks).to_vec();
     // Marginal exchange: move a share from the path whose last unit earns
     // least to the one whose next unit earns most, while the total improves,
     // halving the share when it does not.
