@@ -409,7 +409,7 @@ pub struct SourceStatus {
 }
 
 /// One chain in `/status.json`.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Default, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChainStatus {
     /// Chain id.

@@ -134,6 +134,7 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
     let mut changes = engine.market_changes();
     let mut last_body: Option<String> = None;
     let mut since = Instant::now();
+    let hash = request_hash(&req);
     loop {
         changes.borrow_and_update();
         let update = match engine.quote(req.clone()).await {
@@ -148,7 +149,7 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
                 } else {
                     last_body = Some(same);
                     body.block_number = block;
-                    let id = quote_id(&req, block);
+                    let id = format!("{}-{block}-{hash:016x}", req.chain.0);
                     let mut v = serde_json::to_value(&body).unwrap_or_default();
                     if let Some(o) = v.as_object_mut() {
                         o.insert("quoteId".into(), id.clone().into());
@@ -173,13 +174,13 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
     }
 }
 
-/// `<chain>-<block>-<16 hex of the normalized request's hash>`: the
-/// snapshot a quote was computed on and what was asked.
-fn quote_id(req: &QuoteRequest, block: u64) -> String {
+/// The hash of a normalized request, which with its chain and a block
+/// names a quote: `<chain>-<block>-<16 hex of the hash>`.
+fn request_hash(req: &QuoteRequest) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     format!("{req:?}").hash(&mut h);
-    format!("{}-{block}-{:016x}", req.chain.0, h.finish())
+    h.finish()
 }
 
 /// What a subscriber is sent next.

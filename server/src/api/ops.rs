@@ -76,12 +76,9 @@ pub async fn status_json(State(s): State<AppState>) -> Json<dto::Status> {
             let chain_status = dto::ChainStatus {
                 chain_id: *chain,
                 name,
-                head_block: 0,
-                lag_blocks: 0,
-                lag_seconds: 0.0,
                 pools: c.pools,
                 tokens: c.tokens,
-                sources: Vec::new(),
+                ..dto::ChainStatus::default()
             };
             (*chain, chain_status)
         })
@@ -89,13 +86,7 @@ pub async fn status_json(State(s): State<AppState>) -> Json<dto::Status> {
     for f in s.engine.feeds() {
         let c = chains.entry(f.chain.0).or_insert_with(|| dto::ChainStatus {
             chain_id: f.chain.0,
-            name: String::new(),
-            head_block: 0,
-            lag_blocks: 0,
-            lag_seconds: 0.0,
-            pools: 0,
-            tokens: 0,
-            sources: Vec::new(),
+            ..dto::ChainStatus::default()
         });
         c.head_block = c.head_block.max(f.head_block);
         c.lag_blocks = c.lag_blocks.max(f.lag_blocks);
