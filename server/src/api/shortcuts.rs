@@ -308,9 +308,7 @@ pub async fn quote_ladder(
     };
     let token = |field: &'static str| -> Result<switchyard_catalog::Token, ApiError> {
         let a = crate::query::parse_address(field, q.required(field)?)?;
-        catalog.token(chain, a).cloned().ok_or_else(|| {
-            ApiError::not_found(field, format!("token {a:#x} is not known on chain {chain}"))
-        })
+        known_token(&catalog, chain, field, a).cloned()
     };
     let (token_in, token_out) = (token("tokenIn")?, token("tokenOut")?);
     if token_in.address == token_out.address {
@@ -514,6 +512,18 @@ pub async fn route_post(
 }
 
 /// Tokens known on their chains, and one output or one per input.
+/// The catalog's token at `address` on `chain`, or a 404 naming `field`.
+fn known_token(
+    catalog: &Catalog,
+    chain: switchyard_catalog::ChainId,
+    field: impl Into<std::borrow::Cow<'static, str>>,
+    address: alloy_primitives::Address,
+) -> Result<&switchyard_catalog::Token, ApiError> {
+    catalog.token(chain, address).ok_or_else(|| {
+        ApiError::not_found(field, format!("token {address:#x} is not known on chain {chain}"))
+    })
+}
+
 pub(crate) fn check_tokens(
     catalog: &Catalog,
     req: &requests::RouteRequest,
@@ -524,12 +534,7 @@ pub(crate) fn check_tokens(
         [("tokenIn", &req.token_in, chain), ("tokenOut", &req.token_out, out_chain)]
     {
         for (k, t) in list.iter().enumerate() {
-            if catalog.token(chain, *t).is_none() {
-                return Err(ApiError::not_found(
-                    format!("{field}[{k}]"),
-                    format!("token {t:#x} is not known on chain {chain}"),
-                ));
-            }
+            known_token(catalog, chain, format!("{field}[{k}]"), *t)?;
         }
     }
     if req.token_out.len() != 1 && req.token_out.len() != req.token_in.len() {
