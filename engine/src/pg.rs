@@ -203,7 +203,7 @@ impl PgStore {
 
     /// Every key, oldest first.
     pub fn list(&self) -> Result<Vec<KeyRecord>, EngineError> {
-        let rows = self.select("ORDER BY id")?;
+        let rows = self.select(None)?;
         Ok(rows.into_iter().map(|(_, k)| k).collect())
     }
 
@@ -259,7 +259,7 @@ impl PgStore {
 
     /// Every key, by hash.
     pub(crate) fn load_cache(&self) -> Result<KeyCache, EngineError> {
-        let rows = self.select("")?;
+        let rows = self.select(None)?;
         let by_hash = rows
             .into_iter()
             .filter_map(|(h, k)| Some((<[u8; 32]>::try_from(h.as_slice()).ok()?, Arc::new(k))))
@@ -269,17 +269,21 @@ impl PgStore {
 
     /// Looks a key up directly in the database (tests and tools).
     pub fn find(&self, key: &str) -> Result<Option<KeyRecord>, EngineError> {
-        let hash = hash_key(key);
-        Ok(self.select("")?.into_iter().find(|(h, _)| *h == hash).map(|(_, k)| k))
+        Ok(self.select(Some(hash_key(key).to_vec()))?.into_iter().next().map(|(_, k)| k))
     }
 
-    fn select(&self, tail: &'static str) -> Result<Vec<(Vec<u8>, KeyRecord)>, EngineError> {
+    /// Every key (`by_hash`: the one with that hash), oldest first, with
+    /// its hash.
+    fn select(&self, by_hash: Option<Vec<u8>>) -> Result<Vec<(Vec<u8>, KeyRecord)>, EngineError> {
         self.run(move |c| async move {
-            let q = format!(
+            const COLUMNS: &str =
                 "SELECT key_hash, id, prefix, account_id, rate_per_s, revoked, created_at, label
-                 FROM api_keys {tail}"
-            );
-            let out = c.query(q.as_str(), &[]).await.map(|rows| {
+                 FROM api_keys";
+            let rows = match &by_hash {
+                Some(h) => c.query(&format!("{COLUMNS} WHERE key_hash = $1"), &[h]).await,
+                None => c.query(&format!("{COLUMNS} ORDER BY id"), &[]).await,
+            };
+            let out = rows.map(|rows| {
                 rows.iter()
                     .map(|row| {
                         let created: i64 = row.get(6);

@@ -197,6 +197,13 @@ fn two_replicas_share_keys_and_volume_through_postgres_and_survive_its_restart()
         b.status("/api/v1/networks", &key) == 200 && a.status("/api/v1/networks", &key) == 200
     });
     eprintln!("a new key reached both replicas in {took:?}");
+    // The store finds it by its hash (as tools do), and nothing else.
+    let store =
+        switchyard_engine::KeyStore::connect(&switchyard_engine::Database::Postgres(pg.url()))
+            .expect("the store connects");
+    let found = store.find(&key).expect("find").expect("the new key");
+    assert!(key.starts_with(&found.prefix) && !found.revoked, "{found:?}");
+    assert!(store.find("sy_not_a_key").expect("find").is_none());
     assert!(took <= Duration::from_secs(1), "the key reached both replicas after {took:?}");
 
     // Volume adds up across both replicas.
