@@ -158,6 +158,8 @@ pub enum ApiCode {
     StaleMarket,
     /// The API has the feature, this build does not serve it.
     NotImplemented,
+    /// The market state a replay names is no longer held.
+    SnapshotExpired,
     /// A bug or an unexpected failure inside the service.
     Internal,
 }

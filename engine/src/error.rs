@@ -64,6 +64,9 @@ pub enum EngineError {
     /// or its URL is malformed at start.
     #[error("rate-limit store: {0}")]
     RateStore(String),
+    /// A replay named a market state that is not held.
+    #[error(transparent)]
+    Replay(#[from] crate::replay::ReplayError),
     /// The transaction layer refused or failed the request.
     #[error(transparent)]
     Exec(#[from] ExecError),
@@ -81,6 +84,8 @@ impl EngineError {
             }
             Self::RateStore(_) => ApiCode::RateLimiterUnavailable,
             Self::Exec(e) => e.code(),
+            Self::Replay(crate::replay::ReplayError::Expired { .. }) => ApiCode::SnapshotExpired,
+            Self::Replay(_) => ApiCode::InvalidParameter,
             Self::Config(_)
             | Self::Catalog(_)
             | Self::Kernel(_)

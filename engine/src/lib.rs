@@ -38,6 +38,7 @@ mod listed;
 mod market;
 pub mod pg;
 pub mod rate_limit;
+pub mod replay;
 pub mod rpc;
 pub mod rpc_feed;
 pub mod shared_limit;
@@ -57,9 +58,9 @@ pub use rate_limit::{RateDecision, RateLimiter};
 // The transaction layer, under the paths the server and the tests use.
 use switchyard_catalog::{Catalog, ChainId, ContractSet, PoolRecord, loaders};
 pub use switchyard_exec::{
-    ExecError, MarketState, Quote, QuoteRequest, RouteRequest, RouteTx, StateInputs, build_state,
-    build_state_after, bundle, encode, error_chain, evm, ipor, nontokenized, observe, quote, route,
-    simulate, wallet,
+    ExecError, MarketState, Quote, QuoteRequest, RouteRequest, RouteTx, StateInputs, ViewId,
+    build_state, build_state_after, bundle, encode, error_chain, evm, ipor, nontokenized, observe,
+    quote, route, simulate, wallet,
 };
 use switchyard_kernel::MarketSnapshot;
 pub use volume::VolumeStats;
@@ -98,7 +99,25 @@ pub struct EngineConfig {
     /// factories (one [`rpc_feed`] per catalog factory on the chain), and
     /// the embedded market's pools of those chains are dropped.
     pub rpc_feeds: Vec<rpc_feed::RpcFeedConfig>,
+    /// Blocks per chain whose states are held for replay (`None`:
+    /// [`DEFAULT_REPLAY_BLOCKS`]; 0 holds none).
+    pub replay_blocks: Option<usize>,
 }
+
+/// Which market state a request reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum At {
+    /// The newest.
+    Latest,
+    /// The newest view of this block of the request's chain.
+    Block(u64),
+    /// Exactly these views (a `quoteId`'s): the very state an answer was
+    /// computed on.
+    Views(Vec<ViewId>),
+}
+
+/// Blocks per chain held for replay unless configured.
+pub const DEFAULT_REPLAY_BLOCKS: usize = 64;
 
 /// The answers of [`EngineHandle::quote_batch`].
 #[derive(Debug)]
@@ -271,9 +290,10 @@ impl Engine {
                 .map(Arc::new)
                 .map_err(|e| evm::artifacts::error_chain(&e)),
         };
-        let first = Arc::new(build_state(&inputs, Arc::new(snapshot)));
-        let state = Arc::new(ArcSwap::new(Arc::clone(&first)));
-        let latest = Arc::new(ArcSwap::new(first));
+        let first = build_state(&inputs, Arc::new(snapshot));
+        let held = config.replay_blocks.unwrap_or(DEFAULT_REPLAY_BLOCKS);
+        let state = Arc::new(replay::Published::new(first.clone(), held, true));
+        let latest = Arc::new(replay::Published::new(first, held, false));
         // Open the database here first: a bad data directory fails the start
         // in this thread, and the first request already sees every key.
         let db = keys::Database::from_config(&config.data_dir, config.database_url.as_deref());
@@ -384,9 +404,9 @@ impl Engine {
 
 struct Inner {
     /// The proven state (snapshot and its world).
-    state: Arc<ArcSwap<MarketState>>,
+    state: Arc<replay::Published>,
     /// The newest snapshot and prices, for quotes.
-    latest: Arc<ArcSwap<MarketState>>,
+    latest: Arc<replay::Published>,
     key_cache: Arc<ArcSwap<KeyCache>>,
     limiter: RateLimiter,
     /// Limits shared through Redis, when configured (then `limiter` is
@@ -571,6 +591,34 @@ where
     }
 }
 
+/// The state of `cell` that `at` names, for a request on `chain`.
+fn resolve(
+    cell: &replay::Published,
+    chain: ChainId,
+    at: &At,
+) -> Result<Arc<MarketState>, replay::ReplayError> {
+    match at {
+        At::Latest => Ok(cell.load_full()),
+        At::Block(b) => cell.at_block(chain, *b),
+        At::Views(views) => {
+            let mut found = None;
+            for v in views {
+                let s = cell.view(v.chain, v.block, v.revision)?;
+                if views.iter().all(|w| s.view_of(w.chain) == Some(*w)) {
+                    found = Some(s);
+                    break;
+                }
+            }
+            let first = views.first().map_or((chain, 0), |v| (v.chain, v.block));
+            found.ok_or(replay::ReplayError::Expired {
+                chain: first.0,
+                block: first.1,
+                held: cell.blocks(),
+            })
+        }
+    }
+}
+
 impl EngineHandle {
     /// The proven market state (catalog, snapshot, prices, and the world
     /// built from that snapshot), one atomic load: transactions are built
@@ -680,6 +728,26 @@ impl EngineHandle {
     /// rayon pool, never on the async runtime).
     pub async fn quote(&self, req: QuoteRequest) -> Result<Quote, EngineError> {
         jobs::quote(self.latest(), req).await
+    }
+
+    /// Quotes a route on the state `at` names (a held block, or the views
+    /// of an earlier answer: the same state, so the same answer).
+    pub async fn quote_at(&self, req: QuoteRequest, at: &At) -> Result<Quote, EngineError> {
+        let state = resolve(&self.inner.latest, req.chain, at)?;
+        jobs::quote(state, req).await
+    }
+
+    /// Quotes a route on the proven state `at` names (a route's quote, on
+    /// the state its transaction executed on).
+    pub async fn proven_quote_at(&self, req: QuoteRequest, at: &At) -> Result<Quote, EngineError> {
+        let state = resolve(&self.inner.state, req.chain, at)?;
+        jobs::quote(state, req).await
+    }
+
+    /// Builds and executes a route on the proven state `at` names.
+    pub async fn route_at(&self, req: RouteRequest, at: &At) -> Result<RouteTx, EngineError> {
+        let state = resolve(&self.inner.state, req.quote.chain, at)?;
+        jobs::route(state, req).await
     }
 
     /// Quotes one pair at several increasing amounts on one market state,

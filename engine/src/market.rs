@@ -5,14 +5,14 @@
 //! never take a lock; a writer builds a new state and swaps it in.
 
 use std::{
-    collections::{BTreeSet, HashMap},
+    collections::{BTreeMap, BTreeSet, HashMap},
     sync::Arc,
     time::Instant,
 };
 
 use actix::prelude::*;
 use alloy_primitives::{Address, U256};
-use arc_swap::ArcSwap;
+
 use switchyard_catalog::{ChainId, Market, PoolRecord, market::ChainState};
 use switchyard_kernel::{
     ChainHead, MarketSnapshot, PoolState, PriceTable, SnapshotDelta, derive_prices, usd_anchors,
@@ -20,7 +20,10 @@ use switchyard_kernel::{
 
 use switchyard_exec::{MarketState, StateInputs, market::unprovable, prove_state};
 
-use crate::supervise::{Backoff, guarded};
+use crate::{
+    replay::Published,
+    supervise::{Backoff, guarded},
+};
 
 /// Histogram: seconds from a change's start (a feed's read of its node,
 /// or the arrival of the embedded feed's block) to its publication,
@@ -45,10 +48,10 @@ pub const DEMO_CONFIDENCE: f64 = 0.1;
 /// includes its change is stored.
 pub(crate) struct PriceCacheActor {
     /// The proven state: a snapshot and the world built from it.
-    pub(crate) state: Arc<ArcSwap<MarketState>>,
+    pub(crate) state: Arc<Published>,
     /// The newest snapshot and its prices, for quotes, as soon as they are
     /// derived (its world is the proven one's, possibly a block behind).
-    pub(crate) latest: Arc<ArcSwap<MarketState>>,
+    pub(crate) latest: Arc<Published>,
     pub(crate) inputs: StateInputs,
     pub(crate) backoff: Backoff,
     pub(crate) pause: std::time::Duration,
@@ -84,11 +87,7 @@ struct Proof {
 }
 
 impl PriceCacheActor {
-    pub(crate) fn new(
-        state: Arc<ArcSwap<MarketState>>,
-        latest: Arc<ArcSwap<MarketState>>,
-        inputs: StateInputs,
-    ) -> Self {
+    pub(crate) fn new(state: Arc<Published>, latest: Arc<Published>, inputs: StateInputs) -> Self {
         let mut me = Self {
             state,
             latest,
@@ -183,7 +182,7 @@ impl PriceCacheActor {
             self.reindex(&snapshot);
             (unprovable(&proven.world, &snapshot), self.stale_pools(&snapshot))
         };
-        self.latest.store(Arc::new(MarketState {
+        self.latest.store(MarketState {
             catalog: Arc::clone(&self.inputs.catalog),
             market: Arc::clone(&self.inputs.market),
             unprovable: unprovable_now,
@@ -191,7 +190,8 @@ impl PriceCacheActor {
             prices: Arc::clone(&before.prices),
             world: proven.world.clone(),
             stale: stale.clone(),
-        }));
+            revisions: BTreeMap::new(),
+        });
         metrics::histogram!(PUBLICATION_SECONDS, "stage" => "quotes")
             .record(started.elapsed().as_secs_f64());
         self.published += 1;
@@ -230,11 +230,11 @@ impl PriceCacheActor {
             let prices = Arc::new(prices);
             // Quotes get the prices at once, while they still read this
             // snapshot.
-            let mut renewed_now = false;
-            latest.rcu(|cur| {
-                renewed_now = Arc::ptr_eq(&cur.snapshot, &snapshot);
-                if renewed_now { renewed(cur, &prices, None) } else { Arc::clone(cur) }
-            });
+            let renewed_now = latest
+                .update(|cur| {
+                    Arc::ptr_eq(&cur.snapshot, &snapshot).then(|| renewed(cur, &prices, None))
+                })
+                .is_some();
             // Quote streams recompute once a snapshot has its own prices
             // (an answer on the previous prices would show a price impact
             // that is not the market's). A newer snapshot already waiting
@@ -250,16 +250,15 @@ impl PriceCacheActor {
                     metrics::histogram!(PUBLICATION_SECONDS, "stage" => "proven")
                         .record(started.elapsed().as_secs_f64());
                     state.stale = stale;
-                    let state = Arc::new(state);
-                    act.state.store(Arc::clone(&state));
-                    act.latest.rcu(|cur| {
-                        if Arc::ptr_eq(&cur.snapshot, &state.snapshot) {
-                            Arc::clone(&state)
+                    let state = act.state.store(state);
+                    act.latest.update(|cur| {
+                        Some(if Arc::ptr_eq(&cur.snapshot, &state.snapshot) {
+                            MarketState::clone(&state)
                         } else {
                             // A newer snapshot: the freshest prices and
                             // world, never the older pool states.
                             renewed(cur, &state.prices, Some(&state.world))
-                        }
+                        })
                     });
                 }
                 Err(e) => tracing::error!(error = %crate::error_chain(&e), "world not rebuilt: transactions stay on the previous state"),
@@ -276,8 +275,8 @@ fn renewed(
     cur: &MarketState,
     prices: &Arc<PriceTable>,
     world: Option<&Result<Arc<switchyard_exec::evm::world::World>, String>>,
-) -> Arc<MarketState> {
-    Arc::new(MarketState {
+) -> MarketState {
+    MarketState {
         catalog: Arc::clone(&cur.catalog),
         market: Arc::clone(&cur.market),
         unprovable: cur.unprovable.clone(),
@@ -285,7 +284,8 @@ fn renewed(
         prices: Arc::clone(prices),
         world: world.cloned().unwrap_or_else(|| cur.world.clone()),
         stale: cur.stale.clone(),
-    })
+        revisions: BTreeMap::new(),
+    }
 }
 
 impl Actor for PriceCacheActor {
@@ -615,18 +615,20 @@ impl Handler<SetStale> for PriceCacheActor {
             // The same states, other pools left out, and the prices (derived
             // again: cheap) with their confidence cut where stale.
             for view in [Arc::clone(&self.state), Arc::clone(&self.latest)] {
-                let now = view.load_full();
-                let stale = self.stale_pools(&now.snapshot);
-                let fresh = Arc::new(derive_prices(&now.snapshot, &usd_anchors(&now.catalog)));
-                view.store(Arc::new(MarketState {
-                    catalog: Arc::clone(&now.catalog),
-                    market: Arc::clone(&now.market),
-                    snapshot: Arc::clone(&now.snapshot),
-                    prices: self.discounted(&fresh),
-                    world: now.world.clone(),
-                    unprovable: now.unprovable.clone(),
-                    stale,
-                }));
+                view.update(|now| {
+                    let stale = self.stale_pools(&now.snapshot);
+                    let fresh = Arc::new(derive_prices(&now.snapshot, &usd_anchors(&now.catalog)));
+                    Some(MarketState {
+                        catalog: Arc::clone(&now.catalog),
+                        market: Arc::clone(&now.market),
+                        snapshot: Arc::clone(&now.snapshot),
+                        prices: self.discounted(&fresh),
+                        world: now.world.clone(),
+                        unprovable: now.unprovable.clone(),
+                        stale,
+                        revisions: BTreeMap::new(),
+                    })
+                });
             }
         }
     }
@@ -678,10 +680,10 @@ mod tests {
             market: Arc::new(market),
             npm: Err("not needed".into()),
         };
-        let first = Arc::new(build_state(&inputs, Arc::new(start.clone())));
+        let first = build_state(&inputs, Arc::new(start.clone()));
         let mut hub = PriceCacheActor::new(
-            Arc::new(ArcSwap::new(Arc::clone(&first))),
-            Arc::new(ArcSwap::new(first)),
+            Arc::new(Published::new(first.clone(), 4, true)),
+            Arc::new(Published::new(first, 4, false)),
             inputs,
         );
         // The embedded blocks move other chains' pools.

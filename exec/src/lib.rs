@@ -26,6 +26,6 @@ pub mod wallet;
 
 pub use error::ExecError;
 pub use evm::artifacts::error_chain;
-pub use market::{MarketState, StateInputs, build_state, build_state_after, prove_state};
+pub use market::{MarketState, StateInputs, ViewId, build_state, build_state_after, prove_state};
 pub use quote::{Quote, QuoteRequest};
 pub use route::{RouteRequest, RouteTx};

@@ -5,7 +5,10 @@
 //! new one (with [`build_state_after`], sharing the worlds of the chains that
 //! did not move) and swaps it in.
 
-use std::{collections::BTreeSet, sync::Arc};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
 
 use switchyard_catalog::{Catalog, ChainId, Market};
 use switchyard_kernel::{MarketSnapshot, PriceTable, derive_prices, usd_anchors};
@@ -13,7 +16,7 @@ use switchyard_kernel::{MarketSnapshot, PriceTable, derive_prices, usd_anchors};
 use crate::evm::{NpmArtifacts, artifacts::error_chain, world::World};
 
 /// Everything a request reads, published together.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MarketState {
     /// Catalog.
     pub catalog: Arc<Catalog>,
@@ -32,9 +35,32 @@ pub struct MarketState {
     /// Snapshot indexes of pools whose feed is stale: not routed through
     /// either, until the feed recovers.
     pub stale: BTreeSet<u32>,
+    /// Each chain's revision within its head block: the states of one
+    /// block that differ on that chain (a source's pools, then the block's
+    /// prices) are numbered from 0 as they are published. With the chain
+    /// and the block it names this state's view of the chain for replay.
+    pub revisions: BTreeMap<ChainId, u32>,
+}
+
+/// One chain's view a state gives: the chain, its head block, and the
+/// revision of that block ([`MarketState::revisions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ViewId {
+    /// Chain.
+    pub chain: ChainId,
+    /// Head block.
+    pub block: u64,
+    /// Revision within the block.
+    pub revision: u32,
 }
 
 impl MarketState {
+    /// This state's view of `chain`.
+    pub fn view_of(&self, chain: ChainId) -> Option<ViewId> {
+        let block = self.snapshot.head(chain)?.block_number;
+        Some(ViewId { chain, block, revision: self.revisions.get(&chain).copied().unwrap_or(0) })
+    }
+
     /// Every pool no route may go through: unprovable or stale.
     pub fn excluded_pools(&self) -> BTreeSet<u32> {
         if self.stale.is_empty() {
@@ -118,6 +144,7 @@ pub fn prove_state(
         snapshot,
         prices,
         world,
+        revisions: BTreeMap::new(),
         stale: BTreeSet::new(),
     }
 }

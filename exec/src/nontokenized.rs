@@ -256,6 +256,7 @@ fn quote_into(
                 price_impact_bps: Some(0.0),
                 usd_in: None,
                 block_number: state.snapshot.head(q.chain).map_or(0, |h| h.block_number),
+                views: state.view_of(q.chain).into_iter().collect(),
             })
         }
         _ if q.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN && underlying == NATIVE_TOKEN) => {

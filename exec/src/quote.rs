@@ -16,7 +16,7 @@ use switchyard_kernel::{
     MarketSnapshot, Plan, PriceTable, RouteRequest, SearchParams, find_routes, pool::u256_to_f64,
 };
 
-use crate::{ExecError, MarketState};
+use crate::{ExecError, MarketState, ViewId};
 
 /// A quote request, already validated by the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +76,9 @@ pub struct Quote {
     pub usd_in: Option<f64>,
     /// Block of the source chain's state the quote was computed on.
     pub block_number: u64,
+    /// The views of the chains it read: the source chain's, then the
+    /// destination's when it crosses chains.
+    pub views: Vec<ViewId>,
 }
 
 /// Protocol slugs the filters exclude on the request's chains.
@@ -250,7 +253,12 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
         _ => None,
     };
     let block_number = state.snapshot.head(chain).map_or(0, |h| h.block_number);
-    Ok(Quote { plan, fee_amounts, price_impact_bps, usd_in, block_number })
+    let views = [Some(chain), req.destination_chain.filter(|d| *d != chain)]
+        .into_iter()
+        .flatten()
+        .filter_map(|c| state.view_of(c))
+        .collect();
+    Ok(Quote { plan, fee_amounts, price_impact_bps, usd_in, block_number, views })
 }
 
 /// A ladder: one pair quoted at several increasing amounts on one state.

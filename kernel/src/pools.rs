@@ -6,7 +6,9 @@
 //! pointer or reference count of its own (two bytes of chunk bookkeeping),
 //! and a delta moving `m` pools copies at most `m` chunks.
 
-use std::sync::Arc;
+use std::{collections::BTreeSet, sync::Arc};
+
+use switchyard_catalog::ChainId;
 
 use crate::pool::{Pool, PoolState};
 
@@ -78,6 +80,36 @@ impl Pools {
         }
     }
 
+    /// The chains with a pool whose state differs between `before` and
+    /// `self` (only the chunks not shared are compared). `None` when the
+    /// tables do not hold the same pools in the same order.
+    pub fn chains_changed(&self, before: &Self) -> Option<BTreeSet<ChainId>> {
+        let mut changed = BTreeSet::new();
+        if self.len != before.len {
+            return None;
+        }
+        if Arc::ptr_eq(&self.chunks, &before.chunks) {
+            return Some(changed);
+        }
+        for (a, b) in self.chunks.iter().zip(before.chunks.iter()) {
+            if Arc::ptr_eq(a, b) {
+                continue;
+            }
+            if a.len() != b.len() {
+                return None;
+            }
+            for (p, q) in a.iter().zip(b.iter()) {
+                if p.chain != q.chain || p.address != q.address {
+                    return None;
+                }
+                if p.state != q.state {
+                    changed.insert(p.chain);
+                }
+            }
+        }
+        Some(changed)
+    }
+
     /// Gives pool `k` (which exists) the state `state`, copying its chunk
     /// if another table shares it.
     pub(crate) fn set_state(&mut self, k: usize, state: PoolState) {
@@ -135,6 +167,13 @@ mod tests {
         assert!(next.shares(&table, 0));
         assert!(!next.shares(&table, CHUNK));
         assert!(next.shares(&table, CHUNK * 3 + 4));
+        assert_eq!(next.chains_changed(&table), Some(BTreeSet::from([ChainId(1)])));
+        assert_eq!(table.chains_changed(&table), Some(BTreeSet::new()));
+        let mut same = table.clone();
+        same.set_state(1, v2(1));
+        assert_eq!(same.chains_changed(&table), Some(BTreeSet::new()), "copied, not changed");
+        let shorter = Pools::new(table.iter().take(n - 1).cloned().collect());
+        assert_eq!(shorter.chains_changed(&table), None);
         // A second move in the copied chunk writes in place.
         next.set_state(CHUNK + 3, v2(7));
         assert_eq!(next[CHUNK + 3].state, v2(7));

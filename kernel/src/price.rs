@@ -61,6 +61,20 @@ impl PriceTable {
         self.entries.get(&(chain, token))
     }
 
+    /// Whether both tables price every token of `chain` the same.
+    pub fn same_on(&self, other: &Self, chain: ChainId) -> bool {
+        let mine = self.entries.iter().filter(|((c, _), _)| *c == chain);
+        let theirs = other.entries.keys().filter(|(c, _)| *c == chain).count();
+        let mut n = 0;
+        for (k, e) in mine {
+            n += 1;
+            if other.entries.get(k) != Some(e) {
+                return false;
+            }
+        }
+        n == theirs
+    }
+
     /// Number of priced tokens.
     pub fn len(&self) -> usize {
         self.entries.len()

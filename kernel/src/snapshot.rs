@@ -2,7 +2,10 @@
 //! pool's state, the bridge routes between the chains it covers, and the
 //! token graph over both.
 
-use std::{collections::BTreeMap, sync::Arc};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
 
 use alloy_primitives::U256;
 use switchyard_catalog::{
@@ -222,6 +225,23 @@ impl MarketSnapshot {
             })
             .collect();
         (SnapshotDelta { heads, pools: working.into_iter().collect() }, applied)
+    }
+
+    /// The chains on which `self` differs from `before` for a quote: a
+    /// head or a pool state. `None` when they are not two states of the
+    /// same pools (a rebuilt snapshot: its graph orders edges anew).
+    pub fn chains_changed(&self, before: &Self) -> Option<BTreeSet<ChainId>> {
+        if !Arc::ptr_eq(&self.graph, &before.graph) || !Arc::ptr_eq(&self.bridges, &before.bridges)
+        {
+            return None;
+        }
+        let mut changed = self.pools.chains_changed(&before.pools)?;
+        for chain in self.heads.keys().chain(before.heads.keys()) {
+            if self.heads.get(chain) != before.heads.get(chain) {
+                changed.insert(*chain);
+            }
+        }
+        Some(changed)
     }
 
     /// Heads by chain.
