@@ -10,6 +10,7 @@
 //! body_limit_bytes = 1048576       # SWITCHYARD_BODY_LIMIT_BYTES
 //! request_timeout_ms = 10000       # SWITCHYARD_REQUEST_TIMEOUT_MS
 //! stream_subscriptions_per_key = 100 # SWITCHYARD_STREAM_SUBSCRIPTIONS_PER_KEY
+//! replay_blocks = 64               # SWITCHYARD_REPLAY_BLOCKS: blocks per chain a quoteId replays on
 //! max_connections = 4096           # SWITCHYARD_MAX_CONNECTIONS: one more is closed at once
 //! header_timeout_ms = 10000        # SWITCHYARD_HEADER_TIMEOUT_MS: to send headers; also the keep-alive idle time
 //! shutdown_drain_ms = 10000        # SWITCHYARD_SHUTDOWN_DRAIN_MS: in-flight requests' time on SIGTERM
@@ -158,6 +159,9 @@ pub struct RawConfig {
     pub embedded_block_ms: u64,
     /// Chains followed through their own node.
     pub nodes: Vec<NodeConfig>,
+    /// Blocks per chain whose states are held for replay (`quoteId`,
+    /// `atBlock`); 0 holds none.
+    pub replay_blocks: usize,
 }
 
 impl Default for RawConfig {
@@ -183,9 +187,13 @@ impl Default for RawConfig {
             on_redis_error: "closed".to_owned(),
             embedded_block_ms: DEFAULT_EMBEDDED_BLOCK_MS,
             nodes: Vec::new(),
+            replay_blocks: switchyard_engine::DEFAULT_REPLAY_BLOCKS,
         }
     }
 }
+
+/// The most blocks per chain `replay_blocks` may hold.
+pub const MAX_REPLAY_BLOCKS: usize = 4096;
 
 /// Validated configuration.
 #[derive(Debug, Clone)]
@@ -222,6 +230,8 @@ pub struct Config {
     pub embedded_block: Option<std::time::Duration>,
     /// Chains followed through their own node.
     pub nodes: Vec<switchyard_engine::rpc_feed::RpcFeedConfig>,
+    /// Blocks per chain held for replay.
+    pub replay_blocks: usize,
 }
 
 /// A configuration error.
@@ -342,7 +352,14 @@ impl RawConfig {
         if let Some(n) = nodes.iter().find(|n| !seen.insert(n.chain)) {
             return Err(invalid("nodes.chain_id", format!("chain {} has two nodes", n.chain)));
         }
+        if self.replay_blocks > MAX_REPLAY_BLOCKS {
+            return Err(invalid(
+                "replay_blocks",
+                format!("at most {MAX_REPLAY_BLOCKS} (each held block keeps its states alive)"),
+            ));
+        }
         Ok(Config {
+            replay_blocks: self.replay_blocks,
             nodes,
             bind,
             data_dir: self.data_dir,

@@ -631,6 +631,11 @@ pub struct QuoteResponse {
     pub gas: String,
     /// Block of the chain state the quote was computed on.
     pub block_number: u64,
+    /// Names this quote: the state it was computed on (chain, block, and
+    /// the block's revision) and the normalized request.
+    /// `GET /shortcuts/quote/{quoteId}` answers these very bytes again
+    /// while that block is held.
+    pub quote_id: String,
     /// Bridge crossings of a cross-chain route, with their latency.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bridging_estimates: Vec<BridgeLatencyEstimate>,
@@ -766,6 +771,11 @@ pub struct RouteResponse {
     pub block_number: u64,
     /// Unix seconds after which the route should be fetched again.
     pub valid_until: u64,
+    /// Names the route's quote on the state the transaction was executed
+    /// on: `GET /shortcuts/quote/{quoteId}` answers that quote (the same
+    /// amounts and route) while the block is held. The transaction itself
+    /// is not replayed: each carries a request id of its own.
+    pub quote_id: String,
     /// The transaction.
     pub tx: Transaction,
     /// The route.

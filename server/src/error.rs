@@ -186,6 +186,7 @@ impl ApiError {
             | ApiCode::RateLimiterUnavailable
             | ApiCode::StaleMarket => StatusCode::SERVICE_UNAVAILABLE,
             ApiCode::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            ApiCode::SnapshotExpired => StatusCode::GONE,
             ApiCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -214,6 +215,7 @@ impl ApiError {
             ApiCode::RateLimiterUnavailable => "RATE_LIMITER_UNAVAILABLE",
             ApiCode::StaleMarket => "STALE_MARKET",
             ApiCode::NotImplemented => "NOT_IMPLEMENTED",
+            ApiCode::SnapshotExpired => "SNAPSHOT_EXPIRED",
             ApiCode::Internal => "INTERNAL",
         }
     }
@@ -253,6 +255,7 @@ impl From<EngineError> for ApiError {
                 (None, "the database is unreachable right now; retry".into())
             }
             EngineError::Exec(x) => exec_wire(x),
+            EngineError::Replay(r) => (None, r.to_string().into()),
             EngineError::Config(_)
             | EngineError::Catalog(_)
             | EngineError::Kernel(_)
@@ -415,6 +418,7 @@ const fn retry_hint(code: ApiCode) -> Option<Duration> {
         | ApiCode::BundleUnprocessable
         | ApiCode::Timeout
         | ApiCode::NotImplemented
+        | ApiCode::SnapshotExpired
         | ApiCode::Internal => None,
     }
 }

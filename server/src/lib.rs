@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod query;
+pub mod quote_id;
 pub mod status;
 pub mod stream;
 pub mod ws;

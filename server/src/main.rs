@@ -151,6 +151,7 @@ fn serve(mut cfg: Config) -> Result<()> {
         on_redis_error: cfg.on_redis_error,
         block_interval: cfg.embedded_block,
         rpc_feeds: cfg.nodes.clone(),
+        replay_blocks: Some(cfg.replay_blocks),
     })
     .context("starting the engine")?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

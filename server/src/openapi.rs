@@ -105,6 +105,7 @@ A 501 names the part of a request this version does not build; a 400 names bad i
         api::bridges::bridge_check,
         api::shortcuts::quote,
         api::shortcuts::quote_batch,
+        api::shortcuts::quote_replay,
         api::shortcuts::quote_stream,
         api::shortcuts::ws,
         api::shortcuts::quote_ladder,

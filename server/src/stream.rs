@@ -27,7 +27,7 @@ use axum::response::sse::{Event, KeepAlive};
 use switchyard_engine::{EngineHandle, KeyRecord, QuoteRequest};
 use tokio::sync::watch;
 
-use crate::error::ApiError;
+use crate::{error::ApiError, quote_id::Source};
 
 /// Histogram: seconds from a market change's announcement to one
 /// subscriber's event for it handed to its connection.
@@ -108,7 +108,15 @@ impl StreamHub {
     }
 
     /// Joins the computation of `req` (starting it when none runs).
-    pub fn subscribe(&self, engine: &EngineHandle, req: QuoteRequest, slot: Slot) -> Subscription {
+    /// `canonical` is the request's canonical query (its `quoteId`s name
+    /// it).
+    pub fn subscribe(
+        &self,
+        engine: &EngineHandle,
+        req: QuoteRequest,
+        canonical: String,
+        slot: Slot,
+    ) -> Subscription {
         let key = format!("{req:?}");
         let mut m = self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         m.retain(|_, w| w.strong_count() > 0);
@@ -118,7 +126,7 @@ impl StreamHub {
         let (tx, rx) = watch::channel(None);
         let shared = Arc::new(Shared { rx });
         m.insert(key, Arc::downgrade(&shared));
-        tokio::spawn(compute(engine.clone(), req, tx));
+        tokio::spawn(compute(engine.clone(), req, canonical, tx));
         Subscription { shared, _slot: slot }
     }
 
@@ -130,17 +138,22 @@ impl StreamHub {
 
 /// Recomputes `req` on every market change while anyone listens, and
 /// publishes each answer that differs from the last.
-async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Option<Arc<Update>>>) {
+async fn compute(
+    engine: EngineHandle,
+    req: QuoteRequest,
+    canonical: String,
+    tx: watch::Sender<Option<Arc<Update>>>,
+) {
     let mut changes = engine.market_changes();
     let mut last_body: Option<String> = None;
     let mut since = Instant::now();
-    let hash = request_hash(&req);
     loop {
         changes.borrow_and_update();
         let update = match engine.quote(req.clone()).await {
             Ok(q) => {
-                let mut body = crate::api::shortcuts::quote_response(&q);
-                let block = body.block_number;
+                let mut body =
+                    crate::api::shortcuts::quote_response(&q, &canonical, Source::Quotes);
+                let (block, id) = (body.block_number, std::mem::take(&mut body.quote_id));
                 // What is compared: the answer without its block.
                 body.block_number = 0;
                 let same = serde_json::to_string(&body).unwrap_or_default();
@@ -149,12 +162,9 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
                 } else {
                     last_body = Some(same);
                     body.block_number = block;
-                    let id = format!("{}-{block}-{hash:016x}", req.chain.0);
-                    let mut v = serde_json::to_value(&body).unwrap_or_default();
-                    if let Some(o) = v.as_object_mut() {
-                        o.insert("quoteId".into(), id.clone().into());
-                    }
-                    Some(Update::Quote { id, block, data: v.to_string(), since })
+                    body.quote_id.clone_from(&id);
+                    let data = serde_json::to_string(&body).unwrap_or_default();
+                    Some(Update::Quote { id, block, data, since })
                 }
             }
             Err(e) => Some(Update::Failed(ApiError::from(e))),
@@ -172,15 +182,6 @@ async fn compute(engine: EngineHandle, req: QuoteRequest, tx: watch::Sender<Opti
         }
         since = Instant::now();
     }
-}
-
-/// The hash of a normalized request, which with its chain and a block
-/// names a quote: `<chain>-<block>-<16 hex of the hash>`.
-fn request_hash(req: &QuoteRequest) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    format!("{req:?}").hash(&mut h);
-    h.finish()
 }
 
 /// What a subscriber is sent next.

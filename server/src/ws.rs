@@ -126,7 +126,12 @@ fn handle(
                 .streams
                 .reserve(key, state.settings.stream_subscriptions_per_key)
                 .map_err(fail)?;
-            let sub = state.streams.subscribe(&state.engine, shortcuts::quote_request(&req), slot);
+            let sub = state.streams.subscribe(
+                &state.engine,
+                shortcuts::quote_request(&req),
+                crate::quote_id::canonical(&req),
+                slot,
+            );
             let mut follower = Follower::new(state.engine.clone(), Arc::clone(key), sub);
             let (tx, sub_id) = (tx.clone(), id.clone());
             let task = tokio::spawn(async move {

@@ -135,6 +135,7 @@ pub fn router(state: AppState) -> Router {
         .route("/{bridge}/bridge/check", get(bridges::bridge_check))
         .route("/shortcuts/quote", get(shortcuts::quote))
         .route("/shortcuts/quote/batch", post(shortcuts::quote_batch))
+        .route("/shortcuts/quote/{quote_id}", get(shortcuts::quote_replay))
         .route("/shortcuts/quote/stream", get(shortcuts::quote_stream))
         .route("/ws", get(shortcuts::ws))
         .route("/shortcuts/quote/ladder", post(shortcuts::quote_ladder))

@@ -13,7 +13,8 @@ use axum::{
 };
 use switchyard_catalog::{Catalog, RoutingStrategy};
 use switchyard_engine::{
-    QuoteRequest, RouteRequest, bundle::BundleRequest, nontokenized::NontokenizedRequest,
+    At, EngineError, QuoteRequest, RouteRequest, bundle::BundleRequest,
+    nontokenized::NontokenizedRequest,
 };
 use switchyard_kernel::Plan;
 
@@ -27,6 +28,7 @@ use crate::{
     error::ApiError,
     middleware::AuthedKey,
     query::Query,
+    quote_id::{self, QuoteId, Source},
 };
 
 /// Reads a body within the size limit (413 beyond it).
@@ -70,8 +72,9 @@ fn parse_json(buf: &mut [u8]) -> Result<simd_json::BorrowedValue<'_>, ApiError> 
         ("tokenIn" = Vec<String>, Query, description = "Input tokens (0xeeee…eeee for the native coin)", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("tokenOut" = Vec<String>, Query, description = "Output tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("destinationChainId" = Option<u64>, Query, description = "Destination chain of a cross-chain route", minimum = 1, maximum = 9223372036854775807i64),
+        ("atBlock" = Option<u64>, Query, description = "Answer on this block of chainId (one of the last replay_blocks held; 410 SNAPSHOT_EXPIRED before them)", minimum = 0),
     ),
-    responses((status = 200, body = dto::QuoteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = dto::QuoteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 410, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn quote(
     State(s): State<AppState>,
     raw: RawQuery,
@@ -79,12 +82,63 @@ pub async fn quote(
     let q = query(&raw)?;
     let req = requests::parse_route(&q, &s.engine.catalog(), RouteKind::Quote)?;
     check_tokens(&s.engine.catalog(), &req)?;
-    let quote = s.engine.quote(quote_request(&req)).await?;
-    Ok(Json(quote_response(&quote)))
+    let at = match q.scalar("atBlock")? {
+        None => At::Latest,
+        Some(v) => At::Block(crate::query::parse_u64_in("atBlock", v, &(0..=u64::MAX))?),
+    };
+    let quote =
+        s.engine.quote_at(quote_request(&req), &at).await.map_err(|e| in_field(e, "atBlock"))?;
+    Ok(Json(quote_response(&quote, &quote_id::canonical(&req), Source::Quotes)))
 }
 
-/// The wire form of a quote.
-pub(crate) fn quote_response(quote: &switchyard_engine::Quote) -> dto::QuoteResponse {
+/// A replay error blamed on `field` (the block or id that named a state
+/// not held); any other error as it is.
+fn in_field(e: EngineError, field: &'static str) -> ApiError {
+    match e {
+        EngineError::Replay(_) => ApiError::from(e).field(field),
+        e => e.into(),
+    }
+}
+
+/// `GET /api/v1/shortcuts/quote/{quoteId}`: the quote a `quoteId` names,
+/// computed again on the very state it names: the same bytes, while its
+/// block is among the last `replay_blocks` held (410 `SNAPSHOT_EXPIRED`
+/// after). A route's `quoteId` answers its quote on the state its
+/// transaction was executed on.
+#[utoipa::path(get, path = "/api/v1/shortcuts/quote/{quoteId}", tag = "shortcuts",
+    params(("quoteId" = String, Path, description = "The quoteId of a quote or route answer")),
+    responses((status = 200, body = dto::QuoteResponse), (status = 404, body = crate::error::ErrorBody), (status = 410, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn quote_replay(
+    State(s): State<AppState>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Result<Json<dto::QuoteResponse>, ApiError> {
+    let qid = QuoteId::decode(&id)?;
+    let catalog = s.engine.catalog();
+    let unknown = |_| ApiError::not_found("quoteId", "no quote has this quoteId");
+    let q = Query::parse(&qid.query).map_err(unknown)?;
+    let req = requests::parse_route(&q, &catalog, RouteKind::Quote).map_err(unknown)?;
+    check_tokens(&catalog, &req).map_err(unknown)?;
+    let canonical = quote_id::canonical(&req);
+    if canonical != qid.query || qid.views.first().map(|v| v.chain) != Some(req.chain_id) {
+        return Err(ApiError::not_found("quoteId", "no quote has this quoteId"));
+    }
+    let at = At::Views(qid.views);
+    let quote = match qid.source {
+        Source::Quotes => s.engine.quote_at(quote_request(&req), &at).await,
+        Source::Proven => s.engine.proven_quote_at(quote_request(&req), &at).await,
+    }
+    .map_err(|e| in_field(e, "quoteId"))?;
+    Ok(Json(quote_response(&quote, &canonical, qid.source)))
+}
+
+/// The wire form of a quote of the request whose canonical query is
+/// `canonical`, computed on `source`'s state.
+pub(crate) fn quote_response(
+    quote: &switchyard_engine::Quote,
+    canonical: &str,
+    source: Source,
+) -> dto::QuoteResponse {
+    let quote_id = QuoteId { source, views: quote.views.clone(), query: canonical.to_owned() };
     dto::QuoteResponse {
         amount_out: one_or_many(&quote.plan.amounts_out),
         price_impact: quote.price_impact_bps,
@@ -92,6 +146,7 @@ pub(crate) fn quote_response(quote: &switchyard_engine::Quote) -> dto::QuoteResp
         fee_amount: quote.fee_amounts.iter().map(ToString::to_string).collect(),
         gas: quote.plan.gas.to_string(),
         block_number: quote.block_number,
+        quote_id: quote_id.encode(),
         bridging_estimates: bridging_estimates(&quote.plan),
     }
 }
@@ -123,7 +178,7 @@ pub async fn quote_stream(
     let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
     check_tokens(&catalog, &req)?;
     let slot = s.streams.reserve(&key.0, s.settings.stream_subscriptions_per_key)?;
-    let sub = s.streams.subscribe(&s.engine, quote_request(&req), slot);
+    let sub = s.streams.subscribe(&s.engine, quote_request(&req), quote_id::canonical(&req), slot);
     let events = crate::stream::events(s.engine, key.0, sub);
     Ok(axum::response::sse::Sse::new(events).keep_alive(crate::stream::heartbeat()))
 }
@@ -220,17 +275,19 @@ pub async fn quote_batch(
     }
     let catalog = s.engine.catalog();
     let mut reqs = Vec::with_capacity(items.len());
+    let mut canon = Vec::with_capacity(items.len());
     let mut slots: Vec<Result<usize, ApiError>> = Vec::with_capacity(items.len());
     for item in items.iter() {
         let parsed = Query::from_json_object(item).and_then(|q| {
             let req = requests::parse_route(&q, &catalog, RouteKind::Quote)?;
             check_tokens(&catalog, &req)?;
-            Ok(quote_request(&req))
+            Ok((quote_request(&req), quote_id::canonical(&req)))
         });
         match parsed {
-            Ok(r) => {
+            Ok((r, c)) => {
                 slots.push(Ok(reqs.len()));
                 reqs.push(r);
+                canon.push(c);
             }
             Err(e) => slots.push(Err(e)),
         }
@@ -243,15 +300,16 @@ pub async fn quote_batch(
         .enumerate()
         .map(|(i, slot)| {
             let answer = slot.and_then(|k| {
-                answers
+                let q = answers
                     .get_mut(k)
                     .and_then(Option::take)
-                    .unwrap_or_else(|| Err(ApiError::internal()))
+                    .unwrap_or_else(|| Err(ApiError::internal()))?;
+                Ok(quote_response(&q, canon.get(k).map_or("", String::as_str), Source::Quotes))
             });
             match answer {
                 Ok(q) => dto::QuoteBatchItem {
                     status: 200,
-                    body: dto::QuoteBatchBody::Quote(Box::new(quote_response(&q))),
+                    body: dto::QuoteBatchBody::Quote(Box::new(q)),
                 },
                 Err(e) => {
                     let e = e.in_item(&format!("quotes[{i}]"));
@@ -625,6 +683,12 @@ async fn route_response(
         created_at: r.block_number,
         block_number: r.block_number,
         valid_until: r.valid_until,
+        quote_id: QuoteId {
+            source: Source::Proven,
+            views: r.quote.views.clone(),
+            query: quote_id::canonical(&req),
+        }
+        .encode(),
         tx: transaction(&r.tx),
         route: hops(&r.quote.plan),
         bridging_estimates: bridging_estimates(&r.quote.plan),
