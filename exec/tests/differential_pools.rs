@@ -505,6 +505,24 @@ fn stable_differential(c: StableCase, stats: &StableStats) -> CaseResult {
             Ok(swap) => {
                 let out = swap.amount_out;
                 prop_assert_eq!(quote?, out);
+                // Exact output (Curve has none): the kernel's input for
+                // `out` is the least one the pool's `get_dy` pays it for.
+                let least = kernel_pool.swap_exact_out(i, j, out).map_err(|e| {
+                    TestCaseError::fail(format!("no exact-out input for {out} (in {dx}): {e}"))
+                })?;
+                prop_assert!(least.amount_in <= dx && least.amount_out >= out);
+                let dy = |x: U256| {
+                    evm.clone()
+                        .view(p.address, &ReferenceStableSwap::get_dyCall { i: ii, j: jj, dx: x })
+                };
+                prop_assert_eq!(dy(least.amount_in)?, least.amount_out);
+                let short = dy(least.amount_in - U256::ONE);
+                prop_assert!(
+                    short.as_ref().is_ok_and(|s| *s < out) || short.is_err(),
+                    "{} less pays {short:?} ≥ {out}",
+                    least.amount_in - U256::ONE
+                );
+                stats.hit(&stats.least_input);
                 let more = exchange(&mut evm, out + U256::ONE);
                 prop_assert!(
                     matches!(revert_as::<StableErrors, _>(&more), Some(StableErrors::Slippage(_))),
@@ -597,6 +615,7 @@ struct StableStats {
     no_convergence: Cell<u32>,
     three_coins: Cell<u32>,
     four_coins: Cell<u32>,
+    least_input: Cell<u32>,
 }
 
 impl StableStats {
@@ -632,6 +651,7 @@ fn stableswap_exchanges_exactly_as_the_kernel() {
     );
     // About half of the least of five runs.
     expect_at_least(&stats.filled, 90, "filled exchanges");
+    expect_at_least(&stats.least_input, 90, "least inputs for an exact output");
     expect_at_least(&stats.native, 20, "exchanges in or out of the native coin");
     expect_at_least(&stats.admin_part, 50, "exchanges leaving an admin part");
     expect_at_least(&stats.precise, 45, "exchanges with A_PRECISION 100");
@@ -821,10 +841,23 @@ fn vault_swap(
     amount: U256,
     limit: U256,
 ) -> Result<switchyard_exec::evm::CallOutcome, EvmError> {
+    vault_swap_kind(evm, vault, id, 0, [token_in, token_out], amount, limit)
+}
+
+/// `Vault.swap` of `kind` (0: given in, 1: given out).
+fn vault_swap_kind(
+    evm: &mut Evm,
+    vault: Address,
+    id: B256,
+    kind: u8,
+    [token_in, token_out]: [Address; 2],
+    amount: U256,
+    limit: U256,
+) -> Result<switchyard_exec::evm::CallOutcome, EvmError> {
     let call = ReferenceBalancerVault::swapCall {
         singleSwap: SingleSwap {
             poolId: id,
-            kind: 0,
+            kind,
             assetIn: token_in,
             assetOut: token_out,
             amount,
@@ -1555,6 +1588,8 @@ struct PublishedStats {
     refused: Cell<u32>,
     paid_zero: Cell<u32>,
     not_joinable: Cell<u32>,
+    given_out: Cell<u32>,
+    given_out_refused: Cell<u32>,
 }
 
 /// One case on a published pool, the 2021 `WeightedPool2Tokens` (first
@@ -1698,6 +1733,42 @@ fn published_differential(
                 }
             },
         }
+        // The same size asked of the output side, given out (issue 17's
+        // exact output): the input the Vault takes is the kernel's.
+        let held = evm.view(vault, &BalancerVault::getPoolTokensCall { poolId: id })?.balances;
+        let want = match a {
+            Amount::Relative(scale) => f64_to_u256(u256_to_f64(held[j]) * scale.exp2()),
+            Amount::Fraction(f) => f64_to_u256(u256_to_f64(held[j]) * f),
+            Amount::Raw(x) => *x,
+        };
+        let state = PoolState::Weighted(Box::new(WeightedState {
+            balances: held.clone(),
+            weights: weights.clone(),
+            swap_fee: c.fee,
+            pow_rule: c.rule,
+        }));
+        let kernel =
+            pool(address, tokens.clone(), decimals.clone(), state).swap_exact_out(i, j, want);
+        mint(&mut evm, tokens[i], TRADER, U256::ONE << 200)?;
+        let (paid_before, got_before) =
+            (balance(&mut evm, tokens[i], TRADER)?, balance(&mut evm, tokens[j], RECIPIENT)?);
+        let onchain =
+            vault_swap_kind(&mut evm, vault, id, 1, [tokens[i], tokens[j]], want, U256::MAX);
+        match (kernel, onchain) {
+            (Ok(swap), Ok(o)) => {
+                let taken = ReferenceBalancerVault::swapCall::abi_decode_returns(&o.output)
+                    .map_err(EvmError::from)?;
+                prop_assert_eq!(taken, swap.amount_in);
+                prop_assert_eq!(paid_before - balance(&mut evm, tokens[i], TRADER)?, taken);
+                prop_assert_eq!(balance(&mut evm, tokens[j], RECIPIENT)? - got_before, want);
+                let after = evm.view(vault, &BalancerVault::getPoolTokensCall { poolId: id })?;
+                let PoolState::Weighted(next) = swap.next else { unreachable!() };
+                prop_assert_eq!(after.balances, next.balances);
+                stats.given_out.set(stats.given_out.get() + 1);
+            }
+            (Err(_), Err(_)) => stats.given_out_refused.set(stats.given_out_refused.get() + 1),
+            (k, o) => prop_assert!(false, "given out {want}: kernel {k:?}, vault {o:?}"),
+        }
     }
     Ok(())
 }
@@ -1723,6 +1794,8 @@ fn published_balancer_pools_swap_exactly_as_the_kernel() {
             stats.not_joinable.get(),
         );
         expect_at_least(&stats.filled, 60, "filled swaps on the published pool");
+        expect_at_least(&stats.given_out, 60, "given-out swaps on the published pool");
+        expect_at_least(&stats.given_out_refused, 5, "given-out swaps both refuse");
         expect_at_least(&stats.refused, 5, "swaps both refuse");
     }
 }

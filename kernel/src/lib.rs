@@ -40,7 +40,8 @@ pub use pool::{
 pub use pools::Pools;
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};
 pub use search::{
-    BridgeEstimate, LadderPoint, Leg, Plan, Route, RouteRequest, SearchParams, Step, StepAction,
-    apply_plan, find_routes, ladder, plan_through,
+    BridgeEstimate, ExactOutRequest, LadderPoint, Leg, Plan, PoolKinds, Route, RouteRequest,
+    SearchParams, Step, StepAction, apply_plan, find_routes, find_routes_exact_out, ladder,
+    plan_through,
 };
 pub use snapshot::{ChainHead, MarketSnapshot, SnapshotDelta};

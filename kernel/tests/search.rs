@@ -307,3 +307,102 @@ fn every_ladder_point_replays_exactly_and_its_ends_are_quotes() {
         Err(KernelError::EmptyRequest)
     ));
 }
+
+/// Re-checks an exact-output plan backwards: every step takes what the
+/// pool's exact-output math asks for the step after it, on the states the
+/// earlier paths leave.
+fn replay_exact_out(s: &MarketSnapshot, plan: &Plan) {
+    let mut states = std::collections::BTreeMap::new();
+    let leg = &plan.legs[0];
+    let mut total_in = U256::ZERO;
+    for r in &leg.routes {
+        total_in += r.amount_in;
+        let mut need = r.steps.last().expect("a step").amount_out;
+        let mut next = Vec::new();
+        for st in r.steps.iter().rev() {
+            let pool = &s.pools()[st.pool];
+            let i = pool.index_of(st.token_in).expect("token in");
+            let j = pool.index_of(st.token_out).expect("token out");
+            let sw = pool
+                .swap_exact_out_from(states.get(&st.pool).unwrap_or(&pool.state), i, j, need)
+                .expect("exact out");
+            assert_eq!((sw.amount_in, sw.amount_out), (st.amount_in, st.amount_out));
+            next.push((st.pool, sw.next));
+            need = sw.amount_in;
+        }
+        states.extend(next);
+        assert_eq!(r.amount_in, need);
+    }
+    assert_eq!(total_in, leg.amount_in);
+}
+
+fn exact_out(
+    s: &MarketSnapshot,
+    from: &str,
+    to: &str,
+    want: U256,
+    params: &SearchParams,
+) -> Result<Plan, KernelError> {
+    switchyard_kernel::find_routes_exact_out(
+        s,
+        &switchyard_kernel::ExactOutRequest {
+            chain: ChainId(1),
+            token_in: a(from),
+            token_out: a(to),
+            amount_out: want,
+            hint_in: None,
+        },
+        params,
+    )
+}
+
+#[test]
+fn an_exact_output_is_the_least_input_the_search_finds() {
+    let s = snapshot();
+    let uniswap =
+        SearchParams { kinds: switchyard_kernel::PoolKinds::Uniswap, ..SearchParams::default() };
+    for (from, to, want) in [
+        (USDC, WETH, e(1, 18)),
+        (WETH, USDC, e(2_500, 6)),
+        (USDC, WBTC, e(3, 8)),
+        // Large: split over several pools.
+        (USDC, WETH, e(3_000, 18)),
+    ] {
+        for params in [&SearchParams::default(), &uniswap] {
+            let plan = exact_out(&s, from, to, want, params).expect("exact out");
+            replay_exact_out(&s, &plan);
+            let got = plan.amounts_out[0];
+            assert!(got >= want, "{from}→{to}: {got} < {want}");
+            if params.kinds == switchyard_kernel::PoolKinds::Uniswap {
+                assert_eq!(got, want, "Uniswap pools deliver exactly the output");
+                assert!(
+                    plan.legs[0]
+                        .routes
+                        .iter()
+                        .flat_map(|r| &r.steps)
+                        .all(
+                            |st| st.protocol.starts_with("uniswap") || st.protocol.contains("swap")
+                        )
+                );
+            }
+            // The exact-in search gets about the same for that input, and
+            // half a percent less input falls short.
+            let input = plan.legs[0].amount_in;
+            let forward = quote(&s, from, input, to, params).expect("exact in").amounts_out[0];
+            assert!(
+                forward <= want + want / U256::from(200u32),
+                "{from}→{to}: {forward} for {input}, {want} asked"
+            );
+            let less = quote(&s, from, input - input / U256::from(200u32), to, params)
+                .map(|p| p.amounts_out[0])
+                .unwrap_or_default();
+            assert!(less < want, "{from}→{to}: {less} from 0.5% less than {input}");
+        }
+    }
+    let large = exact_out(&s, USDC, WETH, e(8_000, 18), &SearchParams::default()).expect("large");
+    assert!(large.legs[0].routes.len() > 1, "8,000 WETH should come from several pools");
+    assert!(matches!(
+        exact_out(&s, USDC, WETH, e(100_000_000, 18), &SearchParams::default()),
+        Err(KernelError::NoRoute { .. })
+    ));
+}

@@ -107,6 +107,14 @@ sol! {
             address to,
             uint256 deadline
         ) external returns (uint256[] amounts);
+        function swapTokensForExactTokens(
+            uint256 amountOut,
+            uint256 amountInMax,
+            address[] path,
+            address to,
+            uint256 deadline
+        ) external returns (uint256[] amounts);
+        function getAmountsIn(uint256 amountOut, address[] path) external view returns (uint256[] amounts);
     }
 
     /// Uniswap V3 `SwapRouter` (`@uniswap/v3-periphery`).
@@ -122,6 +130,25 @@ sol! {
             uint160 sqrtPriceLimitX96;
         }
         function exactInputSingle(ExactInputSingleParams params) external payable returns (uint256 amountOut);
+        struct ExactOutputSingleParams {
+            address tokenIn;
+            address tokenOut;
+            uint24 fee;
+            address recipient;
+            uint256 deadline;
+            uint256 amountOut;
+            uint256 amountInMaximum;
+            uint160 sqrtPriceLimitX96;
+        }
+        function exactOutputSingle(ExactOutputSingleParams params) external payable returns (uint256 amountIn);
+        struct ExactOutputParams {
+            bytes path;
+            address recipient;
+            uint256 deadline;
+            uint256 amountOut;
+            uint256 amountInMaximum;
+        }
+        function exactOutput(ExactOutputParams params) external payable returns (uint256 amountIn);
     }
 
     /// Uniswap `SwapRouter02` (`@uniswap/swap-router-contracts`).
@@ -136,6 +163,13 @@ sol! {
             uint160 sqrtPriceLimitX96;
         }
         function exactInputSingle(ExactInputSingleParams params) external payable returns (uint256 amountOut);
+        struct ExactOutputParams {
+            bytes path;
+            address recipient;
+            uint256 amountOut;
+            uint256 amountInMaximum;
+        }
+        function exactOutput(ExactOutputParams params) external payable returns (uint256 amountIn);
     }
 
     /// The shortcut entry points.

@@ -12,6 +12,7 @@
 //! powers differently, see [`weighted`].
 
 mod error;
+pub mod exact_out;
 pub mod full_math;
 pub(crate) mod shadow;
 pub mod stableswap;
@@ -22,6 +23,7 @@ pub mod weighted;
 
 use alloy_primitives::U256;
 pub use error::AmmError;
+pub use exact_out::{SwapIn, exact_output_native};
 
 use crate::pool::{
     LendingState, Pool, PoolState, StableswapState, StakingState, V3State, VaultState,

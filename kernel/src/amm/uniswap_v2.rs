@@ -41,6 +41,37 @@ pub fn amount_out(
     Ok(out)
 }
 
+/// Input for exactly `amount_out` of the token whose reserve is
+/// `reserve_out`, as `UniswapV2Library.getAmountIn` (what the router's
+/// `swapTokensForExactTokens` pays): the floor of the exact ratio, plus
+/// one.
+pub fn amount_in(
+    amount_out: U256,
+    reserve_in: U256,
+    reserve_out: U256,
+    fee_bps: u32,
+) -> Result<U256, AmmError> {
+    if fee_bps >= 10_000 {
+        return Err(AmmError::InvalidState);
+    }
+    if reserve_in.is_zero() || amount_out.is_zero() || amount_out >= reserve_out {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let numerator = reserve_in
+        .checked_mul(amount_out)
+        .and_then(|v| v.checked_mul(U256::from(10_000u32)))
+        .ok_or(AmmError::InsufficientLiquidity)?;
+    let denominator = (reserve_out - amount_out)
+        .checked_mul(U256::from(10_000 - fee_bps))
+        .ok_or(AmmError::InvalidState)?;
+    let amount_in =
+        (numerator / denominator).checked_add(U256::ONE).ok_or(AmmError::InvalidState)?;
+    if reserve_in.checked_add(amount_in).is_none_or(|b| b > MAX_RESERVE) {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    Ok(amount_in)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +87,15 @@ mod tests {
             30,
         );
         assert_eq!(out, Ok(U256::from(2_961_474_103u64)));
+    }
+
+    #[test]
+    fn the_input_for_an_output_buys_at_least_it() {
+        let (r_in, r_out) =
+            (U256::from(10u64).pow(U256::from(20u8)), U256::from(300_000_000_000u64));
+        let a = amount_in(U256::from(2_961_474_103u64), r_in, r_out, 30).expect("in");
+        assert!(amount_out(a, r_in, r_out, 30).expect("out") >= U256::from(2_961_474_103u64));
+        assert_eq!(amount_in(r_out, r_in, r_out, 30), Err(AmmError::InsufficientLiquidity));
     }
 
     #[test]

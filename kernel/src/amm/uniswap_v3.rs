@@ -238,6 +238,59 @@ pub fn compute_swap_step_exact_in(
     Ok((sqrt_next, amount_in, amount_out, fee_amount))
 }
 
+/// One step of `SwapMath.computeSwapStep` for an exact output
+/// (`amount_remaining` is the output still wanted).
+/// Returns `(sqrt_next, amount_in, amount_out, fee_amount)`.
+pub fn compute_swap_step_exact_out(
+    sqrt_current: U256,
+    sqrt_target: U256,
+    liquidity: u128,
+    amount_remaining: U256,
+    fee_pips: u32,
+) -> Result<(U256, U256, U256, U256), AmmError> {
+    let zero_for_one = sqrt_current >= sqrt_target;
+    let fee = U256::from(fee_pips);
+    let million = U256::from(1_000_000u32);
+    let amount_out_to_target = if zero_for_one {
+        amount1_delta(sqrt_target, sqrt_current, liquidity, false)?
+    } else {
+        amount0_delta(sqrt_current, sqrt_target, liquidity, false)?
+    };
+    let sqrt_next = if amount_remaining >= amount_out_to_target {
+        sqrt_target
+    } else if zero_for_one {
+        // `getNextSqrtPriceFromOutput`: token1 leaves.
+        next_sqrt_from_amount1_rounding_down(sqrt_current, liquidity, amount_remaining, false)?
+    } else {
+        next_sqrt_from_amount0_rounding_up(sqrt_current, liquidity, amount_remaining, false)?
+    };
+    let max = sqrt_next == sqrt_target;
+    let (amount_in, amount_out) = if zero_for_one {
+        (
+            amount0_delta(sqrt_next, sqrt_current, liquidity, true)?,
+            if max {
+                amount_out_to_target
+            } else {
+                amount1_delta(sqrt_next, sqrt_current, liquidity, false)?
+            },
+        )
+    } else {
+        (
+            amount1_delta(sqrt_current, sqrt_next, liquidity, true)?,
+            if max {
+                amount_out_to_target
+            } else {
+                amount0_delta(sqrt_current, sqrt_next, liquidity, false)?
+            },
+        )
+    };
+    // The output is capped at what is still wanted.
+    let amount_out = amount_out.min(amount_remaining);
+    let fee_amount =
+        mul_div_rounding_up(amount_in, fee, million - fee).ok_or(AmmError::InvalidState)?;
+    Ok((sqrt_next, amount_in, amount_out, fee_amount))
+}
+
 /// The mutable part of a V3 pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct V3Slot {
@@ -249,9 +302,11 @@ pub struct V3Slot {
     pub liquidity: u128,
 }
 
-/// Result of an exact-input swap.
+/// Result of a swap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct V3Swap {
+    /// Input amount, fee included.
+    pub amount_in: U256,
     /// Output amount.
     pub amount_out: U256,
     /// Pool slot after the swap.
@@ -298,12 +353,42 @@ pub fn swap_exact_in(
     zero_for_one: bool,
     amount_in: U256,
 ) -> Result<V3Swap, AmmError> {
+    swap(slot, ticks, spacing, fee_pips, zero_for_one, true, amount_in)
+}
+
+/// Exact-output swap through the pool (`zero_for_one`: token0 in), as the
+/// pool runs `swap` with a negative `amountSpecified`: the input it takes
+/// for exactly `amount_out`. Fails with `InsufficientLiquidity` when the
+/// price limit is reached first (the periphery then reverts, since it
+/// requires the whole output).
+pub fn swap_exact_out(
+    slot: V3Slot,
+    ticks: &[(i32, i128)],
+    spacing: i32,
+    fee_pips: u32,
+    zero_for_one: bool,
+    amount_out: U256,
+) -> Result<V3Swap, AmmError> {
+    swap(slot, ticks, spacing, fee_pips, zero_for_one, false, amount_out)
+}
+
+/// The pool's swap loop for `amount` in (`exact_in`) or out.
+fn swap(
+    slot: V3Slot,
+    ticks: &[(i32, i128)],
+    spacing: i32,
+    fee_pips: u32,
+    zero_for_one: bool,
+    exact_in: bool,
+    amount: U256,
+) -> Result<V3Swap, AmmError> {
     if spacing <= 0 || fee_pips >= 1_000_000 {
         return Err(AmmError::InvalidState);
     }
-    // `amountSpecified` is an `int256`: above its maximum the call means
-    // something else (exact output), so such an input cannot be swapped.
-    if amount_in.bit(255) {
+    // `amountSpecified` is an `int256` (negated for an output): past its
+    // range the call means something else, so such an amount cannot be
+    // swapped.
+    if amount.bit(255) {
         return Err(AmmError::InsufficientLiquidity);
     }
     let limit = if zero_for_one {
@@ -316,8 +401,8 @@ pub fn swap_exact_in(
         return Err(AmmError::InsufficientLiquidity);
     }
     let mut s = slot;
-    let mut remaining = amount_in;
-    let mut out = U256::ZERO;
+    let mut remaining = amount;
+    let (mut paid, mut out) = (U256::ZERO, U256::ZERO);
     let mut crossed = 0;
     // Bounded: each iteration ends the swap, reaches the next bitmap word or
     // crosses an initialized tick, so a walk over the whole range takes at
@@ -347,10 +432,14 @@ pub fn swap_exact_in(
         let target =
             if zero_for_one { sqrt_next_tick.max(limit) } else { sqrt_next_tick.min(limit) };
         let start = s.sqrt_price_x96;
+        let step = if exact_in { compute_swap_step_exact_in } else { compute_swap_step_exact_out };
         let (sqrt_after, step_in, step_out, fee) =
-            compute_swap_step_exact_in(start, target, s.liquidity, remaining, fee_pips)?;
+            step(start, target, s.liquidity, remaining, fee_pips)?;
         s.sqrt_price_x96 = sqrt_after;
-        remaining = remaining.checked_sub(step_in + fee).ok_or(AmmError::InvalidState)?;
+        let step_paid = step_in.checked_add(fee).ok_or(AmmError::InvalidState)?;
+        let used = if exact_in { step_paid } else { step_out };
+        remaining = remaining.checked_sub(used).ok_or(AmmError::InvalidState)?;
+        paid = paid.checked_add(step_paid).ok_or(AmmError::InvalidState)?;
         out = out.checked_add(step_out).ok_or(AmmError::InvalidState)?;
         if sqrt_after == sqrt_next_tick {
             if initialized {
@@ -378,7 +467,7 @@ pub fn swap_exact_in(
     if !remaining.is_zero() {
         return Err(AmmError::InsufficientLiquidity);
     }
-    Ok(V3Swap { amount_out: out, slot: s, ticks_crossed: crossed })
+    Ok(V3Swap { amount_in: paid, amount_out: out, slot: s, ticks_crossed: crossed })
 }
 
 /// A V3 pool's state as its own events move it, liquidity gross included

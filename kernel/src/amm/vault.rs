@@ -81,6 +81,54 @@ pub fn vault_redeem(
     nonzero(out)
 }
 
+/// ERC-4626 `previewMint`: assets a deposit of exactly `shares` takes
+/// (rounding up).
+pub fn vault_mint(
+    rule: VaultRule,
+    shares: U256,
+    total_assets: U256,
+    total_supply: U256,
+) -> Result<U256, AmmError> {
+    let assets = match rule {
+        VaultRule::Solmate if total_supply.is_zero() => shares,
+        VaultRule::Solmate => mul_div_up(shares, total_assets, total_supply)?,
+        VaultRule::OpenZeppelin { decimals_offset } => {
+            let (all_shares, all) = virtual_totals(decimals_offset, total_assets, total_supply)?;
+            mul_div_up(shares, all, all_shares)?
+        }
+    };
+    nonzero(assets)
+}
+
+/// ERC-4626 `previewWithdraw`: shares burnt for exactly `assets` (rounding
+/// up).
+pub fn vault_withdraw(
+    rule: VaultRule,
+    assets: U256,
+    total_assets: U256,
+    total_supply: U256,
+) -> Result<U256, AmmError> {
+    if assets > total_assets {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let shares = match rule {
+        VaultRule::Solmate if total_supply.is_zero() => assets,
+        VaultRule::Solmate => mul_div_up(assets, total_supply, nonzero(total_assets)?)?,
+        VaultRule::OpenZeppelin { decimals_offset } => {
+            let (all_shares, all) = virtual_totals(decimals_offset, total_assets, total_supply)?;
+            mul_div_up(assets, all_shares, all)?
+        }
+    };
+    if shares > total_supply {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    nonzero(shares)
+}
+
+fn mul_div_up(a: U256, b: U256, d: U256) -> Result<U256, AmmError> {
+    super::full_math::mul_div_rounding_up(a, b, d).ok_or(AmmError::InvalidState)
+}
+
 /// Aave's `rayMul`: `(a·b + RAY/2) / RAY`.
 pub fn ray_mul(a: U256, b: U256) -> Result<U256, AmmError> {
     a.checked_mul(b)

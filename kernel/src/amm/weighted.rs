@@ -395,6 +395,62 @@ fn calc_out_given_in_with(
     mul_down(balance_out, complement(power))
 }
 
+/// `WeightedMath._MAX_OUT_RATIO`: a swap may take out at most 30% of the
+/// output balance.
+pub const MAX_OUT_RATIO: U256 = uint!(300_000_000_000_000_000_U256);
+
+/// `WeightedMath._calcInGivenOut` on upscaled balances and amount.
+fn calc_in_given_out_with(
+    pow_up: fn(U256, U256) -> Result<U256>,
+    balance_in: U256,
+    weight_in: U256,
+    balance_out: U256,
+    weight_out: U256,
+    amount_out: U256,
+) -> Result<U256> {
+    if amount_out > mul_down(balance_out, MAX_OUT_RATIO)? {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let base = div_up(balance_out, balance_out.checked_sub(amount_out).ok_or(INVALID)?)?;
+    let exponent = div_up(weight_out, weight_in)?;
+    let power = pow_up(base, exponent)?;
+    let ratio = power.checked_sub(ONE).ok_or(INVALID)?;
+    mul_up(balance_in, ratio)
+}
+
+/// Exact input, raw units of the input token, that a weighted pool's
+/// `onSwap` (`GIVEN_OUT`) asks for `amount_out` raw units of the output
+/// token: the output upscaled, `_calcInGivenOut`, downscaled rounding up,
+/// then the fee added (`divUp` by its complement).
+#[allow(clippy::too_many_arguments, reason = "the contract's own parameter list")]
+pub fn in_given_out(
+    rule: PowRule,
+    balance_in: U256,
+    decimals_in: u8,
+    weight_in: U256,
+    balance_out: U256,
+    decimals_out: u8,
+    weight_out: U256,
+    swap_fee: U256,
+    amount_out: U256,
+) -> Result<U256> {
+    let factor_in = scaling_factor(decimals_in)?;
+    let factor_out = scaling_factor(decimals_out)?;
+    let balance_in = mul_down(balance_in, factor_in)?;
+    let balance_out = mul_down(balance_out, factor_out)?;
+    let amount_out = mul_down(amount_out, factor_out)?;
+    let amount_in = calc_in_given_out_with(
+        rule.pow_up(),
+        balance_in,
+        weight_in,
+        balance_out,
+        weight_out,
+        amount_out,
+    )?;
+    let amount_in = div_up(amount_in, factor_in)?;
+    div_up(amount_in, complement(swap_fee))
+}
+
 /// Which `FixedPoint.powUp` a pool's code computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PowRule {

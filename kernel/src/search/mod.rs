@@ -21,8 +21,11 @@
 //! the thread count.
 
 mod candidates;
+mod exact_out;
 mod optimal;
 mod split;
+
+pub use exact_out::{ExactOutRequest, find_routes_exact_out};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -71,6 +74,29 @@ pub struct SearchParams {
     /// Cost of one gas unit in raw units of each output token (from the gas
     /// price and USD prices); `None` ranks by gross output.
     pub gas_cost_in_out: Vec<Option<f64>>,
+    /// Which kinds of pools a route may use.
+    pub kinds: PoolKinds,
+}
+
+/// Which kinds of pools a search may route through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PoolKinds {
+    /// Every kind.
+    #[default]
+    All,
+    /// Uniswap V2 and V3 pools only: what the Uniswap routers'
+    /// exact-output functions trade.
+    Uniswap,
+}
+
+impl PoolKinds {
+    /// Whether a pool in `state` may be routed through.
+    pub const fn admits(self, state: &PoolState) -> bool {
+        match self {
+            Self::All => true,
+            Self::Uniswap => matches!(state, PoolState::UniswapV2 { .. } | PoolState::UniswapV3(_)),
+        }
+    }
 }
 
 impl Default for SearchParams {
@@ -86,6 +112,7 @@ impl Default for SearchParams {
             excluded_bridges: BTreeSet::new(),
             excluded_pools: BTreeSet::new(),
             gas_cost_in_out: Vec::new(),
+            kinds: PoolKinds::All,
         }
     }
 }
@@ -424,11 +451,11 @@ fn route_leg(
         Edge::Pool { pool, .. } => {
             !quarantine.borrow().contains(&pool)
                 && !params.excluded_pools.contains(&pool)
-                && (params.excluded_protocols.is_empty()
-                    || snapshot
-                        .pools()
-                        .get(pool as usize)
-                        .is_some_and(|p| !params.excluded_protocols.contains(&*p.protocol)))
+                && (params.excluded_protocols.is_empty() && params.kinds == PoolKinds::All
+                    || snapshot.pools().get(pool as usize).is_some_and(|p| {
+                        !params.excluded_protocols.contains(&*p.protocol)
+                            && params.kinds.admits(&p.state)
+                    }))
         }
         Edge::Bridge { bridge } => snapshot
             .bridges()
