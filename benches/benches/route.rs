@@ -104,6 +104,7 @@ fn routes(c: &mut Criterion) {
             shared: true,
             refund: None,
             catalog: &state.catalog,
+            exact_out_max_in: None,
         };
         let runner = Runner::Router { router, executor };
         let book: &dyn ProtocolBook = &();

@@ -26,6 +26,22 @@ pub enum ExecError {
     /// The system could not get randomness for a key or a request id.
     #[error("no randomness available")]
     Random,
+    /// An exact output names several inputs or outputs, or another chain.
+    #[error("amountOut takes one tokenIn and one tokenOut on one chain")]
+    ExactOutShape,
+    /// An exact output of or into a token the routers' exact-output
+    /// functions cannot deliver exactly.
+    #[error(
+        "amountOut cannot be delivered exactly with {token} (the native coin, or a rebasing or scaled-balance token): use its wrapped form, or amountIn"
+    )]
+    ExactOutToken {
+        /// The token.
+        token: switchyard_catalog::Address,
+    },
+    /// An exact-output route the deployed routers cannot execute as one
+    /// exact-output call per path.
+    #[error("amountOut: this route cannot be executed as exact-output router calls ({0})")]
+    ExactOutRoute(String),
     /// An input is all fee.
     #[error("amountIn[{index}] is zero after the fee")]
     ZeroAfterFee {
@@ -118,11 +134,14 @@ impl ExecError {
             Self::StaleMarket { .. } => ApiCode::StaleMarket,
             Self::Route(e) => e.code(),
             Self::ZeroAfterFee { .. }
+            | Self::ExactOutShape
+            | Self::ExactOutToken { .. }
             | Self::SpenderNative
             | Self::StrategyUnavailable { .. }
             | Self::PositionNeedsDelegate
             | Self::NativeToLegacyDelegate => ApiCode::InvalidParameter,
             Self::MinAmountOut { .. } => ApiCode::MinAmountOut,
+            Self::ExactOutRoute(_) => ApiCode::NoRoute,
             Self::BridgeUnavailable { .. } => ApiCode::BridgeUnavailable,
             Self::PositionUnavailable { .. } => ApiCode::PositionUnavailable,
             Self::Unfundable { .. } => ApiCode::AmountTooLarge,

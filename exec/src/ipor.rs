@@ -166,6 +166,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
             ignore_aggregators: Vec::new(),
             ignore_standards: Vec::new(),
             ignore_bridges: Vec::new(),
+            amount_out: None,
         },
         from: req.from,
         strategy: if req.is_router { RoutingStrategy::Router } else { RoutingStrategy::Delegate },

@@ -135,6 +135,7 @@ pub fn nontokenized_now(
         shared: false,
         refund: None,
         catalog: &state.catalog,
+        exact_out_max_in: None,
     };
     let owner = p.receiver;
     let encoded = encode::encode_plan_then(&spec, &Book(state), |b, produced| {
@@ -216,6 +217,7 @@ pub fn nontokenized_now(
         route: RouteTx {
             valid_until: now.max(head) + ROUTE_VALIDITY_SECS,
             block_number: quote.block_number,
+            max_amounts_in: quote.amounts_in.clone(),
             quote,
             min_amounts_out: mins,
             tx,
@@ -252,6 +254,8 @@ fn quote_into(
                     amounts_out: vec![net],
                     gas: 0,
                 },
+                amounts_in: vec![*amount],
+                exact_out: false,
                 fee_amounts: vec![fee],
                 price_impact_bps: Some(0.0),
                 usd_in: None,

@@ -13,7 +13,8 @@ use switchyard_kernel::amm::{
     vault::{ray_div, ray_mul},
 };
 use switchyard_kernel::{
-    MarketSnapshot, Plan, PriceTable, RouteRequest, SearchParams, find_routes, pool::u256_to_f64,
+    ExactOutRequest, MarketSnapshot, Plan, PoolKinds, PriceTable, RouteRequest, SearchParams,
+    find_routes, find_routes_exact_out, pool::u256_to_f64,
 };
 
 use crate::{ExecError, MarketState, ViewId};
@@ -42,6 +43,10 @@ pub struct QuoteRequest {
     pub ignore_standards: Vec<String>,
     /// Bridges to leave out.
     pub ignore_bridges: Vec<String>,
+    /// Exact output: the amount of the one output wanted, for one input.
+    /// The input amount is then the answer ([`Quote::amounts_in`]), and the
+    /// amounts in `inputs` are not read.
+    pub amount_out: Option<U256>,
 }
 
 impl QuoteRequest {
@@ -59,6 +64,7 @@ impl QuoteRequest {
             ignore_aggregators: Vec::new(),
             ignore_standards: Vec::new(),
             ignore_bridges: Vec::new(),
+            amount_out: None,
         }
     }
 }
@@ -68,6 +74,12 @@ impl QuoteRequest {
 pub struct Quote {
     /// The plan, exact amounts (of the inputs after the fee).
     pub plan: Plan,
+    /// Each input in full, fee included: the request's, or for an exact
+    /// output the least input found.
+    pub amounts_in: Vec<U256>,
+    /// Whether it answers an exact output (`amounts_in` is then the
+    /// answer).
+    pub exact_out: bool,
     /// Fee taken off each input, wei.
     pub fee_amounts: Vec<U256>,
     /// USD value lost between inputs and outputs, bps; `None` without prices.
@@ -198,7 +210,9 @@ pub(crate) fn search_params(state: &MarketState, req: &QuoteRequest) -> SearchPa
 
 /// Quotes on the current thread (call it on the pool).
 pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecError> {
-    let out_chain = req.destination_chain.unwrap_or(req.chain);
+    if let Some(want) = req.amount_out {
+        return quote_exact_out(state, req, want);
+    }
     let mut fee_amounts = Vec::with_capacity(req.inputs.len());
     let mut routed = Vec::with_capacity(req.inputs.len());
     for (k, (token, amount)) in req.inputs.iter().enumerate() {
@@ -228,20 +242,152 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
     };
     let snapshot: &MarketSnapshot = &state.snapshot;
     let plan = crate::observe::timed_search("quote", || find_routes(snapshot, &route_req, &params))
-        .map_err(|e| match e {
-            switchyard_kernel::KernelError::NoRoute { .. }
-                if state.stale_on(req.chain, req.destination_chain) =>
-            {
-                ExecError::StaleMarket { chain: req.chain }
-            }
-            e => ExecError::Route(e),
-        })?;
+        .map_err(|e| route_error(state, req, e))?;
+    let amounts_in = req.inputs.iter().map(|(_, a)| *a).collect();
+    Ok(finish(state, req, plan, &route_req.inputs, amounts_in, fee_amounts))
+}
+
+/// A kernel refusal as the API's: no route on a chain whose feed is stale
+/// is the stale market's doing.
+fn route_error(
+    state: &MarketState,
+    req: &QuoteRequest,
+    e: switchyard_kernel::KernelError,
+) -> ExecError {
+    match e {
+        switchyard_kernel::KernelError::NoRoute { .. }
+            if state.stale_on(req.chain, req.destination_chain) =>
+        {
+            ExecError::StaleMarket { chain: req.chain }
+        }
+        e => ExecError::Route(e),
+    }
+}
+
+/// The least input that delivers exactly `want` of the one output, through
+/// the pools an exact-output transaction can use (Uniswap V2 and V3, whose
+/// routers trade an exact output); the fee is taken off that input as off
+/// any other.
+fn quote_exact_out(
+    state: &MarketState,
+    req: &QuoteRequest,
+    want: U256,
+) -> Result<Quote, ExecError> {
+    let ([(token_in, _)], [token_out]) = (req.inputs.as_slice(), req.outputs.as_slice()) else {
+        return Err(ExecError::ExactOutShape);
+    };
     let chain = req.chain;
-    let usd_in: Option<f64> = route_req
-        .inputs
-        .iter()
-        .map(|(t, a)| usd(&state.prices, &state.catalog, chain, *t, *a))
-        .sum();
+    if req.destination_chain.is_some_and(|d| d != chain) {
+        return Err(ExecError::ExactOutShape);
+    }
+    let snapshot: &MarketSnapshot = &state.snapshot;
+    for t in [token_in, token_out] {
+        if *t == NATIVE_TOKEN || snapshot.is_scaled_receipt(chain, *t) {
+            return Err(ExecError::ExactOutToken { token: *t });
+        }
+    }
+    let params = SearchParams { kinds: PoolKinds::Uniswap, ..search_params(state, req) };
+    // A first size from USD prices, when both have one: the search
+    // refines it.
+    let per_unit =
+        |t: Address| usd(&state.prices, &state.catalog, chain, t, U256::from(1u64 << 40));
+    let hint_in =
+        match (usd(&state.prices, &state.catalog, chain, *token_out, want), per_unit(*token_in)) {
+            (Some(o), Some(i)) if i > 0.0 => approx_u256(o / i * (1u64 << 40) as f64),
+            _ => None,
+        };
+    let exact = ExactOutRequest {
+        chain,
+        token_in: *token_in,
+        token_out: *token_out,
+        amount_out: want,
+        hint_in,
+    };
+    let search = |kinds| {
+        let params = SearchParams { kinds, ..params.clone() };
+        crate::observe::timed_search("quote", || find_routes_exact_out(snapshot, &exact, &params))
+    };
+    // Each path must be one router's exact-output call: one protocol, one
+    // pool kind. When the best plan mixes them, the best of V2 alone and V3
+    // alone.
+    let plan = match search(PoolKinds::Uniswap) {
+        Ok(p) if one_router_per_path(&p) => p,
+        first => [PoolKinds::UniswapV2, PoolKinds::UniswapV3]
+            .into_iter()
+            .filter_map(|k| search(k).ok())
+            .filter(one_router_per_path)
+            .min_by_key(|p| p.legs.first().map(|l| l.amount_in))
+            .map_or_else(
+                || match first {
+                    Ok(_) => Err(ExecError::ExactOutRoute(
+                        "every route mixes protocols or pool kinds along a path".into(),
+                    )),
+                    Err(e) => Err(route_error(state, req, e)),
+                },
+                Ok,
+            )?,
+    };
+    let needed = plan.legs.first().map(|l| l.amount_in).ok_or(ExecError::ExactOutShape)?;
+    let bps = req.fee_bps.first().copied().unwrap_or(0);
+    let total = with_fee(needed, bps);
+    let fee = total - needed;
+    Ok(finish(state, req, plan, &[(*token_in, needed)], vec![total], vec![fee]))
+}
+
+/// Whether every path of `plan` runs through one protocol's pools of one
+/// kind: one router call can then trade its exact output.
+pub fn one_router_per_path(plan: &Plan) -> bool {
+    plan.legs.iter().flat_map(|l| &l.routes).all(|r| {
+        r.steps.windows(2).all(|w| w[0].protocol == w[1].protocol)
+            && r.steps.iter().all(|s| s.action == switchyard_kernel::StepAction::Swap)
+    })
+}
+
+/// `x` as an integer, approximately (a search hint), when it is a finite
+/// number from 1 to 2^200.
+fn approx_u256(x: f64) -> Option<U256> {
+    if !x.is_finite() || !(1.0..2f64.powi(200)).contains(&x) {
+        return None;
+    }
+    if x < 2f64.powi(127) {
+        return Some(U256::from(x as u128));
+    }
+    let shift = x.log2().floor() as usize - 100;
+    Some(U256::from((x / 2f64.powi(shift as i32)) as u128) << shift)
+}
+
+/// The least `total` whose fee (`fee_of(total, bps)`, taken off it) leaves
+/// at least `needed`; the fee is then `total - needed`, so the routed part
+/// is exactly `needed`.
+pub fn with_fee(needed: U256, bps: u32) -> U256 {
+    if bps == 0 {
+        return needed;
+    }
+    let keep = U256::from(10_000u32.saturating_sub(bps).max(1));
+    let mut total = needed.checked_mul(U256::from(10_000u32)).map_or(needed, |p| p.div_ceil(keep));
+    while total > needed && total - U256::ONE - fee_of(total - U256::ONE, bps) >= needed {
+        total -= U256::ONE;
+    }
+    while total.saturating_sub(fee_of(total, bps)) < needed && total < U256::MAX {
+        total += U256::ONE;
+    }
+    total
+}
+
+/// The quote of `plan`, found for `routed` (the inputs after the fee):
+/// USD values, price impact, the block and views.
+fn finish(
+    state: &MarketState,
+    req: &QuoteRequest,
+    plan: Plan,
+    routed: &[(Address, U256)],
+    amounts_in: Vec<U256>,
+    fee_amounts: Vec<U256>,
+) -> Quote {
+    let out_chain = req.destination_chain.unwrap_or(req.chain);
+    let chain = req.chain;
+    let usd_in: Option<f64> =
+        routed.iter().map(|(t, a)| usd(&state.prices, &state.catalog, chain, *t, *a)).sum();
     let usd_out: Option<f64> = req
         .outputs
         .iter()
@@ -258,7 +404,17 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
         .flatten()
         .filter_map(|c| state.view_of(c))
         .collect();
-    Ok(Quote { plan, fee_amounts, price_impact_bps, usd_in, block_number, views })
+    let exact_out = req.amount_out.is_some();
+    Quote {
+        plan,
+        amounts_in,
+        exact_out,
+        fee_amounts,
+        price_impact_bps,
+        usd_in,
+        block_number,
+        views,
+    }
 }
 
 /// A ladder: one pair quoted at several increasing amounts on one state.

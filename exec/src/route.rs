@@ -93,6 +93,9 @@ pub struct RouteTx {
     pub quote: Quote,
     /// Minimum per output, enforced on chain.
     pub min_amounts_out: Vec<U256>,
+    /// The most of each input the transaction takes (an exact output: the
+    /// quoted input with the slippage; otherwise the input itself).
+    pub max_amounts_in: Vec<U256>,
     /// The transaction.
     pub tx: Tx,
     /// Gas the transaction used in the simulation.
@@ -109,6 +112,18 @@ pub struct RouteTx {
 
 /// How long a returned route stays valid, seconds.
 pub const ROUTE_VALIDITY_SECS: u64 = 60;
+
+/// `amount * (10_000 + slippage) / 10_000`, rounded up or down: the most
+/// an exact output may take of its input.
+pub fn with_slippage(amount: U256, slippage_bps: u32, round_up: bool) -> U256 {
+    let grow = U256::from(10_000u32.saturating_add(slippage_bps));
+    let ten_k = U256::from(10_000u32);
+    match amount.checked_mul(grow) {
+        Some(p) if round_up => p.div_ceil(ten_k),
+        Some(p) => p / ten_k,
+        None => amount.saturating_add(amount / ten_k * U256::from(slippage_bps)),
+    }
+}
 
 /// The minimum of each output: `amount * (10_000 - slippage) / 10_000`
 /// unless minimums were given without a slippage. A minimum above the
@@ -331,9 +346,31 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     {
         return Err(ExecError::NativeToLegacyDelegate);
     }
-    let mins =
-        min_amounts(&plan.amounts_out, &req.min_amount_out, req.slippage_bps, req.slippage_given)?;
-    let inputs = token_amounts(&req.quote.inputs);
+    // An exact output: the output is delivered exactly, and the slippage
+    // goes on the input (each path may take that much more).
+    let exact_out = req.quote.amount_out.is_some();
+    let (mins, inputs, route_max) = if exact_out {
+        let [(token, _)] = req.quote.inputs.as_slice() else {
+            return Err(ExecError::ExactOutShape);
+        };
+        let total = quote.amounts_in.first().copied().ok_or(ExecError::ExactOutShape)?;
+        let route_max: Vec<U256> = plan
+            .legs
+            .iter()
+            .flat_map(|l| &l.routes)
+            .map(|r| with_slippage(r.amount_in, req.slippage_bps, false))
+            .collect();
+        let max = with_slippage(total, req.slippage_bps, true);
+        (plan.amounts_out.clone(), vec![TokenAmount { token: *token, amount: max }], route_max)
+    } else {
+        let mins = min_amounts(
+            &plan.amounts_out,
+            &req.min_amount_out,
+            req.slippage_bps,
+            req.slippage_given,
+        )?;
+        (mins, token_amounts(&req.quote.inputs), Vec::new())
+    };
     let request_id = encode::request_id(req.referral_code.as_deref(), unique()?);
     let account_id = encode::account_id(&req.account_id);
     let outputs: Vec<TokenAmount> = req
@@ -363,10 +400,21 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         outputs: &req.quote.outputs,
         check_min: (!checks_min).then_some(mins.as_slice()),
         shared: runner.is_shared(),
-        refund: req.refund_receiver.filter(|_| runner.is_shared()),
+        // What an exact output leaves of the input goes back: to the
+        // refund receiver, else the sender.
+        refund: req
+            .refund_receiver
+            .or(exact_out.then_some(req.from))
+            .filter(|_| runner.is_shared()),
         catalog: &state.catalog,
+        exact_out_max_in: exact_out.then_some(route_max.as_slice()),
     };
-    let encoded = encode::encode_plan(&spec, &Book(state)).map_err(ExecError::Encode)?;
+    let encoded = encode::encode_plan(&spec, &Book(state)).map_err(|e| match e {
+        encode::EncodeError::Unsupported(what) if exact_out => {
+            ExecError::ExactOutRoute(what.into())
+        }
+        e => ExecError::Encode(e),
+    })?;
     guard(cw, account, &encoded.program)?;
     let tx = encode::transaction(
         runner,
@@ -386,6 +434,15 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
     setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
     setup.watch.dedup();
+    // An exact output through a shared executor: what it does not need of
+    // the input goes back, and that is watched too.
+    let refund_watch = match (exact_out, spec.refund, inputs.first()) {
+        (true, Some(to), Some(input)) => {
+            setup.watch.push((to, input.token));
+            Some((setup.watch.len() - 1, to, input.token))
+        }
+        _ => None,
+    };
     let failed = |e: SimError, side: &str| {
         if matches!(e, SimError::Unfundable { .. }) {
             tracing::info!(error = %e, chain = %chain, side, "route input cannot exist");
@@ -420,6 +477,26 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
             return Err(ExecError::SimulationMismatch { index: k });
         }
     }
+    if let Some((k, to, token)) = refund_watch {
+        let max = inputs.first().map_or(U256::ZERO, |t| t.amount);
+        let spent = quote.amounts_in.first().copied().unwrap_or_default();
+        let back = if to == owner { max } else { U256::ZERO };
+        let refunded = match (outcome.before.get(k), outcome.after.get(k)) {
+            (Some(b), Some(a)) => a.checked_add(back).and_then(|a| a.checked_sub(*b)),
+            _ => None,
+        };
+        if refunded != max.checked_sub(spent) {
+            tracing::error!(
+                chain = %chain,
+                token = %token,
+                max = %max,
+                quoted_in = %spent,
+                refunded = ?refunded,
+                "exact output: the input refunded is not the unspent part: not returning the transaction"
+            );
+            return Err(ExecError::SimulationMismatch { index: 0 });
+        }
+    }
     if !crate::simulate::shortcut_ran(&outcome.logs, runner, request_id) {
         tracing::error!(chain = %chain, "simulated transaction emitted no ShortcutExecuted");
         return Err(ExecError::SimulationMismatch { index: 0 });
@@ -433,6 +510,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         block_number: quote.block_number,
         quote,
         min_amounts_out: mins,
+        max_amounts_in: inputs.iter().map(|t| t.amount).collect(),
         tx,
         gas: outcome.gas_used,
         approvals,

@@ -485,9 +485,13 @@ pub struct RouteShortcutVariableInputs {
     /// Receiver of dust.
     #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
     pub refund_receiver: Option<String>,
-    /// Amounts in wei, one per tokenIn.
+    /// Amounts in wei, one per tokenIn (required unless amountOut is
+    /// given).
     #[schema(min_items = 1)]
-    pub amount_in: Vec<WeiText>,
+    pub amount_in: Option<Vec<WeiText>>,
+    /// Exact output wanted, wei, instead of amountIn (one tokenIn, one
+    /// tokenOut); slippage then applies to the input.
+    pub amount_out: Option<WeiText>,
     /// Minimum amounts out in wei, one per tokenOut.
     pub min_amount_out: Option<Vec<WeiText>>,
     /// Slippage in bps, 0 to 10000 (default 50); wins over minAmountOut.
@@ -618,6 +622,10 @@ pub enum OneOrMany {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteResponse {
+    /// With `amountOut` (an exact output): the input it takes, wei, fee
+    /// included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_in: Option<String>,
     /// Exact output in wei: a string, or an array with several `tokenOut`.
     pub amount_out: OneOrMany,
     /// USD value lost from inputs to outputs, bps; null without USD prices.
@@ -757,6 +765,15 @@ pub struct Transaction {
 pub struct RouteResponse {
     /// Gas the transaction used when it was executed against the snapshot.
     pub gas: String,
+    /// With `amountOut` (an exact output): the input it takes at the
+    /// quoted state, wei, fee included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_in: Option<String>,
+    /// With `amountOut`: the most the transaction takes (`amountIn` with
+    /// the slippage); what it does not use goes back to `refundReceiver`
+    /// (default: the sender). Approve this much.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_amount_in: Option<String>,
     /// Exact output in wei: a string, or an array with several `tokenOut`.
     pub amount_out: OneOrMany,
     /// The least the receiver gets, enforced on chain (slippage applied).

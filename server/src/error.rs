@@ -388,6 +388,9 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
             .into(),
         ),
         ExecError::NativeToLegacyDelegate => (Some("routingStrategy".into()), e.to_string().into()),
+        ExecError::ExactOutShape | ExecError::ExactOutToken { .. } | ExecError::ExactOutRoute(_) => {
+            (Some("amountOut".into()), e.to_string().into())
+        }
         ExecError::SimulationFailed(_) | ExecError::SimulationMismatch { .. } | ExecError::Random => {
             (None, "internal error".into())
         }

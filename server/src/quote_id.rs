@@ -141,6 +141,9 @@ pub fn canonical(req: &RouteRequest) -> String {
     for t in &req.token_out {
         put("tokenOut", format!("{t:#x}"));
     }
+    if let Some(a) = &req.amount_out {
+        put("amountOut", wei(a));
+    }
     for a in &req.min_amount_out {
         put("minAmountOut", wei(a));
     }

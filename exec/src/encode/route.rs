@@ -15,6 +15,9 @@
 //!     bal.   approve; out = vault.swap((poolId, GIVEN_IN, in, out, x, ""), (account, false, account, false), 0, max)
 //!     4626   approve; out = vault.deposit(x, account)  |  out = vault.redeem(x, account, account)
 //!     wrap   weth.deposit{value: x}()  |  weth.withdraw(x)            (out = x)
+//! exact output, per route instead (one router call for its whole path):
+//!     V2     approve(router, max); router.swapTokensForExactTokens(out, max, path, account, ∞); approve(router, 0)
+//!     V3     approve(swapRouter, max); swapRouter.exactOutput((path reversed, account, ∞, out, max)); approve(.., 0)
 //! [after: what the program produced of each output (a shared executor:
 //!  its balance; an account: the difference), checked against the minimum
 //!  where the entry point does not check it, sent to the receiver]
@@ -88,6 +91,10 @@ pub struct RouteSpec<'a> {
     pub refund: Option<Address>,
     /// The catalog: the chain's periphery routers and helper contracts.
     pub catalog: &'a Catalog,
+    /// An exact-output plan: the most each route of its one leg may take
+    /// of the input (its planned input with the slippage), each route one
+    /// router exact-output call.
+    pub exact_out_max_in: Option<&'a [U256]>,
 }
 
 /// An encoded plan.
@@ -181,7 +188,10 @@ pub fn encode_plan_then(
         account_in: acct_in.clone(),
     };
     for leg in &spec.plan.legs {
-        encode_leg(&mut b, &ctx, leg, LegInput::Planned)?;
+        match spec.exact_out_max_in {
+            Some(max_in) => encode_leg_exact_out(&mut b, &ctx, leg, max_in)?,
+            None => drop(encode_leg(&mut b, &ctx, leg, LegInput::Planned)?),
+        }
     }
 
     let mut produced = Vec::with_capacity(outputs.len());
@@ -402,6 +412,83 @@ pub fn encode_leg(
         outs.push(x);
     }
     Ok(outs)
+}
+
+/// The calls of one leg of an exact-output plan: each route one call of
+/// its router's exact-output function, for the route's planned output and
+/// taking at most `max_in[k]` of the input (what it does not need stays in
+/// the account, for the sweep). A route must run through one protocol's
+/// Uniswap V2 pairs (`swapTokensForExactTokens` over its whole path) or V3
+/// pools (`exactOutput` with the path reversed).
+pub fn encode_leg_exact_out(
+    b: &mut ProgramBuilder,
+    ctx: &StepCtx<'_>,
+    leg: &switchyard_kernel::Leg,
+    max_in: &[U256],
+) -> Result<(), EncodeError> {
+    let unsupported = EncodeError::Unsupported("an exact-output path through several routers");
+    for (route, max) in leg.routes.iter().zip(max_in) {
+        let (Some(first), Some(last)) = (route.steps.first(), route.steps.last()) else {
+            continue;
+        };
+        let pools = route
+            .steps
+            .iter()
+            .map(|st| ctx.snapshot.pools().get(st.pool).ok_or(EncodeError::UnknownPool(st.pool)))
+            .collect::<Result<Vec<_>, _>>()?;
+        if pools.windows(2).any(|w| w[0].protocol != w[1].protocol) {
+            return Err(unsupported);
+        }
+        let amount_out = b.uint(last.amount_out)?;
+        let max = b.uint(*max)?;
+        let deadline = b.uint(U256::MAX)?;
+        let acct_in = ctx.account_in.clone();
+        let zero = b.uint(U256::ZERO)?;
+        if pools.iter().all(|p| matches!(p.state, PoolState::UniswapV2 { .. })) {
+            let router = periphery(ctx, pools[0], &[DeploymentRole::UniswapV2Router])?.1;
+            approve(b, first.token_in, router, max.clone())?;
+            let mut path = vec![b.address(first.token_in)?];
+            for st in &route.steps {
+                path.push(b.address(st.token_out)?);
+            }
+            b.call(
+                CallKind::Call,
+                router,
+                IUniswapV2Router::swapTokensForExactTokensCall::SELECTOR,
+                &[amount_out, max, In::Array(path), acct_in, deadline],
+                Out::Ignore,
+            )?;
+            approve(b, first.token_in, router, zero)?;
+        } else if pools.iter().all(|p| matches!(p.state, PoolState::UniswapV3(_))) {
+            use DeploymentRole::{UniswapV3SwapRouter, UniswapV3SwapRouter02};
+            let (role, router) =
+                periphery(ctx, pools[0], &[UniswapV3SwapRouter, UniswapV3SwapRouter02])?;
+            approve(b, first.token_in, router, max.clone())?;
+            // `abi.encodePacked(tokenOut, fee, …, tokenIn)`: the path
+            // from the output back.
+            let mut path = Vec::with_capacity(20 + 23 * route.steps.len());
+            path.extend_from_slice(last.token_out.as_slice());
+            for (st, pool) in route.steps.iter().zip(&pools).rev() {
+                let PoolState::UniswapV3(v3) = &pool.state else { return Err(unsupported) };
+                path.extend_from_slice(&v3.fee.to_be_bytes()[1..]);
+                path.extend_from_slice(st.token_in.as_slice());
+            }
+            let path = b.bytes(&path)?;
+            let (selector, params) = if role == UniswapV3SwapRouter {
+                (
+                    ISwapRouter::exactOutputCall::SELECTOR,
+                    vec![path, acct_in, deadline, amount_out, max],
+                )
+            } else {
+                (ISwapRouter02::exactOutputCall::SELECTOR, vec![path, acct_in, amount_out, max])
+            };
+            b.call(CallKind::Call, router, selector, &[In::Tuple(params)], Out::Ignore)?;
+            approve(b, first.token_in, router, zero)?;
+        } else {
+            return Err(EncodeError::Unsupported("an exact-output path outside Uniswap V2 and V3"));
+        }
+    }
+    Ok(())
 }
 
 /// The calls of one step, from its input slot `x`; returns its output.

@@ -87,6 +87,10 @@ pub enum PoolKinds {
     /// Uniswap V2 and V3 pools only: what the Uniswap routers'
     /// exact-output functions trade.
     Uniswap,
+    /// Uniswap V2 pools only.
+    UniswapV2,
+    /// Uniswap V3 pools only.
+    UniswapV3,
 }
 
 impl PoolKinds {
@@ -95,6 +99,8 @@ impl PoolKinds {
         match self {
             Self::All => true,
             Self::Uniswap => matches!(state, PoolState::UniswapV2 { .. } | PoolState::UniswapV3(_)),
+            Self::UniswapV2 => matches!(state, PoolState::UniswapV2 { .. }),
+            Self::UniswapV3 => matches!(state, PoolState::UniswapV3(_)),
         }
     }
 }

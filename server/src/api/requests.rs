@@ -74,8 +74,10 @@ pub struct RouteRequest {
     pub refund_receiver: Option<Address>,
     /// Input tokens.
     pub token_in: Vec<Address>,
-    /// Input amounts, wei, one per input token.
+    /// Input amounts, wei, one per input token (none with `amount_out`).
     pub amount_in: Vec<U256>,
+    /// Exact output wanted, wei: the answer is then the input it takes.
+    pub amount_out: Option<U256>,
     /// Output tokens.
     pub token_out: Vec<Address>,
     /// Minimum outputs, one per output token (ignored when `slippage` is given).
@@ -247,9 +249,34 @@ pub fn parse_route(
             q.address("fromAddress")?.map(|a| not_reserved("fromAddress", a)).transpose()?
         }
     };
-    let (token_in, amount_in) = inputs(q)?;
+    let amount_out = q.scalar("amountOut")?.map(|v| parse_wei("amountOut", v)).transpose()?;
+    let (token_in, amount_in) = match amount_out {
+        None => inputs(q)?,
+        Some(out) => {
+            if out.is_zero() {
+                return Err(ApiError::invalid("amountOut", "amountOut must be positive"));
+            }
+            if !q.list("amountIn").is_empty() {
+                return Err(ApiError::invalid("amountOut", "give amountIn or amountOut, not both"));
+            }
+            let token_in = non_empty(q.addresses("tokenIn")?, "tokenIn")?;
+            if token_in.len() != 1 {
+                return Err(ApiError::invalid("tokenIn", "amountOut takes exactly one tokenIn"));
+            }
+            (token_in, Vec::new())
+        }
+    };
     let token_out = non_empty(q.addresses("tokenOut")?, "tokenOut")?;
+    if amount_out.is_some() && token_out.len() != 1 {
+        return Err(ApiError::invalid("tokenOut", "amountOut takes exactly one tokenOut"));
+    }
     let min_amount_out = wei_list(q, "minAmountOut")?;
+    if amount_out.is_some() && !min_amount_out.is_empty() {
+        return Err(ApiError::invalid(
+            "minAmountOut",
+            "with amountOut the output is exact: the slippage applies to the input",
+        ));
+    }
     if !min_amount_out.is_empty() && min_amount_out.len() != token_out.len() {
         return Err(ApiError::invalid(
             "minAmountOut",
@@ -257,8 +284,14 @@ pub fn parse_route(
         ));
     }
     let (slippage_bps, slippage_given) = slippage(q, DEFAULT_SLIPPAGE_BPS)?;
-    let (fee_bps, fee_receiver) = fees(q, amount_in.len())?;
+    let (fee_bps, fee_receiver) = fees(q, token_in.len())?;
     let destination_chain_id = destination_chain(q, catalog)?;
+    if amount_out.is_some() && destination_chain_id.is_some_and(|d| d != chain_id) {
+        return Err(ApiError::invalid(
+            "amountOut",
+            "amountOut takes one chain: no destinationChainId",
+        ));
+    }
     let receiver = q.address("receiver")?;
     if destination_chain_id.is_some_and(|d| d != chain_id) && receiver.is_none() {
         return Err(ApiError::invalid(
@@ -279,6 +312,7 @@ pub fn parse_route(
         refund_receiver: q.address("refundReceiver")?,
         token_in,
         amount_in,
+        amount_out,
         token_out,
         min_amount_out,
         slippage_bps,
@@ -340,6 +374,7 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
             refund_receiver: q.address("refundReceiver")?,
             token_in,
             amount_in,
+            amount_out: None,
             token_out: pos.underlying_tokens.clone(),
             min_amount_out: Vec::new(),
             slippage_bps,

@@ -60,7 +60,8 @@ fn parse_json(buf: &mut [u8]) -> Result<simd_json::BorrowedValue<'_>, ApiError> 
         ("receiver" = Option<String>, Query, description = "Receiver of tokenOut; required with destinationChainId", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("spender" = Option<String>, Query, description = "Spender of tokenIn", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("refundReceiver" = Option<String>, Query, description = "Receiver of dust", pattern = "^0x[0-9a-fA-F]{40}$"),
-        ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
+        ("amountIn" = Option<Vec<String>>, Query, description = "Amounts in wei, one per tokenIn (required unless amountOut is given)", pattern = "^[0-9]{1,78}$"),
+        ("amountOut" = Option<String>, Query, description = "Exact output wanted, wei, instead of amountIn (one tokenIn, one tokenOut): the answer's amountIn is the least input found, through Uniswap V2/V3 routers' exact-output functions; slippage applies to the input", pattern = "^[0-9]{1,78}$"),
         ("minAmountOut" = Option<Vec<String>>, Query, description = "Minimum amounts out in wei, one per tokenOut; slippage wins when both are given", pattern = "^[0-9]{1,78}$"),
         ("slippage" = Option<String>, Query, description = "Slippage in bps, 0 to 10000 (default 50)", pattern = "^[0-9]{1,5}$"),
         ("fee" = Option<Vec<String>>, Query, description = "Fee in bps per amountIn, 0 to 100", pattern = "^[0-9]{1,3}$"),
@@ -131,6 +132,11 @@ pub async fn quote_replay(
     Ok(Json(quote_response(&quote, &canonical, qid.source)))
 }
 
+/// The first amount, as the wire writes amounts.
+fn first_string(v: &[U256]) -> String {
+    v.first().copied().unwrap_or_default().to_string()
+}
+
 /// The wire form of a quote of the request whose canonical query is
 /// `canonical`, computed on `source`'s state.
 pub(crate) fn quote_response(
@@ -140,6 +146,7 @@ pub(crate) fn quote_response(
 ) -> dto::QuoteResponse {
     let quote_id = QuoteId { source, views: quote.views.clone(), query: canonical.to_owned() };
     dto::QuoteResponse {
+        amount_in: quote.exact_out.then(|| first_string(&quote.amounts_in)),
         amount_out: one_or_many(&quote.plan.amounts_out),
         price_impact: quote.price_impact_bps,
         route: hops(&quote.plan),
@@ -524,7 +531,8 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
         ("receiver" = Option<String>, Query, description = "Receiver of tokenOut; required with destinationChainId", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("spender" = Option<String>, Query, description = "Spender of tokenIn", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("refundReceiver" = Option<String>, Query, description = "Receiver of dust", pattern = "^0x[0-9a-fA-F]{40}$"),
-        ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
+        ("amountIn" = Option<Vec<String>>, Query, description = "Amounts in wei, one per tokenIn (required unless amountOut is given)", pattern = "^[0-9]{1,78}$"),
+        ("amountOut" = Option<String>, Query, description = "Exact output wanted, wei, instead of amountIn (one tokenIn, one tokenOut): the answer's amountIn is the least input found, through Uniswap V2/V3 routers' exact-output functions; slippage applies to the input", pattern = "^[0-9]{1,78}$"),
         ("minAmountOut" = Option<Vec<String>>, Query, description = "Minimum amounts out in wei, one per tokenOut; slippage wins when both are given", pattern = "^[0-9]{1,78}$"),
         ("slippage" = Option<String>, Query, description = "Slippage in bps, 0 to 10000 (default 50)", pattern = "^[0-9]{1,5}$"),
         ("fee" = Option<Vec<String>>, Query, description = "Fee in bps per amountIn, 0 to 100", pattern = "^[0-9]{1,3}$"),
@@ -609,7 +617,12 @@ pub(crate) fn quote_request(req: &requests::RouteRequest) -> QuoteRequest {
     QuoteRequest {
         chain: req.chain_id,
         destination_chain: req.destination_chain_id.filter(|d| *d != req.chain_id),
-        inputs: req.token_in.iter().copied().zip(req.amount_in.iter().copied()).collect(),
+        // An exact output's input amount is the answer: not read.
+        inputs: match req.amount_out {
+            Some(_) => req.token_in.iter().map(|t| (*t, U256::ZERO)).collect(),
+            None => req.token_in.iter().copied().zip(req.amount_in.iter().copied()).collect(),
+        },
+        amount_out: req.amount_out,
         fee_bps: req.fee_bps.clone(),
         inputs_transferred: !matches!(
             req.routing_strategy,
@@ -676,6 +689,8 @@ async fn route_response(
         .await?;
     Ok(Json(dto::RouteResponse {
         gas: r.gas.to_string(),
+        amount_in: r.quote.exact_out.then(|| first_string(&r.quote.amounts_in)),
+        max_amount_in: r.quote.exact_out.then(|| first_string(&r.max_amounts_in)),
         amount_out: one_or_many(&r.quote.plan.amounts_out),
         min_amount_out: one_or_many(&r.min_amounts_out),
         price_impact: r.quote.price_impact_bps,

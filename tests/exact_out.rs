@@ -1,0 +1,151 @@
+//! Exact output (issue 17, §3) over HTTP on the embedded market: a quote
+//! for `amountOut` answers the least input found; a route for it is
+//! executed in the EVM world before it is answered (the engine returns it
+//! only when the receiver got exactly `amountOut` and the unspent input
+//! went back), for single paths, splits and multi-hop paths, through the
+//! router, the caller's delegated account, and with a fee.
+
+mod common;
+
+use alloy_primitives::U256;
+use axum::{
+    body::Body,
+    http::{Request, header},
+};
+use http_body_util::BodyExt as _;
+use serde_json::Value;
+use tower::ServiceExt as _;
+
+const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
+const WETH: &str = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
+const DAI: &str = "0x6b175474e89094c44da98b954eedeac495271d0f";
+const WBTC: &str = "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599";
+const FROM: &str = "0xd8da6bf26964af9d7eed9e03e53415d37aa96045";
+const FEES: &str = "0x1111111111111111111111111111111111111111";
+
+async fn get(app: &axum::Router, path: &str, key: &str) -> (u16, Value) {
+    let req = Request::get(path)
+        .header(header::AUTHORIZATION, format!("Bearer {key}"))
+        .body(Body::empty())
+        .expect("request");
+    let res = app.clone().oneshot(req).await.expect("answer");
+    let status = res.status().as_u16();
+    let bytes = res.into_body().collect().await.expect("body").to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+fn wei(v: &Value) -> U256 {
+    v.as_str().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("not wei: {v}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exact_output_is_quoted_and_executed_for_exactly_that_output() {
+    let env = common::start("exact-out");
+    let app = switchyard_server::app(env.state.clone());
+    let key = &env.fast_key;
+    let cases = [
+        // One pool, a split over several, two hops, an 8-decimal output.
+        (USDC, WETH, "1000000000000000000"),
+        (USDC, WETH, "3000000000000000000000"),
+        (DAI, WBTC, "20000000"),
+        (WETH, USDC, "2500000000"),
+    ];
+    for (tin, tout, want) in cases {
+        let want_wei: U256 = want.parse().expect("wei");
+        let q = format!(
+            "/api/v1/shortcuts/quote?chainId=1&tokenIn={tin}&tokenOut={tout}&amountOut={want}"
+        );
+        let (status, quote) = get(&app, &q, key).await;
+        assert_eq!(status, 200, "{q}: {quote}");
+        assert_eq!(quote["amountOut"], want, "{quote}");
+        let amount_in = wei(&quote["amountIn"]);
+        // The same input, exact-in, buys about the output (the search is
+        // the same), and the exact-output input is no waste.
+        let forward = format!(
+            "/api/v1/shortcuts/quote?chainId=1&tokenIn={tin}&tokenOut={tout}&amountIn={amount_in}"
+        );
+        let (status, fwd) = get(&app, &forward, key).await;
+        assert_eq!(status, 200, "{fwd}");
+        let got = wei(&fwd["amountOut"]);
+        assert!(
+            got >= want_wei * U256::from(995u32) / U256::from(1000u32),
+            "{tin}→{tout}: {got} for {amount_in}"
+        );
+        // Replayed byte for byte by its quoteId.
+        let id = quote["quoteId"].as_str().expect("quoteId");
+        let (status, again) = get(&app, &format!("/api/v1/shortcuts/quote/{id}"), key).await;
+        assert_eq!((status, &again), (200, &quote));
+
+        for extra in [
+            "&slippage=100",
+            "&routingStrategy=delegate&slippage=30",
+            &format!("&fee=25&feeReceiver={FEES}"),
+        ] {
+            let r = format!(
+                "/api/v1/shortcuts/route?chainId=1&fromAddress={FROM}&tokenIn={tin}&tokenOut={tout}&amountOut={want}{extra}"
+            );
+            let (status, route) = get(&app, &r, key).await;
+            assert_eq!(status, 200, "{r}: {route}");
+            assert_eq!(route["amountOut"], want);
+            assert_eq!(route["minAmountOut"], want, "the output is exact: {route}");
+            let (ain, max) = (wei(&route["amountIn"]), wei(&route["maxAmountIn"]));
+            let slip: u32 = if extra.contains("slippage=100") {
+                100
+            } else if extra.contains("slippage=30") {
+                30
+            } else {
+                50
+            };
+            let expect_max = (ain * U256::from(10_000 + slip)).div_ceil(U256::from(10_000u32));
+            assert_eq!(max, expect_max, "{route}");
+            if extra.contains("fee=25") {
+                // The fee comes on top of the same routed input, and is
+                // the fee of the whole (to a wei of rounding).
+                let fee = wei(&route["feeAmount"][0]);
+                assert_eq!(ain - fee, amount_in, "{route}");
+                let of_total = ain * U256::from(25u32) / U256::from(10_000u32);
+                assert!(fee >= of_total && fee <= of_total + U256::ONE, "{fee} vs {of_total}");
+            } else {
+                assert_eq!(ain, amount_in, "route and quote agree on the input");
+            }
+            assert!(route["tx"]["data"].as_str().is_some_and(|d| d.len() > 10));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exact_output_requests_that_cannot_be_served_name_the_field() {
+    let env = common::start("exact-out-bad");
+    let app = switchyard_server::app(env.state.clone());
+    let key = &env.fast_key;
+    let base = "/api/v1/shortcuts/quote?chainId=1";
+    let eth = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+    for (path, field) in [
+        (format!("{base}&tokenIn={USDC}&tokenOut={WETH}&amountOut=1000&amountIn=5"), "amountOut"),
+        (format!("{base}&tokenIn={USDC}&tokenIn={DAI}&tokenOut={WETH}&amountOut=1000"), "tokenIn"),
+        (
+            format!("{base}&tokenIn={USDC}&tokenOut={WETH}&tokenOut={DAI}&amountOut=1000"),
+            "tokenOut",
+        ),
+        (format!("{base}&tokenIn={USDC}&tokenOut={WETH}&amountOut=0"), "amountOut"),
+        (format!("{base}&tokenIn={USDC}&tokenOut={WETH}&amountOut=1.5"), "amountOut"),
+        (
+            format!("{base}&tokenIn={USDC}&tokenOut={WETH}&amountOut=1000&minAmountOut=1"),
+            "minAmountOut",
+        ),
+        (format!("{base}&tokenIn={USDC}&tokenOut={eth}&amountOut=1000"), "amountOut"),
+    ] {
+        let (status, body) = get(&app, &path, key).await;
+        assert_eq!(status, 400, "{path}: {body}");
+        assert_eq!(body["field"], field, "{path}: {body}");
+    }
+    // More than the market holds: no route.
+    let (status, body) = get(
+        &app,
+        &format!("{base}&tokenIn={USDC}&tokenOut={WETH}&amountOut=10000000000000000000000000"),
+        key,
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["code"], "NO_ROUTE");
+}
