@@ -292,8 +292,8 @@ impl Engine {
         };
         let first = build_state(&inputs, Arc::new(snapshot));
         let held = config.replay_blocks.unwrap_or(DEFAULT_REPLAY_BLOCKS);
-        let state = Arc::new(replay::Published::new(first.clone(), held, true));
-        let latest = Arc::new(replay::Published::new(first, held, false));
+        let state = Arc::new(replay::Published::new(first.clone(), held));
+        let latest = Arc::new(replay::Published::new(first, held));
         // Open the database here first: a bad data directory fails the start
         // in this thread, and the first request already sees every key.
         let db = keys::Database::from_config(&config.data_dir, config.database_url.as_deref());
@@ -742,12 +742,6 @@ impl EngineHandle {
     pub async fn proven_quote_at(&self, req: QuoteRequest, at: &At) -> Result<Quote, EngineError> {
         let state = resolve(&self.inner.state, req.chain, at)?;
         jobs::quote(state, req).await
-    }
-
-    /// Builds and executes a route on the proven state `at` names.
-    pub async fn route_at(&self, req: RouteRequest, at: &At) -> Result<RouteTx, EngineError> {
-        let state = resolve(&self.inner.state, req.quote.chain, at)?;
-        jobs::route(state, req).await
     }
 
     /// Quotes one pair at several increasing amounts on one market state,

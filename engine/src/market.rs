@@ -682,8 +682,8 @@ mod tests {
         };
         let first = build_state(&inputs, Arc::new(start.clone()));
         let mut hub = PriceCacheActor::new(
-            Arc::new(Published::new(first.clone(), 4, true)),
-            Arc::new(Published::new(first, 4, false)),
+            Arc::new(Published::new(first.clone(), 4)),
+            Arc::new(Published::new(first, 4)),
             inputs,
         );
         // The embedded blocks move other chains' pools.

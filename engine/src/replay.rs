@@ -4,12 +4,14 @@
 //! (quotes read `latest`, transactions the proven `state`). Its writers
 //! take a mutex, so each new state is compared with the one it replaces:
 //! per chain, a state that differs there (its head, a pool, a price, the
-//! pools left out, and for the proven cell the chain's world) gets the next
-//! revision of that block, and is kept in the chain's ring; one that does
-//! not keeps the revision of the state it replaces. `(chain, block,
-//! revision)` thus names one view of a chain, and the ring holds the views
-//! of the last `blocks` blocks of every chain: a quote's `quoteId` names
-//! one, and replaying it computes on the very same view.
+//! pools left out) gets the next revision of that block, and is kept in
+//! the chain's ring; one that does not keeps the revision of the state it
+//! replaces. `(chain, block, revision)` thus names one view of a chain, and
+//! the ring holds the views of the last `blocks` blocks of every chain: a
+//! quote's `quoteId` names one, and replaying it computes on the very same
+//! view. A quote reads no EVM world, so the ring keeps the views without
+//! theirs: a held block costs what its pools and prices changed, not a
+//! world.
 
 use std::{
     collections::{BTreeSet, HashMap, VecDeque},
@@ -74,17 +76,18 @@ pub(crate) struct Published {
     ring: Mutex<Ring>,
     /// Blocks held per chain (0: none).
     blocks: usize,
-    /// Whether a chain's world is part of its view (the proven cell:
-    /// transactions execute in it).
-    with_world: bool,
 }
+
+/// What a held view says in place of its world: quotes read none, and no
+/// transaction is built on a held view.
+pub(crate) const NO_WORLD: &str = "a replayed view holds no EVM world";
 
 impl Published {
     /// A cell holding `first`, keeping the last `blocks` blocks per chain.
-    pub(crate) fn new(first: MarketState, blocks: usize, with_world: bool) -> Self {
+    pub(crate) fn new(first: MarketState, blocks: usize) -> Self {
         let mut ring = Ring::default();
-        let first = record(&mut ring, None, first, blocks, with_world);
-        Self { current: ArcSwap::new(first), ring: Mutex::new(ring), blocks, with_world }
+        let first = record(&mut ring, None, first, blocks);
+        Self { current: ArcSwap::new(first), ring: Mutex::new(ring), blocks }
     }
 
     /// Blocks held per chain.
@@ -112,7 +115,7 @@ impl Published {
         let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
         let cur = self.current.load_full();
         let state = next(&cur)?;
-        let state = record(&mut ring, Some(&cur), state, self.blocks, self.with_world);
+        let state = record(&mut ring, Some(&cur), state, self.blocks);
         self.current.store(Arc::clone(&state));
         Some(state)
     }
@@ -181,9 +184,8 @@ fn record(
     before: Option<&Arc<MarketState>>,
     mut state: MarketState,
     blocks: usize,
-    with_world: bool,
 ) -> Arc<MarketState> {
-    let changed = before.map(|b| changed_chains(b, &state, with_world));
+    let changed = before.map(|b| changed_chains(b, &state));
     let mut fresh = Vec::new();
     for (&chain, head) in state.snapshot.heads() {
         let same = before.zip(changed.as_ref()).and_then(|(b, changed)| {
@@ -219,11 +221,15 @@ fn record(
         state.revisions.insert(chain, rev);
     }
     let state = Arc::new(state);
-    for (chain, block) in fresh {
-        if let Some(held) =
-            ring.chains.get_mut(&chain).and_then(|r| r.iter_mut().find(|h| h.block == block))
-        {
-            held.views.push(Arc::clone(&state));
+    if !fresh.is_empty() {
+        let view =
+            Arc::new(MarketState { world: Err(NO_WORLD.into()), ..MarketState::clone(&state) });
+        for (chain, block) in fresh {
+            if let Some(held) =
+                ring.chains.get_mut(&chain).and_then(|r| r.iter_mut().find(|h| h.block == block))
+            {
+                held.views.push(Arc::clone(&view));
+            }
         }
     }
     state
@@ -231,11 +237,7 @@ fn record(
 
 /// The chains on which `after` may read differently from `before`; `None`
 /// for all of them.
-fn changed_chains(
-    before: &MarketState,
-    after: &MarketState,
-    with_world: bool,
-) -> Option<BTreeSet<ChainId>> {
+fn changed_chains(before: &MarketState, after: &MarketState) -> Option<BTreeSet<ChainId>> {
     if before.unprovable != after.unprovable || before.stale != after.stale {
         return None;
     }
@@ -247,16 +249,6 @@ fn changed_chains(
     let chains: Vec<ChainId> = after.snapshot.heads().keys().copied().collect();
     if !Arc::ptr_eq(&before.prices, &after.prices) {
         changed.extend(chains.iter().filter(|c| !after.prices.same_on(&before.prices, **c)));
-    }
-    if with_world {
-        match (&before.world, &after.world) {
-            (Ok(a), Ok(b)) if Arc::ptr_eq(a, b) => {}
-            (Ok(a), Ok(b)) => changed.extend(chains.iter().filter(|c| {
-                !matches!((a.chain(**c), b.chain(**c)), (Some(x), Some(y)) if Arc::ptr_eq(x, y))
-            })),
-            (Err(a), Err(b)) if a == b => {}
-            _ => return None,
-        }
     }
     Some(changed)
 }
@@ -288,10 +280,17 @@ mod tests {
         }
     }
 
+    /// The same view: snapshot, prices and revisions.
+    fn same(a: &MarketState, b: &MarketState) -> bool {
+        Arc::ptr_eq(&a.snapshot, &b.snapshot)
+            && Arc::ptr_eq(&a.prices, &b.prices)
+            && a.revisions == b.revisions
+    }
+
     #[test]
     fn a_view_keeps_its_revision_until_its_chain_changes() {
         let (a, b) = (ChainId(1), ChainId(8453));
-        let cell = Published::new(start(), 3, false);
+        let cell = Published::new(start(), 3);
         let first = cell.load_full();
         let (a0, b0) = (first.view_of(a).expect("a"), first.view_of(b).expect("b"));
         assert_eq!((a0.revision, b0.revision), (0, 0));
@@ -300,7 +299,7 @@ mod tests {
         let s1 = cell.update(|cur| Some(next_block(cur, a))).expect("published");
         assert_eq!(s1.view_of(a).map(|v| (v.block, v.revision)), Some((a0.block + 1, 0)));
         assert_eq!(s1.view_of(b), Some(b0));
-        assert!(Arc::ptr_eq(&cell.view(b, b0.block, 0).expect("held"), &first));
+        assert!(same(&cell.view(b, b0.block, 0).expect("held"), &first));
 
         // New prices on the same snapshot: a second revision of a's block
         // (only a's prices differ).
@@ -311,9 +310,13 @@ mod tests {
             .expect("published");
         assert_eq!(s2.view_of(a).map(|v| v.revision), Some(1));
         assert_eq!(s2.view_of(b), Some(b0));
-        assert!(Arc::ptr_eq(&cell.view(a, a0.block + 1, 1).expect("held"), &s2));
-        assert!(Arc::ptr_eq(&cell.view(a, a0.block + 1, 0).expect("held"), &s1));
-        assert!(Arc::ptr_eq(&cell.at_block(a, a0.block + 1).expect("held"), &s2));
+        assert!(same(&cell.view(a, a0.block + 1, 1).expect("held"), &s2));
+        assert!(same(&cell.view(a, a0.block + 1, 0).expect("held"), &s1));
+        assert!(same(&cell.at_block(a, a0.block + 1).expect("held"), &s2));
+        assert_eq!(
+            cell.view(a, a0.block + 1, 1).expect("held").world.as_ref().err().map(String::as_str),
+            Some(NO_WORLD)
+        );
 
         // Three more blocks of a: its first block leaves the ring, b's
         // (still its head) stays.
@@ -331,7 +334,7 @@ mod tests {
 
     #[test]
     fn holding_no_blocks_keeps_nothing() {
-        let cell = Published::new(start(), 0, true);
+        let cell = Published::new(start(), 0);
         let a = ChainId(1);
         let block = cell.load().view_of(a).expect("a").block;
         cell.update(|cur| Some(next_block(cur, a)));
