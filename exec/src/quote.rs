@@ -287,21 +287,14 @@ fn quote_exact_out(
         }
     }
     let params = SearchParams { kinds: PoolKinds::Uniswap, ..search_params(state, req) };
-    // A first size from USD prices, when both have one: the search
-    // refines it.
-    let per_unit =
-        |t: Address| usd(&state.prices, &state.catalog, chain, t, U256::from(1u64 << 40));
-    let hint_in =
-        match (usd(&state.prices, &state.catalog, chain, *token_out, want), per_unit(*token_in)) {
-            (Some(o), Some(i)) if i > 0.0 => approx_u256(o / i * (1u64 << 40) as f64),
-            _ => None,
-        };
+    // No hint: the kernel sizes the search from one whole input token's
+    // rate, which measured as fast as a USD-price hint and needs no price.
     let exact = ExactOutRequest {
         chain,
         token_in: *token_in,
         token_out: *token_out,
         amount_out: want,
-        hint_in,
+        hint_in: None,
     };
     let search = |kinds| {
         let params = SearchParams { kinds, ..params.clone() };
@@ -341,19 +334,6 @@ pub fn one_router_per_path(plan: &Plan) -> bool {
         r.steps.windows(2).all(|w| w[0].protocol == w[1].protocol)
             && r.steps.iter().all(|s| s.action == switchyard_kernel::StepAction::Swap)
     })
-}
-
-/// `x` as an integer, approximately (a search hint), when it is a finite
-/// number from 1 to 2^200.
-fn approx_u256(x: f64) -> Option<U256> {
-    if !x.is_finite() || !(1.0..2f64.powi(200)).contains(&x) {
-        return None;
-    }
-    if x < 2f64.powi(127) {
-        return Some(U256::from(x as u128));
-    }
-    let shift = x.log2().floor() as usize - 100;
-    Some(U256::from((x / 2f64.powi(shift as i32)) as u128) << shift)
 }
 
 /// The least `total` whose fee (`fee_of(total, bps)`, taken off it) leaves

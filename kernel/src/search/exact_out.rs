@@ -26,7 +26,7 @@ const ROUNDS: usize = 16;
 
 /// The search's answer within this many parts per million of the output
 /// wanted is close enough to take its allocation.
-const CLOSE_PPM: u64 = 2_000;
+const CLOSE_PPM: u64 = 15_000;
 
 /// An input size tried and the output it got.
 type Probe = (U256, U256);
@@ -73,12 +73,12 @@ pub fn find_routes_exact_out(
             params,
         )
     };
-    // A first size: the hint, else a probe at the output's own number
-    // (smaller and smaller while the market cannot take it).
+    // A first size: the hint, else one whole input token's rate (smaller
+    // and smaller while the market cannot take it).
     let mut x = match req.hint_in.filter(|h| !h.is_zero()) {
         Some(h) => h,
         None => {
-            let mut probe = want;
+            let mut probe = one_token(snapshot, req.chain, req.token_in).unwrap_or(want);
             let (plan, probe) = loop {
                 match at(probe) {
                     Ok(p) => break (p, probe),
@@ -102,6 +102,9 @@ pub fn find_routes_exact_out(
     // The input sizes known to fall short (`lo`) and to reach (`hi`), with
     // what they got.
     let (mut lo, mut hi): (Option<Probe>, Option<Probe>) = (None, None);
+    // Rounds that found one side only: the first trusts the rate, the
+    // next ones stride.
+    let mut one_sided = 0u32;
     for _ in 0..ROUNDS {
         let plan = match at(x) {
             Ok(p) => p,
@@ -139,15 +142,30 @@ pub fn find_routes_exact_out(
                 };
                 guess.clamp(xl + (span >> 4), xh - (span >> 4))
             }
-            // Only short: the rate so far, and twice that.
+            // Only short: the rate so far, a percent past it; then twice
+            // that.
             (Some(_), None) if got.is_zero() => x.saturating_mul(U256::from(16u8)),
             (Some(_), None) => {
-                mul_div(x, want, got).ok_or_else(no_route)?.saturating_mul(U256::from(2u8))
+                one_sided += 1;
+                let at_rate = mul_div(x, want, got).ok_or_else(no_route)?;
+                if one_sided == 1 {
+                    at_rate.saturating_add(at_rate / U256::from(100u8))
+                } else {
+                    at_rate.saturating_mul(U256::from(2u8))
+                }
             }
-            // Only over: the rate so far, and a quarter of that (a drained
-            // pool's output hardly moves with the input).
+            // Only over: the rate so far, a percent short of it; then a
+            // quarter of that (a drained pool's output hardly moves with
+            // the input).
             (None, Some(_)) => {
-                (mul_div(x, want, got).ok_or_else(no_route)? >> 2usize).max(U256::ONE)
+                one_sided += 1;
+                let at_rate = mul_div(x, want, got).ok_or_else(no_route)?;
+                let next = if one_sided == 1 {
+                    at_rate - at_rate / U256::from(100u8)
+                } else {
+                    at_rate >> 2usize
+                };
+                next.max(U256::ONE)
             }
             (None, None) => break,
         };
@@ -159,6 +177,20 @@ pub fn find_routes_exact_out(
         .filter_map(|(plan, got)| backwards(snapshot, plan, *got, want))
         .min_by_key(|p| p.legs.first().map(|l| l.amount_in))
         .ok_or_else(no_route)
+}
+
+/// One whole unit of `token` (`10^decimals`), from a pool that holds it.
+fn one_token(snapshot: &MarketSnapshot, chain: ChainId, token: Address) -> Option<U256> {
+    let graph = snapshot.graph();
+    let node = graph.node(chain, token)?;
+    graph.edges_from(node).find_map(|(_, e)| match e {
+        crate::Edge::Pool { pool, .. } => {
+            let p = snapshot.pools().get(pool as usize)?;
+            let d = p.decimals().get(p.index_of(token)?)?;
+            Some(U256::from(10u8).pow(U256::from(*d)))
+        }
+        crate::Edge::Bridge { .. } => None,
+    })
 }
 
 /// `plan` (which delivers `got`) recomputed backwards for `want`: each
