@@ -149,3 +149,39 @@ async fn exact_output_requests_that_cannot_be_served_name_the_field() {
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["code"], "NO_ROUTE");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_posted_quote_answers_as_the_get_form() {
+    let env = common::start("exact-out-post");
+    let app = switchyard_server::app(env.state.clone());
+    let key = &env.fast_key;
+    for (get_q, body) in [
+        (
+            format!(
+                "/api/v1/shortcuts/quote?chainId=1&tokenIn={USDC}&tokenOut={WETH}&amountOut=1000000000000000000"
+            ),
+            format!(
+                r#"{{"chainId":1,"tokenIn":"{USDC}","tokenOut":["{WETH}"],"amountOut":"1000000000000000000"}}"#
+            ),
+        ),
+        (
+            format!(
+                "/api/v1/shortcuts/quote?chainId=1&tokenIn={USDC}&tokenOut={WETH}&amountIn=5000000000"
+            ),
+            format!(r#"{{"tokenIn":["{USDC}"],"tokenOut":"{WETH}","amountIn":5000000000}}"#),
+        ),
+    ] {
+        let (status, by_get) = get(&app, &get_q, key).await;
+        assert_eq!(status, 200, "{by_get}");
+        let req = Request::post("/api/v1/shortcuts/quote")
+            .header(header::AUTHORIZATION, format!("Bearer {key}"))
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .expect("request");
+        let res = app.clone().oneshot(req).await.expect("answer");
+        assert_eq!(res.status().as_u16(), 200);
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        let by_post: Value = serde_json::from_slice(&bytes).expect("json");
+        assert_eq!(by_post, by_get);
+    }
+}

@@ -455,6 +455,12 @@ pub struct AddressText(pub String);
 #[schema(value_type = String, pattern = "^[0-9]{1,78}$")]
 pub struct WeiText(pub String);
 
+/// `POST /shortcuts/quote` body: the parameters of `GET /shortcuts/quote`
+/// as one JSON object (scalars are accepted where arrays are declared,
+/// numbers as strings).
+#[derive(Debug, ToSchema)]
+pub struct QuoteBody(pub serde_json::Map<String, serde_json::Value>);
+
 /// `POST /shortcuts/route` body (documentation of the accepted shape; the
 /// handler coerces scalars to arrays and numbers to strings).
 #[derive(Debug, ToSchema)]

@@ -133,7 +133,7 @@ pub fn router(state: AppState) -> Router {
         .route("/cctp/bridge/tokenmessengerv2", get(bridges::cctp_token_messenger))
         .route("/cctp/bridge/claim", get(bridges::cctp_claim))
         .route("/{bridge}/bridge/check", get(bridges::bridge_check))
-        .route("/shortcuts/quote", get(shortcuts::quote))
+        .route("/shortcuts/quote", get(shortcuts::quote).post(shortcuts::quote_post))
         .route("/shortcuts/quote/batch", post(shortcuts::quote_batch))
         .route("/shortcuts/quote/{quote_id}", get(shortcuts::quote_replay))
         .route("/shortcuts/quote/stream", get(shortcuts::quote_stream))

@@ -80,8 +80,27 @@ pub async fn quote(
     State(s): State<AppState>,
     raw: RawQuery,
 ) -> Result<Json<dto::QuoteResponse>, ApiError> {
-    let q = query(&raw)?;
-    let req = requests::parse_route(&q, &s.engine.catalog(), RouteKind::Quote)?;
+    quote_answer(&s, &query(&raw)?).await
+}
+
+/// `POST /api/v1/shortcuts/quote`: the parameters of the GET form in a
+/// JSON object (scalars are accepted where arrays are declared, numbers as
+/// strings), the same answer.
+#[utoipa::path(post, path = "/api/v1/shortcuts/quote", tag = "shortcuts",
+    request_body(content = dto::QuoteBody, content_type = "application/json"),
+    responses((status = 200, body = dto::QuoteResponse), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 410, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn quote_post(
+    State(s): State<AppState>,
+    body: Body,
+) -> Result<Json<dto::QuoteResponse>, ApiError> {
+    let mut buf = read_body(&s, body).await?;
+    let value = parse_json(&mut buf)?;
+    quote_answer(&s, &Query::from_json_object(&value)?).await
+}
+
+/// A quote request's answer, `atBlock` honoured.
+async fn quote_answer(s: &AppState, q: &Query) -> Result<Json<dto::QuoteResponse>, ApiError> {
+    let req = requests::parse_route(q, &s.engine.catalog(), RouteKind::Quote)?;
     check_tokens(&s.engine.catalog(), &req)?;
     let at = match q.scalar("atBlock")? {
         None => At::Latest,
@@ -111,7 +130,7 @@ fn in_field(e: EngineError, field: &'static str) -> ApiError {
     responses((status = 200, body = dto::QuoteResponse), (status = 404, body = crate::error::ErrorBody), (status = 410, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn quote_replay(
     State(s): State<AppState>,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    super::ApiPath(id): super::ApiPath<String>,
 ) -> Result<Json<dto::QuoteResponse>, ApiError> {
     let qid = QuoteId::decode(&id)?;
     let catalog = s.engine.catalog();
