@@ -730,6 +730,17 @@ impl EngineHandle {
         jobs::quote(self.latest(), req).await
     }
 
+    /// Quotes every request on one market state (the newest), each its own
+    /// job on the rayon pool: the futures resolve as each is done, so a
+    /// caller can use the first answers while the rest compute.
+    pub fn quote_each(
+        &self,
+        reqs: Vec<QuoteRequest>,
+    ) -> Vec<impl std::future::Future<Output = Result<Quote, EngineError>> + Send + 'static> {
+        let state = self.latest();
+        reqs.into_iter().map(|r| jobs::quote(Arc::clone(&state), r)).collect()
+    }
+
     /// Quotes a route on the state `at` names (a held block, or the views
     /// of an earlier answer: the same state, so the same answer).
     pub async fn quote_at(&self, req: QuoteRequest, at: &At) -> Result<Quote, EngineError> {

@@ -3,8 +3,11 @@
 //! change whose answer differs from the last one sent.
 //!
 //! - **Shared computation.** Subscriptions to the same normalized request
-//!   share one task, which recomputes the quote when the engine's market
-//!   changes and publishes it on a `watch` channel.
+//!   share one entry and its `watch` channel. On every market change one
+//!   task recomputes every live entry on one market state, each quote its
+//!   own job on the rayon pool, and publishes each answer that differs as
+//!   soon as it is computed; a new entry's first answer is computed at
+//!   once.
 //! - **Slow consumers.** A subscriber reads the channel's latest value
 //!   only: one that falls behind skips the intermediate quotes, never
 //!   delays the others, and holds one value, whatever its pace.
@@ -55,17 +58,26 @@ pub enum Update {
     Failed(ApiError),
 }
 
-/// A computation shared by identical subscriptions.
+/// A computation shared by identical subscriptions: the request, and the
+/// channel its answers go out on.
 #[derive(Debug)]
-struct Shared {
-    rx: watch::Receiver<Option<Arc<Update>>>,
+struct Entry {
+    req: QuoteRequest,
+    canonical: String,
+    tx: watch::Sender<Option<Arc<Update>>>,
+    /// The block and body (without its block and id) of the last answer
+    /// sent: an answer is sent when it differs, and never for an older
+    /// block than the last.
+    last: Mutex<(u64, Option<String>)>,
 }
 
-/// Every live subscription, by normalized request, and the count per key.
+/// Every live computation, by normalized request, the count per key, and
+/// whether the loop that recomputes them runs.
 #[derive(Debug, Default)]
 pub struct StreamHub {
-    shared: Mutex<HashMap<String, Weak<Shared>>>,
+    entries: Mutex<HashMap<String, Arc<Entry>>>,
     per_key: Mutex<HashMap<i64, usize>>,
+    running: std::sync::atomic::AtomicBool,
 }
 
 /// A subscription's place in its key's count, given back when dropped.
@@ -87,11 +99,11 @@ impl Drop for Slot {
     }
 }
 
-/// What a subscriber holds: the shared computation (kept alive while any
-/// subscriber is) and its slot.
+/// What a subscriber holds: its receiver of the shared computation's
+/// answers (the computation lives while any receiver does) and its slot.
 #[derive(Debug)]
 pub struct Subscription {
-    shared: Arc<Shared>,
+    rx: watch::Receiver<Option<Arc<Update>>>,
     _slot: Slot,
 }
 
@@ -107,27 +119,36 @@ impl StreamHub {
         Ok(Slot { hub: Arc::clone(self), key: key.id })
     }
 
-    /// Joins the computation of `req` (starting it when none runs).
-    /// `canonical` is the request's canonical query (its `quoteId`s name
-    /// it).
+    /// Joins the computation of `req` (starting it when none runs, with
+    /// its first answer computed at once). `canonical` is the request's
+    /// canonical query (its `quoteId`s name it).
     pub fn subscribe(
-        &self,
+        self: &Arc<Self>,
         engine: &EngineHandle,
         req: QuoteRequest,
         canonical: String,
         slot: Slot,
     ) -> Subscription {
         let key = format!("{req:?}");
-        let mut m = self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        m.retain(|_, w| w.strong_count() > 0);
-        if let Some(shared) = m.get(&key).and_then(Weak::upgrade) {
-            return Subscription { shared, _slot: slot };
+        let mut m = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        m.retain(|_, e| e.tx.receiver_count() > 0);
+        if let Some(e) = m.get(&key) {
+            return Subscription { rx: e.tx.subscribe(), _slot: slot };
         }
         let (tx, rx) = watch::channel(None);
-        let shared = Arc::new(Shared { rx });
-        m.insert(key, Arc::downgrade(&shared));
-        tokio::spawn(compute(engine.clone(), req, canonical, tx));
-        Subscription { shared, _slot: slot }
+        let entry = Arc::new(Entry { req, canonical, tx, last: Mutex::new((0, None)) });
+        m.insert(key, Arc::clone(&entry));
+        drop(m);
+        let engine_first = engine.clone();
+        tokio::spawn(async move {
+            let since = Instant::now();
+            let answer = engine_first.quote(entry.req.clone()).await;
+            publish(&entry, answer, since);
+        });
+        if !self.running.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            tokio::spawn(recompute(Arc::downgrade(self), engine.clone()));
+        }
+        Subscription { rx, _slot: slot }
     }
 
     /// Subscriptions held now (all keys).
@@ -136,52 +157,69 @@ impl StreamHub {
     }
 }
 
-/// Recomputes `req` on every market change while anyone listens, and
-/// publishes each answer that differs from the last.
-async fn compute(
-    engine: EngineHandle,
-    req: QuoteRequest,
-    canonical: String,
-    tx: watch::Sender<Option<Arc<Update>>>,
-) {
+/// On every market change, every live computation: one market state, each
+/// quote its own rayon job, each answer that differs from its last
+/// published sent as it comes. Runs while the hub exists.
+async fn recompute(hub: Weak<StreamHub>, engine: EngineHandle) {
     let mut changes = engine.market_changes();
-    let mut last_body: Option<String> = None;
-    let mut since = Instant::now();
     loop {
-        changes.borrow_and_update();
-        let update = match engine.quote(req.clone()).await {
-            Ok(q) => {
-                let mut body =
-                    crate::api::shortcuts::quote_response(&q, &canonical, Source::Quotes);
-                let (block, id) = (body.block_number, std::mem::take(&mut body.quote_id));
-                // What is compared: the answer without its block.
-                body.block_number = 0;
-                let same = serde_json::to_string(&body).unwrap_or_default();
-                if last_body.as_deref() == Some(same.as_str()) {
-                    None
-                } else {
-                    last_body = Some(same);
-                    body.block_number = block;
-                    body.quote_id.clone_from(&id);
-                    let data = serde_json::to_string(&body).unwrap_or_default();
-                    Some(Update::Quote { id, block, data, since })
-                }
-            }
-            Err(e) => Some(Update::Failed(ApiError::from(e))),
-        };
-        let failed = matches!(update, Some(Update::Failed(_)));
-        if let Some(u) = update {
-            tx.send_replace(Some(Arc::new(u)));
-        }
-        if failed {
+        if changes.changed().await.is_err() {
             return;
         }
-        tokio::select! {
-            () = tx.closed() => return,
-            r = changes.changed() => if r.is_err() { return },
+        let since = Instant::now();
+        let Some(hub) = hub.upgrade() else { return };
+        let live: Vec<Arc<Entry>> = {
+            let mut m = hub.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            m.retain(|_, e| e.tx.receiver_count() > 0);
+            m.values().cloned().collect()
+        };
+        drop(hub);
+        if live.is_empty() {
+            continue;
         }
-        since = Instant::now();
+        // One state for all, each quote its own job: an answer goes out as
+        // soon as it is computed.
+        let jobs = engine.quote_each(live.iter().map(|e| e.req.clone()).collect());
+        let mut pending: futures_util::stream::FuturesUnordered<_> = live
+            .into_iter()
+            .zip(jobs)
+            .map(|(entry, job)| async move { (entry, job.await) })
+            .collect();
+        while let Some((entry, answer)) = futures_util::StreamExt::next(&mut pending).await {
+            publish(&entry, answer, since);
+        }
     }
+}
+
+/// Sends `answer` to an entry's subscribers when it differs from the last
+/// one sent and is not older; an error ends the computation.
+fn publish(
+    entry: &Entry,
+    answer: Result<switchyard_engine::Quote, switchyard_engine::EngineError>,
+    since: Instant,
+) {
+    let q = match answer {
+        Ok(q) => q,
+        Err(e) => {
+            entry.tx.send_replace(Some(Arc::new(Update::Failed(ApiError::from(e)))));
+            return;
+        }
+    };
+    let mut body = crate::api::shortcuts::quote_response(&q, &entry.canonical, Source::Quotes);
+    let (block, id) = (body.block_number, std::mem::take(&mut body.quote_id));
+    // What is compared: the answer without its block and id.
+    body.block_number = 0;
+    let same = serde_json::to_string(&body).unwrap_or_default();
+    let mut last = entry.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if block < last.0 || last.1.as_deref() == Some(same.as_str()) {
+        return;
+    }
+    *last = (block, Some(same));
+    drop(last);
+    body.block_number = block;
+    body.quote_id.clone_from(&id);
+    let data = serde_json::to_string(&body).unwrap_or_default();
+    entry.tx.send_replace(Some(Arc::new(Update::Quote { id, block, data, since })));
 }
 
 /// What a subscriber is sent next.
@@ -218,7 +256,7 @@ pub struct Follower {
 impl Follower {
     /// Follows `sub` for `key`.
     pub fn new(engine: EngineHandle, key: Arc<KeyRecord>, sub: Subscription) -> Self {
-        let rx = sub.shared.rx.clone();
+        let rx = sub.rx.clone();
         Self { engine, key, rx, _sub: sub, first: true, done: false }
     }
 
