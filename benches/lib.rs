@@ -27,6 +27,17 @@ use switchyard_catalog::{
 /// The chain of the synthetic market.
 pub const CHAIN: ChainId = ChainId(1);
 
+/// The queries the cost examples run: a name, the input token's index and
+/// the output token's (hubs first, then tails).
+pub const QUERIES: [(&str, usize, usize); 3] =
+    [("hub→hub", 0, 1), ("tail→hub", 7, 1), ("tail→tail", 17, 23)];
+
+/// The median of `v` (the upper one of an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 /// A deterministic 64-bit xorshift generator.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);

@@ -24,14 +24,7 @@ const FROM: &str = "0xd8da6bf26964af9d7eed9e03e53415d37aa96045";
 const FEES: &str = "0x1111111111111111111111111111111111111111";
 
 async fn get(app: &axum::Router, path: &str, key: &str) -> (u16, Value) {
-    let req = Request::get(path)
-        .header(header::AUTHORIZATION, format!("Bearer {key}"))
-        .body(Body::empty())
-        .expect("request");
-    let res = app.clone().oneshot(req).await.expect("answer");
-    let status = res.status().as_u16();
-    let bytes = res.into_body().collect().await.expect("body").to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    common::get_json(app, path, key).await
 }
 
 fn wei(v: &Value) -> U256 {

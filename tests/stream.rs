@@ -75,13 +75,7 @@ async fn open(app: &axum::Router, path: &str, key: &str) -> (u16, SseClient) {
 }
 
 async fn get(app: &axum::Router, path: &str, key: &str) -> Value {
-    let req = Request::get(path)
-        .header(header::AUTHORIZATION, format!("Bearer {key}"))
-        .body(Body::empty())
-        .expect("request");
-    let res = app.clone().oneshot(req).await.expect("answer");
-    let bytes = res.into_body().collect().await.expect("body").to_bytes();
-    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+    common::get_json(app, path, key).await.1
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

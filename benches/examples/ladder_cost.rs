@@ -15,18 +15,11 @@
 use std::time::Instant;
 
 use alloy_primitives::U256;
-use switchyard_benches::{CHAIN, amount_of, synthetic_market, to_f64, token};
+use switchyard_benches::{CHAIN, QUERIES, amount_of, median, synthetic_market, to_f64, token};
 use switchyard_kernel::{MarketSnapshot, RouteRequest, SearchParams, find_routes, ladder};
 
-const QUERIES: [(&str, usize, usize); 3] =
-    [("hub→hub", 0, 1), ("tail→hub", 7, 1), ("tail→tail", 17, 23)];
 const POINTS: usize = 32;
 const ROUNDS: usize = 15;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn main() {
     let n = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000usize);

@@ -143,3 +143,18 @@ pub async fn node_checks(
     );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }
+
+/// `GET path` through the router with `key` as a bearer token: the status
+/// and the body as JSON (`Null` when it is not).
+pub async fn get_json(app: &axum::Router, path: &str, key: &str) -> (u16, serde_json::Value) {
+    use http_body_util::BodyExt as _;
+    use tower::ServiceExt as _;
+    let req = axum::http::Request::get(path)
+        .header(axum::http::header::AUTHORIZATION, format!("Bearer {key}"))
+        .body(axum::body::Body::empty())
+        .expect("request");
+    let res = app.clone().oneshot(req).await.expect("answer");
+    let status = res.status().as_u16();
+    let bytes = res.into_body().collect().await.expect("body").to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null))
+}

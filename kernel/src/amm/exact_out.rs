@@ -18,7 +18,7 @@ use super::{
     vault::{vault_mint, vault_withdraw},
     weighted,
 };
-use crate::pool::{Pool, PoolState, V3State, VaultState, WeightedState};
+use crate::pool::{Pool, PoolState, V3State, VaultState};
 
 /// An exact-output trade through one pool.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,30 +109,11 @@ impl Pool {
                 done(s.amount_in, gas, next)
             }
             PoolState::Weighted(w) => {
-                let WeightedState { balances, weights, swap_fee, pow_rule } = &**w;
-                let at = |v: &Vec<U256>, k: usize| v.get(k).copied().ok_or(AmmError::InvalidState);
-                let dec = |k: usize| self.decimals().get(k).copied().ok_or(AmmError::InvalidState);
+                let [(bi, di, wi), (bo, d_out, wo)] = self.weighted_sides(w, i, j)?;
                 let a = weighted::in_given_out(
-                    *pow_rule,
-                    at(balances, i)?,
-                    dec(i)?,
-                    at(weights, i)?,
-                    at(balances, j)?,
-                    dec(j)?,
-                    at(weights, j)?,
-                    *swap_fee,
-                    amount_out,
+                    w.pow_rule, bi, di, wi, bo, d_out, wo, w.swap_fee, amount_out,
                 )?;
-                let mut b = balances.clone();
-                b[i] = add(b[i], a)?;
-                b[j] = sub(b[j], amount_out)?;
-                let next = PoolState::Weighted(Box::new(WeightedState {
-                    balances: b,
-                    weights: weights.clone(),
-                    swap_fee: *swap_fee,
-                    pow_rule: *pow_rule,
-                }));
-                done(a, base, next)
+                done(a, base, super::weighted_after(w, i, j, a, amount_out)?)
             }
             PoolState::Erc4626(v) => {
                 let VaultState { total_assets, total_supply, rule } = &**v;

@@ -89,7 +89,42 @@ fn sub(a: U256, b: U256) -> Result<U256, AmmError> {
     a.checked_sub(b).ok_or(AmmError::InvalidState)
 }
 
+/// A weighted pool's state after `amount_in` of token `i` came in and
+/// `amount_out` of token `j` left (the Vault books the whole input).
+pub(crate) fn weighted_after(
+    w: &WeightedState,
+    i: usize,
+    j: usize,
+    amount_in: U256,
+    amount_out: U256,
+) -> Result<PoolState, AmmError> {
+    let mut b = w.balances.clone();
+    let (bi, bj) = (b.get(i).copied(), b.get(j).copied());
+    let (Some(bi), Some(bj)) = (bi, bj) else { return Err(AmmError::InvalidState) };
+    b[i] = add(bi, amount_in)?;
+    b[j] = sub(bj, amount_out)?;
+    Ok(PoolState::Weighted(Box::new(WeightedState { balances: b, ..w.clone() })))
+}
+
 impl Pool {
+    /// The two sides of a weighted swap from `i` to `j`: balance, decimals
+    /// and weight of each.
+    pub(crate) fn weighted_sides(
+        &self,
+        w: &WeightedState,
+        i: usize,
+        j: usize,
+    ) -> Result<[(U256, u8, U256); 2], AmmError> {
+        let side = |k: usize| -> Result<(U256, u8, U256), AmmError> {
+            Ok((
+                w.balances.get(k).copied().ok_or(AmmError::InvalidState)?,
+                self.decimals().get(k).copied().ok_or(AmmError::InvalidState)?,
+                w.weights.get(k).copied().ok_or(AmmError::InvalidState)?,
+            ))
+        };
+        Ok([side(i)?, side(j)?])
+    }
+
     /// Exact output for `amount_in` of token `i` into token `j`.
     pub fn swap_exact_in(&self, i: usize, j: usize, amount_in: U256) -> Result<Swap, AmmError> {
         self.swap_exact_in_from(&self.state, i, j, amount_in)
@@ -191,36 +226,18 @@ impl Pool {
                 })
             }
             PoolState::Weighted(w) => {
-                let WeightedState { balances, weights, swap_fee, pow_rule } = &**w;
-                let at = |v: &Vec<U256>, k: usize| v.get(k).copied().ok_or(AmmError::InvalidState);
-                let dec = |k: usize| self.decimals().get(k).copied().ok_or(AmmError::InvalidState);
+                let [(bi, di, wi), (bo, d_out, wo)] = self.weighted_sides(w, i, j)?;
                 let out = weighted::out_given_in(
-                    *pow_rule,
-                    at(balances, i)?,
-                    dec(i)?,
-                    at(weights, i)?,
-                    at(balances, j)?,
-                    dec(j)?,
-                    at(weights, j)?,
-                    *swap_fee,
-                    amount_in,
+                    w.pow_rule, bi, di, wi, bo, d_out, wo, w.swap_fee, amount_in,
                 )?;
                 if out.is_zero() {
                     return Err(AmmError::InsufficientLiquidity);
                 }
                 // The Vault books the whole amount in, fee included.
-                let mut b = balances.clone();
-                b[i] = add(b[i], amount_in)?;
-                b[j] = sub(b[j], out)?;
                 Ok(Swap {
                     amount_out: out,
                     gas: base,
-                    next: PoolState::Weighted(Box::new(WeightedState {
-                        balances: b,
-                        weights: weights.clone(),
-                        swap_fee: *swap_fee,
-                        pow_rule: *pow_rule,
-                    })),
+                    next: weighted_after(w, i, j, amount_in, out)?,
                 })
             }
             PoolState::Erc4626(v) => {
