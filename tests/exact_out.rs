@@ -178,3 +178,68 @@ async fn a_posted_quote_answers_as_the_get_form() {
         assert_eq!(by_post, by_get);
     }
 }
+
+/// The operator's own fee (`operator_fee_bps`, answered as
+/// `ensoFeeAmount`): taken off each input beside the client's fee, on exact
+/// inputs and exact outputs, and paid inside the executed route's program.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operators_fee_is_taken_off_the_input_and_paid_in_the_program() {
+    let operator: alloy_primitives::Address = FEES.parse().expect("address");
+    let env = common::start_with(
+        "operator-fee",
+        switchyard_engine::EngineConfig {
+            operator_fee: Some(switchyard_engine::OperatorFee { bps: 10, receiver: operator }),
+            ..switchyard_engine::EngineConfig::default()
+        },
+    );
+    let plain = common::start("operator-fee-none");
+    let (app, plain_app) =
+        (switchyard_server::app(env.state.clone()), switchyard_server::app(plain.state.clone()));
+    let key = &env.fast_key;
+    let q = |amount: &str| {
+        format!(
+            "/api/v1/shortcuts/quote?chainId=1&tokenIn={USDC}&tokenOut={WETH}&amountIn={amount}"
+        )
+    };
+    let (status, with_fee) = get(&app, &q("5000000000"), key).await;
+    assert_eq!(status, 200, "{with_fee}");
+    assert_eq!(with_fee["ensoFeeAmount"], serde_json::json!(["5000000"]), "10 bps of 5,000 USDC");
+    // What is routed is the input less the fee: the same as quoting that
+    // on an instance without one.
+    let (_, without) = get(&plain_app, &q("4995000000"), &plain.fast_key).await;
+    assert_eq!(without["ensoFeeAmount"], serde_json::json!(["0"]));
+    assert_eq!(with_fee["amountOut"], without["amountOut"]);
+
+    // Both fees at once, on a route executed before it is answered.
+    let r = format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={FROM}&tokenIn={USDC}&tokenOut={WETH}&amountIn=5000000000&fee=20&feeReceiver={FROM}"
+    );
+    let (status, route) = get(&app, &r, key).await;
+    assert_eq!(status, 200, "{route}");
+    assert_eq!(route["feeAmount"], serde_json::json!(["10000000"]));
+    assert_eq!(route["ensoFeeAmount"], serde_json::json!(["5000000"]));
+    let data = route["tx"]["data"].as_str().expect("calldata").to_ascii_lowercase();
+    assert!(data.contains(&FEES[2..]), "the program pays the operator's receiver");
+
+    // An exact output: the input covers both fees and the routed part.
+    let want = "1000000000000000000";
+    let out = |a: &str| {
+        format!(
+            "/api/v1/shortcuts/quote?chainId=1&tokenIn={USDC}&tokenOut={WETH}&amountOut={want}{a}"
+        )
+    };
+    let (status, exact) = get(&app, &out(""), key).await;
+    assert_eq!(status, 200, "{exact}");
+    let (_, bare) = get(&plain_app, &out(""), &plain.fast_key).await;
+    let (total, routed) = (wei(&exact["amountIn"]), wei(&bare["amountIn"]));
+    let fee = wei(&exact["ensoFeeAmount"][0]);
+    assert_eq!(total - fee, routed, "{exact} vs {bare}");
+    assert!(fee >= total * U256::from(10u32) / U256::from(10_000u32));
+    let r = format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={FROM}&tokenIn={USDC}&tokenOut={WETH}&amountOut={want}"
+    );
+    let (status, route) = get(&app, &r, key).await;
+    assert_eq!(status, 200, "{route}");
+    assert_eq!(route["amountOut"], want);
+    assert_eq!(route["ensoFeeAmount"], exact["ensoFeeAmount"]);
+}

@@ -98,6 +98,7 @@ fn routes(c: &mut Criterion) {
             inputs: &inputs,
             fees: &quote.fee_amounts,
             fee_receiver: None,
+            operator_fee: None,
             receiver: USER,
             outputs: &req.quote.outputs,
             check_min: None,

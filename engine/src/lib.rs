@@ -102,6 +102,18 @@ pub struct EngineConfig {
     /// Blocks per chain whose states are held for replay (`None`:
     /// [`DEFAULT_REPLAY_BLOCKS`]; 0 holds none).
     pub replay_blocks: Option<usize>,
+    /// The operator's own fee on quotes and routes (`ensoFeeAmount`).
+    pub operator_fee: Option<OperatorFee>,
+}
+
+/// The operator's own fee: bps of every input of a quote or route, paid
+/// inside the route's program to `receiver`, answered as `ensoFeeAmount`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperatorFee {
+    /// Basis points of each input.
+    pub bps: u32,
+    /// Who receives it.
+    pub receiver: switchyard_catalog::Address,
 }
 
 /// Which market state a request reads.
@@ -396,6 +408,7 @@ impl Engine {
                 nodes,
                 demo,
                 changed,
+                operator_fee: config.operator_fee,
             }),
         };
         Ok((handle, Shutdown { system: Some(system), thread: Some(thread), db_arbiter }))
@@ -428,6 +441,8 @@ struct Inner {
     demo: bool,
     /// Moves whenever what quotes read changes.
     changed: Arc<tokio::sync::watch::Sender<u64>>,
+    /// The operator's fee on quotes and routes.
+    operator_fee: Option<OperatorFee>,
 }
 
 /// One RPC feed to start: a factory of the catalog, or one protocol's
@@ -727,7 +742,13 @@ impl EngineHandle {
     /// Quotes a route on the current market state (kernel search on the
     /// rayon pool, never on the async runtime).
     pub async fn quote(&self, req: QuoteRequest) -> Result<Quote, EngineError> {
-        jobs::quote(self.latest(), req).await
+        jobs::quote(self.latest(), self.fee(req)).await
+    }
+
+    /// `req` with the operator's fee.
+    fn fee(&self, mut req: QuoteRequest) -> QuoteRequest {
+        req.operator_fee_bps = self.inner.operator_fee.map_or(0, |f| f.bps);
+        req
     }
 
     /// Quotes every request on one market state (the newest), each its own
@@ -738,21 +759,21 @@ impl EngineHandle {
         reqs: Vec<QuoteRequest>,
     ) -> Vec<impl std::future::Future<Output = Result<Quote, EngineError>> + Send + 'static> {
         let state = self.latest();
-        reqs.into_iter().map(|r| jobs::quote(Arc::clone(&state), r)).collect()
+        reqs.into_iter().map(|r| jobs::quote(Arc::clone(&state), self.fee(r))).collect()
     }
 
     /// Quotes a route on the state `at` names (a held block, or the views
     /// of an earlier answer: the same state, so the same answer).
     pub async fn quote_at(&self, req: QuoteRequest, at: &At) -> Result<Quote, EngineError> {
         let state = resolve(&self.inner.latest, req.chain, at)?;
-        jobs::quote(state, req).await
+        jobs::quote(state, self.fee(req)).await
     }
 
     /// Quotes a route on the proven state `at` names (a route's quote, on
     /// the state its transaction executed on).
     pub async fn proven_quote_at(&self, req: QuoteRequest, at: &At) -> Result<Quote, EngineError> {
         let state = resolve(&self.inner.state, req.chain, at)?;
-        jobs::quote(state, req).await
+        jobs::quote(state, self.fee(req)).await
     }
 
     /// Quotes one pair at several increasing amounts on one market state,
@@ -772,6 +793,7 @@ impl EngineHandle {
             .flatten()
             .filter_map(|c| Some((c, state.snapshot.head(c)?.block_number)))
             .collect();
+        let reqs = reqs.into_iter().map(|r| self.fee(r)).collect();
         let results = jobs::quote_batch(state, reqs).await?;
         Ok(QuoteBatch { blocks, results })
     }
@@ -781,8 +803,10 @@ impl EngineHandle {
     ///
     /// A route built counts in the chain's routed volume
     /// ([`Self::volume`]).
-    pub async fn route(&self, req: RouteRequest) -> Result<RouteTx, EngineError> {
+    pub async fn route(&self, mut req: RouteRequest) -> Result<RouteTx, EngineError> {
         let chain = req.quote.chain;
+        req.quote = self.fee(req.quote);
+        req.operator_fee_receiver = self.inner.operator_fee.map(|f| f.receiver);
         let r = jobs::route(self.state(), req).await?;
         self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0));
         Ok(r)

@@ -128,6 +128,7 @@ pub fn nontokenized_now(
         inputs: &inputs,
         fees: &quote.fee_amounts,
         fee_receiver: route.fee_receiver,
+        operator_fee: None,
         // The underlying stays in the account and goes on into the position.
         receiver: account,
         outputs: &route.quote.outputs,
@@ -256,6 +257,7 @@ fn quote_into(
                 },
                 amounts_in: vec![*amount],
                 exact_out: false,
+                operator_fee_amounts: vec![U256::ZERO],
                 fee_amounts: vec![fee],
                 price_impact_bps: Some(0.0),
                 usd_in: None,

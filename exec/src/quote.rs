@@ -43,6 +43,10 @@ pub struct QuoteRequest {
     pub ignore_standards: Vec<String>,
     /// Bridges to leave out.
     pub ignore_bridges: Vec<String>,
+    /// The operator's own fee (`ensoFeeAmount`), bps of each input, taken
+    /// off it beside the client's `fee`; the engine sets it from its
+    /// configuration.
+    pub operator_fee_bps: u32,
     /// Exact output: the amount of the one output wanted, for one input.
     /// The input amount is then the answer ([`Quote::amounts_in`]), and the
     /// amounts in `inputs` are not read.
@@ -64,6 +68,7 @@ impl QuoteRequest {
             ignore_aggregators: Vec::new(),
             ignore_standards: Vec::new(),
             ignore_bridges: Vec::new(),
+            operator_fee_bps: 0,
             amount_out: None,
         }
     }
@@ -80,6 +85,8 @@ pub struct Quote {
     /// Whether it answers an exact output (`amounts_in` is then the
     /// answer).
     pub exact_out: bool,
+    /// The operator's fee taken off each input, wei (`ensoFeeAmount`).
+    pub operator_fee_amounts: Vec<U256>,
     /// Fee taken off each input, wei.
     pub fee_amounts: Vec<U256>,
     /// USD value lost between inputs and outputs, bps; `None` without prices.
@@ -214,23 +221,27 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
         return quote_exact_out(state, req, want);
     }
     let mut fee_amounts = Vec::with_capacity(req.inputs.len());
+    let mut operator_fees = Vec::with_capacity(req.inputs.len());
     let mut routed = Vec::with_capacity(req.inputs.len());
     for (k, (token, amount)) in req.inputs.iter().enumerate() {
         let bps = req.fee_bps.get(k).or(req.fee_bps.first()).copied().unwrap_or(0);
         let fee = fee_of(*amount, bps);
+        let operator_fee = fee_of(*amount, req.operator_fee_bps);
         let left = match Scaled::of(state, req.chain, *token) {
             // The account holds the units of `amount`, less those of the
-            // fee it sends on: what they read as is what it can route.
+            // fees it sends on: what they read as is what it can route.
             Some(scaled) if req.inputs_transferred => {
-                let fee_units = if fee.is_zero() { U256::ZERO } else { scaled.units(fee) };
-                scaled.read(scaled.units(*amount).saturating_sub(fee_units))
+                let units = |f: U256| if f.is_zero() { U256::ZERO } else { scaled.units(f) };
+                let sent = units(fee).saturating_add(units(operator_fee));
+                scaled.read(scaled.units(*amount).saturating_sub(sent))
             }
-            _ => amount.saturating_sub(fee),
+            _ => amount.saturating_sub(fee).saturating_sub(operator_fee),
         };
         if left.is_zero() {
             return Err(ExecError::ZeroAfterFee { index: k });
         }
         fee_amounts.push(fee);
+        operator_fees.push(operator_fee);
         routed.push((*token, left));
     }
     let params = search_params(state, req);
@@ -244,7 +255,7 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
     let plan = crate::observe::timed_search("quote", || find_routes(snapshot, &route_req, &params))
         .map_err(|e| route_error(state, req, e))?;
     let amounts_in = req.inputs.iter().map(|(_, a)| *a).collect();
-    Ok(finish(state, req, plan, &route_req.inputs, amounts_in, fee_amounts))
+    Ok(finish(state, req, plan, &route_req.inputs, amounts_in, [fee_amounts, operator_fees]))
 }
 
 /// A kernel refusal as the API's: no route on a chain whose feed is stale
@@ -322,9 +333,19 @@ fn quote_exact_out(
     };
     let needed = plan.legs.first().map(|l| l.amount_in).ok_or(ExecError::ExactOutShape)?;
     let bps = req.fee_bps.first().copied().unwrap_or(0);
-    let total = with_fee(needed, bps);
-    let fee = total - needed;
-    Ok(finish(state, req, plan, &[(*token_in, needed)], vec![total], vec![fee]))
+    let total = with_fee(needed, bps.saturating_add(req.operator_fee_bps));
+    // The client's fee is its share of the whole; the operator's takes
+    // the rest, so exactly `needed` is routed.
+    let fee = fee_of(total, bps);
+    let operator_fee = total - needed - fee;
+    Ok(finish(
+        state,
+        req,
+        plan,
+        &[(*token_in, needed)],
+        vec![total],
+        [vec![fee], vec![operator_fee]],
+    ))
 }
 
 /// Whether every path of `plan` runs through one protocol's pools of one
@@ -362,7 +383,7 @@ fn finish(
     plan: Plan,
     routed: &[(Address, U256)],
     amounts_in: Vec<U256>,
-    fee_amounts: Vec<U256>,
+    [fee_amounts, operator_fee_amounts]: [Vec<U256>; 2],
 ) -> Quote {
     let out_chain = req.destination_chain.unwrap_or(req.chain);
     let chain = req.chain;
@@ -390,6 +411,7 @@ fn finish(
         amounts_in,
         exact_out,
         fee_amounts,
+        operator_fee_amounts,
         price_impact_bps,
         usd_in,
         block_number,

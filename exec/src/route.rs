@@ -48,6 +48,9 @@ pub struct RouteRequest {
     pub to_eoa: bool,
     /// Fee receiver.
     pub fee_receiver: Option<Address>,
+    /// Receiver of the operator's fee (`quote.operator_fee_bps`); without
+    /// one no operator fee is taken.
+    pub operator_fee_receiver: Option<Address>,
     /// Minimum per output (ignored when `slippage_given`).
     pub min_amount_out: Vec<U256>,
     /// Slippage, bps.
@@ -77,6 +80,7 @@ impl RouteRequest {
             refund_receiver: None,
             to_eoa: false,
             fee_receiver: None,
+            operator_fee_receiver: None,
             min_amount_out: Vec::new(),
             slippage_bps: DEFAULT_SLIPPAGE_BPS,
             slippage_given: false,
@@ -396,6 +400,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         inputs: &inputs,
         fees: &quote.fee_amounts,
         fee_receiver: req.fee_receiver,
+        operator_fee: req.operator_fee_receiver.map(|r| (quote.operator_fee_amounts.as_slice(), r)),
         receiver,
         outputs: &req.quote.outputs,
         check_min: (!checks_min).then_some(mins.as_slice()),

@@ -11,6 +11,8 @@
 //! request_timeout_ms = 10000       # SWITCHYARD_REQUEST_TIMEOUT_MS
 //! stream_subscriptions_per_key = 100 # SWITCHYARD_STREAM_SUBSCRIPTIONS_PER_KEY
 //! replay_blocks = 64               # SWITCHYARD_REPLAY_BLOCKS: blocks per chain a quoteId replays on
+//! operator_fee_bps = 0             # SWITCHYARD_OPERATOR_FEE_BPS: this instance's fee on quotes and routes (ensoFeeAmount)
+//! operator_fee_receiver = "0x…"    # SWITCHYARD_OPERATOR_FEE_RECEIVER: who receives it (required with a fee)
 //! max_connections = 4096           # SWITCHYARD_MAX_CONNECTIONS: one more is closed at once
 //! header_timeout_ms = 10000        # SWITCHYARD_HEADER_TIMEOUT_MS: to send headers; also the keep-alive idle time
 //! shutdown_drain_ms = 10000        # SWITCHYARD_SHUTDOWN_DRAIN_MS: in-flight requests' time on SIGTERM
@@ -162,6 +164,11 @@ pub struct RawConfig {
     /// Blocks per chain whose states are held for replay (`quoteId`,
     /// `atBlock`); 0 holds none.
     pub replay_blocks: usize,
+    /// This instance's own fee on quotes and routes, bps of each input
+    /// (answered as `ensoFeeAmount`); 0 takes none.
+    pub operator_fee_bps: u32,
+    /// Who receives it.
+    pub operator_fee_receiver: Option<String>,
 }
 
 impl Default for RawConfig {
@@ -188,9 +195,14 @@ impl Default for RawConfig {
             embedded_block_ms: DEFAULT_EMBEDDED_BLOCK_MS,
             nodes: Vec::new(),
             replay_blocks: switchyard_engine::DEFAULT_REPLAY_BLOCKS,
+            operator_fee_bps: 0,
+            operator_fee_receiver: None,
         }
     }
 }
+
+/// The largest operator fee, bps: a client's own `fee` has the same cap.
+pub const MAX_OPERATOR_FEE_BPS: u32 = 100;
 
 /// The most blocks per chain `replay_blocks` may hold.
 pub const MAX_REPLAY_BLOCKS: usize = 4096;
@@ -232,6 +244,8 @@ pub struct Config {
     pub nodes: Vec<switchyard_engine::rpc_feed::RpcFeedConfig>,
     /// Blocks per chain held for replay.
     pub replay_blocks: usize,
+    /// The operator's fee, when one is configured.
+    pub operator_fee: Option<switchyard_engine::OperatorFee>,
 }
 
 /// A configuration error.
@@ -358,7 +372,30 @@ impl RawConfig {
                 format!("at most {MAX_REPLAY_BLOCKS} (each held block keeps its states alive)"),
             ));
         }
+        let operator_fee = match (
+            self.operator_fee_bps,
+            parse_addr("operator_fee_receiver", &self.operator_fee_receiver)?,
+        ) {
+            (0, _) => None,
+            (bps, _) if bps > MAX_OPERATOR_FEE_BPS => {
+                return Err(invalid(
+                    "operator_fee_bps",
+                    format!("at most {MAX_OPERATOR_FEE_BPS} (1%), as a client's fee"),
+                ));
+            }
+            (_, None) => {
+                return Err(invalid("operator_fee_receiver", "required with operator_fee_bps"));
+            }
+            (_, Some(r)) if r == Address::ZERO => {
+                return Err(invalid(
+                    "operator_fee_receiver",
+                    "the zero address would burn the fee",
+                ));
+            }
+            (bps, Some(receiver)) => Some(switchyard_engine::OperatorFee { bps, receiver }),
+        };
         Ok(Config {
+            operator_fee,
             replay_blocks: self.replay_blocks,
             nodes,
             bind,

@@ -640,6 +640,9 @@ pub struct QuoteResponse {
     pub route: Vec<Hop>,
     /// Fee taken off each input before routing, wei.
     pub fee_amount: Vec<String>,
+    /// This instance's own fee taken off each input, wei (its
+    /// `operator_fee_bps`; zeros without one).
+    pub enso_fee_amount: Vec<String>,
     /// Gas estimate of the transaction (per-step estimates until execution
     /// measures it).
     pub gas: String,
@@ -788,6 +791,9 @@ pub struct RouteResponse {
     pub price_impact: Option<f64>,
     /// Fee taken off each input, wei.
     pub fee_amount: Vec<String>,
+    /// This instance's own fee taken off each input and paid inside the
+    /// program, wei (zeros without one).
+    pub enso_fee_amount: Vec<String>,
     /// Block of the state the transaction was built and executed on.
     pub created_at: u64,
     /// Same block (the spec names it twice).
@@ -828,6 +834,8 @@ pub struct NontokenizedResponse {
     pub route: Vec<Hop>,
     /// Fee taken off each input, wei.
     pub fee_amount: Vec<String>,
+    /// This instance's own fee, wei: none is taken on positions (zeros).
+    pub enso_fee_amount: Vec<String>,
     /// Unix seconds after which the route should be fetched again.
     pub valid_until: u64,
 }

@@ -152,6 +152,7 @@ fn serve(mut cfg: Config) -> Result<()> {
         block_interval: cfg.embedded_block,
         rpc_feeds: cfg.nodes.clone(),
         replay_blocks: Some(cfg.replay_blocks),
+        operator_fee: cfg.operator_fee,
     })
     .context("starting the engine")?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -37,6 +37,11 @@ pub fn temp_dir(name: &str) -> PathBuf {
 
 /// Starts an engine on the embedded catalog and market.
 pub fn start(name: &str) -> TestEnv {
+    start_with(name, EngineConfig::default())
+}
+
+/// [`start`], with `config` (its data directory replaced by a fresh one).
+pub fn start_with(name: &str, config: EngineConfig) -> TestEnv {
     let data_dir = temp_dir(name);
     let store = KeyStore::open(&data_dir).expect("open key store");
     let fast = store.create(1_000_000.0, Some("tests")).expect("create key");
@@ -44,9 +49,8 @@ pub fn start(name: &str) -> TestEnv {
     let revoked = store.create(1_000_000.0, Some("revoked")).expect("create key");
     assert!(store.revoke(&revoked.record.id.to_string()).expect("revoke"));
     drop(store);
-    let (engine, shutdown) =
-        Engine::start(EngineConfig { data_dir: data_dir.clone(), ..EngineConfig::default() })
-            .expect("engine starts on the embedded data");
+    let (engine, shutdown) = Engine::start(EngineConfig { data_dir: data_dir.clone(), ..config })
+        .expect("engine starts on the embedded data");
     TestEnv {
         state: AppState::new(
             engine,

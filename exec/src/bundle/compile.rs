@@ -408,6 +408,7 @@ impl<'a> Compiler<'a> {
                 .concat(),
             ignore_standards: ignore_standards.to_vec(),
             ignore_bridges: Vec::new(),
+            operator_fee_bps: 0,
             amount_out: None,
         };
         let mut params = search_params(self.state, &q);

@@ -7,6 +7,7 @@
 //! [before: balance of each output]      token.balanceOf(account)     (not on a shared executor)
 //! [pull inputs from their owner]        token.transferFrom(owner, account, amountIn)
 //! [fee per input]                       token.transfer(feeReceiver, fee)
+//! [operator fee per input]              token.transfer(operatorFeeReceiver, ensoFee)
 //! per leg, per route (split share), per step:
 //!     V2     approve(router); router.swapExactTokensForTokens(x, 0, [in, out], account, max)
 //!            (out = balance after − before)
@@ -75,6 +76,8 @@ pub struct RouteSpec<'a> {
     pub fees: &'a [U256],
     /// Fee receiver.
     pub fee_receiver: Option<Address>,
+    /// The operator's fee taken off each input, and who gets it.
+    pub operator_fee: Option<(&'a [U256], Address)>,
     /// Receiver of the outputs.
     pub receiver: Address,
     /// Output tokens.
@@ -171,8 +174,9 @@ pub fn encode_plan_then(
         }
     }
 
-    if let Some(receiver) = spec.fee_receiver {
-        for (input, fee) in spec.inputs.iter().zip(spec.fees) {
+    let fees = spec.fee_receiver.map(|r| (spec.fees, r)).into_iter().chain(spec.operator_fee);
+    for (amounts, receiver) in fees {
+        for (input, fee) in spec.inputs.iter().zip(amounts) {
             if fee.is_zero() {
                 continue;
             }

@@ -170,6 +170,7 @@ pub(crate) fn quote_response(
         price_impact: quote.price_impact_bps,
         route: hops(&quote.plan),
         fee_amount: quote.fee_amounts.iter().map(ToString::to_string).collect(),
+        enso_fee_amount: quote.operator_fee_amounts.iter().map(ToString::to_string).collect(),
         gas: quote.plan.gas.to_string(),
         block_number: quote.block_number,
         quote_id: quote_id.encode(),
@@ -642,6 +643,8 @@ pub(crate) fn quote_request(req: &requests::RouteRequest) -> QuoteRequest {
             None => req.token_in.iter().copied().zip(req.amount_in.iter().copied()).collect(),
         },
         amount_out: req.amount_out,
+        // The engine sets the operator's fee from its configuration.
+        operator_fee_bps: 0,
         fee_bps: req.fee_bps.clone(),
         inputs_transferred: !matches!(
             req.routing_strategy,
@@ -699,6 +702,7 @@ async fn route_response(
             refund_receiver: req.refund_receiver,
             to_eoa: req.to_eoa.unwrap_or(false),
             fee_receiver: req.fee_receiver,
+            operator_fee_receiver: None,
             min_amount_out: req.min_amount_out.clone(),
             slippage_bps: req.slippage_bps,
             slippage_given: req.slippage_given,
@@ -714,6 +718,7 @@ async fn route_response(
         min_amount_out: one_or_many(&r.min_amounts_out),
         price_impact: r.quote.price_impact_bps,
         fee_amount: r.quote.fee_amounts.iter().map(ToString::to_string).collect(),
+        enso_fee_amount: r.quote.operator_fee_amounts.iter().map(ToString::to_string).collect(),
         created_at: r.block_number,
         block_number: r.block_number,
         valid_until: r.valid_until,
@@ -785,6 +790,7 @@ pub async fn route_nontokenized(
                 refund_receiver: route.refund_receiver,
                 to_eoa: false,
                 fee_receiver: route.fee_receiver,
+                operator_fee_receiver: None,
                 min_amount_out: Vec::new(),
                 slippage_bps: route.slippage_bps,
                 slippage_given: route.slippage_given,
@@ -803,6 +809,7 @@ pub async fn route_nontokenized(
         tx: transaction(&r.route.tx),
         route: hops(&q.plan),
         fee_amount: q.fee_amounts.iter().map(ToString::to_string).collect(),
+        enso_fee_amount: q.operator_fee_amounts.iter().map(ToString::to_string).collect(),
         valid_until: r.route.valid_until,
     }))
 }
