@@ -51,6 +51,16 @@ async fn an_exact_output_is_quoted_and_executed_for_exactly_that_output() {
         let (status, quote) = get(&app, &q, key).await;
         assert_eq!(status, 200, "{q}: {quote}");
         assert_eq!(quote["amountOut"], want, "{quote}");
+        // Every hop names its liquidity sources: its own protocol, or for a
+        // split every path's.
+        for hop in quote["route"].as_array().expect("route") {
+            let sources = hop["sources"].as_array().expect("sources");
+            assert!(!sources.is_empty(), "{hop}");
+            let paths = hop["internalRoutes"].as_array().cloned().unwrap_or_default();
+            for seg in paths.iter().filter_map(Value::as_array).flatten() {
+                assert!(sources.contains(&seg["protocol"]), "{hop}");
+            }
+        }
         let amount_in = wei(&quote["amountIn"]);
         // The same input, exact-in, buys about the output (the search is
         // the same), and the exact-output input is no waste.

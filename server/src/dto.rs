@@ -610,6 +610,12 @@ pub struct Hop {
     pub pool_addresses: Vec<String>,
     /// For a split: one list of segments per path; empty otherwise.
     pub internal_routes: Vec<Vec<RouteSegment>>,
+    /// The liquidity sources (protocols) the hop draws on: its own, or for
+    /// a split every path's.
+    pub sources: Vec<String>,
+    /// For the deposit into a non-tokenized position: its position id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position_out: Option<Vec<String>>,
     /// Exact amounts of the hop: `amountIn`, `amountOut` (wei strings).
     pub args: std::collections::BTreeMap<&'static str, String>,
 }

@@ -491,16 +491,22 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
                     destination_chain_id: (st.chain != st.to_chain).then_some(st.to_chain.0),
                     pool_addresses: vec![addr(st.address)],
                     internal_routes: Vec::new(),
+                    sources: vec![st.protocol.to_string()],
+                    position_out: None,
                     args: amounts(st.amount_in, st.amount_out),
                 });
             }
             continue;
         }
         let mut pools: Vec<String> = Vec::new();
+        let mut sources: Vec<String> = Vec::new();
         for st in leg.routes.iter().flat_map(|r| &r.steps) {
             let a = addr(st.address);
             if !pools.contains(&a) {
                 pools.push(a);
+            }
+            if !sources.iter().any(|s| **s == *st.protocol) {
+                sources.push(st.protocol.to_string());
             }
         }
         out.push(dto::Hop {
@@ -514,6 +520,8 @@ pub fn hops(plan: &Plan) -> Vec<dto::Hop> {
             destination_chain_id: (plan.chain != plan.destination_chain)
                 .then_some(plan.destination_chain.0),
             pool_addresses: pools,
+            sources,
+            position_out: None,
             internal_routes: leg
                 .routes
                 .iter()
@@ -801,13 +809,37 @@ pub async fn route_nontokenized(
         })
         .await?;
     let q = &r.route.quote;
+    // The route to the underlying, then the deposit into the position.
+    let mut route = hops(&q.plan);
+    if let Some(p) = catalog
+        .positions()
+        .iter()
+        .find(|p| p.chain_id == req.route.chain_id && p.position_id == req.position_id)
+    {
+        let underlying: Vec<String> = p.underlying_tokens.iter().map(|t| addr(*t)).collect();
+        route.push(dto::Hop {
+            token_in: underlying,
+            token_out: Vec::new(),
+            protocol: p.protocol.clone(),
+            action: "deposit",
+            primary: addr(p.primary_address),
+            chain_id: p.chain_id.0,
+            source_chain_id: None,
+            destination_chain_id: None,
+            pool_addresses: vec![addr(p.address)],
+            internal_routes: Vec::new(),
+            sources: vec![p.protocol.clone()],
+            position_out: Some(vec![p.position_id.clone()]),
+            args: std::collections::BTreeMap::from([("amountIn", r.amount_deposited.to_string())]),
+        });
+    }
     Ok(Json(dto::NontokenizedResponse {
         created_at: r.route.block_number,
         gas: r.route.gas.to_string(),
         amount_deposited: r.amount_deposited.to_string(),
         price_impact: q.price_impact_bps,
         tx: transaction(&r.route.tx),
-        route: hops(&q.plan),
+        route,
         fee_amount: q.fee_amounts.iter().map(ToString::to_string).collect(),
         enso_fee_amount: q.operator_fee_amounts.iter().map(ToString::to_string).collect(),
         valid_until: r.route.valid_until,
