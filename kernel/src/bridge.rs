@@ -41,6 +41,9 @@ pub struct BridgeRoute {
     pub fixed_fee: U256,
     /// Typical end-to-end latency.
     pub estimated_seconds: u64,
+    /// Average block time of the source and the destination chain, ms
+    /// (the catalog's networks; what the latency assumes).
+    pub block_ms: [u64; 2],
     /// Decimals amounts are carried in (Stargate's shared decimals): only
     /// whole units of it leave the source; the dust stays with the sender.
     pub shared_decimals: Option<u8>,
@@ -120,6 +123,7 @@ mod tests {
             fee_bps,
             fixed_fee: U256::from(fixed),
             estimated_seconds: 180,
+            block_ms: [12_000, 2_000],
             shared_decimals: None,
         }
     }

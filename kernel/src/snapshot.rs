@@ -467,6 +467,11 @@ fn bridge_routes(
                             fee_bps: b.fee_bps,
                             fixed_fee,
                             estimated_seconds: b.estimated_seconds,
+                            block_ms: [from, to].map(|c| {
+                                catalog.network(c).map_or(0, |n| {
+                                    (n.block_time_seconds * 1000.0).round().clamp(0.0, 1e9) as u64
+                                })
+                            }),
                             shared_decimals: b.shared_decimals,
                         });
                     }

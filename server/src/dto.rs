@@ -758,6 +758,16 @@ pub struct BridgeLatencyEstimate {
     pub token: String,
     /// Typical end-to-end latency, seconds (the bridge's catalog estimate).
     pub estimated_seconds: u64,
+    /// The bridge that produced the estimate.
+    pub bridge: String,
+    /// Average block time assumed for the source chain, seconds (the
+    /// catalog's network).
+    pub send_block_time_seconds: f64,
+    /// Average block time assumed for the destination chain, seconds.
+    pub receive_block_time_seconds: f64,
+    /// Where the figures come from: `catalog` (the bridge's and the
+    /// networks' records of the loaded catalog).
+    pub source: &'static str,
 }
 
 /// `Transaction`: what a client signs and sends (all strings, as `ethers`

@@ -230,6 +230,8 @@ pub struct BridgeEstimate {
     pub token: Address,
     /// Typical end-to-end latency.
     pub estimated_seconds: u64,
+    /// Average block time of the source and the destination chain, ms.
+    pub block_ms: [u64; 2],
 }
 
 /// The search result: what the execution layer encodes.
@@ -864,6 +866,7 @@ pub fn find_routes(
             to_chain: b.to_chain,
             token: b.token_out,
             estimated_seconds: b.estimated_seconds,
+            block_ms: b.block_ms,
         };
         if !bridging.contains(&est) {
             bridging.push(est);

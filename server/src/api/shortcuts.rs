@@ -463,6 +463,10 @@ pub fn bridging_estimates(plan: &Plan) -> Vec<dto::BridgeLatencyEstimate> {
             to_chain_id: b.to_chain.0,
             token: addr(b.token),
             estimated_seconds: b.estimated_seconds,
+            bridge: b.bridge.clone(),
+            send_block_time_seconds: b.block_ms[0] as f64 / 1000.0,
+            receive_block_time_seconds: b.block_ms[1] as f64 / 1000.0,
+            source: "catalog",
         })
         .collect()
 }
