@@ -102,6 +102,9 @@ async fn bundles_execute_for_every_strategy() {
             "{strategy}: {:?}",
             b.amounts_out
         );
+        // The minimums answered are the outputs' only: USDC and DAI are
+        // checked on the way and spent.
+        assert_eq!(b.min_amounts_out.keys().collect::<Vec<_>>(), vec![&SDAI], "{strategy}");
         // Executed again in a fresh fork: the same gain of sDAI.
         let beneficiary = match strategy {
             RoutingStrategy::EnsoWalletV2 => {

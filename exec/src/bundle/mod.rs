@@ -374,7 +374,8 @@ pub struct BundleTx {
     pub gas: u64,
     /// What the beneficiaries gained, by token.
     pub amounts_out: BTreeMap<Address, U256>,
-    /// Minimums enforced on chain, by token.
+    /// Minimums enforced on chain, by output token (the checks on
+    /// intermediates are enforced too, and not listed).
     pub min_amounts_out: BTreeMap<Address, U256>,
     /// Fees taken, by token.
     pub fee_amounts: BTreeMap<Address, U256>,
