@@ -218,6 +218,34 @@ mod tests {
         }
     }
 
+    /// Whatever a client puts in the path, decoding answers (a 404 or an
+    /// id), never panics; a decoded id encodes back to itself.
+    #[test]
+    fn arbitrary_ids_decode_or_refuse() {
+        let mut x: u64 = 0x005e_ed17;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let alphabet = b"0123456789-_.;|qrAZaz+/=%";
+        for round in 0..20_000 {
+            let len = (next() % 40) as usize;
+            let mut id: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize] as char)
+                .collect();
+            if round % 3 == 0 {
+                // A well-formed head before random payload bytes.
+                let payload: Vec<u8> = (0..(next() % 30)).map(|_| next() as u8).collect();
+                id = format!("1-{}-{}-{}", next() % 1000, next() % 3, B64.encode(payload));
+            }
+            if let Ok(q) = QuoteId::decode(&id) {
+                assert_eq!(QuoteId::decode(&q.encode()), Ok(q), "{id}");
+            }
+        }
+    }
+
     #[test]
     fn an_id_reads_back_and_a_bad_one_is_a_404() {
         let id = QuoteId {
