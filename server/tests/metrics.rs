@@ -6,13 +6,9 @@
 
 mod common;
 
-use std::{
-    io::Write as _,
-    net::TcpStream,
-    process::{Command, Stdio},
-};
+use std::{io::Write as _, net::TcpStream};
 
-use common::{BIN, Proc, create_key, free_port, request, temp_dir, wait_for};
+use common::{create_key, free_port, request, temp_dir, wait_for};
 
 const QUOTE: &str = "/api/v1/shortcuts/quote?chainId=1&fromAddress=0xd8da6bf26964af9d7eed9e03e53415d37aa96045&tokenIn=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48&amountIn=5000000000&tokenOut=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 
@@ -27,19 +23,8 @@ fn metrics_are_prometheus_histograms_with_bounded_labels() {
     let fast = create_key(&dir, "100000");
     let slow = create_key(&dir, "1");
     let addr = format!("127.0.0.1:{}", free_port());
-    let _server = Proc(
-        Command::new(BIN)
-            .args(["serve", "--bind", &addr, "--data-dir", dir.to_str().expect("utf-8")])
-            // The embedded feed replays a block every 200 ms: publications.
-            .env("SWITCHYARD_EMBEDDED_BLOCK_MS", "200")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("serve starts"),
-    );
-    wait_for("the server", 60, || {
-        request(&addr, "GET", "/ready", "", "").is_some_and(|a| a.status == 200)
-    });
+    // The embedded feed replays a block every 200 ms: publications.
+    let _server = common::serve_ready(&addr, &dir, &[("SWITCHYARD_EMBEDDED_BLOCK_MS", "200")]);
 
     // Quotes and routes (searched and executed), a refused rate, unknown
     // paths with made-up methods.

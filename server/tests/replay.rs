@@ -6,9 +6,7 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-
-use common::{BIN, Proc, create_key, free_port, request, temp_dir, wait_for};
+use common::{Proc, create_key, free_port, request, temp_dir, wait_for};
 use serde_json::Value;
 
 const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
@@ -22,20 +20,15 @@ fn serve(name: &str, block_ms: &str, threads: &str, replay: &str) -> (Proc, Stri
     let dir = temp_dir(name);
     let key = create_key(&dir, "100000");
     let addr = format!("127.0.0.1:{}", free_port());
-    let proc = Proc(
-        Command::new(BIN)
-            .args(["serve", "--bind", &addr, "--data-dir", dir.to_str().expect("utf-8")])
-            .env("SWITCHYARD_EMBEDDED_BLOCK_MS", block_ms)
-            .env("SWITCHYARD_REPLAY_BLOCKS", replay)
-            .env("RAYON_NUM_THREADS", threads)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("serve starts"),
+    let proc = common::serve_ready(
+        &addr,
+        &dir,
+        &[
+            ("SWITCHYARD_EMBEDDED_BLOCK_MS", block_ms),
+            ("SWITCHYARD_REPLAY_BLOCKS", replay),
+            ("RAYON_NUM_THREADS", threads),
+        ],
     );
-    wait_for("the server", 60, || {
-        request(&addr, "GET", "/ready", "", "").is_some_and(|a| a.status == 200)
-    });
     (proc, addr, key)
 }
 

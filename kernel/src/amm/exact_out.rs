@@ -18,7 +18,7 @@ use super::{
     vault::{vault_mint, vault_withdraw},
     weighted,
 };
-use crate::pool::{Pool, PoolState, V3State, VaultState};
+use crate::pool::{Pool, PoolState, VaultState};
 
 /// An exact-output trade through one pool.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,53 +60,30 @@ impl Pool {
         j: usize,
         amount_out: U256,
     ) -> Result<SwapIn, AmmError> {
-        let n = self.tokens.len();
-        if i == j || i >= n || j >= n {
-            return Err(AmmError::Unsupported);
-        }
-        if amount_out.is_zero() {
-            return Err(AmmError::InsufficientLiquidity);
-        }
+        self.check_trade(i, j, amount_out)?;
         let base = state.base_gas();
         let done = |amount_in, gas, next| Ok(SwapIn { amount_in, amount_out, gas, next });
         match state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
-                let mut r = [U256::from(reserves[0]), U256::from(reserves[1])];
+                let r = [U256::from(reserves[0]), U256::from(reserves[1])];
                 let a = uniswap_v2::amount_in(amount_out, r[i], r[j], *fee_bps)?;
-                r[i] = add(r[i], a)?;
-                r[j] = sub(r[j], amount_out)?;
-                let next =
-                    PoolState::uniswap_v2(r, *fee_bps).ok_or(AmmError::InsufficientLiquidity)?;
-                done(a, base, next)
+                done(a, base, super::v2_after(r, *fee_bps, i, j, a, amount_out)?)
             }
             PoolState::UniswapV3(v3) => {
-                let V3State { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } = &**v3;
-                let slot = uniswap_v3::V3Slot {
-                    sqrt_price_x96: *sqrt_price_x96,
-                    tick: *tick,
-                    liquidity: *liquidity,
-                };
+                let (fee, spacing) = (v3.fee, v3.tick_spacing);
                 let s = uniswap_v3::swap_exact_out(
-                    slot,
-                    ticks,
-                    *tick_spacing,
-                    *fee,
+                    super::v3_slot(v3),
+                    &v3.ticks,
+                    spacing,
+                    fee,
                     i == 0,
                     amount_out,
                 )?;
                 if s.amount_out != amount_out || s.amount_in.is_zero() {
                     return Err(AmmError::InsufficientLiquidity);
                 }
-                let next = PoolState::UniswapV3(Box::new(V3State {
-                    sqrt_price_x96: s.slot.sqrt_price_x96,
-                    liquidity: s.slot.liquidity,
-                    tick: s.slot.tick,
-                    fee: *fee,
-                    tick_spacing: *tick_spacing,
-                    ticks: ticks.clone(),
-                }));
                 let gas = base + super::gas::UNISWAP_V3_PER_TICK * u64::from(s.ticks_crossed);
-                done(s.amount_in, gas, next)
+                done(s.amount_in, gas, super::v3_after(v3, s.slot))
             }
             PoolState::Weighted(w) => {
                 let [(bi, di, wi), (bo, d_out, wo)] = self.weighted_sides(w, i, j)?;

@@ -89,6 +89,39 @@ fn sub(a: U256, b: U256) -> Result<U256, AmmError> {
     a.checked_sub(b).ok_or(AmmError::InvalidState)
 }
 
+/// A pair's state after `amount_in` of token `i` came in and `amount_out`
+/// of token `j` left; a reserve past `uint112` is refused (the pair would
+/// revert).
+pub(crate) fn v2_after(
+    mut r: [U256; 2],
+    fee_bps: u32,
+    i: usize,
+    j: usize,
+    amount_in: U256,
+    amount_out: U256,
+) -> Result<PoolState, AmmError> {
+    r[i] = add(r[i], amount_in)?;
+    r[j] = sub(r[j], amount_out)?;
+    PoolState::uniswap_v2(r, fee_bps).ok_or(AmmError::InsufficientLiquidity)
+}
+
+/// A V3 pool's moving part.
+pub(crate) const fn v3_slot(v3: &V3State) -> uniswap_v3::V3Slot {
+    uniswap_v3::V3Slot { sqrt_price_x96: v3.sqrt_price_x96, tick: v3.tick, liquidity: v3.liquidity }
+}
+
+/// A V3 pool's state with `slot` after a swap (its ticks as they were).
+pub(crate) fn v3_after(v3: &V3State, slot: uniswap_v3::V3Slot) -> PoolState {
+    PoolState::UniswapV3(Box::new(V3State {
+        sqrt_price_x96: slot.sqrt_price_x96,
+        liquidity: slot.liquidity,
+        tick: slot.tick,
+        fee: v3.fee,
+        tick_spacing: v3.tick_spacing,
+        ticks: v3.ticks.clone(),
+    }))
+}
+
 /// A weighted pool's state after `amount_in` of token `i` came in and
 /// `amount_out` of token `j` left (the Vault books the whole input).
 pub(crate) fn weighted_after(
@@ -107,6 +140,19 @@ pub(crate) fn weighted_after(
 }
 
 impl Pool {
+    /// Refuses a trade between one token and itself or a token the pool
+    /// lacks (`Unsupported`), and a trade of nothing.
+    pub(crate) fn check_trade(&self, i: usize, j: usize, amount: U256) -> Result<(), AmmError> {
+        let n = self.tokens.len();
+        if i == j || i >= n || j >= n {
+            return Err(AmmError::Unsupported);
+        }
+        if amount.is_zero() {
+            return Err(AmmError::InsufficientLiquidity);
+        }
+        Ok(())
+    }
+
     /// The two sides of a weighted swap from `i` to `j`: balance, decimals
     /// and weight of each.
     pub(crate) fn weighted_sides(
@@ -139,51 +185,32 @@ impl Pool {
         j: usize,
         amount_in: U256,
     ) -> Result<Swap, AmmError> {
-        let n = self.tokens.len();
-        if i == j || i >= n || j >= n {
-            return Err(AmmError::Unsupported);
-        }
-        if amount_in.is_zero() {
-            return Err(AmmError::InsufficientLiquidity);
-        }
+        self.check_trade(i, j, amount_in)?;
         let base = state.base_gas();
         match state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
-                let mut r = [U256::from(reserves[0]), U256::from(reserves[1])];
+                let r = [U256::from(reserves[0]), U256::from(reserves[1])];
                 let out = uniswap_v2::amount_out(amount_in, r[i], r[j], *fee_bps)?;
-                r[i] = add(r[i], amount_in)?;
-                r[j] = sub(r[j], out)?;
-                Ok(Swap {
-                    amount_out: out,
-                    gas: base,
-                    // `amount_out` refused an input reserve past `uint112`.
-                    next: PoolState::uniswap_v2(r, *fee_bps)
-                        .ok_or(AmmError::InsufficientLiquidity)?,
-                })
+                let next = v2_after(r, *fee_bps, i, j, amount_in, out)?;
+                Ok(Swap { amount_out: out, gas: base, next })
             }
             PoolState::UniswapV3(v3) => {
-                let V3State { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } = &**v3;
-                let slot = uniswap_v3::V3Slot {
-                    sqrt_price_x96: *sqrt_price_x96,
-                    tick: *tick,
-                    liquidity: *liquidity,
-                };
-                let s =
-                    uniswap_v3::swap_exact_in(slot, ticks, *tick_spacing, *fee, i == 0, amount_in)?;
+                let (fee, spacing) = (v3.fee, v3.tick_spacing);
+                let s = uniswap_v3::swap_exact_in(
+                    v3_slot(v3),
+                    &v3.ticks,
+                    spacing,
+                    fee,
+                    i == 0,
+                    amount_in,
+                )?;
                 if s.amount_out.is_zero() {
                     return Err(AmmError::InsufficientLiquidity);
                 }
                 Ok(Swap {
                     amount_out: s.amount_out,
                     gas: base + gas::UNISWAP_V3_PER_TICK * u64::from(s.ticks_crossed),
-                    next: PoolState::UniswapV3(Box::new(V3State {
-                        sqrt_price_x96: s.slot.sqrt_price_x96,
-                        liquidity: s.slot.liquidity,
-                        tick: s.slot.tick,
-                        fee: *fee,
-                        tick_spacing: *tick_spacing,
-                        ticks: ticks.clone(),
-                    })),
+                    next: v3_after(v3, s.slot),
                 })
             }
             PoolState::Stableswap(st) => {

@@ -113,3 +113,20 @@ pub fn create_key(data_dir: &Path, rate: &str) -> String {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_owned()
 }
+
+/// The binary serving on `addr` from `data_dir` with the `SWITCHYARD_*`
+/// variables `env`, its output discarded, once `/ready` answers 200.
+pub fn serve_ready(addr: &str, data_dir: &Path, env: &[(&str, &str)]) -> Proc {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--bind", addr, "--data-dir", data_dir.to_str().expect("utf-8")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let proc = Proc(cmd.spawn().expect("serve starts"));
+    wait_for("the server", 60, || {
+        request(addr, "GET", "/ready", "", "").is_some_and(|a| a.status == 200)
+    });
+    proc
+}
