@@ -20,6 +20,7 @@ const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
 const WETH: &str = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 const DAI: &str = "0x6b175474e89094c44da98b954eedeac495271d0f";
 const WBTC: &str = "0x2260fac5e5542a773aa44fbcfedf7c193bc2c599";
+const SDAI: &str = "0x83f20f44975d03b1b09e64809b757c47f942beea";
 const FROM: &str = "0xd8da6bf26964af9d7eed9e03e53415d37aa96045";
 const FEES: &str = "0x1111111111111111111111111111111111111111";
 
@@ -42,6 +43,10 @@ async fn an_exact_output_is_quoted_and_executed_for_exactly_that_output() {
         (USDC, WETH, "3000000000000000000000"),
         (DAI, WBTC, "20000000"),
         (WETH, USDC, "2500000000"),
+        // An ERC-4626 vault both ways: mint exact shares, withdraw exact
+        // assets.
+        (DAI, SDAI, "1000000000000000000000"),
+        (SDAI, DAI, "1000000000000000000000"),
     ];
     for (tin, tout, want) in cases {
         let want_wei: U256 = want.parse().expect("wei");
@@ -114,6 +119,29 @@ async fn an_exact_output_is_quoted_and_executed_for_exactly_that_output() {
             assert!(route["tx"]["data"].as_str().is_some_and(|d| d.len() > 10));
         }
     }
+}
+
+/// A Balancer weighted pool alone (Uniswap left out): the Vault's swap
+/// given out, limited to `maxAmountIn`, executed before it is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exact_output_through_a_balancer_pool_is_the_vaults_given_out() {
+    let env = common::start("exact-out-balancer");
+    let app = switchyard_server::app(env.state.clone());
+    let only_balancer = "&ignoreStandards=uniswap-v2&ignoreStandards=uniswap-v3";
+    let want = "100000000000000000";
+    let q = format!(
+        "/api/v1/shortcuts/quote?chainId=1&tokenIn={WBTC}&tokenOut={WETH}&amountOut={want}{only_balancer}"
+    );
+    let (status, quote) = get(&app, &q, &env.fast_key).await;
+    assert_eq!(status, 200, "{quote}");
+    assert_eq!(quote["route"][0]["protocol"], "balancer-v2", "{quote}");
+    let r = format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={FROM}&tokenIn={WBTC}&tokenOut={WETH}&amountOut={want}{only_balancer}"
+    );
+    let (status, route) = get(&app, &r, &env.fast_key).await;
+    assert_eq!(status, 200, "{route}");
+    assert_eq!(route["amountOut"], want);
+    assert_eq!(route["amountIn"], quote["amountIn"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -276,9 +276,9 @@ fn route_error(
 }
 
 /// The least input that delivers exactly `want` of the one output, through
-/// the pools an exact-output transaction can use (Uniswap V2 and V3, whose
-/// routers trade an exact output); the fee is taken off that input as off
-/// any other.
+/// the pools an exact-output transaction can use (Uniswap V2 and V3
+/// through their routers, a Balancer pool or an ERC-4626 vault as a single
+/// step); the fees are taken off that input as off any other.
 fn quote_exact_out(
     state: &MarketState,
     req: &QuoteRequest,
@@ -311,15 +311,16 @@ fn quote_exact_out(
         let params = SearchParams { kinds, ..params.clone() };
         crate::observe::timed_search("quote", || find_routes_exact_out(snapshot, &exact, &params))
     };
-    // Each path must be one router's exact-output call: one protocol, one
-    // pool kind. When the best plan mixes them, the best of V2 alone and V3
-    // alone.
-    let plan = match search(PoolKinds::Uniswap) {
-        Ok(p) if one_router_per_path(&p) => p,
-        first => [PoolKinds::UniswapV2, PoolKinds::UniswapV3]
+    // Each path must be one exact-output call: one Uniswap router over one
+    // protocol's pools, or one Balancer pool or vault. When the best plan
+    // is not, the best of Uniswap alone, V2 alone and V3 alone.
+    let executable = |p: &Plan| one_call_per_path(snapshot, p);
+    let plan = match search(PoolKinds::ExactOutput) {
+        Ok(p) if executable(&p) => p,
+        first => [PoolKinds::Uniswap, PoolKinds::UniswapV2, PoolKinds::UniswapV3]
             .into_iter()
             .filter_map(|k| search(k).ok())
-            .filter(one_router_per_path)
+            .filter(|p| executable(p))
             .min_by_key(|p| p.legs.first().map(|l| l.amount_in))
             .map_or_else(
                 || match first {
@@ -348,12 +349,21 @@ fn quote_exact_out(
     ))
 }
 
-/// Whether every path of `plan` runs through one protocol's pools of one
-/// kind: one router call can then trade its exact output.
-pub fn one_router_per_path(plan: &Plan) -> bool {
-    plan.legs.iter().flat_map(|l| &l.routes).all(|r| {
-        r.steps.windows(2).all(|w| w[0].protocol == w[1].protocol)
-            && r.steps.iter().all(|s| s.action == switchyard_kernel::StepAction::Swap)
+/// Whether every path of `plan` is one exact-output call: one protocol's
+/// Uniswap V2 or V3 pools (one router call over the path), or a single
+/// step through a Balancer weighted pool or an ERC-4626 vault.
+pub fn one_call_per_path(snapshot: &MarketSnapshot, plan: &Plan) -> bool {
+    use switchyard_kernel::PoolState as S;
+    let kind = |k: usize| snapshot.pools().get(k).map(|p| &p.state);
+    plan.legs.iter().flat_map(|l| &l.routes).all(|r| match r.steps.as_slice() {
+        [st] if matches!(kind(st.pool), Some(S::Weighted(_) | S::Erc4626(_))) => true,
+        steps => {
+            steps.windows(2).all(|w| w[0].protocol == w[1].protocol)
+                && steps.iter().all(|s| {
+                    s.action == switchyard_kernel::StepAction::Swap
+                        && matches!(kind(s.pool), Some(S::UniswapV2 { .. } | S::UniswapV3(_)))
+                })
+        }
     })
 }
 

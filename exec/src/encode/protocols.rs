@@ -44,6 +44,8 @@ sol! {
     interface IERC4626 {
         function deposit(uint256 assets, address receiver) external returns (uint256 shares);
         function redeem(uint256 shares, address receiver, address owner) external returns (uint256 assets);
+        function mint(uint256 shares, address receiver) external returns (uint256 assets);
+        function withdraw(uint256 assets, address receiver, address owner) external returns (uint256 shares);
     }
 
     /// Curve StableSwap.

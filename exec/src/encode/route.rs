@@ -418,12 +418,14 @@ pub fn encode_leg(
     Ok(outs)
 }
 
-/// The calls of one leg of an exact-output plan: each route one call of
-/// its router's exact-output function, for the route's planned output and
-/// taking at most `max_in[k]` of the input (what it does not need stays in
-/// the account, for the sweep). A route must run through one protocol's
-/// Uniswap V2 pairs (`swapTokensForExactTokens` over its whole path) or V3
-/// pools (`exactOutput` with the path reversed).
+/// The calls of one leg of an exact-output plan: each route one
+/// exact-output call, for the route's planned output and taking at most
+/// `max_in[k]` of the input (what it does not need stays in the account,
+/// for the sweep). A route runs through one protocol's Uniswap V2 pairs
+/// (`swapTokensForExactTokens` over its whole path) or V3 pools
+/// (`exactOutput` with the path reversed), or is one step: a Balancer
+/// weighted pool (`swap` given out, limited to the maximum) or an ERC-4626
+/// vault (`mint` of the shares, `withdraw` of the assets).
 pub fn encode_leg_exact_out(
     b: &mut ProgramBuilder,
     ctx: &StepCtx<'_>,
@@ -488,11 +490,110 @@ pub fn encode_leg_exact_out(
             };
             b.call(CallKind::Call, router, selector, &[In::Tuple(params)], Out::Ignore)?;
             approve(b, first.token_in, router, zero)?;
+        } else if let ([st], [pool]) = (route.steps.as_slice(), pools.as_slice()) {
+            // One step through a pool with an exact-output entry point of
+            // its own.
+            match &pool.state {
+                PoolState::Weighted(_) => {
+                    let vault = balancer_vault(ctx, pool)?;
+                    approve(b, st.token_in, vault, max.clone())?;
+                    let given_out = BalancerKind::GivenOut { out: st.amount_out, max_in: max };
+                    balancer_swap(b, ctx, pool, st, given_out)?;
+                    approve(b, st.token_in, vault, zero)?;
+                }
+                PoolState::Erc4626(_) if st.action == StepAction::Deposit => {
+                    // `mint(shares)` takes what the shares cost.
+                    approve(b, st.token_in, pool.address, max)?;
+                    b.call(
+                        CallKind::Call,
+                        pool.address,
+                        IERC4626::mintCall::SELECTOR,
+                        &[amount_out, acct_in],
+                        Out::Ignore,
+                    )?;
+                    approve(b, st.token_in, pool.address, zero)?;
+                }
+                PoolState::Erc4626(_) => {
+                    // `withdraw(assets)` burns what they cost of the
+                    // account's shares.
+                    b.call(
+                        CallKind::Call,
+                        pool.address,
+                        IERC4626::withdrawCall::SELECTOR,
+                        &[amount_out, acct_in.clone(), acct_in],
+                        Out::Ignore,
+                    )?;
+                }
+                _ => return Err(EncodeError::Unsupported("an exact-output step of this kind")),
+            }
         } else {
-            return Err(EncodeError::Unsupported("an exact-output path outside Uniswap V2 and V3"));
+            return Err(EncodeError::Unsupported(
+                "an exact-output path outside one Uniswap router, one Balancer pool or one vault",
+            ));
         }
     }
     Ok(())
+}
+
+/// The chain's Balancer Vault.
+fn balancer_vault(ctx: &StepCtx<'_>, pool: &Pool) -> Result<Address, EncodeError> {
+    ctx.catalog
+        .deployment(pool.chain, DeploymentRole::BalancerVault, None)
+        .map(|d| d.address)
+        .ok_or(EncodeError::DeploymentUnavailable {
+            chain: pool.chain,
+            role: DeploymentRole::BalancerVault,
+        })
+}
+
+/// What a Balancer single swap is given.
+enum BalancerKind {
+    /// The input (`GIVEN_IN`, no minimum: the program checks it).
+    GivenIn(In),
+    /// The output, and the most input it may take (`GIVEN_OUT`).
+    GivenOut { out: U256, max_in: In },
+}
+
+/// `Vault.swap` of one weighted pool, the account sending and receiving;
+/// returns the slot of the amount the Vault computed (the output given
+/// in, the input given out). The Vault must already be approved.
+fn balancer_swap(
+    b: &mut ProgramBuilder,
+    ctx: &StepCtx<'_>,
+    pool: &Pool,
+    st: &Step,
+    kind: BalancerKind,
+) -> Result<In, EncodeError> {
+    let pool_id =
+        ctx.book.pool_id(pool.chain, pool.address).ok_or(EncodeError::UnknownPool(st.pool))?;
+    let vault = balancer_vault(ctx, pool)?;
+    let acct_in = ctx.account_in.clone();
+    let id = b.word(pool_id)?;
+    let (tin, tout) = (b.address(st.token_in)?, b.address(st.token_out)?);
+    let user_data = b.bytes(&[])?;
+    let no = b.word(false)?;
+    let (code, amount, limit) = match kind {
+        BalancerKind::GivenIn(x) => (0u8, x, b.uint(U256::ZERO)?),
+        BalancerKind::GivenOut { out, max_in } => (1u8, b.uint(out)?, max_in),
+    };
+    let code = b.uint(U256::from(code))?;
+    let deadline = b.uint(U256::MAX)?;
+    let out = b.call(
+        CallKind::Call,
+        vault,
+        IBalancerVault::swapCall::SELECTOR,
+        &[
+            In::Tuple(vec![id, code, tin, tout, amount, user_data]),
+            acct_in.clone(),
+            no.clone(),
+            acct_in,
+            no,
+            limit,
+            deadline,
+        ],
+        Out::Word,
+    )?;
+    word_out(out)
 }
 
 /// The calls of one step, from its input slot `x`; returns its output.
@@ -525,7 +626,7 @@ fn step_calls(
     st: &Step,
     x: In,
 ) -> Result<In, EncodeError> {
-    let (acct_in, book) = (&ctx.account_in, ctx.book);
+    let acct_in = &ctx.account_in;
     if st.action == StepAction::Bridge {
         return Err(EncodeError::Unsupported("a bridge step"));
     }
@@ -604,40 +705,9 @@ fn step_calls(
             Ok(dy)
         }
         PoolState::Weighted(_) => {
-            let pool_id =
-                book.pool_id(pool.chain, pool.address).ok_or(EncodeError::UnknownPool(st.pool))?;
-            let vault = ctx
-                .catalog
-                .deployment(pool.chain, DeploymentRole::BalancerVault, None)
-                .map(|d| d.address)
-                .ok_or(EncodeError::DeploymentUnavailable {
-                    chain: pool.chain,
-                    role: DeploymentRole::BalancerVault,
-                })?;
+            let vault = balancer_vault(ctx, pool)?;
             approve(b, st.token_in, vault, x.clone())?;
-            let id = b.word(pool_id)?;
-            let given_in = b.uint(U256::ZERO)?;
-            let (tin, tout) = (b.address(st.token_in)?, b.address(st.token_out)?);
-            let user_data = b.bytes(&[])?;
-            let no = b.word(false)?;
-            let limit = b.uint(U256::ZERO)?;
-            let deadline = b.uint(U256::MAX)?;
-            let out = b.call(
-                CallKind::Call,
-                vault,
-                IBalancerVault::swapCall::SELECTOR,
-                &[
-                    In::Tuple(vec![id, given_in, tin, tout, x, user_data]),
-                    acct_in.clone(),
-                    no.clone(),
-                    acct_in.clone(),
-                    no,
-                    limit,
-                    deadline,
-                ],
-                Out::Word,
-            )?;
-            word_out(out)
+            balancer_swap(b, ctx, pool, st, BalancerKind::GivenIn(x))
         }
         PoolState::Erc4626 { .. } => {
             if st.action == StepAction::Deposit {

@@ -87,6 +87,10 @@ pub enum PoolKinds {
     /// Uniswap V2 and V3 pools only: what the Uniswap routers'
     /// exact-output functions trade.
     Uniswap,
+    /// The kinds with an exact-output entry point: Uniswap V2 and V3
+    /// (their routers), Balancer weighted pools (the Vault's given out)
+    /// and ERC-4626 vaults (`mint`, `withdraw`).
+    ExactOutput,
     /// Uniswap V2 pools only.
     UniswapV2,
     /// Uniswap V3 pools only.
@@ -99,6 +103,13 @@ impl PoolKinds {
         match self {
             Self::All => true,
             Self::Uniswap => matches!(state, PoolState::UniswapV2 { .. } | PoolState::UniswapV3(_)),
+            Self::ExactOutput => matches!(
+                state,
+                PoolState::UniswapV2 { .. }
+                    | PoolState::UniswapV3(_)
+                    | PoolState::Weighted(_)
+                    | PoolState::Erc4626(_)
+            ),
             Self::UniswapV2 => matches!(state, PoolState::UniswapV2 { .. }),
             Self::UniswapV3 => matches!(state, PoolState::UniswapV3(_)),
         }
