@@ -297,7 +297,8 @@ fn quote_exact_out(
             return Err(ExecError::ExactOutToken { token: *t });
         }
     }
-    let params = SearchParams { kinds: PoolKinds::Uniswap, ..search_params(state, req) };
+    // Each search below sets the pool kinds it may use.
+    let params = search_params(state, req);
     // No hint: the kernel sizes the search from one whole input token's
     // rate, which measured as fast as a USD-price hint and needs no price.
     let exact = ExactOutRequest {
