@@ -387,15 +387,61 @@ impl RpcClient {
         encode: impl Fn(&[I]) -> Vec<u8>,
         decode: impl Fn(&[u8]) -> Result<Vec<T>, String>,
         split_one: impl Fn(&I) -> Option<(I, I)>,
+        on_done: impl FnMut(usize),
+    ) -> Result<Vec<(I, Result<T, String>)>, RpcError> {
+        let call = async |batch: &[I]| {
+            let mut data = lens.to_vec();
+            data.extend(encode(batch));
+            self.call_initcode(&data.into(), block).await
+        };
+        Self::halving(items, max_batch, call, decode, split_one, on_done).await
+    }
+
+    /// Calls `to` over `items` at `block` in batches, as
+    /// [`lens_batches`](Self::lens_batches) does, with `code` lent (the
+    /// call's state override set) to `to` and to every address `lent`
+    /// names for the batch: a contract never deployed runs as those
+    /// accounts, over their own balances in other contracts' storage.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn lent_code_batches<I: Clone, T>(
+        &self,
+        to: Address,
+        code: &Bytes,
+        items: &[I],
+        block: u64,
+        max_batch: usize,
+        encode: impl Fn(&[I]) -> Vec<u8>,
+        lent: impl Fn(&[I]) -> Vec<Address>,
+        decode: impl Fn(&[u8]) -> Result<Vec<T>, String>,
+    ) -> Result<Vec<(I, Result<T, String>)>, RpcError> {
+        let call = async |batch: &[I]| {
+            let overrides: serde_json::Map<String, serde_json::Value> = std::iter::once(to)
+                .chain(lent(batch))
+                .map(|a| (format!("{a:#x}"), json!({ "code": code })))
+                .collect();
+            let data = Bytes::from(encode(batch));
+            let tx = json!({"to": to, "data": data, "gas": hex_quantity(BATCH_CALL_GAS)});
+            self.call("eth_call", json!([tx, hex_quantity(block), overrides])).await
+        };
+        Self::halving(items, max_batch, call, decode, |_| None, |_| {}).await
+    }
+
+    /// The batching both lens calls share: `call` answers one batch; a
+    /// batch the node refuses is halved, an item refused alone is split by
+    /// `split_one` or answered `Err` with the node's reason.
+    async fn halving<I: Clone, T>(
+        items: &[I],
+        max_batch: usize,
+        call: impl AsyncFn(&[I]) -> Result<Bytes, RpcError>,
+        decode: impl Fn(&[u8]) -> Result<Vec<T>, String>,
+        split_one: impl Fn(&I) -> Option<(I, I)>,
         mut on_done: impl FnMut(usize),
     ) -> Result<Vec<(I, Result<T, String>)>, RpcError> {
         let mut queue: std::collections::VecDeque<Vec<I>> =
             items.chunks(max_batch.max(1)).map(<[I]>::to_vec).collect();
         let mut out = Vec::with_capacity(items.len());
         while let Some(batch) = queue.pop_front() {
-            let mut data = lens.to_vec();
-            data.extend(encode(&batch));
-            match self.call_initcode(&data.into(), block).await {
+            match call(&batch).await {
                 Ok(answer) => {
                     let results = decode(&answer).map_err(|message| RpcError::Decode {
                         method: "eth_call".into(),

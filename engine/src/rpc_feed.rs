@@ -411,14 +411,12 @@ struct Spec {
 }
 
 impl Spec {
-    /// The tokens of `pools` neither the catalog lists nor the node was
+    /// The tokens of `tokens` neither the catalog lists nor the node was
     /// asked about yet.
-    fn unread(&self, pools: &Pools) -> Vec<Address> {
+    fn unread(&self, tokens: impl Iterator<Item = Address>) -> Vec<Address> {
         let Ok(d) = self.discovered.lock() else { return Vec::new() };
         let Ok(waiting) = self.unprobed.lock() else { return Vec::new() };
-        let mut out: Vec<Address> = pools
-            .values()
-            .flat_map(|p| p.tokens())
+        let mut out: Vec<Address> = tokens
             .filter(|t| {
                 self.catalog.token(self.config.chain, *t).is_none()
                     && !d.contains_key(t)
@@ -428,6 +426,12 @@ impl Spec {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Whether any token read from the node waits for a holder to probe it
+    /// with.
+    fn awaits_probe(&self) -> bool {
+        self.unprobed.lock().is_ok_and(|u| !u.is_empty())
     }
 
     /// The usable tokens read from the node.
@@ -704,6 +708,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             *spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
                 seeds.into_iter().map(|(k, s)| (k, Some(s))).collect();
             let listed = read_source(spec, client, spec.config.from_block.min(head), head).await?;
+            read_listed_tokens(spec, client, &listed, head).await?;
             let book = Book::new(Pools::new(), listed, header, spec.config.reorg_depth);
             return Ok(Step::Indexed { book, node_head });
         }
@@ -862,7 +867,8 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
         tracing::warn!(chain = %spec.config.chain, source = %spec.source, unreadable, "pools left out: the node refused to read them");
     }
     bar.finish_and_clear();
-    read_tokens(spec, client, &pools, head).await?;
+    let unread = spec.unread(pools.values().flat_map(|p| p.tokens()));
+    read_tokens(spec, client, unread, |wanted| flash_lenders(&pools, wanted), head).await?;
     let book = Book::new(pools, Arc::default(), header, spec.config.reorg_depth);
     Ok(Step::Indexed { book, node_head })
 }
@@ -978,8 +984,11 @@ async fn follow(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result<Move
     if read {
         // The pools are booked already: a failed read is asked again at the
         // next step rather than losing them.
-        match read_tokens(spec, client, &book.pools, book.head.number.to::<u64>()).await {
-            Ok(()) => book.tokens_due = false,
+        let pools = &book.pools;
+        let unread = spec.unread(pools.values().flat_map(|p| p.tokens()));
+        let lenders = |wanted: &_| flash_lenders(pools, wanted);
+        match read_tokens(spec, client, unread, lenders, book.head.number.to::<u64>()).await {
+            Ok(_) => book.tokens_due = false,
             Err(e) => {
                 tracing::warn!(chain = %spec.config.chain, source = %spec.source, error = %crate::error_chain(&e), "the tokens of new pools were not read: asked again at the next step");
                 book.tokens_due = true;
@@ -1009,12 +1018,15 @@ async fn follow_read(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result
         return Ok(Moved::To { node_head, changed: false });
     }
     let listed = read_source(spec, client, ours + 1, to).await?;
+    // A token that became usable lets its pools in: they go whole.
+    let usable = read_listed_tokens(spec, client, &listed, to).await?;
     book.read_at = Some(Instant::now());
-    let changed = listed != book.listed;
+    let changed = listed != book.listed || usable > 0;
     // The same pools as before (only their states moved): published as
     // states.
     let identity = |r: &PoolRecord| (r.common().address, r.tokens());
-    let same = listed.len() == book.listed.len()
+    let same = usable == 0
+        && listed.len() == book.listed.len()
         && listed.iter().map(identity).eq(book.listed.iter().map(identity));
     book.moved = same.then(|| Arc::from(Vec::new()));
     book.listed = listed;
@@ -1228,19 +1240,88 @@ async fn read_source(
     Ok(out.into())
 }
 
-/// Reads, at `block`, the tokens of `pools` no catalog lists and the node
-/// was not asked about yet, and simulates a transfer of each out of one of
-/// its pools. A token is usable once its metadata is sane and its transfers
-/// move the amount asked; one that cannot be used is logged once; one no
-/// pool holds yet waits for a pool that does.
+/// Where a token's transfer is probed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lender {
+    /// A Uniswap pool's flash swap.
+    Flash(crate::token_meta::ProbeRequest),
+    /// An account holding it (a Curve pool, the Balancer Vault), which the
+    /// probe's code is lent to.
+    Held(Address),
+}
+
+/// The pool of `pools` holding the most of each of `wanted` (V2 reserves
+/// first; a V3 pool with liquidity otherwise), in one pass over the pools.
+fn flash_lenders(
+    pools: &Pools,
+    wanted: &std::collections::HashSet<Address>,
+) -> std::collections::HashMap<Address, Lender> {
+    use crate::token_meta::ProbeRequest;
+    let mut best: std::collections::HashMap<Address, (U256, ProbeRequest)> = Default::default();
+    for (address, p) in pools {
+        for (k, token) in p.tokens().into_iter().enumerate() {
+            if !wanted.contains(&token) {
+                continue;
+            }
+            let (weight, v3) = match p.as_ref() {
+                Tracked::V2 { reserves, .. } => (reserves[k] << 1, false),
+                Tracked::V3(v) => (U256::from(u8::from(v.ledger.liquidity > 0)), true),
+            };
+            let request = ProbeRequest { token, pool: *address, v3, is_token0: k == 0 };
+            if !weight.is_zero() && best.get(&token).is_none_or(|(w, _)| *w < weight) {
+                best.insert(token, (weight, request));
+            }
+        }
+    }
+    best.into_iter().map(|(t, (_, r))| (t, Lender::Flash(r))).collect()
+}
+
+/// The account holding the most of each of `wanted` among a listed
+/// source's `records`, by what the records say they hold: a Balancer
+/// pool's tokens are held by the `vault`, every other pool's by the pool
+/// itself. A token that is its own holder (a vault's share) is left out.
+fn held_lenders(
+    vault: Option<Address>,
+    records: &[PoolRecord],
+    wanted: &std::collections::HashSet<Address>,
+) -> std::collections::HashMap<Address, Lender> {
+    let mut best: std::collections::HashMap<Address, (U256, Address)> = Default::default();
+    for r in records {
+        let (holder, balances) = match r {
+            PoolRecord::Weighted(w) => (vault.unwrap_or(w.address), Some(&w.balances)),
+            PoolRecord::Stableswap(c) => (c.address, Some(&c.balances)),
+            other => (other.common().address, None),
+        };
+        for (k, token) in r.tokens().into_iter().enumerate() {
+            if !wanted.contains(&token) || token == holder {
+                continue;
+            }
+            let weight = balances.and_then(|b| b.get(k).copied()).unwrap_or(U256::from(1));
+            if !weight.is_zero() && best.get(&token).is_none_or(|(w, _)| *w < weight) {
+                best.insert(token, (weight, holder));
+            }
+        }
+    }
+    best.into_iter().map(|(t, (_, h))| (t, Lender::Held(h))).collect()
+}
+
+/// Reads, at `block`, the tokens of `unread` (a source's tokens no catalog
+/// lists and the node was not asked about yet), and simulates a transfer
+/// of each, and of each token still waiting, out of the account `lenders`
+/// names for it. A token is usable once its metadata is sane and its
+/// transfers move the amount asked; one that cannot be used is logged
+/// once; one no account holds yet waits for one that does. Answers how
+/// many tokens became usable.
 async fn read_tokens(
     spec: &Spec,
     client: &RpcClient,
-    pools: &Pools,
+    unread: Vec<Address>,
+    lenders: impl FnOnce(
+        &std::collections::HashSet<Address>,
+    ) -> std::collections::HashMap<Address, Lender>,
     block: u64,
-) -> Result<(), FeedError> {
-    use crate::token_meta::{ProbeRequest, Transfers};
-    let unread = spec.unread(pools);
+) -> Result<usize, FeedError> {
+    use crate::token_meta::Transfers;
     let mut candidates: Vec<switchyard_catalog::Token> = Vec::new();
     if !unread.is_empty() {
         let read = crate::token_meta::discover(client, spec.config.chain, &unread, block).await?;
@@ -1260,37 +1341,29 @@ async fn read_tokens(
         candidates.extend(waiting.drain().map(|(_, t)| t));
     }
     if candidates.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
-    // The pool holding the most of each candidate (V2 reserves first; a V3
-    // pool with liquidity otherwise), in one pass over the pools.
     let wanted: std::collections::HashSet<Address> = candidates.iter().map(|t| t.address).collect();
-    let mut best: std::collections::HashMap<Address, (U256, ProbeRequest)> = Default::default();
-    for (address, p) in pools {
-        for (k, token) in p.tokens().into_iter().enumerate() {
-            if !wanted.contains(&token) {
-                continue;
-            }
-            let (weight, v3) = match p.as_ref() {
-                Tracked::V2 { reserves, .. } => (reserves[k] << 1, false),
-                Tracked::V3(v) => (U256::from(u8::from(v.ledger.liquidity > 0)), true),
-            };
-            let request = ProbeRequest { token, pool: *address, v3, is_token0: k == 0 };
-            if !weight.is_zero() && best.get(&token).is_none_or(|(w, _)| *w < weight) {
-                best.insert(token, (weight, request));
-            }
+    let lenders = lenders(&wanted);
+    let (mut flash, mut held) = (Vec::new(), Vec::new());
+    let mut waiting = Vec::new();
+    for t in candidates {
+        match lenders.get(&t.address) {
+            Some(Lender::Flash(r)) => flash.push((t, *r)),
+            Some(Lender::Held(h)) => held.push((t, *h)),
+            None => waiting.push(t),
         }
     }
-    let (ready, waiting): (Vec<_>, Vec<_>) =
-        candidates.into_iter().partition(|t| best.contains_key(&t.address));
-    let requests: Vec<ProbeRequest> =
-        ready.iter().filter_map(|t| best.get(&t.address)).map(|(_, r)| *r).collect();
-    let verdicts = crate::token_meta::probe_transfers(client, &requests, block).await?;
+    let requests: Vec<_> = flash.iter().map(|(_, r)| *r).collect();
+    let mut verdicts = crate::token_meta::probe_transfers(client, &requests, block).await?;
+    let requests: Vec<_> = held.iter().map(|(t, h)| (t.address, *h)).collect();
+    verdicts.extend(crate::token_meta::probe_held(client, &requests, block).await?);
+    let probed = flash.into_iter().map(|(t, _)| t).chain(held.into_iter().map(|(t, _)| t));
     let (mut usable, mut refused) = (0usize, 0usize);
     let mut later: Vec<switchyard_catalog::Token> = waiting;
     {
         let mut d = spec.discovered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (t, verdict) in ready.into_iter().zip(verdicts) {
+        for (t, verdict) in probed.zip(verdicts) {
             match verdict {
                 Transfers::Exact => {
                     usable += 1;
@@ -1311,7 +1384,26 @@ async fn read_tokens(
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .extend(later.into_iter().map(|t| (t.address, t)));
     tracing::info!(chain = %spec.config.chain, source = %spec.source, read = unread.len(), usable, refused, pending, "tokens read from the node");
-    Ok(())
+    Ok(usable)
+}
+
+/// [`read_tokens`] for a listed source's `records`: asked only when one
+/// of their tokens is new to the source, or a token waits for a holder.
+async fn read_listed_tokens(
+    spec: &Spec,
+    client: &RpcClient,
+    records: &[PoolRecord],
+    block: u64,
+) -> Result<usize, FeedError> {
+    let unread = spec.unread(records.iter().flat_map(PoolRecord::tokens));
+    if unread.is_empty() && !spec.awaits_probe() {
+        return Ok(0);
+    }
+    let vault = match &spec.origin {
+        Origin::Balancer { vault, .. } => Some(*vault),
+        Origin::Listed(_) | Origin::Factory { .. } | Origin::Curve { .. } => None,
+    };
+    read_tokens(spec, client, unread, |wanted| held_lenders(vault, records, wanted), block).await
 }
 
 /// Rolls `book` back to the newest kept block the node still has.
@@ -1624,6 +1716,55 @@ impl Supervised for RpcFeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listed_token_is_probed_out_of_its_largest_holder() {
+        use switchyard_catalog::market::{StableswapRecord, WeightedRecord};
+        let (new, usdt, vault) =
+            (Address::repeat_byte(1), Address::repeat_byte(2), Address::repeat_byte(0xba));
+        let curve = |address: Address, held: u64| {
+            PoolRecord::Stableswap(StableswapRecord {
+                chain_id: ChainId(1),
+                address,
+                protocol: "curve".into(),
+                lp_token: None,
+                coins: vec![new, usdt],
+                balances: vec![U256::from(held), U256::from(5)],
+                amp: U256::from(100),
+                fee: U256::ZERO,
+                admin_fee: None,
+                a_precision: None,
+                amp_precise: None,
+                lp_supply: None,
+            })
+        };
+        let wanted = std::collections::HashSet::from([new]);
+        let records =
+            [curve(Address::repeat_byte(0xc1), 10), curve(Address::repeat_byte(0xc2), 30)];
+        let lenders = held_lenders(None, &records, &wanted);
+        assert_eq!(lenders.get(&new), Some(&Lender::Held(Address::repeat_byte(0xc2))));
+        assert_eq!(lenders.get(&usdt), None, "only the tokens wanted");
+        // A Balancer pool's tokens sit in the Vault.
+        let weighted = PoolRecord::Weighted(WeightedRecord {
+            chain_id: ChainId(1),
+            address: Address::repeat_byte(0xb1),
+            protocol: "balancer-v2".into(),
+            pool_id: Some(B256::repeat_byte(7)),
+            tokens: vec![usdt, new],
+            balances: vec![U256::from(1), U256::from(2)],
+            weights: vec![U256::from(1), U256::from(1)],
+            swap_fee: U256::ZERO,
+            pool_version: None,
+        });
+        let lenders = held_lenders(Some(vault), &[weighted], &wanted);
+        assert_eq!(lenders.get(&new), Some(&Lender::Held(vault)));
+        // A pool holding none of it lends nothing; nor does a token that
+        // is its own holder.
+        let empty = [curve(Address::repeat_byte(0xc3), 0)];
+        assert!(held_lenders(None, &empty, &wanted).is_empty());
+        let own = [curve(new, 10)];
+        assert!(held_lenders(None, &own, &wanted).is_empty());
+    }
 
     #[test]
     fn bitmap_words_cover_every_tick() {

@@ -12,7 +12,7 @@
 //!   and last bytes.
 
 use alloy_primitives::{Address, Bytes, U256};
-use alloy_sol_types::{SolError, SolValue, sol};
+use alloy_sol_types::{SolCall, SolError, SolValue, sol};
 use serde_json::json;
 use switchyard_catalog::{ChainId, Token};
 
@@ -109,6 +109,8 @@ sol! {
     struct ProbeCall { address token; address pool; uint8 kind; bool isToken0; }
     struct ProbeResult { bool ok; uint256 asked; uint256 received; uint256 sent; uint256 arrived; bytes reason; }
     error NothingToBorrow();
+    struct HeldCall { address token; address holder; }
+    function probeAll(HeldCall[] requests) returns (ProbeResult[] results);
 }
 
 /// One token to probe: a pool of it to borrow from.
@@ -176,6 +178,64 @@ pub async fn probe_transfers(
             |out: &[u8]| <Vec<ProbeResult>>::abi_decode(out).map_err(|e| e.to_string()),
             |_| None,
             |_| {},
+        )
+        .await?;
+    Ok(read
+        .into_iter()
+        .map(|(_, r)| match r {
+            Ok(r) => judge(&r),
+            Err(why) => Transfers::Unusual(format!("the node refused to probe it: {why}")),
+        })
+        .collect())
+}
+
+/// The account a held probe is addressed to: the code is lent to it.
+fn coordinator() -> Address {
+    Address::from_slice(&alloy_primitives::keccak256(b"switchyard held probe")[12..])
+}
+
+/// `HeldProbe.sol`'s relay, which lends the code too.
+fn relay() -> Address {
+    Address::from_slice(&alloy_primitives::keccak256(b"switchyard held probe relay")[12..])
+}
+
+/// Simulates, at `block`, a transfer of each `(token, holder)`'s token out
+/// of the holder (a Curve pool, the Balancer Vault: accounts with no flash
+/// swap) and on to a fresh address: one `eth_call` per batch, with the
+/// [`HeldProbe`](crate::evm::artifacts::Artifact::HeldProbe) runtime lent
+/// to the holders through the call's state override set, which changes
+/// nothing. A node that refuses overrides answers every token
+/// [`Transfers::Unusual`] with its reason, so no token it cannot vouch for
+/// is routed.
+pub async fn probe_held(
+    client: &RpcClient,
+    requests: &[(Address, Address)],
+    block: u64,
+) -> Result<Vec<Transfers>, crate::rpc_feed::FeedError> {
+    use crate::rpc_feed::FeedError;
+    if requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let code = crate::evm::artifacts::Artifact::HeldProbe
+        .runtime()
+        .map_err(|e| FeedError::Lens(e.to_string()))?;
+    let relay = relay();
+    let read = client
+        .lent_code_batches(
+            coordinator(),
+            &code,
+            requests,
+            block,
+            32,
+            |items: &[(Address, Address)]| {
+                let requests = items
+                    .iter()
+                    .map(|(token, holder)| HeldCall { token: *token, holder: *holder })
+                    .collect();
+                probeAllCall { requests }.abi_encode()
+            },
+            |items| std::iter::once(relay).chain(items.iter().map(|(_, h)| *h)).collect(),
+            |out: &[u8]| probeAllCall::abi_decode_returns(out).map_err(|e| e.to_string()),
         )
         .await?;
     Ok(read

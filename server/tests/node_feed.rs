@@ -835,20 +835,26 @@ fn load_embedded_world(node: &Node) {
     node.rpc("evm_mine", json!([]));
 }
 
-/// A WBTC/USDT StableSwap pool (`A` 100.5, caught mid-ramp, at
-/// `A_PRECISION` 100; 0.04% fee,
-/// half to the admin) holding 3,000 WBTC and 2,900 USDT, written into
-/// `registry` as its entry `index` (the storage its `pool_list`,
-/// `pool_count` and `get_lp_token` read: slots 0, 1 and 2).
-fn deploy_stableswap(node: &Node, me: Address, registry: Address, index: u64) -> Address {
+/// A StableSwap pool of two `coins` (address, decimals and the balance
+/// its books hold; `A` 100.5, caught mid-ramp, at `A_PRECISION` 100; 0.04%
+/// fee, half to the admin), written into `registry` as its entry `index`
+/// (the storage its `pool_list`, `pool_count` and `get_lp_token` read:
+/// slots 0, 1 and 2).
+fn deploy_stableswap(
+    node: &Node,
+    me: Address,
+    registry: Address,
+    index: u64,
+    coins: [(Address, u8, U256); 2],
+) -> Address {
     use alloy_primitives::keccak256;
     use alloy_sol_types::SolConstructor;
     use switchyard_engine::evm::abi::ReferenceStableSwap as Pool;
     let mut code = ours("ReferenceStableSwap");
     code.extend(
         Pool::constructorCall {
-            coins_: vec![WBTC, USDT],
-            decimals_: vec![8, 6],
+            coins_: coins.iter().map(|c| c.0).collect(),
+            decimals_: coins.iter().map(|c| c.1).collect(),
             ampPrecise: U256::from(10_050),
             aPrecision: U256::from(100),
             fee_: U256::from(4_000_000),
@@ -865,8 +871,8 @@ fn deploy_stableswap(node: &Node, me: Address, registry: Address, index: u64) ->
     };
     // The internal balances (a dynamic array at slot 1).
     let data = U256::from_be_bytes(keccak256(U256::from(1).to_be_bytes::<32>()).0);
-    set(pool, data, U256::from(300_000_000_000u64));
-    set(pool, data + U256::from(1), U256::from(2_900_000_000u64));
+    set(pool, data, coins[0].2);
+    set(pool, data + U256::from(1), coins[1].2);
     let entry = keccak256((U256::from(index), U256::ZERO).abi_encode());
     set(registry, U256::from_be_bytes(entry.0), U256::from_be_slice(pool.as_slice()));
     set(registry, U256::from(1), U256::from(index + 1));
@@ -1184,7 +1190,11 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
     // found from `pool_list`, proven to price as the kernel does, and
     // quoted as the pool answers. Its WBTC is cheap (near 1:1 with USDT), so
     // no other path competes.
-    let curve_pool = deploy_stableswap(&node, me, registry, 2);
+    let wbtc_usdt = [
+        (WBTC, 8, U256::from(300_000_000_000u64)), // 3,000 WBTC
+        (USDT, 6, U256::from(2_900_000_000u64)),   // 2,900 USDT
+    ];
+    let curve_pool = deploy_stableswap(&node, me, registry, 2, wbtc_usdt);
     let usdt_in = U256::from(100_000_000u64); // 100 USDT
     let expect =
         word(&node.call(curve_pool, &Curve::get_dyCall { i: 1, j: 0, dx: usdt_in }.abi_encode()));
@@ -1207,5 +1217,72 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
     assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{route}");
     // The Balancer pool the registry lists is no StableSwap.
     assert!(show_log().contains("\"found\":1,\"set_aside\":1"), "{}", show_log());
+
+    // Tokens no catalog lists, found only in Curve pools (which lend
+    // nothing): read from the node, and their transfers probed out of the
+    // pool itself. One moves exact amounts and is routed; one burns 1% of
+    // every transfer and is kept out.
+    let new_token = |artifact: &str, symbol: &str| {
+        let mut code = ours(artifact);
+        code.extend(
+            (format!("{symbol} Coin"), symbol.to_owned(), U256::from(18)).abi_encode_params(),
+        );
+        node.send(me, None, &code).expect("token deployed")
+    };
+    let whole = U256::from(10u128.pow(18));
+    let fund = |token: Address, pool: Address, amount: U256| {
+        node.send(me, Some(token), &Token::mintCall { to: pool, amount }.abi_encode());
+    };
+    let only = new_token("TestERC20", "CRVONLY");
+    let only_pool = deploy_stableswap(
+        &node,
+        me,
+        registry,
+        3,
+        [(only, 18, U256::from(2_000_000u64) * whole), (USDT, 6, U256::from(2_000_000_000_000u64))],
+    );
+    fund(only, only_pool, U256::from(2_000_000u64) * whole);
+    let fee = new_token("TestFeeToken", "CRVFEE");
+    let fee_pool = deploy_stableswap(
+        &node,
+        me,
+        registry,
+        4,
+        [(fee, 18, U256::from(2_000_000u64) * whole), (USDT, 6, U256::from(2_000_000_000_000u64))],
+    );
+    fund(fee, fee_pool, U256::from(2_000_000u64) * whole);
+    node.rpc("evm_mine", json!([]));
+    let only_in = U256::from(1_000u64) * whole;
+    let expect =
+        word(&node.call(only_pool, &Curve::get_dyCall { i: 0, j: 1, dx: only_in }.abi_encode()));
+    assert!(
+        within_blocks(&node, 3, || q(only, USDT, only_in) == Some(expect)).is_some(),
+        "a Curve pool of a token no catalog lists was not routed: {:?} {}",
+        server.quote(only, USDT, only_in),
+        show_log()
+    );
+    let listed =
+        server.ok(&format!("/api/v1/tokens?chainId=1&address={only:#x}&includeMetadata=true"));
+    let t = &listed["data"][0];
+    assert_eq!(
+        (t["symbol"].as_str(), t["decimals"].as_u64(), t["source"].as_str()),
+        (Some("CRVONLY"), Some(18), Some("node")),
+        "{listed}"
+    );
+    let path = format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={only:#x}&tokenOut={USDT:#x}&amountIn={only_in}&slippage=50"
+    );
+    wait_for("the route through the Curve-only token", 20, || server.get(&path).0 == 200);
+    let route = server.ok(&path);
+    assert_eq!(route["amountOut"].as_str(), Some(expect.to_string().as_str()), "{route}");
+    wait_for("the fee token probed", 10, || {
+        show_log().lines().any(|l| {
+            l.contains("does not transfer the amount asked")
+                && (l.contains(&format!("{fee:#x}")) || l.contains(&format!("{fee}")))
+                && l.contains("a fee or rebase on transfer")
+        })
+    });
+    let (code, body) = server.quote(fee, USDT, only_in);
+    assert!((400..500).contains(&code), "{code} {body}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -82,6 +82,11 @@ pub enum Artifact {
     /// `eth_call`, flash-borrows tokens from their pools to see whether a
     /// transfer moves the amount asked.
     TransferProbe,
+    /// `HeldProbe.sol`: never deployed; its runtime code is lent, through
+    /// an `eth_call`'s state override set, to accounts holding tokens
+    /// without a flash swap (a Curve pool, the Balancer Vault) to see
+    /// whether a transfer out of them moves the amount asked.
+    HeldProbe,
     /// `TestFeeToken.sol`: a token burning 1% of each transfer (tests only).
     TestFeeToken,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
@@ -232,7 +237,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 60] = [
+    pub const ALL: [Self; 61] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -256,6 +261,7 @@ impl Artifact {
         Self::PoolLens,
         Self::StateLens,
         Self::TransferProbe,
+        Self::HeldProbe,
         Self::TestFeeToken,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
@@ -322,6 +328,7 @@ impl Artifact {
             Self::PoolLens => "PoolLens",
             Self::StateLens => "StateLens",
             Self::TransferProbe => "TransferProbe",
+            Self::HeldProbe => "HeldProbe",
             Self::TestFeeToken => "TestFeeToken",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
@@ -419,6 +426,7 @@ impl Artifact {
             Self::PoolLens => include_str!("../../../contracts/artifacts/PoolLens.json"),
             Self::StateLens => include_str!("../../../contracts/artifacts/StateLens.json"),
             Self::TransferProbe => include_str!("../../../contracts/artifacts/TransferProbe.json"),
+            Self::HeldProbe => include_str!("../../../contracts/artifacts/HeldProbe.json"),
             Self::TestFeeToken => include_str!("../../../contracts/artifacts/TestFeeToken.json"),
             Self::LegacyShortcutsExecutor => {
                 include_str!("../../../contracts/artifacts/LegacyShortcutsExecutor.json")
@@ -487,6 +495,15 @@ impl Artifact {
             Some(json) => parse(self.name(), json),
             None => NpmArtifacts::shared()?.initcode(self),
         }
+    }
+
+    /// The runtime code the constructor leaves, for a contract without
+    /// constructor arguments whose code is lent rather than deployed
+    /// ([`Artifact::HeldProbe`]): run once in a scratch EVM.
+    pub fn runtime(self) -> Result<Bytes, EvmError> {
+        let mut evm = super::Evm::new();
+        let at = evm.deploy(alloy_primitives::Address::repeat_byte(0x5a), self.initcode()?)?;
+        Ok(evm.code(at))
     }
 
     /// The storage slot of one of our own contracts' state variables (from
