@@ -453,6 +453,9 @@ struct RpcSource {
     source: Arc<str>,
     origin: rpc_feed::Origin,
     health: Arc<rpc_feed::FeedHealth>,
+    /// The tokens the chain's sources read from the node (one map per
+    /// chain).
+    discovered: Arc<rpc_feed::Discovered>,
 }
 
 impl RpcSource {
@@ -465,6 +468,7 @@ impl RpcSource {
             catalog,
             hub,
             self.health,
+            self.discovered,
         )
     }
 }
@@ -527,11 +531,13 @@ fn rpc_sources(
                 cfg.chain
             )));
         }
+        let discovered = Arc::new(rpc_feed::Discovered::default());
         let source = |name: &str, origin| {
             let source: Arc<str> = Arc::from(name);
             RpcSource {
                 config: cfg.clone(),
                 client: Arc::clone(&client),
+                discovered: Arc::clone(&discovered),
                 health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
                 source,
                 origin,

@@ -67,6 +67,9 @@ const MAX_FILTER_ADDRESSES: usize = 1000;
 /// Tick-bitmap words read per batch call: about 3k gas each, so a call
 /// stays far below [`crate::rpc::BATCH_CALL_GAS`] with ticks to read.
 const WORDS_PER_CALL: i32 = 2048;
+/// Ticks read per V3 request of listed ticks (a pool with more minted
+/// ticks is read in several).
+const TICKS_PER_REQUEST: usize = 256;
 /// The V2 swap fee of a Uniswap V2 factory's pairs, in bps.
 const V2_FEE_BPS: u32 = 30;
 /// Uniswap V3's tick bounds.
@@ -84,7 +87,7 @@ sol! {
     event PoolRegistered(bytes32 indexed poolId, address indexed poolAddress, uint8 specialization);
     event TokensRegistered(bytes32 indexed poolId, address[] tokens, address[] assetManagers);
 
-    struct LensRequest { address pool; uint8 kind; int16 fromWord; int16 toWord; int24 tickSpacing; }
+    struct LensRequest { address pool; uint8 kind; int16 fromWord; int16 toWord; int24 tickSpacing; int24[] ticks; }
     struct LensTick { int24 index; uint128 liquidityGross; int128 liquidityNet; }
     struct LensResult { uint256 reserve0; uint256 reserve1; uint160 sqrtPriceX96; int24 tick; uint128 liquidity; LensTick[] ticks; }
 }
@@ -395,8 +398,9 @@ struct Spec {
     origin: Origin,
     catalog: Arc<Catalog>,
     /// Tokens no catalog lists, read from the node: their entry, or `None`
-    /// when unusable (their pools stay out).
-    discovered: Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>,
+    /// when unusable (their pools stay out). Shared by the chain's sources,
+    /// so a token is read and probed once per chain.
+    discovered: Arc<Discovered>,
     /// The listed pools (by address and last token) whose last read failed.
     failing: Mutex<std::collections::BTreeSet<(Address, Address)>>,
     /// A Balancer source's pools by id: weighted ones (their templates, the
@@ -713,8 +717,12 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             return Ok(Step::Indexed { book, node_head });
         }
     };
-    // Discovery.
+    // Discovery: the pools, and for V3 every tick a position was minted at
+    // since the pool's creation (a superset of its initialized ticks).
     let mut pools = Pools::new();
+    let mut minted: std::collections::HashMap<Address, std::collections::BTreeSet<i32>> =
+        Default::default();
+    let v3 = matches!(spec.factory(), Some((FactoryKind::UniswapV3, _)));
     let range = spec.config.log_range.max(1);
     let first = spec.config.from_block.min(head);
     let mut from = first;
@@ -735,40 +743,63 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                 pools.insert(a, Arc::new(t));
             }
         }
+        if v3 && !pools.is_empty() {
+            let addresses = (pools.len() <= MAX_FILTER_ADDRESSES)
+                .then(|| pools.keys().copied().collect::<Vec<_>>());
+            let mints = client
+                .logs(&LogFilter {
+                    from_block: U64::from(from),
+                    to_block: U64::from(to),
+                    address: addresses,
+                    topics: vec![vec![Mint::SIGNATURE_HASH]],
+                })
+                .await?;
+            for log in mints.iter().filter(|l| pools.contains_key(&l.address)) {
+                let topics = log.topics.iter().copied();
+                if let Ok(e) = Mint::decode_raw_log(topics, &log.data) {
+                    let ticks = minted.entry(log.address).or_default();
+                    ticks.insert(e.tickLower.as_i32());
+                    ticks.insert(e.tickUpper.as_i32());
+                }
+            }
+        }
         from = to + 1;
     }
     // State, at `head`, in batches.
     let mut requests: Vec<(Address, LensRequest)> = Vec::new();
     for (address, p) in &pools {
+        let request = |kind: u8, words: (i32, i32), spacing: i32, ticks: &[i32]| LensRequest {
+            pool: *address,
+            kind,
+            fromWord: words.0 as i16,
+            toWord: words.1 as i16,
+            tickSpacing: alloy_primitives::aliases::I24::try_from(spacing).unwrap_or_default(),
+            ticks: ticks
+                .iter()
+                .filter_map(|t| alloy_primitives::aliases::I24::try_from(*t).ok())
+                .collect(),
+        };
         match p.as_ref() {
-            Tracked::V2 { .. } => requests.push((
-                *address,
-                LensRequest {
-                    pool: *address,
-                    kind: 0,
-                    fromWord: 0,
-                    toWord: 0,
-                    tickSpacing: Default::default(),
-                },
-            )),
+            Tracked::V2 { .. } => requests.push((*address, request(0, (0, 0), 0, &[]))),
             Tracked::V3(v) => {
-                let (lo, hi) = word_range(v.ledger.tick_spacing);
+                let spacing = v.ledger.tick_spacing;
+                let (lo, hi) = word_range(spacing);
+                // A tick read costs about as much as two bitmap words.
+                let ticks: Vec<i32> =
+                    minted.remove(address).map(|t| t.into_iter().collect()).unwrap_or_default();
+                if v3 && ticks.len() * 2 < (hi - lo + 1) as usize {
+                    if ticks.is_empty() {
+                        requests.push((*address, request(2, (0, 0), spacing, &[])));
+                    }
+                    for part in ticks.chunks(TICKS_PER_REQUEST) {
+                        requests.push((*address, request(2, (0, 0), spacing, part)));
+                    }
+                    continue;
+                }
                 let mut w = lo;
                 while w <= hi {
                     let end = (w + WORDS_PER_CALL - 1).min(hi);
-                    requests.push((
-                        *address,
-                        LensRequest {
-                            pool: *address,
-                            kind: 1,
-                            fromWord: w as i16,
-                            toWord: end as i16,
-                            tickSpacing: alloy_primitives::aliases::I24::try_from(
-                                v.ledger.tick_spacing,
-                            )
-                            .unwrap_or_default(),
-                        },
-                    ));
+                    requests.push((*address, request(1, (w, end), spacing, &[])));
                     w = end + 1;
                 }
             }
@@ -784,25 +815,35 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     );
     bar.set_prefix(format!("chain {} {}: {} pools,", spec.config.chain, spec.source, pools.len()));
     let lens = Artifact::PoolLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
-    // Each request is a static struct of five words (the array's offset
-    // and length first); each answer is at least eight words, and a V3
-    // pool's ticks three more each, which the node's size limits bound.
-    let per_call = (crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens.len() + 64) / 160)
-        .min(crate::rpc::MAX_ANSWER_CODE_BYTES.saturating_sub(64) / 256)
-        .max(1);
-    // Group V3 bitmap ranges so a call scans at most WORDS_PER_CALL words
-    // (a pair counts as one): cut the list where a batch would pass it.
+    // Each request is its offset and seven words (its ticks' offset and
+    // length among them), and 32 bytes a tick; each answer is its offset
+    // and seven words, and three more a tick: the node's size
+    // limits bound both. A call scans at most WORDS_PER_CALL words (a pair
+    // counts as one, a tick read as two): the list is cut where a batch
+    // would pass any of these.
+    let asked_room = crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens.len() + 64);
+    let answer_room = crate::rpc::MAX_ANSWER_CODE_BYTES.saturating_sub(64);
     let mut batches: Vec<Vec<(Address, LensRequest)>> = Vec::new();
-    let mut words = 0;
+    let (mut words, mut asked, mut answered) = (0, 0, 0);
     for r in requests {
-        let w = if r.1.kind == 0 { 1 } else { i32::from(r.1.toWord) - i32::from(r.1.fromWord) + 1 };
+        let ticks = r.1.ticks.len();
+        let w = match r.1.kind {
+            0 => 1,
+            1 => (i32::from(r.1.toWord) - i32::from(r.1.fromWord) + 1) as usize,
+            _ => 1 + 2 * ticks,
+        };
+        let (a, b) = (256 + 32 * ticks, 256 + 96 * ticks);
         match batches.last_mut() {
-            Some(b) if b.len() < per_call && words + w <= WORDS_PER_CALL => {
-                words += w;
-                b.push(r);
+            Some(batch)
+                if words + w <= WORDS_PER_CALL as usize
+                    && asked + a <= asked_room
+                    && answered + b <= answer_room =>
+            {
+                (words, asked, answered) = (words + w, asked + a, answered + b);
+                batch.push(r);
             }
             _ => {
-                words = w;
+                (words, asked, answered) = (w, a, b);
                 batches.push(vec![r]);
             }
         }
@@ -822,7 +863,16 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                 },
                 |out: &[u8]| <Vec<LensResult>>::abi_decode(out).map_err(|e| e.to_string()),
                 |(a, r): &(Address, LensRequest)| {
-                    // A V3 range whose ticks answer too much: its two halves.
+                    // A V3 range or tick list that answers too much: its
+                    // two halves.
+                    if r.kind == 2 && r.ticks.len() > 1 {
+                        let mut lo = r.clone();
+                        let hi = LensRequest {
+                            ticks: lo.ticks.split_off(r.ticks.len() / 2),
+                            ..r.clone()
+                        };
+                        return Some(((*a, lo), (*a, hi)));
+                    }
                     (r.kind == 1 && r.toWord > r.fromWord).then(|| {
                         let mid = ((i32::from(r.fromWord) + i32::from(r.toWord)) / 2) as i16;
                         let lo = LensRequest { toWord: mid, ..r.clone() };
@@ -1441,6 +1491,11 @@ async fn roll_back(
     Ok(Moved::To { node_head, changed: true })
 }
 
+/// Tokens no catalog lists, read from one chain's node: their entry, or
+/// `None` when unusable.
+pub(crate) type Discovered =
+    Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>;
+
 /// The feed's actor: one per (chain, source).
 pub(crate) struct RpcFeed {
     spec: Arc<Spec>,
@@ -1460,7 +1515,9 @@ pub(crate) struct RpcFeed {
 }
 
 impl RpcFeed {
-    /// A feed of the pools of `origin` (`source` is their protocol).
+    /// A feed of the pools of `origin` (`source` is their protocol), with
+    /// the tokens its chain's sources read from the node.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         config: RpcFeedConfig,
         client: Arc<RpcClient>,
@@ -1469,6 +1526,7 @@ impl RpcFeed {
         catalog: Arc<Catalog>,
         hub: Addr<PriceCacheActor>,
         health: Arc<FeedHealth>,
+        discovered: Arc<Discovered>,
     ) -> Self {
         Self {
             spec: Arc::new(Spec {
@@ -1477,7 +1535,7 @@ impl RpcFeed {
                 health,
                 origin,
                 catalog,
-                discovered: Mutex::default(),
+                discovered,
                 failing: Mutex::default(),
                 unprobed: Mutex::default(),
                 found: Mutex::default(),
