@@ -1,14 +1,19 @@
 //! How long the server takes to index a node-followed chain of many
-//! Uniswap V2 pairs, how much memory it then holds, and how long a block of
-//! 1,000 `Sync` logs takes to reach readers:
+//! Uniswap V2 pairs and V3 pools, how much memory it then holds, and how
+//! long a block of 1,000 `Sync` logs takes to reach readers:
 //!
 //! ```sh
 //! scripts/setup.sh --tests
 //! cargo build --release -p switchyard-server
 //! cargo run --release -p switchyard-benches --example node_chain -- 100000 2000
+//! cargo run --release -p switchyard-benches --example node_chain -- 75000 2000 25000
 //! ```
 //!
-//! (pairs, then tokens; defaults 100,000 and 2,000). The generator is
+//! (V2 pairs, tokens, then V3 pools; defaults 100,000, 2,000 and 0). A V3
+//! pool is the published pool runtime of its fee tier (500, 3000 or 10000,
+//! in turn) with its own immutables, at its real CREATE2 address, with
+//! three positions around its price written into its ticks, bitmap and
+//! liquidity, and the V3 factory's `PoolCreated` event. The generator is
 //! deterministic: `tokens` ERC-20s (`TestERC20`'s runtime, no catalog lists
 //! them) at fixed addresses, and each pair at the real CREATE2 address of
 //! the mainnet Uniswap V2 factory, with the published pair runtime and its
@@ -41,6 +46,12 @@ use alloy_sol_types::{SolCall, SolValue, sol};
 use serde_json::{Value, json};
 
 const V2_FACTORY: Address = address!("5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f");
+const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984");
+/// `keccak256` of the published `UniswapV3Pool` initcode.
+const POOL_INIT_HASH: B256 =
+    alloy_primitives::b256!("e34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54");
+/// The V3 fee tiers and their tick spacings.
+const TIERS: [(u32, i32); 3] = [(500, 10), (3000, 60), (10000, 200)];
 /// `keccak256` of the published `UniswapV2Pair` initcode.
 const PAIR_INIT_HASH: B256 =
     alloy_primitives::b256!("96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f");
@@ -55,6 +66,10 @@ const BATCH: usize = 2000;
 
 sol! {
     function emitPairs(address[] token0s, address[] token1s, address[] pairs, uint256 first) external;
+    function emitPools(address[] token0s, address[] token1s, uint24[] fees, int24[] spacings, address[] pools) external;
+    function mintAll(address[] pools, int24[][] lowers, int24[][] uppers, uint128[][] amounts) external;
+    function createPool(address tokenA, address tokenB, uint24 fee) external returns (address pool);
+    function getPool(address tokenA, address tokenB, uint24 fee) external view returns (address pool);
     function sync() external;
     struct LensCall { address target; bytes data; }
 }
@@ -252,11 +267,165 @@ fn place(
     Ok(())
 }
 
+/// A fee tier's pool runtime: the fee, the template pool's address, its code.
+type Template = (u32, Address, Bytes);
+
+/// One V3 pool to place: its tokens, tier, address, price and positions.
+struct V3Placed {
+    token0: Address,
+    token1: Address,
+    tier: (u32, i32),
+    pool: Address,
+    tick: i32,
+    /// `(lower, upper, liquidity)`.
+    positions: [(i32, i32, u128); 3],
+}
+
+/// The slot of `mapping[key]` for a mapping at `slot` with a signed key.
+fn signed_mapping(key: i32, slot: u64) -> U256 {
+    let key = alloy_primitives::I256::try_from(key).unwrap_or_default();
+    U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
+}
+
+/// Every V3 pool's `Mint` events, runtime (its tier's template with the
+/// pool's own address and tokens), storage and token balances set on the
+/// node, and the factory's `PoolCreated` event emitted for each.
+fn place_v3(
+    node: &Node,
+    me: Address,
+    pools: &[V3Placed],
+    templates: &[Template],
+    template_tokens: [Address; 2],
+    emitter_code: &Bytes,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use switchyard_engine::evm::replace_address;
+    for chunk in pools.chunks(1000) {
+        let mut codes = Vec::with_capacity(chunk.len());
+        let mut slots = Vec::new();
+        for p in chunk {
+            let (_, at, code) =
+                templates.iter().find(|(fee, ..)| *fee == p.tier.0).ok_or("no template")?;
+            let code =
+                [(*at, p.pool), (template_tokens[0], p.token0), (template_tokens[1], p.token1)]
+                    .iter()
+                    .fold(code.to_vec(), |code, (from, to)| replace_address(&code, *from, *to));
+            codes.push(json!([p.pool, Bytes::from(code)]));
+            let sqrt = switchyard_kernel::amm::uniswap_v3::sqrt_ratio_at_tick(p.tick)
+                .map_err(|e| format!("{e:?}"))?;
+            let u24 = |t: i32| U256::from(t as u32 & 0x00ff_ffff);
+            let slot0 = sqrt
+                | (u24(p.tick) << 160)
+                | (U256::ONE << 200)
+                | (U256::ONE << 216)
+                | (U256::ONE << 240);
+            let liquidity: u128 = p.positions.iter().map(|q| q.2).sum();
+            let initialized = U256::ONE << 248;
+            let mut set = vec![
+                (U256::ZERO, slot0),
+                (U256::from(4), U256::from(liquidity)),
+                (U256::from(8), initialized | U256::from(1)),
+            ];
+            let mut words: std::collections::BTreeMap<i32, U256> = Default::default();
+            for (lower, upper, l) in p.positions {
+                for (t, net) in [(lower, l as i128), (upper, -(l as i128))] {
+                    let base = signed_mapping(t, 5);
+                    set.push((base, U256::from(l) | (U256::from(net as u128) << 128)));
+                    set.push((base + U256::from(3), initialized));
+                    let compressed = t.div_euclid(p.tier.1);
+                    *words.entry(compressed >> 8).or_default() |=
+                        U256::ONE << (compressed & 0xff) as usize;
+                }
+            }
+            set.extend(words.into_iter().map(|(w, bits)| (signed_mapping(w, 6), bits)));
+            for (slot, v) in set {
+                slots.push(json!([p.pool, format!("{slot:#x}"), word(v)]));
+            }
+            // What the positions hold (in floating point: only the
+            // balances, which no quote reads; a transfer probe borrows a
+            // thousandth of them, as it would from a real pool).
+            let sqrt = |t: i32| 1.0001f64.powf(f64::from(t) / 2.0);
+            let held = p.positions.iter().fold([0f64; 2], |[a0, a1], (lower, upper, l)| {
+                let l = *l as f64;
+                [
+                    a0 + l * (1.0 / sqrt(p.tick) - 1.0 / sqrt(*upper)),
+                    a1 + l * (sqrt(p.tick) - sqrt(*lower)),
+                ]
+            });
+            for (t, h) in [p.token0, p.token1].into_iter().zip(held) {
+                let h = U256::from(h as u128 + 1);
+                slots.push(json!([t, format!("{:#x}", mapping(p.pool, BALANCE_SLOT)), word(h)]));
+            }
+        }
+        let call = emitPoolsCall {
+            token0s: chunk.iter().map(|p| p.token0).collect(),
+            token1s: chunk.iter().map(|p| p.token1).collect(),
+            fees: chunk.iter().map(|p| alloy_primitives::aliases::U24::from(p.tier.0)).collect(),
+            spacings: chunk
+                .iter()
+                .map(|p| alloy_primitives::aliases::I24::try_from(p.tier.1).unwrap_or_default())
+                .collect(),
+            pools: chunk.iter().map(|p| p.pool).collect(),
+        };
+        node.send(me, Some(V3_FACTORY), &call.abi_encode())?;
+        // Each pool's `Mint` events, emitted from its address by the
+        // emitter's code placed there first.
+        node.batch(
+            "hardhat_setCode",
+            &chunk.iter().map(|p| json!([p.pool, emitter_code])).collect::<Vec<_>>(),
+        )?;
+        let i24 = |t: i32| alloy_primitives::aliases::I24::try_from(t).unwrap_or_default();
+        let mints = mintAllCall {
+            pools: chunk.iter().map(|p| p.pool).collect(),
+            lowers: chunk.iter().map(|p| p.positions.iter().map(|q| i24(q.0)).collect()).collect(),
+            uppers: chunk.iter().map(|p| p.positions.iter().map(|q| i24(q.1)).collect()).collect(),
+            amounts: chunk.iter().map(|p| p.positions.iter().map(|q| q.2).collect()).collect(),
+        };
+        node.send(me, Some(V3_FACTORY), &mints.abi_encode())?;
+        node.batch("hardhat_setCode", &codes)?;
+        node.batch("hardhat_setStorageAt", &slots)?;
+    }
+    Ok(())
+}
+
+/// Each fee tier's pool runtime: the published factory deployed on the node
+/// creates a pool of two placeholder tokens per tier.
+fn v3_templates(
+    node: &Node,
+    me: Address,
+    template_tokens: [Address; 2],
+) -> Result<Vec<Template>, Box<dyn std::error::Error>> {
+    let factory_code = artifact(&repo().join(
+        "contracts/node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
+    ))?;
+    let receipt = node.send(me, None, &factory_code)?;
+    let factory: Address = serde_json::from_value(receipt["contractAddress"].clone())?;
+    let mut out = Vec::new();
+    for (fee, _) in TIERS {
+        let fee24 = alloy_primitives::aliases::U24::from(fee);
+        let [a, b] = template_tokens;
+        node.send(
+            me,
+            Some(factory),
+            &createPoolCall { tokenA: a, tokenB: b, fee: fee24 }.abi_encode(),
+        )?;
+        let data = Bytes::from(getPoolCall { tokenA: a, tokenB: b, fee: fee24 }.abi_encode());
+        let answer: Bytes = serde_json::from_value(
+            node.rpc("eth_call", json!([{"to": factory, "data": data}, "latest"]))?,
+        )?;
+        let at = Address::from_slice(answer.get(12..32).ok_or("getPool answered nothing")?);
+        let code: Bytes = serde_json::from_value(node.rpc("eth_getCode", json!([at, "latest"]))?)?;
+        out.push((fee, at, code));
+    }
+    Ok(out)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().map_or(Ok(100_000), |a| a.parse())?;
     let t: usize = args.next().map_or(Ok(2_000), |a| a.parse())?;
+    let m: usize = args.next().map_or(Ok(0), |a| a.parse())?;
     assert!(t >= 2 && n / t < t - 1, "too few tokens for {n} distinct pairs");
+    assert!(m / 3 / t < t - 1, "too few tokens for {m} distinct V3 pools");
     let bin = std::env::var_os("SWITCHYARD_BIN")
         .map_or_else(|| repo().join("target/release/switchyard"), PathBuf::from);
     let hardhat = repo().join("tests/node/node_modules/.bin/hardhat");
@@ -351,6 +520,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         place(&node, me, &pairs, &pair_code)?;
         println!("node: {n} pairs over {t} tokens placed in {:.1?}", setup.elapsed());
     }
+    // V3 pools: the pair of the V2 rule for `k / 3`, in tier `k % 3`.
+    let v3_placed = node.rpc("eth_getCode", json!([V3_FACTORY, "latest"]))? != json!("0x");
+    if m > 0 && !v3_placed {
+        let placing = Instant::now();
+        let template_tokens = [
+            address!("5eed0000000000000000000000000000000a0a0a"),
+            address!("5eed0000000000000000000000000000000b0b0b"),
+        ];
+        let templates = v3_templates(&node, me, template_tokens)?;
+        node.rpc("hardhat_setCode", json!([V3_FACTORY, emitter_code]))?;
+        let mut pools = Vec::with_capacity(m);
+        for k in 0..m {
+            let j = k / 3;
+            let a = j % t;
+            let b = (a + 1 + j / t) % t;
+            let (t0, t1) =
+                if tokens[a] < tokens[b] { (tokens[a], tokens[b]) } else { (tokens[b], tokens[a]) };
+            let tier = TIERS[k % 3];
+            let fee24 = alloy_primitives::aliases::U24::from(tier.0);
+            let salt = keccak256((t0, t1, fee24).abi_encode());
+            let pool = V3_FACTORY.create2(salt, POOL_INIT_HASH);
+            let s = tier.1;
+            let tick = s * (((k * 37) % 41) as i32 - 20);
+            let l = |i: usize| 10u128.pow(18) * (1 + ((k * 7919 + i * 104_729) % 1000) as u128);
+            let positions = [
+                (tick - 10 * s, tick + 10 * s, l(0)),
+                (tick - 60 * s, tick + 60 * s, l(1)),
+                (tick - 400 * s, tick + 400 * s, l(2)),
+            ];
+            pools.push(V3Placed { token0: t0, token1: t1, tier, pool, tick, positions });
+        }
+        place_v3(&node, me, &pools, &templates, template_tokens, &emitter_code)?;
+        println!("node: {m} V3 pools placed in {:.1?}", placing.elapsed());
+    }
 
     // The server, following the node as chain 1.
     let dir = std::env::temp_dir().join(format!("switchyard-node-bench-{}", std::process::id()));
@@ -375,19 +578,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log_path)?)
         .spawn()?;
-    let v2 = |ready: &Value| {
-        ready["feeds"].as_array().and_then(|f| {
-            f.iter().find(|f| f["chainId"] == 1 && f["source"] == "uniswap-v2").cloned()
-        })
+    let feed = |ready: &Value, source: &str| {
+        ready["feeds"]
+            .as_array()
+            .and_then(|f| f.iter().find(|f| f["chainId"] == 1 && f["source"] == source).cloned())
     };
     let mut last_print = Instant::now();
+    let mut v3_ready_in = None;
     let ready_in = loop {
-        if let Some(feed) = get(&bind, "/ready").as_ref().and_then(v2) {
-            if feed["status"] == "ready" {
+        let ready = get(&bind, "/ready");
+        let v2 = ready.as_ref().and_then(|r| feed(r, "uniswap-v2"));
+        let v3 = ready.as_ref().and_then(|r| feed(r, "uniswap-v3"));
+        if v3_ready_in.is_none() && v3.as_ref().is_some_and(|f| f["status"] == "ready") {
+            v3_ready_in = Some(start.elapsed());
+        }
+        if let Some(v2) = v2 {
+            if v2["status"] == "ready" && (m == 0 || v3_ready_in.is_some()) {
                 break start.elapsed();
             }
             if last_print.elapsed() >= Duration::from_secs(2) {
-                println!("  {:>5.1?}  {}", start.elapsed(), feed);
+                println!("  {:>5.1?}  {v2}", start.elapsed());
+                if m > 0 {
+                    println!("         {}", v3.unwrap_or_default());
+                }
                 last_print = Instant::now();
             }
         }
@@ -399,12 +612,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     std::thread::sleep(Duration::from_secs(2));
     let log = std::fs::read_to_string(&log_path)?;
-    let indexed = log.lines().find(|l| l.contains("rpc feed: indexed") && l.contains("uniswap-v2"));
+    let indexed = |source: &str| {
+        log.lines().find(|l| l.contains("rpc feed: indexed") && l.contains(source)).unwrap_or("")
+    };
     let tokens_line = log.lines().rfind(|l| l.contains("tokens read from the node"));
     println!(
-        "server: uniswap-v2 ready {ready_in:.1?} after start, RSS {:.0} MiB\n  {}\n  {}",
+        "server: both feeds ready {ready_in:.1?} after start (uniswap-v3 at {v3_ready_in:.1?}), RSS {:.0} MiB\n  {}\n  {}\n  {}",
         rss_mib(server.id()),
-        indexed.unwrap_or(""),
+        indexed("uniswap-v2"),
+        indexed("uniswap-v3"),
         tokens_line.unwrap_or("")
     );
 

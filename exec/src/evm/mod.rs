@@ -560,7 +560,7 @@ fn failure(result: ExecutionResult) -> EvmError {
 }
 
 /// `code` with every occurrence of the 20 bytes of `from` replaced by `to`.
-pub(crate) fn replace_address(code: &[u8], from: Address, to: Address) -> Vec<u8> {
+pub fn replace_address(code: &[u8], from: Address, to: Address) -> Vec<u8> {
     let mut out = code.to_vec();
     let (f, t) = (from.as_slice(), to.as_slice());
     let mut k = 0;
