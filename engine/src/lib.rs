@@ -453,9 +453,9 @@ struct RpcSource {
     source: Arc<str>,
     origin: rpc_feed::Origin,
     health: Arc<rpc_feed::FeedHealth>,
-    /// What the chain's sources share (the tokens read from the node, the
-    /// turn to index).
-    shared: Arc<rpc_feed::ChainShared>,
+    /// The tokens the chain's sources read from the node (one map per
+    /// chain).
+    discovered: Arc<rpc_feed::Discovered>,
 }
 
 impl RpcSource {
@@ -468,7 +468,7 @@ impl RpcSource {
             catalog,
             hub,
             self.health,
-            self.shared,
+            self.discovered,
         )
     }
 }
@@ -531,13 +531,13 @@ fn rpc_sources(
                 cfg.chain
             )));
         }
-        let shared = Arc::new(rpc_feed::ChainShared::default());
+        let discovered = Arc::new(rpc_feed::Discovered::default());
         let source = |name: &str, origin| {
             let source: Arc<str> = Arc::from(name);
             RpcSource {
                 config: cfg.clone(),
                 client: Arc::clone(&client),
-                shared: Arc::clone(&shared),
+                discovered: Arc::clone(&discovered),
                 health: Arc::new(rpc_feed::FeedHealth::new(cfg.chain, Arc::clone(&source))),
                 source,
                 origin,

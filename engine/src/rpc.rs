@@ -401,21 +401,18 @@ impl RpcClient {
     /// [`lens_batches`](Self::lens_batches) does, with `code` lent (the
     /// call's state override set) to `to` and to every address `lent`
     /// names for the batch: a contract never deployed runs as those
-    /// accounts, over their own storage and their balances in other
-    /// contracts' storage. No initcode or constructor-answer limit
-    /// applies.
+    /// accounts, over their own balances in other contracts' storage.
     #[allow(clippy::too_many_arguments)]
     pub async fn lent_code_batches<I: Clone, T>(
         &self,
-        (to, code): (Address, &Bytes),
+        to: Address,
+        code: &Bytes,
         items: &[I],
         block: u64,
         max_batch: usize,
         encode: impl Fn(&[I]) -> Vec<u8>,
         lent: impl Fn(&[I]) -> Vec<Address>,
         decode: impl Fn(&[u8]) -> Result<Vec<T>, String>,
-        split_one: impl Fn(&I) -> Option<(I, I)>,
-        on_done: impl FnMut(usize),
     ) -> Result<Vec<(I, Result<T, String>)>, RpcError> {
         let call = async |batch: &[I]| {
             let overrides: serde_json::Map<String, serde_json::Value> = std::iter::once(to)
@@ -426,7 +423,7 @@ impl RpcClient {
             let tx = json!({"to": to, "data": data, "gas": hex_quantity(BATCH_CALL_GAS)});
             self.call("eth_call", json!([tx, hex_quantity(block), overrides])).await
         };
-        Self::halving(items, max_batch, call, decode, split_one, on_done).await
+        Self::halving(items, max_batch, call, decode, |_| None, |_| {}).await
     }
 
     /// The batching both lens calls share: `call` answers one batch; a

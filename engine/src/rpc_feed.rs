@@ -40,8 +40,8 @@ use std::{
 };
 
 use actix::prelude::*;
-use alloy_primitives::{Address, B256, Bytes, U64, U256};
-use alloy_sol_types::{SolCall, SolEvent, SolValue, sol};
+use alloy_primitives::{Address, B256, U64, U256};
+use alloy_sol_types::{SolEvent, SolValue, sol};
 use switchyard_catalog::{
     Catalog, ChainId, FactoryKind, PoolRecord,
     market::{ChainState, TickRecord, UniswapV2Record, UniswapV3Record},
@@ -90,7 +90,6 @@ sol! {
     struct LensRequest { address pool; uint8 kind; int16 fromWord; int16 toWord; int24 tickSpacing; int24[] ticks; }
     struct LensTick { int24 index; uint128 liquidityGross; int128 liquidityNet; }
     struct LensResult { uint256 reserve0; uint256 reserve1; uint160 sqrtPriceX96; int24 tick; uint128 liquidity; LensTick[] ticks; }
-    function readAll(LensRequest[] requests) returns (LensResult[] results);
 }
 
 /// One chain's node, as the operator configured it.
@@ -398,9 +397,10 @@ struct Spec {
     health: Arc<FeedHealth>,
     origin: Origin,
     catalog: Arc<Catalog>,
-    /// What the chain's sources share: the tokens read from the node (an
-    /// unusable one `None`, its pools kept out), and the turn to index.
-    shared: Arc<ChainShared>,
+    /// Tokens no catalog lists, read from the node: their entry, or `None`
+    /// when unusable (their pools stay out). Shared by the chain's sources,
+    /// so a token is read and probed once per chain.
+    discovered: Arc<Discovered>,
     /// The listed pools (by address and last token) whose last read failed.
     failing: Mutex<std::collections::BTreeSet<(Address, Address)>>,
     /// A Balancer source's pools by id: weighted ones (their templates, the
@@ -418,7 +418,7 @@ impl Spec {
     /// The tokens of `tokens` neither the catalog lists nor the node was
     /// asked about yet.
     fn unread(&self, tokens: impl Iterator<Item = Address>) -> Vec<Address> {
-        let Ok(d) = self.shared.discovered.lock() else { return Vec::new() };
+        let Ok(d) = self.discovered.lock() else { return Vec::new() };
         let Ok(waiting) = self.unprobed.lock() else { return Vec::new() };
         let mut out: Vec<Address> = tokens
             .filter(|t| {
@@ -440,11 +440,7 @@ impl Spec {
 
     /// The usable tokens read from the node.
     fn discovered_tokens(&self) -> Vec<switchyard_catalog::Token> {
-        self.shared
-            .discovered
-            .lock()
-            .map(|d| d.values().flatten().cloned().collect())
-            .unwrap_or_default()
+        self.discovered.lock().map(|d| d.values().flatten().cloned().collect()).unwrap_or_default()
     }
 
     /// The factory, for a source that has one.
@@ -513,7 +509,7 @@ impl Spec {
         pools: impl Iterator<Item = (&'a Address, &'a Arc<Tracked>)>,
     ) -> Vec<(&'a Address, &'a Arc<Tracked>)> {
         let chain_id = self.config.chain;
-        let Ok(discovered) = self.shared.discovered.lock() else { return Vec::new() };
+        let Ok(discovered) = self.discovered.lock() else { return Vec::new() };
         let known = |t: Address| {
             self.catalog.token(chain_id, t).is_some()
                 || discovered.get(&t).is_some_and(Option::is_some)
@@ -721,9 +717,6 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             return Ok(Step::Indexed { book, node_head });
         }
     };
-    // One factory source of the chain indexes at a time.
-    spec.health.set_progress("queued", 0, 1);
-    let _turn = spec.shared.indexing.lock().await;
     // Discovery: the pools, and for V3 every tick a position was minted at
     // since the pool's creation (a superset of its initialized ticks).
     let mut pools = Pools::new();
@@ -858,19 +851,42 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     let total = batches.iter().map(Vec::len).sum::<usize>() as u64;
     let mut done = 0u64;
     let mut unreadable = 0usize;
-    // A V3 factory's pools are read from their own storage once a few of
-    // them read so exactly as through their getters.
-    let reader = match v3 {
-        true => self_reader(spec, client, &lens, &batches, head).await,
-        false => Reader::Lens(lens),
-    };
     for batch in batches {
-        let read = read_pools(client, &reader, &batch, head, |n| {
-            done += n as u64;
-            bar.set_position(done);
-            spec.health.set_progress("state", done.min(total), total);
-        })
-        .await?;
+        let read = client
+            .lens_batches(
+                &lens,
+                &batch,
+                head,
+                batch.len(),
+                |items: &[(Address, LensRequest)]| {
+                    items.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>().abi_encode()
+                },
+                |out: &[u8]| <Vec<LensResult>>::abi_decode(out).map_err(|e| e.to_string()),
+                |(a, r): &(Address, LensRequest)| {
+                    // A V3 range or tick list that answers too much: its
+                    // two halves.
+                    if r.kind == 2 && r.ticks.len() > 1 {
+                        let mut lo = r.clone();
+                        let hi = LensRequest {
+                            ticks: lo.ticks.split_off(r.ticks.len() / 2),
+                            ..r.clone()
+                        };
+                        return Some(((*a, lo), (*a, hi)));
+                    }
+                    (r.kind == 1 && r.toWord > r.fromWord).then(|| {
+                        let mid = ((i32::from(r.fromWord) + i32::from(r.toWord)) / 2) as i16;
+                        let lo = LensRequest { toWord: mid, ..r.clone() };
+                        let hi = LensRequest { fromWord: mid + 1, ..r.clone() };
+                        ((*a, lo), (*a, hi))
+                    })
+                },
+                |n| {
+                    done += n as u64;
+                    bar.set_position(done);
+                    spec.health.set_progress("state", done.min(total), total);
+                },
+            )
+            .await?;
         for ((address, _), r) in read {
             let r = match r {
                 Ok(r) => r,
@@ -905,134 +921,6 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     read_tokens(spec, client, unread, |wanted| flash_lenders(&pools, wanted), head).await?;
     let book = Book::new(pools, Arc::default(), header, spec.config.reorg_depth);
     Ok(Step::Indexed { book, node_head })
-}
-
-/// How pool state is read.
-enum Reader {
-    /// `PoolLens`'s initcode: every pool through its getters.
-    Lens(Bytes),
-    /// `V3SelfLens`'s runtime, lent to the pools: Uniswap V3 pools from
-    /// their own storage.
-    SelfLens(Bytes),
-}
-
-/// The account a [`Reader::SelfLens`] call is addressed to.
-fn self_lens_coordinator() -> Address {
-    Address::from_slice(&alloy_primitives::keccak256(b"switchyard v3 self lens")[12..])
-}
-
-/// A lens request that answers too much for the node: its two halves.
-fn split_request(
-    (a, r): &(Address, LensRequest),
-) -> Option<((Address, LensRequest), (Address, LensRequest))> {
-    if r.kind == 2 && r.ticks.len() > 1 {
-        let mut lo = r.clone();
-        let hi = LensRequest { ticks: lo.ticks.split_off(r.ticks.len() / 2), ..r.clone() };
-        return Some(((*a, lo), (*a, hi)));
-    }
-    (r.kind == 1 && r.toWord > r.fromWord).then(|| {
-        let mid = ((i32::from(r.fromWord) + i32::from(r.toWord)) / 2) as i16;
-        let lo = LensRequest { toWord: mid, ..r.clone() };
-        let hi = LensRequest { fromWord: mid + 1, ..r.clone() };
-        ((*a, lo), (*a, hi))
-    })
-}
-
-type LensRead = Vec<((Address, LensRequest), Result<LensResult, String>)>;
-
-/// Reads one batch of pools at `block`.
-async fn read_pools(
-    client: &RpcClient,
-    reader: &Reader,
-    batch: &[(Address, LensRequest)],
-    block: u64,
-    on_done: impl FnMut(usize),
-) -> Result<LensRead, RpcError> {
-    let requests = |items: &[(Address, LensRequest)]| -> Vec<LensRequest> {
-        items.iter().map(|(_, r)| r.clone()).collect()
-    };
-    match reader {
-        Reader::Lens(lens) => {
-            client
-                .lens_batches(
-                    lens,
-                    batch,
-                    block,
-                    batch.len(),
-                    |items| requests(items).abi_encode(),
-                    |out: &[u8]| <Vec<LensResult>>::abi_decode(out).map_err(|e| e.to_string()),
-                    split_request,
-                    on_done,
-                )
-                .await
-        }
-        Reader::SelfLens(code) => {
-            client
-                .lent_code_batches(
-                    (self_lens_coordinator(), code),
-                    batch,
-                    block,
-                    batch.len(),
-                    |items| readAllCall { requests: requests(items) }.abi_encode(),
-                    |items| items.iter().map(|(a, _)| *a).collect(),
-                    |out: &[u8]| readAllCall::abi_decode_returns(out).map_err(|e| e.to_string()),
-                    split_request,
-                    on_done,
-                )
-                .await
-        }
-    }
-}
-
-/// [`Reader::SelfLens`] when it reads a sample of the V3 pools of
-/// `batches` (those with the most ticks, up to 8) exactly as their getters
-/// do: the pools share their factory's code, so its storage layout is the
-/// deployed Uniswap V3 pool's. Else, or when the node refuses a state
-/// override, [`Reader::Lens`] over `lens`.
-async fn self_reader(
-    spec: &Spec,
-    client: &RpcClient,
-    lens: &Bytes,
-    batches: &[Vec<(Address, LensRequest)>],
-    block: u64,
-) -> Reader {
-    let mut sample: Vec<(Address, LensRequest)> =
-        batches.iter().flatten().filter(|(_, r)| r.kind != 0).cloned().collect();
-    sample.sort_by_key(|(_, r)| std::cmp::Reverse(r.ticks.len()));
-    sample.truncate(8);
-    let code = match Artifact::V3SelfLens.runtime() {
-        Ok(code) => code,
-        Err(e) => {
-            tracing::warn!(chain = %spec.config.chain, source = %spec.source, error = %e, "the V3 self lens has no code: pools are read through their getters");
-            return Reader::Lens(lens.clone());
-        }
-    };
-    if sample.is_empty() {
-        return Reader::SelfLens(code);
-    }
-    let answers = |read: Result<LensRead, RpcError>| -> Option<Vec<Vec<u8>>> {
-        read.ok()?.into_iter().map(|(_, r)| r.ok().map(|r| r.abi_encode())).collect()
-    };
-    let by_getters =
-        answers(read_pools(client, &Reader::Lens(lens.clone()), &sample, block, |_| {}).await);
-    let self_code = Reader::SelfLens(code);
-    let by_self = answers(read_pools(client, &self_code, &sample, block, |_| {}).await);
-    match (by_getters, by_self) {
-        (Some(a), Some(b)) if a == b => {
-            tracing::info!(chain = %spec.config.chain, source = %spec.source, checked = sample.len(), "V3 pools are read from their own storage");
-            self_code
-        }
-        (Some(_), b) => {
-            let why = if b.is_some() {
-                "another storage layout"
-            } else {
-                "the node refused the state override"
-            };
-            tracing::info!(chain = %spec.config.chain, source = %spec.source, why, "V3 pools are read through their getters");
-            Reader::Lens(lens.clone())
-        }
-        (None, _) => Reader::Lens(lens.clone()),
-    }
 }
 
 /// Moves `book` to the node's head (at most [`MAX_BLOCKS_PER_STEP`] ahead),
@@ -1487,8 +1375,7 @@ async fn read_tokens(
     let mut candidates: Vec<switchyard_catalog::Token> = Vec::new();
     if !unread.is_empty() {
         let read = crate::token_meta::discover(client, spec.config.chain, &unread, block).await?;
-        let mut d =
-            spec.shared.discovered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut d = spec.discovered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for (token, entry) in read {
             match entry {
                 Ok(t) => candidates.push(t),
@@ -1525,8 +1412,7 @@ async fn read_tokens(
     let (mut usable, mut refused) = (0usize, 0usize);
     let mut later: Vec<switchyard_catalog::Token> = waiting;
     {
-        let mut d =
-            spec.shared.discovered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut d = spec.discovered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for (t, verdict) in probed.zip(verdicts) {
             match verdict {
                 Transfers::Exact => {
@@ -1605,18 +1491,10 @@ async fn roll_back(
     Ok(Moved::To { node_head, changed: true })
 }
 
-/// What the sources of one chain share.
-#[derive(Debug, Default)]
-pub(crate) struct ChainShared {
-    /// Tokens no catalog lists, read from the chain's node: their entry,
-    /// or `None` when unusable. A token is read and probed once a chain.
-    discovered: Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>,
-    /// Held by a factory source while it indexes: one at a time, since the
-    /// node serves them all. Measured on Hardhat (`node_chain`, BENCHMARKS):
-    /// 75k V2 pairs and 25k V3 pools indexed at once took longer than one
-    /// after the other.
-    indexing: tokio::sync::Mutex<()>,
-}
+/// Tokens no catalog lists, read from one chain's node: their entry, or
+/// `None` when unusable.
+pub(crate) type Discovered =
+    Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>;
 
 /// The feed's actor: one per (chain, source).
 pub(crate) struct RpcFeed {
@@ -1648,7 +1526,7 @@ impl RpcFeed {
         catalog: Arc<Catalog>,
         hub: Addr<PriceCacheActor>,
         health: Arc<FeedHealth>,
-        shared: Arc<ChainShared>,
+        discovered: Arc<Discovered>,
     ) -> Self {
         Self {
             spec: Arc::new(Spec {
@@ -1657,7 +1535,7 @@ impl RpcFeed {
                 health,
                 origin,
                 catalog,
-                shared,
+                discovered,
                 failing: Mutex::default(),
                 unprobed: Mutex::default(),
                 found: Mutex::default(),

@@ -222,7 +222,8 @@ pub async fn probe_held(
     let relay = relay();
     let read = client
         .lent_code_batches(
-            (coordinator(), &code),
+            coordinator(),
+            &code,
             requests,
             block,
             32,
@@ -235,8 +236,6 @@ pub async fn probe_held(
             },
             |items| std::iter::once(relay).chain(items.iter().map(|(_, h)| *h)).collect(),
             |out: &[u8]| probeAllCall::abi_decode_returns(out).map_err(|e| e.to_string()),
-            |_| None,
-            |_| {},
         )
         .await?;
     Ok(read

@@ -87,10 +87,6 @@ pub enum Artifact {
     /// without a flash swap (a Curve pool, the Balancer Vault) to see
     /// whether a transfer out of them moves the amount asked.
     HeldProbe,
-    /// `V3SelfLens.sol`: never deployed; its runtime code is lent to
-    /// Uniswap V3 pools for one `eth_call`, to read their state with one
-    /// `SLOAD` a value.
-    V3SelfLens,
     /// `TestFeeToken.sol`: a token burning 1% of each transfer (tests only).
     TestFeeToken,
     /// `@uniswap/v2-core@1.0.1` factory (npm); constructor `(address feeToSetter)`.
@@ -241,7 +237,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 62] = [
+    pub const ALL: [Self; 61] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -266,7 +262,6 @@ impl Artifact {
         Self::StateLens,
         Self::TransferProbe,
         Self::HeldProbe,
-        Self::V3SelfLens,
         Self::TestFeeToken,
         Self::UniswapV2Factory,
         Self::UniswapV2Pair,
@@ -334,7 +329,6 @@ impl Artifact {
             Self::StateLens => "StateLens",
             Self::TransferProbe => "TransferProbe",
             Self::HeldProbe => "HeldProbe",
-            Self::V3SelfLens => "V3SelfLens",
             Self::TestFeeToken => "TestFeeToken",
             Self::UniswapV2Factory => "UniswapV2Factory",
             Self::UniswapV2Pair => "UniswapV2Pair",
@@ -433,7 +427,6 @@ impl Artifact {
             Self::StateLens => include_str!("../../../contracts/artifacts/StateLens.json"),
             Self::TransferProbe => include_str!("../../../contracts/artifacts/TransferProbe.json"),
             Self::HeldProbe => include_str!("../../../contracts/artifacts/HeldProbe.json"),
-            Self::V3SelfLens => include_str!("../../../contracts/artifacts/V3SelfLens.json"),
             Self::TestFeeToken => include_str!("../../../contracts/artifacts/TestFeeToken.json"),
             Self::LegacyShortcutsExecutor => {
                 include_str!("../../../contracts/artifacts/LegacyShortcutsExecutor.json")
@@ -506,8 +499,7 @@ impl Artifact {
 
     /// The runtime code the constructor leaves, for a contract without
     /// constructor arguments whose code is lent rather than deployed
-    /// ([`Artifact::HeldProbe`], [`Artifact::V3SelfLens`]): run once in a
-    /// scratch EVM.
+    /// ([`Artifact::HeldProbe`]): run once in a scratch EVM.
     pub fn runtime(self) -> Result<Bytes, EvmError> {
         let mut evm = super::Evm::new();
         let at = evm.deploy(alloy_primitives::Address::repeat_byte(0x5a), self.initcode()?)?;
