@@ -1,6 +1,5 @@
 //! Tokens no catalog lists, read from the node that follows their chain:
-//! `decimals()`, `symbol()` and `name()` by `eth_call`, in one JSON-RPC
-//! batch per method.
+//! `decimals()`, `symbol()` and `name()`, through the state lens.
 //!
 //! - `decimals()` must answer one word at most 36 (the kernel's and the
 //!   world's tokens work in that range); a token whose `decimals()` reverts
@@ -13,10 +12,9 @@
 
 use alloy_primitives::{Address, Bytes, U256};
 use alloy_sol_types::{SolCall, SolError, SolValue, sol};
-use serde_json::json;
 use switchyard_catalog::{ChainId, Token};
 
-use crate::rpc::{RpcClient, RpcError};
+use crate::rpc::RpcClient;
 
 /// `decimals()`.
 const DECIMALS: [u8; 4] = [0x31, 0x3c, 0xe5, 0x67];
@@ -29,30 +27,35 @@ const NAME: [u8; 4] = [0x06, 0xfd, 0xde, 0x03];
 pub const MAX_DECIMALS: u8 = 36;
 
 /// Reads each of `tokens` at `block`: `Ok` with its catalog entry (source
-/// `node`), or `Err` with why it is unusable. Fails only when a batch
-/// itself fails (the node is away).
+/// `node`), or `Err` with why it is unusable. The three getters of every
+/// token go through the [`StateLens`](crate::evm::artifacts::Artifact::StateLens),
+/// a few thousand to an `eth_call`. Fails only when a call itself fails
+/// (the node is away).
 pub async fn discover(
     client: &RpcClient,
     chain: ChainId,
     tokens: &[Address],
     block: u64,
-) -> Result<Vec<(Address, Result<Token, String>)>, RpcError> {
-    let calls = |selector: [u8; 4]| -> Vec<serde_json::Value> {
-        let data = Bytes::from(selector.to_vec());
-        let tag = format!("{block:#x}");
-        tokens.iter().map(|t| json!([{"to": t, "data": data}, tag])).collect()
-    };
-    let decimals = client.batch_each::<Bytes>("eth_call", calls(DECIMALS)).await?;
-    let symbols = client.batch_each::<Bytes>("eth_call", calls(SYMBOL)).await?;
-    let names = client.batch_each::<Bytes>("eth_call", calls(NAME)).await?;
+) -> Result<Vec<(Address, Result<Token, String>)>, crate::rpc_feed::FeedError> {
+    use crate::listed::LensCall;
+    let plans: Vec<Vec<LensCall>> = tokens
+        .iter()
+        .map(|t| {
+            [DECIMALS, SYMBOL, NAME]
+                .iter()
+                .map(|s| LensCall { target: *t, data: Bytes::from(s.to_vec()) })
+                .collect()
+        })
+        .collect();
+    let answers = crate::listed::lens_plans(client, &plans, block).await?;
     Ok(tokens
         .iter()
-        .zip(decimals)
-        .zip(symbols.into_iter().zip(names))
-        .map(|((token, d), (s, n))| {
-            let entry = parse_decimals(d.ok().as_ref()).map(|decimals| {
-                let symbol = s.ok().and_then(|b| text(&b)).unwrap_or_else(|| short(*token));
-                let name = n.ok().and_then(|b| text(&b)).unwrap_or_else(|| symbol.clone());
+        .zip(answers)
+        .map(|(token, a)| {
+            let answer = |k: usize| a.get(k).filter(|a| a.ok).map(|a| a.data.clone());
+            let entry = parse_decimals(answer(0).as_ref()).map(|decimals| {
+                let symbol = answer(1).and_then(|b| text(&b)).unwrap_or_else(|| short(*token));
+                let name = answer(2).and_then(|b| text(&b)).unwrap_or_else(|| symbol.clone());
                 token_entry(chain, *token, decimals, symbol, name)
             });
             (*token, entry)
