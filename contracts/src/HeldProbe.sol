@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
+import {Measured, ProbeResult, resultOf} from "./ProbeResult.sol";
+
 interface IHeldToken {
     function balanceOf(address who) external view returns (uint256);
 }
@@ -21,20 +23,6 @@ contract HeldProbe {
         address holder;
     }
 
-    /// The same shape as `TransferProbe`'s: `ok`: the holder sent and the
-    /// probe measured; then `asked` left the holder's account by request,
-    /// `received` reached the relay, `sent` was sent on and `arrived`
-    /// reached the fresh address. Else `reason` holds the revert data.
-    struct Result {
-        bool ok;
-        uint256 asked;
-        uint256 received;
-        uint256 sent;
-        uint256 arrived;
-        bytes reason;
-    }
-
-    error Measured(uint256 asked, uint256 received, uint256 sent, uint256 arrived);
     error NothingToBorrow();
     error TransferRefused(bytes data);
 
@@ -44,23 +32,13 @@ contract HeldProbe {
     address public constant ONWARD = address(uint160(uint256(keccak256("switchyard transfer probe"))));
 
     /// Probes every request, each on its own (a revert undoes it).
-    function probeAll(Request[] calldata requests) external returns (Result[] memory results) {
-        results = new Result[](requests.length);
+    function probeAll(Request[] calldata requests) external returns (ProbeResult[] memory results) {
+        results = new ProbeResult[](requests.length);
         for (uint256 i = 0; i < requests.length; i++) {
             try this.probeOne(requests[i].token, requests[i].holder) {
                 results[i].reason = "the probe did not measure";
             } catch (bytes memory reason) {
-                if (reason.length == 132 && bytes4(reason) == Measured.selector) {
-                    bytes memory body = new bytes(128);
-                    for (uint256 k = 0; k < 128; k++) {
-                        body[k] = reason[k + 4];
-                    }
-                    (uint256 asked, uint256 received, uint256 sent, uint256 arrived) =
-                        abi.decode(body, (uint256, uint256, uint256, uint256));
-                    results[i] = Result(true, asked, received, sent, arrived, "");
-                } else {
-                    results[i].reason = reason;
-                }
+                results[i] = resultOf(reason);
             }
         }
     }

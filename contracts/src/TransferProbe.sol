@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
+import {Measured, ProbeResult, resultOf} from "./ProbeResult.sol";
+
 interface IProbeToken {
     function balanceOf(address who) external view returns (uint256);
     function transfer(address to, uint256 amount) external returns (bool);
@@ -37,40 +39,15 @@ contract TransferProbe {
         bool isToken0;
     }
 
-    /// `ok`: the pool paid and the probe measured; then `asked` was paid
-    /// out by the pool, `received` arrived, `sent` was sent on and
-    /// `arrived` reached the fresh address. Else `reason` holds the revert
-    /// data of the attempt.
-    struct Result {
-        bool ok;
-        uint256 asked;
-        uint256 received;
-        uint256 sent;
-        uint256 arrived;
-        bytes reason;
-    }
-
-    error Measured(uint256 asked, uint256 received, uint256 sent, uint256 arrived);
-
     constructor(Request[] memory requests) {
         ProbeAgent agent = new ProbeAgent();
-        Result[] memory results = new Result[](requests.length);
+        ProbeResult[] memory results = new ProbeResult[](requests.length);
         for (uint256 i = 0; i < requests.length; i++) {
             Request memory r = requests[i];
             try agent.probe(r.token, r.pool, r.kind, r.isToken0) {
                 results[i].reason = "the pool did not call back";
             } catch (bytes memory reason) {
-                if (reason.length == 132 && bytes4(reason) == Measured.selector) {
-                    bytes memory body = new bytes(128);
-                    for (uint256 k = 0; k < 128; k++) {
-                        body[k] = reason[k + 4];
-                    }
-                    (uint256 asked, uint256 received, uint256 sent, uint256 arrived) =
-                        abi.decode(body, (uint256, uint256, uint256, uint256));
-                    results[i] = Result(true, asked, received, sent, arrived, "");
-                } else {
-                    results[i].reason = reason;
-                }
+                results[i] = resultOf(reason);
             }
         }
         bytes memory out = abi.encode(results);
@@ -134,6 +111,6 @@ contract ProbeAgent {
         uint256 before = t.balanceOf(ONWARD);
         t.transfer(ONWARD, received);
         uint256 arrived = t.balanceOf(ONWARD) - before;
-        revert TransferProbe.Measured(paid, received, received, arrived);
+        revert Measured(paid, received, received, arrived);
     }
 }

@@ -183,13 +183,7 @@ pub async fn probe_transfers(
             |_| {},
         )
         .await?;
-    Ok(read
-        .into_iter()
-        .map(|(_, r)| match r {
-            Ok(r) => judge(&r),
-            Err(why) => Transfers::Unusual(format!("the node refused to probe it: {why}")),
-        })
-        .collect())
+    Ok(verdicts(read))
 }
 
 /// The account a held probe is addressed to: the code is lent to it.
@@ -241,13 +235,18 @@ pub async fn probe_held(
             |out: &[u8]| probeAllCall::abi_decode_returns(out).map_err(|e| e.to_string()),
         )
         .await?;
-    Ok(read
-        .into_iter()
+    Ok(verdicts(read))
+}
+
+/// The verdict of each probe read, in order (one the node refused is
+/// [`Transfers::Unusual`] with its reason).
+fn verdicts<I>(read: Vec<(I, Result<ProbeResult, String>)>) -> Vec<Transfers> {
+    read.into_iter()
         .map(|(_, r)| match r {
             Ok(r) => judge(&r),
             Err(why) => Transfers::Unusual(format!("the node refused to probe it: {why}")),
         })
-        .collect())
+        .collect()
 }
 
 /// The verdict of one probe.

@@ -1222,35 +1222,24 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
     // nothing): read from the node, and their transfers probed out of the
     // pool itself. One moves exact amounts and is routed; one burns 1% of
     // every transfer and is kept out.
-    let new_token = |artifact: &str, symbol: &str| {
+    // A new token (`artifact`), in a pool with USDT listed at `index`,
+    // 2M of each on its books and 2M of the token in its account.
+    let curve_only = |artifact: &str, symbol: &str, index: u64| {
         let mut code = ours(artifact);
         code.extend(
             (format!("{symbol} Coin"), symbol.to_owned(), U256::from(18)).abi_encode_params(),
         );
-        node.send(me, None, &code).expect("token deployed")
+        let token = node.send(me, None, &code).expect("token deployed");
+        let held = U256::from(2_000_000u128 * 10u128.pow(18));
+        let usdt = U256::from(2_000_000_000_000u64);
+        let pool =
+            deploy_stableswap(&node, me, registry, index, [(token, 18, held), (USDT, 6, usdt)]);
+        node.send(me, Some(token), &Token::mintCall { to: pool, amount: held }.abi_encode());
+        (token, pool)
     };
     let whole = U256::from(10u128.pow(18));
-    let fund = |token: Address, pool: Address, amount: U256| {
-        node.send(me, Some(token), &Token::mintCall { to: pool, amount }.abi_encode());
-    };
-    let only = new_token("TestERC20", "CRVONLY");
-    let only_pool = deploy_stableswap(
-        &node,
-        me,
-        registry,
-        3,
-        [(only, 18, U256::from(2_000_000u64) * whole), (USDT, 6, U256::from(2_000_000_000_000u64))],
-    );
-    fund(only, only_pool, U256::from(2_000_000u64) * whole);
-    let fee = new_token("TestFeeToken", "CRVFEE");
-    let fee_pool = deploy_stableswap(
-        &node,
-        me,
-        registry,
-        4,
-        [(fee, 18, U256::from(2_000_000u64) * whole), (USDT, 6, U256::from(2_000_000_000_000u64))],
-    );
-    fund(fee, fee_pool, U256::from(2_000_000u64) * whole);
+    let (only, only_pool) = curve_only("TestERC20", "CRVONLY", 3);
+    let (fee, _) = curve_only("TestFeeToken", "CRVFEE", 4);
     node.rpc("evm_mine", json!([]));
     let only_in = U256::from(1_000u64) * whole;
     let expect =
