@@ -44,6 +44,7 @@ use std::{
 use alloy_primitives::{Address, B256, Bytes, U256, address, keccak256};
 use alloy_sol_types::{SolCall, SolValue, sol};
 use serde_json::{Value, json};
+use switchyard_engine::evm::lazy::{self, V3Template};
 
 const V2_FACTORY: Address = address!("5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f");
 const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984");
@@ -267,8 +268,8 @@ fn place(
     Ok(())
 }
 
-/// A fee tier's pool runtime: the fee, the template pool's address, its code.
-type Template = (u32, Address, Bytes);
+/// A fee tier's pool runtime: the fee, and the template pool.
+type Template = (u32, V3Template);
 
 /// One V3 pool to place: its tokens, tier, address, price and positions.
 struct V3Placed {
@@ -281,12 +282,6 @@ struct V3Placed {
     positions: [(i32, i32, u128); 3],
 }
 
-/// The slot of `mapping[key]` for a mapping at `slot` with a signed key.
-fn signed_mapping(key: i32, slot: u64) -> U256 {
-    let key = alloy_primitives::I256::try_from(key).unwrap_or_default();
-    U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
-}
-
 /// Every V3 pool's `Mint` events, runtime (its tier's template with the
 /// pool's own address and tokens), storage and token balances set on the
 /// node, and the factory's `PoolCreated` event emitted for each.
@@ -295,49 +290,35 @@ fn place_v3(
     me: Address,
     pools: &[V3Placed],
     templates: &[Template],
-    template_tokens: [Address; 2],
     emitter_code: &Bytes,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use switchyard_engine::evm::replace_address;
     for chunk in pools.chunks(1000) {
         let mut codes = Vec::with_capacity(chunk.len());
         let mut slots = Vec::new();
         for p in chunk {
-            let (_, at, code) =
-                templates.iter().find(|(fee, ..)| *fee == p.tier.0).ok_or("no template")?;
-            let code =
-                [(*at, p.pool), (template_tokens[0], p.token0), (template_tokens[1], p.token1)]
-                    .iter()
-                    .fold(code.to_vec(), |code, (from, to)| replace_address(&code, *from, *to));
+            let (_, template) =
+                templates.iter().find(|(fee, _)| *fee == p.tier.0).ok_or("no template")?;
+            let code = lazy::v3_pool_code(template, p.pool, [p.token0, p.token1]);
             codes.push(json!([p.pool, Bytes::from(code)]));
-            let sqrt = switchyard_kernel::amm::uniswap_v3::sqrt_ratio_at_tick(p.tick)
-                .map_err(|e| format!("{e:?}"))?;
-            let u24 = |t: i32| U256::from(t as u32 & 0x00ff_ffff);
-            let slot0 = sqrt
-                | (u24(p.tick) << 160)
-                | (U256::ONE << 200)
-                | (U256::ONE << 216)
-                | (U256::ONE << 240);
-            let liquidity: u128 = p.positions.iter().map(|q| q.2).sum();
-            let initialized = U256::ONE << 248;
-            let mut set = vec![
-                (U256::ZERO, slot0),
-                (U256::from(4), U256::from(liquidity)),
-                (U256::from(8), initialized | U256::from(1)),
-            ];
-            let mut words: std::collections::BTreeMap<i32, U256> = Default::default();
-            for (lower, upper, l) in p.positions {
-                for (t, net) in [(lower, l as i128), (upper, -(l as i128))] {
-                    let base = signed_mapping(t, 5);
-                    set.push((base, U256::from(l) | (U256::from(net as u128) << 128)));
-                    set.push((base + U256::from(3), initialized));
-                    let compressed = t.div_euclid(p.tier.1);
-                    *words.entry(compressed >> 8).or_default() |=
-                        U256::ONE << (compressed & 0xff) as usize;
-                }
-            }
-            set.extend(words.into_iter().map(|(w, bits)| (signed_mapping(w, 6), bits)));
-            for (slot, v) in set {
+            // The state the world derives a V3 pool's storage from.
+            let ticks: Vec<(i32, i128)> = p
+                .positions
+                .iter()
+                .flat_map(|(lower, upper, l)| [(*lower, *l as i128), (*upper, -(*l as i128))])
+                .collect::<std::collections::BTreeMap<_, _>>()
+                .into_iter()
+                .collect();
+            let state = switchyard_kernel::V3State {
+                sqrt_price_x96: switchyard_kernel::amm::uniswap_v3::sqrt_ratio_at_tick(p.tick)
+                    .map_err(|e| format!("{e:?}"))?,
+                liquidity: p.positions.iter().map(|q| q.2).sum(),
+                tick: p.tick,
+                fee: p.tier.0,
+                tick_spacing: p.tier.1,
+                ticks: ticks.into(),
+            };
+            let storage = lazy::v3_pool_storage(&state, 1).ok_or("a tick out of range")?;
+            for (slot, v) in storage {
                 slots.push(json!([p.pool, format!("{slot:#x}"), word(v)]));
             }
             // What the positions hold (in floating point: only the
@@ -389,11 +370,7 @@ fn place_v3(
 
 /// Each fee tier's pool runtime: the published factory deployed on the node
 /// creates a pool of two placeholder tokens per tier.
-fn v3_templates(
-    node: &Node,
-    me: Address,
-    template_tokens: [Address; 2],
-) -> Result<Vec<Template>, Box<dyn std::error::Error>> {
+fn v3_templates(node: &Node, me: Address) -> Result<Vec<Template>, Box<dyn std::error::Error>> {
     let factory_code = artifact(&repo().join(
         "contracts/node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
     ))?;
@@ -402,7 +379,7 @@ fn v3_templates(
     let mut out = Vec::new();
     for (fee, _) in TIERS {
         let fee24 = alloy_primitives::aliases::U24::from(fee);
-        let [a, b] = template_tokens;
+        let [a, b] = lazy::V3_TEMPLATE_TOKENS;
         node.send(
             me,
             Some(factory),
@@ -414,7 +391,7 @@ fn v3_templates(
         )?;
         let at = Address::from_slice(answer.get(12..32).ok_or("getPool answered nothing")?);
         let code: Bytes = serde_json::from_value(node.rpc("eth_getCode", json!([at, "latest"]))?)?;
-        out.push((fee, at, code));
+        out.push((fee, V3Template { code, at }));
     }
     Ok(out)
 }
@@ -524,11 +501,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let v3_placed = node.rpc("eth_getCode", json!([V3_FACTORY, "latest"]))? != json!("0x");
     if m > 0 && !v3_placed {
         let placing = Instant::now();
-        let template_tokens = [
-            address!("5eed0000000000000000000000000000000a0a0a"),
-            address!("5eed0000000000000000000000000000000b0b0b"),
-        ];
-        let templates = v3_templates(&node, me, template_tokens)?;
+        let templates = v3_templates(&node, me)?;
         node.rpc("hardhat_setCode", json!([V3_FACTORY, emitter_code]))?;
         let mut pools = Vec::with_capacity(m);
         for k in 0..m {
@@ -551,7 +524,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ];
             pools.push(V3Placed { token0: t0, token1: t1, tier, pool, tick, positions });
         }
-        place_v3(&node, me, &pools, &templates, template_tokens, &emitter_code)?;
+        place_v3(&node, me, &pools, &templates, &emitter_code)?;
         println!("node: {m} V3 pools placed in {:.1?}", placing.elapsed());
     }
 

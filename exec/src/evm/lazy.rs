@@ -390,41 +390,53 @@ impl LazyPools {
 
     fn v3(&self, pool: &Pool) -> Option<Derived> {
         let PoolState::UniswapV3(v3) = &pool.state else { return None };
-        let V3State { sqrt_price_x96, liquidity, tick, fee, tick_spacing, ticks } = &**v3;
-        let template = self.v3_templates.get(&(*fee, *tick_spacing))?;
-        let code = [
-            (template.at, pool.address),
-            (V3_TEMPLATE_TOKENS[0], *pool.tokens.first()?),
-            (V3_TEMPLATE_TOKENS[1], *pool.tokens.get(1)?),
-        ]
-        .iter()
-        .fold(template.code.to_vec(), |code, (from, to)| super::replace_address(&code, *from, *to));
-        let mut storage = HashMap::new();
-        let u24 = |t: i32| U256::from(t as u32 & 0x00ff_ffff);
-        let slot0 = *sqrt_price_x96
-            | (u24(*tick) << 160)
-            | (U256::ONE << 200)
-            | (U256::ONE << 216)
-            | (U256::ONE << 240);
-        storage.insert(U256::ZERO, slot0);
-        storage.insert(U256::from(4u8), U256::from(*liquidity));
-        let initialized = U256::ONE << 248;
-        let ts = U256::from(self.timestamp & u64::from(u32::MAX));
-        storage.insert(U256::from(8u8), ts | initialized);
-        for (t, net) in ticks.iter() {
-            let base = mapping_of(I256::try_from(*t).ok()?, 5);
-            let gross = U256::from(net.unsigned_abs().max(1));
-            let net_bits = U256::from(*net as u128) << 128;
-            storage.insert(base, gross | net_bits);
-            storage.insert(base + U256::from(3u8), initialized);
-            let compressed = t.div_euclid(*tick_spacing);
-            let word = mapping_of(I256::try_from(compressed >> 8).ok()?, 6);
-            let bit = U256::ONE << (compressed & 0xff) as usize;
-            let e = storage.entry(word).or_insert(U256::ZERO);
-            *e |= bit;
-        }
+        let template = self.v3_templates.get(&(v3.fee, v3.tick_spacing))?;
+        let tokens = [*pool.tokens.first()?, *pool.tokens.get(1)?];
+        let code = v3_pool_code(template, pool.address, tokens);
+        let storage = v3_pool_storage(v3, self.timestamp)?;
         Some(Derived { info: account(Bytecode::new_raw(code.into())), storage })
     }
+}
+
+/// A V3 pool's runtime at `at` over `tokens`: its fee tier's template with
+/// the template's own address and tokens replaced.
+pub fn v3_pool_code(template: &V3Template, at: Address, tokens: [Address; 2]) -> Vec<u8> {
+    [(template.at, at), (V3_TEMPLATE_TOKENS[0], tokens[0]), (V3_TEMPLATE_TOKENS[1], tokens[1])]
+        .iter()
+        .fold(template.code.to_vec(), |code, (from, to)| super::replace_address(&code, *from, *to))
+}
+
+/// The storage of a deployed Uniswap V3 pool in `state` at a block with
+/// `timestamp`: `slot0` (unlocked, one observation), `liquidity`, the
+/// first observation, and each initialized tick (`liquidityGross` taken as
+/// its net's size) with its bitmap bit. `None` for a tick out of range.
+pub fn v3_pool_storage(state: &V3State, timestamp: u64) -> Option<HashMap<U256, U256>> {
+    let V3State { sqrt_price_x96, liquidity, tick, tick_spacing, ticks, .. } = state;
+    let mut storage = HashMap::new();
+    let u24 = |t: i32| U256::from(t as u32 & 0x00ff_ffff);
+    let slot0 = *sqrt_price_x96
+        | (u24(*tick) << 160)
+        | (U256::ONE << 200)
+        | (U256::ONE << 216)
+        | (U256::ONE << 240);
+    storage.insert(U256::ZERO, slot0);
+    storage.insert(U256::from(4u8), U256::from(*liquidity));
+    let initialized = U256::ONE << 248;
+    let ts = U256::from(timestamp & u64::from(u32::MAX));
+    storage.insert(U256::from(8u8), ts | initialized);
+    for (t, net) in ticks.iter() {
+        let base = mapping_of(I256::try_from(*t).ok()?, 5);
+        let gross = U256::from(net.unsigned_abs().max(1));
+        let net_bits = U256::from(*net as u128) << 128;
+        storage.insert(base, gross | net_bits);
+        storage.insert(base + U256::from(3u8), initialized);
+        let compressed = t.div_euclid(*tick_spacing);
+        let word = mapping_of(I256::try_from(compressed >> 8).ok()?, 6);
+        let bit = U256::ONE << (compressed & 0xff) as usize;
+        let e = storage.entry(word).or_insert(U256::ZERO);
+        *e |= bit;
+    }
+    Some(storage)
 }
 
 /// An account holding `code`, nonce 1, no balance.
