@@ -1300,6 +1300,25 @@ enum Lender {
     Held(Address),
 }
 
+/// Of `offers` (a token, how much of it a lender holds, the lender), the
+/// lender holding the most of each of `wanted`; one holding none is not a
+/// lender.
+fn best_lenders(
+    offers: impl Iterator<Item = (Address, U256, Lender)>,
+    wanted: &std::collections::HashSet<Address>,
+) -> std::collections::HashMap<Address, Lender> {
+    let mut best: std::collections::HashMap<Address, (U256, Lender)> = Default::default();
+    for (token, weight, lender) in offers {
+        if wanted.contains(&token)
+            && !weight.is_zero()
+            && best.get(&token).is_none_or(|(w, _)| *w < weight)
+        {
+            best.insert(token, (weight, lender));
+        }
+    }
+    best.into_iter().map(|(t, (_, l))| (t, l)).collect()
+}
+
 /// The pool of `pools` holding the most of each of `wanted` (V2 reserves
 /// first; a V3 pool with liquidity otherwise), in one pass over the pools.
 fn flash_lenders(
@@ -1307,23 +1326,17 @@ fn flash_lenders(
     wanted: &std::collections::HashSet<Address>,
 ) -> std::collections::HashMap<Address, Lender> {
     use crate::token_meta::ProbeRequest;
-    let mut best: std::collections::HashMap<Address, (U256, ProbeRequest)> = Default::default();
-    for (address, p) in pools {
-        for (k, token) in p.tokens().into_iter().enumerate() {
-            if !wanted.contains(&token) {
-                continue;
-            }
+    let offers = pools.iter().flat_map(|(address, p)| {
+        p.tokens().into_iter().enumerate().map(move |(k, token)| {
             let (weight, v3) = match p.as_ref() {
                 Tracked::V2 { reserves, .. } => (reserves[k] << 1, false),
                 Tracked::V3(v) => (U256::from(u8::from(v.ledger.liquidity > 0)), true),
             };
             let request = ProbeRequest { token, pool: *address, v3, is_token0: k == 0 };
-            if !weight.is_zero() && best.get(&token).is_none_or(|(w, _)| *w < weight) {
-                best.insert(token, (weight, request));
-            }
-        }
-    }
-    best.into_iter().map(|(t, (_, r))| (t, Lender::Flash(r))).collect()
+            (token, weight, Lender::Flash(request))
+        })
+    });
+    best_lenders(offers, wanted)
 }
 
 /// The account holding the most of each of `wanted` among a listed
@@ -1335,24 +1348,18 @@ fn held_lenders(
     records: &[PoolRecord],
     wanted: &std::collections::HashSet<Address>,
 ) -> std::collections::HashMap<Address, Lender> {
-    let mut best: std::collections::HashMap<Address, (U256, Address)> = Default::default();
-    for r in records {
+    let offers = records.iter().flat_map(|r| {
         let (holder, balances) = match r {
             PoolRecord::Weighted(w) => (vault.unwrap_or(w.address), Some(&w.balances)),
             PoolRecord::Stableswap(c) => (c.address, Some(&c.balances)),
             other => (other.common().address, None),
         };
-        for (k, token) in r.tokens().into_iter().enumerate() {
-            if !wanted.contains(&token) || token == holder {
-                continue;
-            }
+        r.tokens().into_iter().enumerate().filter(move |(_, t)| *t != holder).map(move |(k, t)| {
             let weight = balances.and_then(|b| b.get(k).copied()).unwrap_or(U256::from(1));
-            if !weight.is_zero() && best.get(&token).is_none_or(|(w, _)| *w < weight) {
-                best.insert(token, (weight, holder));
-            }
-        }
-    }
-    best.into_iter().map(|(t, (_, h))| (t, Lender::Held(h))).collect()
+            (t, weight, Lender::Held(holder))
+        })
+    });
+    best_lenders(offers, wanted)
 }
 
 /// Reads, at `block`, the tokens of `unread` (a source's tokens no catalog
