@@ -712,7 +712,7 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
             *spec.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
                 seeds.into_iter().map(|(k, s)| (k, Some(s))).collect();
             let listed = read_source(spec, client, spec.config.from_block.min(head), head).await?;
-            read_listed_tokens(spec, client, &listed, head).await?;
+            read_listed_tokens(spec, client, &listed, head, true).await?;
             let book = Book::new(Pools::new(), listed, header, spec.config.reorg_depth);
             return Ok(Step::Indexed { book, node_head });
         }
@@ -1068,10 +1068,11 @@ async fn follow_read(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result
         return Ok(Moved::To { node_head, changed: false });
     }
     let listed = read_source(spec, client, ours + 1, to).await?;
+    let moved = listed != book.listed;
     // A token that became usable lets its pools in: they go whole.
-    let usable = read_listed_tokens(spec, client, &listed, to).await?;
+    let usable = read_listed_tokens(spec, client, &listed, to, moved).await?;
     book.read_at = Some(Instant::now());
-    let changed = listed != book.listed || usable > 0;
+    let changed = moved || usable > 0;
     // The same pools as before (only their states moved): published as
     // states.
     let identity = |r: &PoolRecord| (r.common().address, r.tokens());
@@ -1445,15 +1446,18 @@ async fn read_tokens(
 }
 
 /// [`read_tokens`] for a listed source's `records`: asked only when one
-/// of their tokens is new to the source, or a token waits for a holder.
+/// of their tokens is new to the source, or, when the records `moved`, a
+/// token waits for a holder (as a factory source asks again when its pools
+/// move, not at every block).
 async fn read_listed_tokens(
     spec: &Spec,
     client: &RpcClient,
     records: &[PoolRecord],
     block: u64,
+    moved: bool,
 ) -> Result<usize, FeedError> {
     let unread = spec.unread(records.iter().flat_map(PoolRecord::tokens));
-    if unread.is_empty() && !spec.awaits_probe() {
+    if unread.is_empty() && !(moved && spec.awaits_probe()) {
         return Ok(0);
     }
     let vault = match &spec.origin {
