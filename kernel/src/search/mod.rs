@@ -43,6 +43,7 @@ use crate::{
     pool::{Pool, PoolState, u256_to_f64},
     snapshot::MarketSnapshot,
 };
+use split::MIN_SPLIT_SHARE;
 
 /// Gas every routed transaction pays before its steps (intrinsic cost and
 /// the router/executor overhead), an estimate until execution measures it.
@@ -595,7 +596,7 @@ fn route_leg(
         }
     }
     let split = if worth_splitting && chosen.len() > 1 {
-        split_exact(snapshot, working, &chosen, amount, params.split_chunks)
+        split_exact(snapshot, working, &chosen, amount, params.split_chunks, None)
     } else {
         None
     };
@@ -606,23 +607,35 @@ fn route_leg(
             let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked);
             let solve = |walk_v3| {
                 let limits = optimal::Limits {
-                    max_hops: params.max_hops,
+                    max_hops: params.max_hops.max(OPTIMAL_HOPS),
                     max_paths: params.max_splits,
                     walk_v3,
                 };
                 optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits)
             };
-            let allocate = |paths: &[Vec<Edge>]| {
-                let paths: Vec<&[Edge]> =
-                    paths.iter().filter(|p| clean(p)).map(Vec::as_slice).collect();
+            let allocate = |paths: &[(Vec<Edge>, f64)]| {
+                // Allocated from the shares of the input the optimal flow
+                // sends down each path.
+                let (paths, shares): (Vec<&[Edge]>, Vec<f64>) =
+                    paths.iter().filter(|(p, _)| clean(p)).map(|(p, s)| (p.as_slice(), *s)).unzip();
                 (paths.len() > 1)
-                    .then(|| split_exact(snapshot, working, &paths, amount, params.split_chunks))
+                    .then(|| {
+                        split_exact(
+                            snapshot,
+                            working,
+                            &paths,
+                            amount,
+                            params.split_chunks,
+                            Some(&shares),
+                        )
+                    })
                     .flatten()
             };
             // With the active ranges first; with V3 ranges walked too only when
             // that solution leaves one (see `optimal::Limits::walk_v3`), and
-            // only if the walk gives other paths. The split delivering more is
-            // kept.
+            // only if the walk gives other paths or shares (the allocation
+            // starts from the flow's own shares). The split delivering more
+            // is kept.
             let (paths, crossed) = solve(false);
             let first = allocate(&paths);
             let walked =
@@ -768,8 +781,10 @@ const MIN_SPLIT_GAIN: f64 = 1e-4;
 /// already at the optimum, and cheaper.
 const MIN_OPTIMAL_GAIN: f64 = 5e-3;
 
-/// Smallest share of a split worth its own path.
-const MIN_SPLIT_SHARE: f64 = 0.01;
+/// Pools a path of the optimal routing may have: a large trade drains
+/// thin pools through long paths, which the optimum prices (gas is
+/// weighed when its split is compared with the others).
+const OPTIMAL_HOPS: usize = 8;
 
 /// The `f64` allocation over `paths`, simulated exactly path after path on
 /// one working state: the routes and the states they leave.
@@ -779,16 +794,20 @@ fn split_exact(
     paths: &[&[Edge]],
     amount: U256,
     chunks: u32,
+    seed: Option<&[f64]>,
 ) -> Option<(Vec<Route>, Working)> {
-    let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), chunks)?;
+    let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), chunks, seed)?;
     exact_shares(snapshot, working, paths, &fractions, amount).ok()
 }
 
 /// The routes of `amount` split over `paths` by `fractions` (shares below
 /// [`MIN_SPLIT_SHARE`] dropped, the rest scaled to the whole amount in
-/// integers), quoted exactly one after the other on `working`. Fails with
-/// fewer than two paths left (`None`), or naming the path that cannot take
-/// its share.
+/// integers), quoted exactly one after the other on `working`. A path that
+/// runs out of liquidity before taking its share (a V3 pool the allocation
+/// filled to within a hair of its last tick, which the `f64` shadows did
+/// not see) takes the most it can, found by bisection, and the next path
+/// takes the rest. Fails with fewer than two routes (`None`), or naming
+/// the path that cannot take its share when no path is left after it.
 fn exact_shares(
     snapshot: &MarketSnapshot,
     working: &Working,
@@ -819,15 +838,61 @@ fn exact_shares(
     }
     let mut state = working.clone();
     let mut routes = Vec::with_capacity(amounts.len());
-    for (k, a) in amounts {
+    // What a path could not take (a V3 pool past its last tick, by a
+    // hair the shadows did not see) goes on to the next one.
+    let mut carried = U256::ZERO;
+    let last = amounts.len() - 1;
+    for (n, (k, a)) in amounts.into_iter().enumerate() {
+        let a = a.saturating_add(carried);
+        carried = U256::ZERO;
         if a.is_zero() {
             continue;
         }
-        let (steps, next) = simulate(snapshot, &state, paths[k], a).map_err(|_| Some(k))?;
+        let (taken, (steps, next)) = match simulate(snapshot, &state, paths[k], a) {
+            Ok(done) => (a, done),
+            Err((AmmError::InsufficientLiquidity, _)) if n < last => {
+                match most_taken(snapshot, &state, paths[k], a) {
+                    Some((taken, done)) => (taken, done),
+                    None => {
+                        carried = a;
+                        continue;
+                    }
+                }
+            }
+            Err(_) => return Err(Some(k)),
+        };
+        carried = a - taken;
         state.extend(next);
-        routes.push(Route { amount_in: a, amount_out: out_of(&steps), steps });
+        routes.push(Route { amount_in: taken, amount_out: out_of(&steps), steps });
+    }
+    if routes.len() < 2 {
+        return Err(None);
     }
     Ok((routes, state))
+}
+
+/// The most of `amount` that `path` takes on `state` (to within 2⁻⁴⁰ of
+/// it), and its simulation; `None` if it takes none.
+fn most_taken(
+    snapshot: &MarketSnapshot,
+    state: &Working,
+    path: &[Edge],
+    amount: U256,
+) -> Option<(U256, (Vec<Step>, NextStates))> {
+    let (mut lo, mut hi) = (U256::ZERO, amount);
+    let mut best = None;
+    let close: U256 = (amount >> 40usize).max(U256::from(1u8));
+    while hi - lo > close {
+        let mid = lo + ((hi - lo) >> 1);
+        match simulate(snapshot, state, path, mid) {
+            Ok(done) => {
+                lo = mid;
+                best = Some((mid, done));
+            }
+            Err(_) => hi = mid,
+        }
+    }
+    best
 }
 
 /// Finds the plan for a request.

@@ -25,10 +25,10 @@
 //! tick ranges, each a constant-product curve of its liquidity: the price
 //! moves to where the marginal rate after the fee meets `νᵢ/νⱼ`, and the
 //! amounts are the ranges' `L·Δ(1/√P)` and `L·Δ√P` on the way (the kernel's
-//! cached `f64` tick prices). The flows only choose paths and a first
-//! allocation: the split stage then
-//! allocates over those paths with the exact curves' shadows, and the plan's
-//! amounts come from the exact integer simulation.
+//! cached `f64` tick prices). The flows are taken apart into a few paths,
+//! each with its share of the input ([`decompose`]); the split stage starts
+//! from those shares, refines them with the exact curves' shadows, and the
+//! plan's amounts come from the exact integer simulation.
 
 use crate::{
     graph::{Edge, TokenIx},
@@ -321,8 +321,9 @@ fn lbfgs(f: impl Fn(&[f64], &mut [f64]) -> f64, mut x: Vec<f64>, iterations: usi
 }
 
 /// The paths, input to output, of at most `max_hops` pools, over which the
-/// optimal routing of `amount` sends at least a thousandth of it, most
-/// first, at most `max_paths`: found over the pool edges `edges` (pools
+/// optimal routing of `amount` sends at least a thousandth of it, each with
+/// the share of `amount` it takes, widest first, at most `max_paths` (see
+/// [`decompose`]): found over the pool edges `edges` (pools
 /// that are not constant-product curves, and bridges, are left out). V3
 /// pools walk their tick ranges when `walk_v3`, else trade on their active
 /// range's curve; then the second value tells whether a V3 pool's flow
@@ -333,7 +334,7 @@ pub(super) fn optimal_paths(
     (from, to): (TokenIx, TokenIx),
     amount: f64,
     Limits { max_hops, max_paths, walk_v3 }: Limits,
-) -> (Vec<Vec<Edge>>, bool) {
+) -> (Vec<(Vec<Edge>, f64)>, bool) {
     // Local token indexes.
     let mut tokens: Vec<TokenIx> = vec![from, to];
     let mut index: std::collections::HashMap<TokenIx, usize> =
@@ -379,45 +380,121 @@ pub(super) fn optimal_paths(
     let crossed =
         !walk_v3 && problem.curves.iter().zip(&flows).any(|(c, (x, _))| c.gamma * x > c.capacity);
 
-    // Decompose: at each token, the flow leaving splits by each curve's
-    // share of what is sold there; a path's share of the input is the
-    // product along it.
-    let mut sold = vec![0.0f64; tokens.len()];
-    let mut leaving: Vec<Vec<usize>> = vec![Vec::new(); tokens.len()];
-    for (k, (c, (x, _))) in problem.curves.iter().zip(&flows).enumerate() {
-        if *x > 0.0 {
-            sold[c.from] += x;
-            leaving[c.from].push(k);
+    let arcs: Vec<(usize, usize)> = problem.curves.iter().map(|c| (c.from, c.to)).collect();
+    let paths = decompose(tokens.len(), &arcs, &flows, amount, max_hops, max_paths);
+    let paths = paths
+        .into_iter()
+        .map(|(p, share)| (p.into_iter().map(|k| problem.curves[k].edge).collect(), share))
+        .collect();
+    (paths, crossed)
+}
+
+/// The paths, input (token 0) to output (token 1), of at most `max_hops`
+/// arcs, that carry the flow `flows` (what each arc `(from, to)` sells at
+/// its `from` token and buys at its `to` token), each with the share of
+/// `amount` (of the input) it takes, widest first, at most `max_paths`.
+///
+/// Arcs into the input or out of the output, and the thinnest arc of each
+/// cycle (an arbitrage loop, or what the dual leaves unbalanced), are
+/// dropped so that the flow runs one way. Then the widest path, the one
+/// that can take the most input before one of its arcs is full, is taken
+/// out of the flow, and again. A unit of input reaches each arc multiplied
+/// by the average rates of the arcs before it, so an arc holds as much
+/// input as what is left of its flow divided by that product, and a path
+/// leaves each arc's own token in the amount its part of the flow brings
+/// there. A few paths so carry most of the flow, where multiplying each
+/// token's shares along every branch gives one path per combination of
+/// branches, and what each path brings to a pool is what the flow sends
+/// it: a V3 pool drained to its last tick is not overfilled.
+fn decompose(
+    tokens: usize,
+    arcs: &[(usize, usize)],
+    flows: &[(f64, f64)],
+    amount: f64,
+    max_hops: usize,
+    max_paths: usize,
+) -> Vec<(Vec<usize>, f64)> {
+    /// Paths carrying less of the input than this are not taken.
+    const THINNEST: f64 = 1e-3;
+    let mut live: Vec<bool> = arcs
+        .iter()
+        .zip(flows)
+        .map(|(&(a, b), (x, y))| *x > 0.0 && *y > 0.0 && a != b && b != 0 && a != 1)
+        .collect();
+    // While a cycle is left, drop its thinnest arc (Kahn's order leaves
+    // the tokens on or after a cycle unordered).
+    loop {
+        let mut indegree = vec![0usize; tokens];
+        for (k, &(_, b)) in arcs.iter().enumerate() {
+            if live[k] {
+                indegree[b] += 1;
+            }
+        }
+        let mut order: Vec<usize> = (0..tokens).filter(|t| indegree[*t] == 0).collect();
+        let mut next = 0;
+        while next < order.len() {
+            let t = order[next];
+            next += 1;
+            for (k, &(a, b)) in arcs.iter().enumerate() {
+                if live[k] && a == t {
+                    indegree[b] -= 1;
+                    if indegree[b] == 0 {
+                        order.push(b);
+                    }
+                }
+            }
+        }
+        if order.len() == tokens {
+            break;
+        }
+        let thinnest = (0..arcs.len())
+            .filter(|k| live[*k] && indegree[arcs[*k].0] > 0 && indegree[arcs[*k].1] > 0)
+            .min_by(|a, b| flows[*a].0.total_cmp(&flows[*b].0));
+        match thinnest {
+            Some(k) => live[k] = false,
+            None => return Vec::new(),
         }
     }
-    let mut found: Vec<(f64, Vec<Edge>)> = Vec::new();
-    let mut stack: Vec<(usize, f64, Vec<usize>, Vec<Edge>)> = vec![(0, 1.0, vec![0], Vec::new())];
-    while let Some((at, share, seen, path)) = stack.pop() {
-        if at == 1 {
-            found.push((share, path));
-            continue;
-        }
-        if path.len() >= max_hops || sold[at] <= 0.0 {
-            continue;
-        }
-        for &k in &leaving[at] {
-            let (c, x) = (&problem.curves[k], flows[k].0);
-            if seen.contains(&c.to) {
-                continue;
+    let rate: Vec<f64> = flows.iter().map(|(x, y)| y / x).collect();
+    let mut left: Vec<f64> =
+        flows.iter().zip(&live).map(|((x, _), l)| if *l { *x } else { 0.0 }).collect();
+    // `best[h][t]`: the most input a way of `h` arcs brings to `t`, the
+    // product of its rates, and the arc it came by.
+    let mut paths = Vec::new();
+    while paths.len() < max_paths {
+        let mut best = vec![vec![(0.0f64, 0.0f64, usize::MAX); tokens]; max_hops + 1];
+        best[0][0] = (f64::INFINITY, 1.0, usize::MAX);
+        for h in 1..=max_hops {
+            for (k, &(a, b)) in arcs.iter().enumerate() {
+                let (width, gain, _) = best[h - 1][a];
+                if left[k] <= 0.0 || width <= 0.0 {
+                    continue;
+                }
+                let width = width.min(left[k] / gain);
+                if width > best[h][b].0 {
+                    best[h][b] = (width, gain * rate[k], k);
+                }
             }
-            let s = share * x / sold[at];
-            if s < 1e-3 {
-                continue;
-            }
-            let mut p = path.clone();
-            p.push(c.edge);
-            let mut v = seen.clone();
-            v.push(c.to);
-            stack.push((c.to, s, v, p));
         }
+        let Some(h) = (1..=max_hops).max_by(|x, y| best[*x][1].0.total_cmp(&best[*y][1].0)) else {
+            break;
+        };
+        let width = best[h][1].0;
+        if width.is_nan() || width < THINNEST * amount {
+            break;
+        }
+        let mut path = Vec::with_capacity(h);
+        let mut at = 1;
+        for hop in (1..=h).rev() {
+            let k = best[hop][at].2;
+            at = arcs[k].0;
+            left[k] = (left[k] - width * best[hop - 1][at].1).max(0.0);
+            path.push(k);
+        }
+        path.reverse();
+        paths.push((path, width / amount));
     }
-    found.sort_by(|a, b| b.0.total_cmp(&a.0));
-    (found.into_iter().take(max_paths).map(|(_, p)| p).collect(), crossed)
+    paths
 }
 
 /// How far [`optimal_paths`] looks, and how it prices V3 pools.
@@ -509,6 +586,52 @@ mod tests {
         let sold = flows[0].0 + flows[2].0 - flows[1].1 - flows[3].1;
         assert!((sold - 1e6).abs() < 1e6 * 1e-4, "{sold}");
         assert!(flows[0].0 > 0.0 && flows[2].0 > flows[0].0, "{flows:?}");
+    }
+
+    /// Two ways into a middle token and three out of it: the shares of
+    /// each branch multiplied give six paths; the widest-path
+    /// decomposition carries the whole flow on at most four (a path per
+    /// arc it fills), and what each path brings to an arc is the flow
+    /// that arc sells, never more.
+    #[test]
+    fn a_flow_is_taken_apart_into_few_paths_that_fill_its_arcs() {
+        // Tokens: 0 input, 1 output, 2 middle. Arcs 0, 1: input → middle
+        // (rates 2 and 1.5); arcs 2..5: middle → output (rate 0.5).
+        let arcs = [(0, 2), (0, 2), (2, 1), (2, 1), (2, 1)];
+        let flows = [(60.0, 120.0), (40.0, 60.0), (90.0, 45.0), (60.0, 30.0), (30.0, 15.0)];
+        let paths = decompose(3, &arcs, &flows, 100.0, 4, 16);
+        assert!(paths.len() <= 4, "{paths:?}");
+        let shares: f64 = paths.iter().map(|(_, s)| s).sum();
+        assert!((shares - 1.0).abs() < 1e-9, "{paths:?}");
+        // Replay the paths at the arcs' average rates: every arc sells
+        // what the flow has it sell.
+        let mut sold = [0.0f64; 5];
+        for (path, share) in &paths {
+            let mut amount = share * 100.0;
+            for &k in path {
+                sold[k] += amount;
+                amount *= flows[k].1 / flows[k].0;
+            }
+        }
+        for k in 0..5 {
+            assert!((sold[k] - flows[k].0).abs() < 1e-9, "arc {k}: {sold:?}");
+        }
+    }
+
+    /// A cycle between two middle tokens (what an unbalanced dual can
+    /// leave) loses its thinnest arc, and flow into the input or out of
+    /// the output is never a path.
+    #[test]
+    fn cycles_and_backward_arcs_are_dropped() {
+        // 0 → 2 → 3 → 1, with 3 → 2 closing a cycle, 1 → 0 backwards.
+        let arcs = [(0, 2), (2, 3), (3, 2), (3, 1), (1, 0)];
+        let flows = [(10.0, 10.0), (12.0, 12.0), (2.0, 2.0), (10.0, 10.0), (5.0, 5.0)];
+        let paths = decompose(4, &arcs, &flows, 10.0, 4, 16);
+        assert_eq!(paths.len(), 1, "{paths:?}");
+        assert_eq!(paths[0].0, vec![0, 1, 3]);
+        assert!((paths[0].1 - 1.0).abs() < 1e-9, "{paths:?}");
+        // A path longer than the hop limit is not taken.
+        assert!(decompose(4, &arcs, &flows, 10.0, 2, 16).is_empty());
     }
 
     fn sqrt_at(t: i32) -> f64 {

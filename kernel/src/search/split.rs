@@ -17,6 +17,12 @@ use crate::{graph::Edge, snapshot::MarketSnapshot};
 
 use super::candidates::shadow;
 
+/// Smallest share of a split worth its own path.
+pub(super) const MIN_SPLIT_SHARE: f64 = 0.01;
+
+/// How far under the seeded shares [`allocate`] starts.
+const SEED_MARGIN: f64 = 1e-6;
+
 /// Flow already placed, by (pool edge, or path and bridge edge).
 #[derive(Default, Clone)]
 struct Flow(Vec<((usize, Edge), f64)>);
@@ -112,6 +118,8 @@ pub(super) struct Filler<'p> {
     flow: Flow,
     alloc: Vec<f64>,
     placed: f64,
+    /// Paths that take no more.
+    closed: Vec<bool>,
 }
 
 impl<'p> Filler<'p> {
@@ -120,7 +128,51 @@ impl<'p> Filler<'p> {
         let shares = (0..n)
             .map(|a| (0..n).map(|b| a == b || shares_pool(paths[a], paths[b])).collect())
             .collect();
-        Self { snapshot, paths, shares, flow: Flow::default(), alloc: vec![0.0; n], placed: 0.0 }
+        Self {
+            snapshot,
+            paths,
+            shares,
+            flow: Flow::default(),
+            alloc: vec![0.0; n],
+            placed: 0.0,
+            closed: vec![false; n],
+        }
+    }
+
+    /// A filler that starts from `alloc` already placed (the flow per
+    /// path, committed in path order).
+    pub(super) fn seeded(
+        snapshot: &'p MarketSnapshot,
+        paths: &'p [&'p [Edge]],
+        alloc: Vec<f64>,
+    ) -> Self {
+        let mut filler = Self::new(snapshot, paths);
+        for (k, a) in alloc.into_iter().enumerate() {
+            if a <= 0.0 {
+                continue;
+            }
+            // A path that cannot take all of its share (a pool past its
+            // last tick on the flow placed) takes what it can.
+            let mut fits = a;
+            if push(snapshot, &mut filler.flow, k, paths[k], a, false) <= 0.0 {
+                let (mut lo, mut hi) = (0.0, a);
+                for _ in 0..32 {
+                    let mid = 0.5 * (lo + hi);
+                    if push(snapshot, &mut filler.flow, k, paths[k], mid, false) > 0.0 {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                fits = lo * (1.0 - SEED_MARGIN);
+            }
+            if fits > 0.0 {
+                push(snapshot, &mut filler.flow, k, paths[k], fits, true);
+                filler.alloc[k] = fits;
+            }
+        }
+        filler.placed = filler.alloc.iter().sum();
+        filler
     }
 
     /// Places up to `amount` (no more than before if it is smaller) in
@@ -134,8 +186,15 @@ impl<'p> Filler<'p> {
         let chunk = delta / f64::from(chunks);
         // A chunk placed on one path changes the gains only of the paths
         // that share a pool with it: those are the only ones quoted again.
+        let closed = &self.closed;
         let mut gains: Vec<f64> = (0..paths.len())
-            .map(|k| push(snapshot, &mut self.flow, k, paths[k], chunk, false))
+            .map(|k| {
+                if closed[k] {
+                    0.0
+                } else {
+                    push(snapshot, &mut self.flow, k, paths[k], chunk, false)
+                }
+            })
             .collect();
         for _ in 0..chunks {
             let Some((k, g)) = gains.iter().copied().enumerate().fold(
@@ -153,7 +212,7 @@ impl<'p> Filler<'p> {
             push(snapshot, &mut self.flow, k, paths[k], chunk, true);
             self.alloc[k] += chunk;
             for (j, gain) in gains.iter_mut().enumerate() {
-                if self.shares[k][j] {
+                if self.shares[k][j] && !self.closed[j] {
                     *gain = push(snapshot, &mut self.flow, j, paths[j], chunk, false);
                 }
             }
@@ -164,19 +223,32 @@ impl<'p> Filler<'p> {
 }
 
 /// Fractions of `amount` per path (summing to 1), or `None` when no path
-/// takes any of it.
+/// takes any of it. Filled greedily from nothing, or, given `seed` (each
+/// path's share of the amount, together at most 1, such as the optimal
+/// flow's own), from those shares, the rest filled greedily.
 pub(super) fn allocate(
     snapshot: &MarketSnapshot,
     paths: &[&[Edge]],
     amount: f64,
     chunks: u32,
+    seed: Option<&[f64]>,
 ) -> Option<Vec<f64>> {
     if paths.is_empty() || amount.is_nan() || amount <= 0.0 || chunks == 0 {
         return None;
     }
     let n = paths.len();
     let chunk = amount / f64::from(chunks);
-    let mut alloc = Filler::new(snapshot, paths).fill_to(amount, chunks).to_vec();
+    let mut filler = match seed {
+        // A hair under the shares: a V3 pool the optimum drains to its last
+        // tick takes nothing past it.
+        Some(shares) if shares.len() == n => Filler::seeded(
+            snapshot,
+            paths,
+            shares.iter().map(|s| s * amount * (1.0 - SEED_MARGIN)).collect(),
+        ),
+        _ => Filler::new(snapshot, paths),
+    };
+    let mut alloc = filler.fill_to(amount, chunks).to_vec();
     // Marginal exchange: move a share from the path whose last unit earns
     // least to the one whose next unit earns most, while the total improves,
     // halving the share when it does not.
@@ -212,6 +284,16 @@ pub(super) fn allocate(
             alloc[hi] -= step;
             step /= 2.0;
         }
+    }
+    // Shares too small for a path of their own go, greedily, to the
+    // paths kept: spread in proportion they could push a pool the
+    // optimum drains past its last tick.
+    if alloc.iter().any(|a| *a > 0.0 && *a < MIN_SPLIT_SHARE * amount) {
+        let kept: Vec<f64> =
+            alloc.iter().map(|a| if *a >= MIN_SPLIT_SHARE * amount { *a } else { 0.0 }).collect();
+        let mut filler = Filler::seeded(snapshot, paths, kept);
+        filler.closed = filler.alloc.iter().map(|a| *a <= 0.0).collect();
+        alloc = filler.fill_to(amount, chunks).to_vec();
     }
     let sum: f64 = alloc.iter().sum();
     (sum > 0.0).then(|| alloc.iter().map(|a| a / sum).collect())
