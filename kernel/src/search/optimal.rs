@@ -461,13 +461,18 @@ fn decompose(
     // `best[h][t]`: the most input a way of `h` arcs brings to `t`, the
     // product of its rates, and the arc it came by.
     let mut paths = Vec::new();
+    // The arcs with flow left (most of a subgraph's arcs carry none).
+    let mut open: Vec<usize> = (0..arcs.len()).filter(|k| left[*k] > 0.0).collect();
+    let mut best = vec![vec![(0.0f64, 0.0f64, usize::MAX); tokens]; max_hops + 1];
     while paths.len() < max_paths {
-        let mut best = vec![vec![(0.0f64, 0.0f64, usize::MAX); tokens]; max_hops + 1];
+        open.retain(|k| left[*k] > 0.0);
+        best.iter_mut().flatten().for_each(|b| *b = (0.0, 0.0, usize::MAX));
         best[0][0] = (f64::INFINITY, 1.0, usize::MAX);
         for h in 1..=max_hops {
-            for (k, &(a, b)) in arcs.iter().enumerate() {
+            for &k in &open {
+                let (a, b) = arcs[k];
                 let (width, gain, _) = best[h - 1][a];
-                if left[k] <= 0.0 || width <= 0.0 {
+                if width <= 0.0 {
                     continue;
                 }
                 let width = width.min(left[k] / gain);

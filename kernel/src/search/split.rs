@@ -1,14 +1,17 @@
 //! Split allocation over candidate paths, in `f64`.
 //!
 //! Greedy water-filling sends the input in equal chunks, each to the path
-//! whose shadow marginal output is best on the flow already placed, then a
-//! marginal exchange refines the allocation (move a share from the path whose
-//! last unit earns least to the one whose next unit earns most, while the
-//! total improves, halving the share) until the marginal outputs of the paths
-//! in use are about equal, which is where the optimum of concave paths lies. Paths that share a pool see each other's flow: the
-//! output of a hop is `f(c + x) − f(c)` for the flow `c` already through the
-//! pool in that direction (path-independent for the curves we price; a
-//! bridge's fixed fee is paid once per path).
+//! whose shadow marginal output is best on the flow already placed (from
+//! nothing, or from a seed such as the optimal flow's own shares), then a
+//! marginal exchange refines the allocation (move a share from the path
+//! whose last unit earns least to the one whose next unit earns most, while
+//! the total improves, halving the share) until the marginal outputs of the
+//! paths in use are about equal, which is where the optimum of concave paths
+//! lies. Paths that share a pool see each other's flow: the output of a hop
+//! is `f(c + x) − f(c)` for the flow `c` already through the pool in that
+//! direction (path-independent for the curves we price; a bridge's fixed fee
+//! is paid once per path). Each pool direction's flow has a slot, fixed per
+//! path and hop before the allocation starts, that keeps `c` and `f(c)`.
 //!
 //! Only the fractions leave this module; the plan's amounts come from the
 //! exact simulation of the chosen allocation.
@@ -23,48 +26,69 @@ pub(super) const MIN_SPLIT_SHARE: f64 = 0.01;
 /// How far under the seeded shares [`allocate`] starts.
 const SEED_MARGIN: f64 = 1e-6;
 
-/// Flow already placed, by (pool edge, or path and bridge edge).
-#[derive(Default, Clone)]
-struct Flow(Vec<((usize, Edge), f64)>);
+/// Where each hop of each path books its flow: one slot per pool
+/// direction, shared by every path through it, and one per path's bridge
+/// (a bridge's fixed fee is paid per path).
+struct Slots(Vec<Vec<usize>>);
 
-impl Flow {
-    fn key(path: usize, e: Edge) -> (usize, Edge) {
-        match e {
-            Edge::Pool { .. } => (usize::MAX, e),
-            Edge::Bridge { .. } => (path, e),
-        }
+impl Slots {
+    fn new(paths: &[&[Edge]]) -> Self {
+        let mut keys: Vec<(usize, Edge)> = Vec::new();
+        let of = paths
+            .iter()
+            .enumerate()
+            .map(|(k, path)| {
+                path.iter()
+                    .map(|&e| {
+                        let key = match e {
+                            Edge::Pool { .. } => (usize::MAX, e),
+                            Edge::Bridge { .. } => (k, e),
+                        };
+                        keys.iter().position(|x| *x == key).unwrap_or_else(|| {
+                            keys.push(key);
+                            keys.len() - 1
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        Self(of)
     }
 
-    fn get(&self, key: (usize, Edge)) -> f64 {
-        self.0.iter().find(|(k, _)| *k == key).map_or(0.0, |(_, v)| *v)
-    }
-
-    fn add(&mut self, key: (usize, Edge), v: f64) {
-        match self.0.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, x)) => *x += v,
-            None => self.0.push((key, v)),
-        }
+    fn count(&self) -> usize {
+        self.0.iter().flatten().map(|s| s + 1).max().unwrap_or(0)
     }
 }
 
-/// Output of `x` more down path `k`, on the flow placed; commits it if asked.
+/// Flow already placed, per slot: the amount and its shadow output (kept,
+/// so that the next push through the slot prices one amount, not two).
+#[derive(Clone)]
+struct Flow(Vec<(f64, f64)>);
+
+impl Flow {
+    fn new(slots: &Slots) -> Self {
+        Self(vec![(0.0, 0.0); slots.count()])
+    }
+}
+
+/// Output of `x` more down `path` (booked at `slots`), on the flow placed;
+/// commits it if asked.
 fn push(
     snapshot: &MarketSnapshot,
     flow: &mut Flow,
-    k: usize,
+    slots: &[usize],
     path: &[Edge],
     x: f64,
     commit: bool,
 ) -> f64 {
     let mut amt = x;
-    for &e in path {
-        let key = Flow::key(k, e);
-        let c = flow.get(key);
-        let before = if c > 0.0 { shadow(snapshot, e, c) } else { 0.0 };
-        let out = shadow(snapshot, e, c + amt) - before;
+    for (&e, &s) in path.iter().zip(slots) {
+        let (c, before) = flow.0[s];
+        let total = shadow(snapshot, e, c + amt);
         if commit {
-            flow.add(key, amt);
+            flow.0[s] = (c + amt, total);
         }
+        let out = total - before;
         if out.is_nan() || out <= 0.0 {
             return 0.0;
         }
@@ -74,14 +98,19 @@ fn push(
 }
 
 /// The flow of an allocation and its total output.
-fn flow_of(snapshot: &MarketSnapshot, paths: &[&[Edge]], alloc: &[f64]) -> (Flow, f64) {
-    let mut flow = Flow::default();
+fn flow_of(
+    snapshot: &MarketSnapshot,
+    slots: &Slots,
+    paths: &[&[Edge]],
+    alloc: &[f64],
+) -> (Flow, f64) {
+    let mut flow = Flow::new(slots);
     let out = paths
         .iter()
         .zip(alloc)
         .enumerate()
         .filter(|(_, (_, a))| **a > 0.0)
-        .map(|(k, (p, a))| push(snapshot, &mut flow, k, p, *a, true))
+        .map(|(k, (p, a))| push(snapshot, &mut flow, &slots.0[k], p, *a, true))
         .sum();
     (flow, out)
 }
@@ -90,11 +119,12 @@ fn flow_of(snapshot: &MarketSnapshot, paths: &[&[Edge]], alloc: &[f64]) -> (Flow
 /// deliver: concave paths never beat their marginal rate at zero.
 pub(super) fn upper_bound(snapshot: &MarketSnapshot, paths: &[&[Edge]], amount: f64) -> f64 {
     let tiny = amount * 1e-6;
-    let mut flow = Flow::default();
+    let slots = Slots::new(paths);
+    let mut flow = Flow::new(&slots);
     paths
         .iter()
         .enumerate()
-        .map(|(k, p)| push(snapshot, &mut flow, k, p, tiny, false) / tiny * amount)
+        .map(|(k, p)| push(snapshot, &mut flow, &slots.0[k], p, tiny, false) / tiny * amount)
         .fold(0.0, f64::max)
 }
 
@@ -115,6 +145,7 @@ pub(super) struct Filler<'p> {
     /// `shares[a][b]`: paths `a` and `b` go through a common pool (or are
     /// the same path).
     shares: Vec<Vec<bool>>,
+    slots: Slots,
     flow: Flow,
     alloc: Vec<f64>,
     placed: f64,
@@ -128,11 +159,13 @@ impl<'p> Filler<'p> {
         let shares = (0..n)
             .map(|a| (0..n).map(|b| a == b || shares_pool(paths[a], paths[b])).collect())
             .collect();
+        let slots = Slots::new(paths);
         Self {
             snapshot,
             paths,
             shares,
-            flow: Flow::default(),
+            flow: Flow::new(&slots),
+            slots,
             alloc: vec![0.0; n],
             placed: 0.0,
             closed: vec![false; n],
@@ -154,11 +187,13 @@ impl<'p> Filler<'p> {
             // A path that cannot take all of its share (a pool past its
             // last tick on the flow placed) takes what it can.
             let mut fits = a;
-            if push(snapshot, &mut filler.flow, k, paths[k], a, false) <= 0.0 {
+            if push(snapshot, &mut filler.flow, &filler.slots.0[k], paths[k], a, false) <= 0.0 {
                 let (mut lo, mut hi) = (0.0, a);
                 for _ in 0..32 {
                     let mid = 0.5 * (lo + hi);
-                    if push(snapshot, &mut filler.flow, k, paths[k], mid, false) > 0.0 {
+                    if push(snapshot, &mut filler.flow, &filler.slots.0[k], paths[k], mid, false)
+                        > 0.0
+                    {
                         lo = mid;
                     } else {
                         hi = mid;
@@ -167,7 +202,7 @@ impl<'p> Filler<'p> {
                 fits = lo * (1.0 - SEED_MARGIN);
             }
             if fits > 0.0 {
-                push(snapshot, &mut filler.flow, k, paths[k], fits, true);
+                push(snapshot, &mut filler.flow, &filler.slots.0[k], paths[k], fits, true);
                 filler.alloc[k] = fits;
             }
         }
@@ -192,7 +227,7 @@ impl<'p> Filler<'p> {
                 if closed[k] {
                     0.0
                 } else {
-                    push(snapshot, &mut self.flow, k, paths[k], chunk, false)
+                    push(snapshot, &mut self.flow, &self.slots.0[k], paths[k], chunk, false)
                 }
             })
             .collect();
@@ -209,11 +244,12 @@ impl<'p> Filler<'p> {
             if g.is_nan() || g <= 0.0 {
                 break;
             }
-            push(snapshot, &mut self.flow, k, paths[k], chunk, true);
+            push(snapshot, &mut self.flow, &self.slots.0[k], paths[k], chunk, true);
             self.alloc[k] += chunk;
             for (j, gain) in gains.iter_mut().enumerate() {
                 if self.shares[k][j] && !self.closed[j] {
-                    *gain = push(snapshot, &mut self.flow, j, paths[j], chunk, false);
+                    *gain =
+                        push(snapshot, &mut self.flow, &self.slots.0[j], paths[j], chunk, false);
                 }
             }
         }
@@ -252,16 +288,18 @@ pub(super) fn allocate(
     // Marginal exchange: move a share from the path whose last unit earns
     // least to the one whose next unit earns most, while the total improves,
     // halving the share when it does not.
-    let (_, mut value) = flow_of(snapshot, paths, &alloc);
+    let slots = &filler.slots;
+    let (mut flow, mut value) = flow_of(snapshot, slots, paths, &alloc);
     let mut step = chunk / 2.0;
     let delta = chunk / 64.0;
     for _ in 0..48 {
         if step < chunk / 256.0 {
             break;
         }
-        let (mut flow, _) = flow_of(snapshot, paths, &alloc);
-        let marginal: Vec<f64> =
-            (0..n).map(|k| push(snapshot, &mut flow, k, paths[k], delta, false)).collect();
+        // Pushes that do not commit leave the flow as it is.
+        let marginal: Vec<f64> = (0..n)
+            .map(|k| push(snapshot, &mut flow, &slots.0[k], paths[k], delta, false))
+            .collect();
         let hi = (0..n).fold(0, |b, k| if marginal[k] > marginal[b] { k } else { b });
         let lo =
             (0..n).filter(|k| alloc[*k] >= step && *k != hi).fold(None, |b: Option<usize>, k| {
@@ -276,9 +314,9 @@ pub(super) fn allocate(
         };
         alloc[lo] -= step;
         alloc[hi] += step;
-        let (_, v) = flow_of(snapshot, paths, &alloc);
+        let (moved, v) = flow_of(snapshot, slots, paths, &alloc);
         if v > value * (1.0 + 1e-12) {
-            value = v;
+            (flow, value) = (moved, v);
         } else {
             alloc[lo] += step;
             alloc[hi] -= step;
