@@ -86,6 +86,30 @@ fn a_large_trade_splits_and_beats_the_best_single_path() {
     assert!(split.legs[0].routes.len() > 1, "a $30M trade should use several pools");
 }
 
+/// Trades far beyond the market's depth, where the optimal stage drains
+/// pools (V3 ones to their last tick) over long paths: the plan spends the
+/// whole input, replays exactly, does no worse than the best single path,
+/// and keeps within the limits on paths and pools per path.
+#[test]
+fn trades_that_drain_the_market_spend_their_whole_input_and_replay() {
+    let s = snapshot();
+    for (from, amount, to) in
+        [(USDC, e(300_000_000, 6), WETH), (WETH, e(150_000, 18), USDC), (WBTC, e(5_000, 8), USDC)]
+    {
+        let params = SearchParams::default();
+        let plan = quote(&s, from, amount, to, &params).expect("route");
+        replay(&s, &plan);
+        let single =
+            quote(&s, from, amount, to, &SearchParams { max_splits: 1, ..SearchParams::default() })
+                .expect("route");
+        assert!(plan.amounts_out[0] >= single.amounts_out[0], "{from} → {to}");
+        let leg = &plan.legs[0];
+        assert_eq!(leg.routes.iter().map(|r| r.amount_in).sum::<U256>(), amount);
+        assert!(leg.routes.len() <= params.max_splits.max(params.max_optimal_paths));
+        assert!(leg.routes.iter().all(|r| r.steps.len() <= 8), "{from} → {to}");
+    }
+}
+
 #[test]
 fn multi_hop_into_a_vault() {
     let s = snapshot();

@@ -61,8 +61,16 @@ pub struct SearchParams {
     pub labels_per_token: usize,
     /// Most exact candidates evaluated per pair.
     pub max_candidates: usize,
-    /// Most paths one input is split over.
+    /// Most paths one input is split over by the candidates' split.
     pub max_splits: usize,
+    /// Most paths the optimal routing's flow is split over: a large trade
+    /// spreads over more pools than the candidates reach.
+    pub max_optimal_paths: usize,
+    /// The most gas the estimated steps of one input's optimal split may
+    /// cost: its thinnest paths are left out beyond it. A transaction is
+    /// capped at 2²⁴ gas on Ethereum (EIP-7825), and the executed steps can
+    /// cost more than their estimate.
+    pub max_optimal_gas: u64,
     /// Chunks the input is divided into for split refinement.
     pub split_chunks: u32,
     /// Protocol slugs not to route through.
@@ -125,6 +133,8 @@ impl Default for SearchParams {
             labels_per_token: 2,
             max_candidates: 8,
             max_splits: 16,
+            max_optimal_paths: 32,
+            max_optimal_gas: 10_000_000,
             split_chunks: 64,
             excluded_protocols: BTreeSet::new(),
             excluded_bridges: BTreeSet::new(),
@@ -608,16 +618,25 @@ fn route_leg(
             let solve = |walk_v3| {
                 let limits = optimal::Limits {
                     max_hops: params.max_hops.max(OPTIMAL_HOPS),
-                    max_paths: params.max_splits,
+                    max_paths: params.max_optimal_paths,
                     walk_v3,
                 };
                 optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits)
             };
             let allocate = |paths: &[(Vec<Edge>, f64)]| {
                 // Allocated from the shares of the input the optimal flow
-                // sends down each path.
-                let (paths, shares): (Vec<&[Edge]>, Vec<f64>) =
-                    paths.iter().filter(|(p, _)| clean(p)).map(|(p, s)| (p.as_slice(), *s)).unzip();
+                // sends down each path, widest first while their estimated
+                // gas fits.
+                let mut gas = 0u64;
+                let (paths, shares): (Vec<&[Edge]>, Vec<f64>) = paths
+                    .iter()
+                    .filter(|(p, _)| clean(p))
+                    .take_while(|(p, _)| {
+                        gas = gas.saturating_add(estimated_gas(snapshot, p));
+                        gas <= params.max_optimal_gas
+                    })
+                    .map(|(p, s)| (p.as_slice(), *s))
+                    .unzip();
                 (paths.len() > 1)
                     .then(|| {
                         split_exact(
@@ -704,7 +723,7 @@ fn subgraph(
     paths: &[Vec<Edge>],
 ) -> Vec<(TokenIx, TokenIx, Edge)> {
     /// Pools kept per token (deepest first).
-    const PER_TOKEN: usize = 16;
+    const PER_TOKEN: usize = 32;
     let graph = snapshot.graph();
     let mut tokens: BTreeSet<TokenIx> = [from, to].into_iter().collect();
     let ends = |e: Edge| -> Option<(TokenIx, TokenIx)> {

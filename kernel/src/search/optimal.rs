@@ -511,7 +511,7 @@ pub(super) struct Limits {
     pub(super) max_paths: usize,
     /// V3 pools walk their tick ranges. The walk is the exact dual, but
     /// the paths it decomposes into are not always the better ones once
-    /// the split stage allocates over at most `max_splits` of them: on the
+    /// the split stage allocates over at most `max_optimal_paths` of them: on the
     /// quality bench's V2/V3 instances it lifts $10M trades (median 0.870
     /// → 0.920) and lowers some $1M tail→tail ones (0.988 → 0.983). The
     /// search solves with the active ranges first, and walks too only when
