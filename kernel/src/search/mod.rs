@@ -623,12 +623,13 @@ fn route_leg(
                 };
                 optimal::optimal_paths(snapshot, &edges, (from, to), amount_f, limits)
             };
-            let allocate = |paths: &[(Vec<Edge>, f64)]| {
+            let allocate = |solved: &optimal::Solved| {
                 // Allocated from the shares of the input the optimal flow
                 // sends down each path, widest first while their estimated
                 // gas fits.
                 let mut gas = 0u64;
-                let (paths, shares): (Vec<&[Edge]>, Vec<f64>) = paths
+                let (paths, shares): (Vec<&[Edge]>, Vec<f64>) = solved
+                    .paths
                     .iter()
                     .filter(|(p, _)| clean(p))
                     .take_while(|(p, _)| {
@@ -645,7 +646,7 @@ fn route_leg(
                             &paths,
                             amount,
                             params.split_chunks,
-                            Some(&shares),
+                            Some(split::Seed { shares: &shares, caps: &solved.flows }),
                         )
                     })
                     .flatten()
@@ -655,10 +656,13 @@ fn route_leg(
             // only if the walk gives other paths or shares (the allocation
             // starts from the flow's own shares). The split delivering more
             // is kept.
-            let (paths, crossed) = solve(false);
-            let first = allocate(&paths);
-            let walked =
-                crossed.then(|| solve(true).0).filter(|w| *w != paths).and_then(|w| allocate(&w));
+            let active = solve(false);
+            let first = allocate(&active);
+            let walked = active
+                .crossed
+                .then(|| solve(true))
+                .filter(|w| w.paths != active.paths)
+                .and_then(|w| allocate(&w));
             match (first, walked) {
                 (Some(a), Some(b)) => Some(if total_out(&b.0) > total_out(&a.0) { b } else { a }),
                 (a, b) => a.or(b),
@@ -813,7 +817,7 @@ fn split_exact(
     paths: &[&[Edge]],
     amount: U256,
     chunks: u32,
-    seed: Option<&[f64]>,
+    seed: Option<split::Seed<'_>>,
 ) -> Option<(Vec<Route>, Working)> {
     let fractions = split::allocate(snapshot, paths, u256_to_f64(amount), chunks, seed)?;
     exact_shares(snapshot, working, paths, &fractions, amount).ok()

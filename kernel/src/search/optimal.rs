@@ -320,21 +320,32 @@ fn lbfgs(f: impl Fn(&[f64], &mut [f64]) -> f64, mut x: Vec<f64>, iterations: usi
     x
 }
 
+/// The optimal routing over a subgraph, taken apart into paths.
+#[derive(Debug, Default)]
+pub(super) struct Solved {
+    /// The paths, widest first, each with the share of the amount it takes.
+    pub(super) paths: Vec<(Vec<Edge>, f64)>,
+    /// What the flow sells into each pool direction it uses.
+    pub(super) flows: Vec<(Edge, f64)>,
+    /// A V3 pool's flow left its active range (the walk would differ; see
+    /// [`Limits::walk_v3`]).
+    pub(super) crossed: bool,
+}
+
 /// The paths, input to output, of at most `max_hops` pools, over which the
 /// optimal routing of `amount` sends at least a thousandth of it, each with
 /// the share of `amount` it takes, widest first, at most `max_paths` (see
 /// [`decompose`]): found over the pool edges `edges` (pools
 /// that are not constant-product curves, and bridges, are left out). V3
 /// pools walk their tick ranges when `walk_v3`, else trade on their active
-/// range's curve; then the second value tells whether a V3 pool's flow
-/// left its active range (the walk would differ; see [`Limits::walk_v3`]).
+/// range's curve.
 pub(super) fn optimal_paths(
     snapshot: &MarketSnapshot,
     edges: &[(TokenIx, TokenIx, Edge)],
     (from, to): (TokenIx, TokenIx),
     amount: f64,
     Limits { max_hops, max_paths, walk_v3 }: Limits,
-) -> (Vec<(Vec<Edge>, f64)>, bool) {
+) -> Solved {
     // Local token indexes.
     let mut tokens: Vec<TokenIx> = vec![from, to];
     let mut index: std::collections::HashMap<TokenIx, usize> =
@@ -355,7 +366,7 @@ pub(super) fn optimal_paths(
         }
     }
     if curves.is_empty() || amount.is_nan() || amount <= 0.0 {
-        return (Vec::new(), false);
+        return Solved::default();
     }
     let problem = Problem { curves, tokens: tokens.len(), input: 0, output: 1, amount };
     // Start from spot values: each token worth the best rate into a token
@@ -372,7 +383,7 @@ pub(super) fn optimal_paths(
     }
     let floor = nu.iter().copied().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
     if !floor.is_finite() || nu[0] <= 0.0 {
-        return (Vec::new(), false);
+        return Solved::default();
     }
     let theta0: Vec<f64> =
         nu.iter().map(|v| if *v > 0.0 { v.ln() } else { floor.ln() - 20.0 }).collect();
@@ -386,7 +397,14 @@ pub(super) fn optimal_paths(
         .into_iter()
         .map(|(p, share)| (p.into_iter().map(|k| problem.curves[k].edge).collect(), share))
         .collect();
-    (paths, crossed)
+    let flows = problem
+        .curves
+        .iter()
+        .zip(&flows)
+        .filter(|(_, (x, _))| *x > 0.0)
+        .map(|(c, (x, _))| (c.edge, *x))
+        .collect();
+    Solved { paths, flows, crossed }
 }
 
 /// The paths, input (token 0) to output (token 1), of at most `max_hops`

@@ -97,6 +97,31 @@ fn push(
     amt
 }
 
+/// Whether `x` more down `path` (booked at `slots`) goes through, on the
+/// flow placed, without a pool past its last tick or a slot past its cap.
+fn within(
+    snapshot: &MarketSnapshot,
+    flow: &Flow,
+    slots: &[usize],
+    path: &[Edge],
+    cap: &[f64],
+    x: f64,
+) -> bool {
+    let mut amt = x;
+    for (&e, &s) in path.iter().zip(slots) {
+        let (c, before) = flow.0[s];
+        if c + amt > cap[s] {
+            return false;
+        }
+        let out = shadow(snapshot, e, c + amt) - before;
+        if out.is_nan() || out <= 0.0 {
+            return false;
+        }
+        amt = out;
+    }
+    true
+}
+
 /// The flow of an allocation and its total output.
 fn flow_of(
     snapshot: &MarketSnapshot,
@@ -173,27 +198,37 @@ impl<'p> Filler<'p> {
     }
 
     /// A filler that starts from `alloc` already placed (the flow per
-    /// path, committed in path order).
+    /// path, committed in path order), each path taking no more than fits
+    /// under `caps` (at most that much into each pool direction named) and
+    /// before a pool's last tick.
     pub(super) fn seeded(
         snapshot: &'p MarketSnapshot,
         paths: &'p [&'p [Edge]],
         alloc: Vec<f64>,
+        caps: &[(Edge, f64)],
     ) -> Self {
         let mut filler = Self::new(snapshot, paths);
+        let mut cap = vec![f64::INFINITY; filler.slots.count()];
+        for (path, slots) in paths.iter().zip(&filler.slots.0) {
+            for (e, s) in path.iter().zip(slots) {
+                if let Some((_, x)) = caps.iter().find(|(f, _)| f == e) {
+                    cap[*s] = *x;
+                }
+            }
+        }
         for (k, a) in alloc.into_iter().enumerate() {
             if a <= 0.0 {
                 continue;
             }
             // A path that cannot take all of its share (a pool past its
-            // last tick on the flow placed) takes what it can.
+            // last tick, or past what the flow sends it) takes what it can.
+            let slots = &filler.slots.0[k];
             let mut fits = a;
-            if push(snapshot, &mut filler.flow, &filler.slots.0[k], paths[k], a, false) <= 0.0 {
+            if !within(snapshot, &filler.flow, slots, paths[k], &cap, a) {
                 let (mut lo, mut hi) = (0.0, a);
                 for _ in 0..32 {
                     let mid = 0.5 * (lo + hi);
-                    if push(snapshot, &mut filler.flow, &filler.slots.0[k], paths[k], mid, false)
-                        > 0.0
-                    {
+                    if within(snapshot, &filler.flow, slots, paths[k], &cap, mid) {
                         lo = mid;
                     } else {
                         hi = mid;
@@ -258,16 +293,26 @@ impl<'p> Filler<'p> {
     }
 }
 
+/// Where an allocation starts: each path's share of the amount (together
+/// at most 1), and what each pool direction may take (the optimal flow's
+/// own: its paths are cut back where they would push more into a pool
+/// than the flow does).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Seed<'a> {
+    pub(super) shares: &'a [f64],
+    pub(super) caps: &'a [(Edge, f64)],
+}
+
 /// Fractions of `amount` per path (summing to 1), or `None` when no path
-/// takes any of it. Filled greedily from nothing, or, given `seed` (each
-/// path's share of the amount, together at most 1, such as the optimal
-/// flow's own), from those shares, the rest filled greedily.
+/// takes any of it. Filled greedily from nothing, or from `seed`'s shares
+/// (each path cut back to what fits under the caps), the rest filled
+/// greedily.
 pub(super) fn allocate(
     snapshot: &MarketSnapshot,
     paths: &[&[Edge]],
     amount: f64,
     chunks: u32,
-    seed: Option<&[f64]>,
+    seed: Option<Seed<'_>>,
 ) -> Option<Vec<f64>> {
     if paths.is_empty() || amount.is_nan() || amount <= 0.0 || chunks == 0 {
         return None;
@@ -277,10 +322,11 @@ pub(super) fn allocate(
     let mut filler = match seed {
         // A hair under the shares: a V3 pool the optimum drains to its last
         // tick takes nothing past it.
-        Some(shares) if shares.len() == n => Filler::seeded(
+        Some(Seed { shares, caps }) if shares.len() == n => Filler::seeded(
             snapshot,
             paths,
             shares.iter().map(|s| s * amount * (1.0 - SEED_MARGIN)).collect(),
+            caps,
         ),
         _ => Filler::new(snapshot, paths),
     };
@@ -329,7 +375,7 @@ pub(super) fn allocate(
     if alloc.iter().any(|a| *a > 0.0 && *a < MIN_SPLIT_SHARE * amount) {
         let kept: Vec<f64> =
             alloc.iter().map(|a| if *a >= MIN_SPLIT_SHARE * amount { *a } else { 0.0 }).collect();
-        let mut filler = Filler::seeded(snapshot, paths, kept);
+        let mut filler = Filler::seeded(snapshot, paths, kept, &[]);
         filler.closed = filler.alloc.iter().map(|a| *a <= 0.0).collect();
         alloc = filler.fill_to(amount, chunks).to_vec();
     }
