@@ -829,8 +829,10 @@ fn split_exact(
 /// runs out of liquidity before taking its share (a V3 pool the allocation
 /// filled to within a hair of its last tick, which the `f64` shadows did
 /// not see) takes the most it can, found by bisection, and the next path
-/// takes the rest. Fails with fewer than two routes (`None`), or naming
-/// the path that cannot take its share when no path is left after it.
+/// takes the rest; what the last path cannot take goes, as one more
+/// route, down the first path that takes all of it. Fails with fewer than
+/// two routes (`None`), or naming the last path when no path takes what it
+/// leaves.
 fn exact_shares(
     snapshot: &MarketSnapshot,
     working: &Working,
@@ -865,6 +867,7 @@ fn exact_shares(
     // hair the shadows did not see) goes on to the next one.
     let mut carried = U256::ZERO;
     let last = amounts.len() - 1;
+    let order: Vec<usize> = amounts.iter().map(|(k, _)| *k).collect();
     for (n, (k, a)) in amounts.into_iter().enumerate() {
         let a = a.saturating_add(carried);
         carried = U256::ZERO;
@@ -873,13 +876,14 @@ fn exact_shares(
         }
         let (taken, (steps, next)) = match simulate(snapshot, &state, paths[k], a) {
             Ok(done) => (a, done),
-            Err((AmmError::InsufficientLiquidity, _)) if n < last => {
+            Err((AmmError::InsufficientLiquidity, _)) => {
                 match most_taken(snapshot, &state, paths[k], a) {
                     Some((taken, done)) => (taken, done),
-                    None => {
+                    None if n < last => {
                         carried = a;
                         continue;
                     }
+                    None => return Err(Some(k)),
                 }
             }
             Err(_) => return Err(Some(k)),
@@ -887,6 +891,16 @@ fn exact_shares(
         carried = a - taken;
         state.extend(next);
         routes.push(Route { amount_in: taken, amount_out: out_of(&steps), steps });
+    }
+    // What the last path could not take goes, as one more route, down the
+    // first path that takes all of it.
+    if !carried.is_zero() {
+        let (steps, next) = order
+            .iter()
+            .find_map(|&k| simulate(snapshot, &state, paths[k], carried).ok())
+            .ok_or(Some(order[last]))?;
+        state.extend(next);
+        routes.push(Route { amount_in: carried, amount_out: out_of(&steps), steps });
     }
     if routes.len() < 2 {
         return Err(None);
