@@ -21,10 +21,10 @@
 //! Outputs are gross (no gas cost). The ratio's denominator is the
 //! optimum's dual bound, so it is never flattered by solver error (at most
 //! the reported gap, about `1e-6` at $10k and `1e-8` above). The router's
-//! paths have at most `max_hops` (4) pools (8 on its optimal stage) and it
-//! expands at most `max_pools_per_token` pools per token; the optimum has
-//! neither limit, so a ratio below 1 also measures those limits, not only
-//! the splitting. The
+//! paths have at most `max_hops` (4) pools (`max_optimal_hops`, 8, on its
+//! optimal stage) and it expands at most `max_pools_per_token` pools per
+//! token; the optimum has neither limit, so a ratio below 1 also measures
+//! those limits, not only the splitting. The
 //! "optimum out/in value" column puts each row in context: where it is far
 //! below 1 the trade dwarfs the pools of its token and the optimum drains
 //! them through long paths.

@@ -106,7 +106,8 @@ fn trades_that_drain_the_market_spend_their_whole_input_and_replay() {
         let leg = &plan.legs[0];
         assert_eq!(leg.routes.iter().map(|r| r.amount_in).sum::<U256>(), amount);
         assert!(leg.routes.len() <= params.max_splits.max(params.max_optimal_paths));
-        assert!(leg.routes.iter().all(|r| r.steps.len() <= 8), "{from} → {to}");
+        let hops = params.max_hops.max(params.max_optimal_hops);
+        assert!(leg.routes.iter().all(|r| r.steps.len() <= hops), "{from} → {to}");
     }
 }
 

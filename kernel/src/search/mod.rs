@@ -52,7 +52,7 @@ pub const BASE_GAS: u64 = 21_000 + 60_000;
 /// Search limits and costs for one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchParams {
-    /// Most pools in one path.
+    /// Most pools in one path of the candidates' search.
     pub max_hops: usize,
     /// Pools expanded per token, deepest first: the liquidity-pruned
     /// candidate subgraph that keeps a search away from thin pools.
@@ -66,6 +66,10 @@ pub struct SearchParams {
     /// Most paths the optimal routing's flow is split over: a large trade
     /// spreads over more pools than the candidates reach.
     pub max_optimal_paths: usize,
+    /// Most pools in one path of the optimal routing: a large trade drains
+    /// thin pools through long paths, which the optimum prices (gas is
+    /// weighed when its split is compared with the others).
+    pub max_optimal_hops: usize,
     /// The most gas the estimated steps of one input's optimal split may
     /// cost: its thinnest paths are left out beyond it. A transaction is
     /// capped at 2²⁴ gas on Ethereum (EIP-7825), and the executed steps can
@@ -134,6 +138,7 @@ impl Default for SearchParams {
             max_candidates: 8,
             max_splits: 16,
             max_optimal_paths: 32,
+            max_optimal_hops: 8,
             max_optimal_gas: 10_000_000,
             split_chunks: 64,
             excluded_protocols: BTreeSet::new(),
@@ -617,7 +622,7 @@ fn route_leg(
             let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked);
             let solve = |walk_v3| {
                 let limits = optimal::Limits {
-                    max_hops: params.max_hops.max(OPTIMAL_HOPS),
+                    max_hops: params.max_optimal_hops,
                     max_paths: params.max_optimal_paths,
                     walk_v3,
                 };
@@ -803,11 +808,6 @@ const MIN_SPLIT_GAIN: f64 = 1e-4;
 /// solved: below it (small trades on deep pairs) the candidates' split is
 /// already at the optimum, and cheaper.
 const MIN_OPTIMAL_GAIN: f64 = 5e-3;
-
-/// Pools a path of the optimal routing may have: a large trade drains
-/// thin pools through long paths, which the optimum prices (gas is
-/// weighed when its split is compared with the others).
-const OPTIMAL_HOPS: usize = 8;
 
 /// The `f64` allocation over `paths`, simulated exactly path after path on
 /// one working state: the routes and the states they leave.
