@@ -722,7 +722,10 @@ fn estimated_gas(snapshot: &MarketSnapshot, path: &[Edge]) -> u64 {
 }
 
 /// Pools the optimal routing is solved over: the tokens of the candidate
-/// paths and the input's deepest neighbours, and between them each token's
+/// paths, the input's deepest neighbours and, when the output has no more
+/// pools than a token keeps, every neighbour of the output (a thin output's
+/// whole market is where a large trade's flow must arrive from; a hub's
+/// neighbours would only spread the paths), and between them each token's
 /// deepest allowed pools (both directions of each).
 fn subgraph(
     snapshot: &MarketSnapshot,
@@ -753,6 +756,16 @@ fn subgraph(
         if e.pool().is_some() {
             tokens.insert(n);
         }
+    }
+    // A thin output's neighbours, all of them.
+    let into: Vec<TokenIx> = graph
+        .edges_from(to)
+        .filter(|(_, e)| e.pool().is_some() && allowed(*e))
+        .map(|(n, _)| n)
+        .take(PER_TOKEN + 1)
+        .collect();
+    if into.len() <= PER_TOKEN {
+        tokens.extend(into);
     }
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
