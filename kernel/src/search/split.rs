@@ -16,6 +16,8 @@
 //! Only the fractions leave this module; the plan's amounts come from the
 //! exact simulation of the chosen allocation.
 
+use std::collections::BTreeMap;
+
 use crate::{graph::Edge, snapshot::MarketSnapshot};
 
 use super::candidates::shadow;
@@ -29,11 +31,17 @@ const SEED_MARGIN: f64 = 1e-6;
 /// Where each hop of each path books its flow: one slot per pool
 /// direction, shared by every path through it, and one per path's bridge
 /// (a bridge's fixed fee is paid per path).
-struct Slots(Vec<Vec<usize>>);
+struct Slots {
+    /// Per path, per hop: its slot.
+    of: Vec<Vec<usize>>,
+    /// Each slot by its key: `(usize::MAX, edge)` for a pool direction,
+    /// `(path, edge)` for a bridge.
+    index: BTreeMap<(usize, Edge), usize>,
+}
 
 impl Slots {
     fn new(paths: &[&[Edge]]) -> Self {
-        let mut keys: Vec<(usize, Edge)> = Vec::new();
+        let mut index = BTreeMap::new();
         let of = paths
             .iter()
             .enumerate()
@@ -44,19 +52,22 @@ impl Slots {
                             Edge::Pool { .. } => (usize::MAX, e),
                             Edge::Bridge { .. } => (k, e),
                         };
-                        keys.iter().position(|x| *x == key).unwrap_or_else(|| {
-                            keys.push(key);
-                            keys.len() - 1
-                        })
+                        let next = index.len();
+                        *index.entry(key).or_insert(next)
                     })
                     .collect()
             })
             .collect();
-        Self(of)
+        Self { of, index }
     }
 
     fn count(&self) -> usize {
-        self.0.iter().flatten().map(|s| s + 1).max().unwrap_or(0)
+        self.index.len()
+    }
+
+    /// The slot of a pool direction, if a path goes through it.
+    fn of_pool(&self, edge: Edge) -> Option<usize> {
+        self.index.get(&(usize::MAX, edge)).copied()
     }
 }
 
@@ -135,7 +146,7 @@ fn flow_of(
         .zip(alloc)
         .enumerate()
         .filter(|(_, (_, a))| **a > 0.0)
-        .map(|(k, (p, a))| push(snapshot, &mut flow, &slots.0[k], p, *a, true))
+        .map(|(k, (p, a))| push(snapshot, &mut flow, &slots.of[k], p, *a, true))
         .sum();
     (flow, out)
 }
@@ -149,7 +160,7 @@ pub(super) fn upper_bound(snapshot: &MarketSnapshot, paths: &[&[Edge]], amount: 
     paths
         .iter()
         .enumerate()
-        .map(|(k, p)| push(snapshot, &mut flow, &slots.0[k], p, tiny, false) / tiny * amount)
+        .map(|(k, p)| push(snapshot, &mut flow, &slots.of[k], p, tiny, false) / tiny * amount)
         .fold(0.0, f64::max)
 }
 
@@ -209,11 +220,9 @@ impl<'p> Filler<'p> {
     ) -> Self {
         let mut filler = Self::new(snapshot, paths);
         let mut cap = vec![f64::INFINITY; filler.slots.count()];
-        for (path, slots) in paths.iter().zip(&filler.slots.0) {
-            for (e, s) in path.iter().zip(slots) {
-                if let Some((_, x)) = caps.iter().find(|(f, _)| f == e) {
-                    cap[*s] = *x;
-                }
+        for (e, x) in caps {
+            if let Some(s) = filler.slots.of_pool(*e) {
+                cap[s] = *x;
             }
         }
         for (k, a) in alloc.into_iter().enumerate() {
@@ -222,7 +231,7 @@ impl<'p> Filler<'p> {
             }
             // A path that cannot take all of its share (a pool past its
             // last tick, or past what the flow sends it) takes what it can.
-            let slots = &filler.slots.0[k];
+            let slots = &filler.slots.of[k];
             let mut fits = a;
             if !within(snapshot, &filler.flow, slots, paths[k], &cap, a) {
                 let (mut lo, mut hi) = (0.0, a);
@@ -237,7 +246,7 @@ impl<'p> Filler<'p> {
                 fits = lo * (1.0 - SEED_MARGIN);
             }
             if fits > 0.0 {
-                push(snapshot, &mut filler.flow, &filler.slots.0[k], paths[k], fits, true);
+                push(snapshot, &mut filler.flow, &filler.slots.of[k], paths[k], fits, true);
                 filler.alloc[k] = fits;
             }
         }
@@ -262,7 +271,7 @@ impl<'p> Filler<'p> {
                 if closed[k] {
                     0.0
                 } else {
-                    push(snapshot, &mut self.flow, &self.slots.0[k], paths[k], chunk, false)
+                    push(snapshot, &mut self.flow, &self.slots.of[k], paths[k], chunk, false)
                 }
             })
             .collect();
@@ -279,12 +288,12 @@ impl<'p> Filler<'p> {
             if g.is_nan() || g <= 0.0 {
                 break;
             }
-            push(snapshot, &mut self.flow, &self.slots.0[k], paths[k], chunk, true);
+            push(snapshot, &mut self.flow, &self.slots.of[k], paths[k], chunk, true);
             self.alloc[k] += chunk;
             for (j, gain) in gains.iter_mut().enumerate() {
                 if self.shares[k][j] && !self.closed[j] {
                     *gain =
-                        push(snapshot, &mut self.flow, &self.slots.0[j], paths[j], chunk, false);
+                        push(snapshot, &mut self.flow, &self.slots.of[j], paths[j], chunk, false);
                 }
             }
         }
@@ -344,7 +353,7 @@ pub(super) fn allocate(
         }
         // Pushes that do not commit leave the flow as it is.
         let marginal: Vec<f64> = (0..n)
-            .map(|k| push(snapshot, &mut flow, &slots.0[k], paths[k], delta, false))
+            .map(|k| push(snapshot, &mut flow, &slots.of[k], paths[k], delta, false))
             .collect();
         let hi = (0..n).fold(0, |b, k| if marginal[k] > marginal[b] { k } else { b });
         let lo =
@@ -370,8 +379,8 @@ pub(super) fn allocate(
         }
     }
     // Shares too small for a path of their own go, greedily, to the
-    // paths kept: spread in proportion they could push a pool the
-    // optimum drains past its last tick.
+    // paths kept (scaled up in proportion instead, they could push a pool
+    // the optimum drains past its last tick).
     if alloc.iter().any(|a| *a > 0.0 && *a < MIN_SPLIT_SHARE * amount) {
         let kept: Vec<f64> =
             alloc.iter().map(|a| if *a >= MIN_SPLIT_SHARE * amount { *a } else { 0.0 }).collect();
