@@ -72,7 +72,6 @@ sol! {
     function createPool(address tokenA, address tokenB, uint24 fee) external returns (address pool);
     function getPool(address tokenA, address tokenB, uint24 fee) external view returns (address pool);
     function sync() external;
-    struct LensCall { address target; bytes data; }
 }
 
 fn repo() -> PathBuf {
@@ -621,12 +620,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         node.rpc("evm_setAutomine", json!([false]))?;
         let mut hashes = Vec::new();
         for part in moved.chunks(100) {
-            let calls: Vec<LensCall> = part
-                .iter()
-                .map(|p| LensCall { target: p.2, data: syncCall {}.abi_encode().into() })
-                .collect();
+            // `StateLens`'s packed calls: each target, its data's length
+            // (two bytes) and its data; then the list's length as a word.
             let mut data = lens.clone();
-            data.extend(calls.abi_encode());
+            let sync = syncCall {}.abi_encode();
+            let mut calls = Vec::new();
+            for p in part {
+                calls.extend_from_slice(p.2.as_slice());
+                calls.extend_from_slice(&(sync.len() as u16).to_be_bytes());
+                calls.extend_from_slice(&sync);
+            }
+            data.extend_from_slice(&calls);
+            data.extend_from_slice(&U256::from(calls.len()).to_be_bytes::<32>());
             let tx = json!({"from": me, "data": Bytes::from(data), "gas": "0x1312d00"});
             hashes.push(node.rpc("eth_sendTransaction", json!([tx]))?);
         }

@@ -27,7 +27,7 @@
 //! that block's publication, with the reason.
 
 use alloy_primitives::{Address, B256, Bytes, U256, address};
-use alloy_sol_types::{SolCall, SolValue, sol};
+use alloy_sol_types::{SolCall, sol};
 use switchyard_catalog::{
     PoolRecord,
     market::{LendingModel, StableswapRecord, WeightedRecord},
@@ -253,26 +253,69 @@ fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), Unread
     Ok(())
 }
 
+/// An answer's bytes, as [`chunks`] counts them: whether it succeeded and
+/// its length (3 bytes), and a word or a short string (96). A batch that
+/// answers more than the node allows is halved.
+const ANSWER_GUESS: usize = 99;
+
 /// `calls` cut into batches of at most [`CALLS_PER_READ`] whose encoding,
-/// after a lens of `lens_len` bytes, fits the initcode limit.
+/// after a lens of `lens_len` bytes, fits the initcode limit, and whose
+/// answers, guessed, fit the answer limit.
 fn chunks(calls: &[LensCall], lens_len: usize) -> Vec<&[LensCall]> {
-    let budget = crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens_len + 64);
+    let budget = crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens_len + 32);
+    let answer_budget = crate::rpc::MAX_ANSWER_CODE_BYTES;
     let mut out = Vec::new();
-    let (mut start, mut used) = (0, 0);
+    let (mut start, mut used, mut answered) = (0, 0, 0);
     for (k, c) in calls.iter().enumerate() {
-        // Its offset in the array's head, then the tuple: the target, the
-        // bytes' offset and length, and the padded bytes.
-        let size = 32 * 4 + c.data.len().div_ceil(32) * 32;
-        if k > start && (used + size > budget || k - start == CALLS_PER_READ) {
+        let size = 22 + c.data.len();
+        if k > start
+            && (used + size > budget
+                || answered + ANSWER_GUESS > answer_budget
+                || k - start == CALLS_PER_READ)
+        {
             out.push(&calls[start..k]);
-            (start, used) = (k, 0);
+            (start, used, answered) = (k, 0, 0);
         }
         used += size;
+        answered += ANSWER_GUESS;
     }
     if start < calls.len() {
         out.push(&calls[start..]);
     }
     out
+}
+
+/// What follows `StateLens`'s initcode: each call's target, its data's
+/// length (two bytes) and its data, then the list's length as one word.
+/// The calls are getters with a few arguments; data longer than two bytes
+/// can count is cut (and cannot fit the initcode limit anyway).
+fn encode(calls: &[LensCall]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(calls.iter().map(|c| 22 + c.data.len()).sum::<usize>() + 32);
+    for c in calls {
+        let len = c.data.len().min(usize::from(u16::MAX));
+        out.extend_from_slice(c.target.as_slice());
+        out.extend_from_slice(&(len as u16).to_be_bytes());
+        out.extend_from_slice(&c.data[..len]);
+    }
+    let len = out.len();
+    out.extend_from_slice(&U256::from(len).to_be_bytes::<32>());
+    out
+}
+
+/// `StateLens`'s answer: per call whether it succeeded (one byte), its
+/// return data's length (two) and its return data.
+fn decode(mut out: &[u8]) -> Result<Vec<LensAnswer>, String> {
+    let mut answers = Vec::new();
+    while !out.is_empty() {
+        let [ok, hi, lo, rest @ ..] = out else {
+            return Err(format!("an answer cut after {} bytes", out.len()));
+        };
+        let len = usize::from(u16::from_be_bytes([*hi, *lo]));
+        let data = rest.get(..len).ok_or_else(|| format!("an answer of {len} bytes cut"))?;
+        answers.push(LensAnswer { ok: *ok == 1, data: Bytes::copy_from_slice(data) });
+        out = &rest[len..];
+    }
+    Ok(answers)
 }
 
 /// The answers of `calls` at `block`, in order, through the lens in batches
@@ -286,19 +329,9 @@ pub(crate) async fn lens(
     let lens = Artifact::StateLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
     let mut answers: Vec<LensAnswer> = Vec::with_capacity(calls.len());
     for chunk in chunks(calls, lens.len()) {
-        // The constructor's one argument, `abi.encode(calls)`; a batch
-        // whose answers pass the node's size limit is halved.
+        // A batch whose answers pass the node's size limit is halved.
         let read = client
-            .lens_batches(
-                &lens,
-                chunk,
-                block,
-                chunk.len(),
-                |calls: &[LensCall]| calls.to_vec().abi_encode(),
-                |out: &[u8]| <Vec<LensAnswer>>::abi_decode(out).map_err(|e| e.to_string()),
-                |_| None,
-                |_| {},
-            )
+            .lens_batches(&lens, chunk, block, chunk.len(), encode, decode, |_| None, |_| {})
             .await?;
         answers.extend(read.into_iter().map(|(_, a)| a.unwrap_or_else(|_| LensAnswer::failed())));
     }
@@ -339,10 +372,29 @@ pub(crate) async fn read(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloy_sol_types::SolValue;
     use switchyard_catalog::{ChainId, market::Erc4626Record};
 
     fn word(v: u64) -> LensAnswer {
         LensAnswer { ok: true, data: U256::from(v).abi_encode().into() }
+    }
+
+    #[test]
+    fn calls_and_answers_are_packed() {
+        let calls = [
+            LensCall { target: Address::repeat_byte(1), data: Bytes::from(vec![0xaa; 4]) },
+            LensCall { target: Address::repeat_byte(2), data: Bytes::new() },
+        ];
+        let bytes = encode(&calls);
+        assert_eq!(bytes.len(), 26 + 22 + 32);
+        assert_eq!(&bytes[..26], &[&[1u8; 20][..], &[0, 4], &[0xaa; 4]].concat()[..]);
+        assert_eq!(&bytes[26..48], &[&[2u8; 20][..], &[0, 0]].concat()[..]);
+        assert_eq!(U256::from_be_slice(&bytes[48..]), U256::from(48));
+        let answers = decode(&[1, 0, 2, 7, 8, 0, 0, 0]).unwrap();
+        assert_eq!((answers[0].ok, &answers[0].data[..]), (true, &[7u8, 8][..]));
+        assert_eq!((answers[1].ok, answers[1].data.len()), (false, 0));
+        assert!(decode(&[1, 0, 3, 7]).is_err());
+        assert!(decode(&[1, 0]).is_err());
     }
 
     #[test]
@@ -357,8 +409,9 @@ mod tests {
         let batches = chunks(&calls, lens);
         assert_eq!(batches.iter().map(|b| b.len()).sum::<usize>(), calls.len());
         for b in &batches {
-            let size = lens + b.to_vec().abi_encode().len();
+            let size = lens + encode(b).len();
             assert!(size <= crate::rpc::MAX_INITCODE_BYTES, "{size}");
+            assert!(b.len() * ANSWER_GUESS <= crate::rpc::MAX_ANSWER_CODE_BYTES);
         }
         assert!(batches.len() < 30, "{} batches", batches.len());
     }
