@@ -41,7 +41,7 @@ use std::{
 
 use actix::prelude::*;
 use alloy_primitives::{Address, B256, U64, U256};
-use alloy_sol_types::{SolEvent, SolValue, sol};
+use alloy_sol_types::{SolEvent, sol};
 use switchyard_catalog::{
     Catalog, ChainId, FactoryKind, PoolRecord,
     market::{ChainState, TickRecord, UniswapV2Record, UniswapV3Record},
@@ -64,12 +64,11 @@ const MAX_BLOCKS_PER_STEP: u64 = 200;
 /// A `eth_getLogs` names the emitters when there are at most this many
 /// (else it asks for the event signatures alone and filters here).
 const MAX_FILTER_ADDRESSES: usize = 1000;
-/// Tick-bitmap words read per batch call: about 3k gas each, so a call
-/// stays far below [`crate::rpc::BATCH_CALL_GAS`] with ticks to read.
-const WORDS_PER_CALL: i32 = 2048;
-/// Ticks read per V3 request of listed ticks (a pool with more minted
-/// ticks is read in several).
-const TICKS_PER_REQUEST: usize = 256;
+/// Getter calls of one batch `eth_call` (a V2 pair's reserves, a V3
+/// pool's price or liquidity, a tick, a bitmap word): each costs a few
+/// thousand gas, far below [`crate::rpc::BATCH_CALL_GAS`], and a node that
+/// traces the call's steps (Hardhat) slows per step as a call grows.
+const GETTERS_PER_CALL: usize = 512;
 /// The V2 swap fee of a Uniswap V2 factory's pairs, in bps.
 const V2_FEE_BPS: u32 = 30;
 /// Uniswap V3's tick bounds.
@@ -87,9 +86,6 @@ sol! {
     event PoolRegistered(bytes32 indexed poolId, address indexed poolAddress, uint8 specialization);
     event TokensRegistered(bytes32 indexed poolId, address[] tokens, address[] assetManagers);
 
-    struct LensRequest { address pool; uint8 kind; int16 fromWord; int16 toWord; int24 tickSpacing; int24[] ticks; }
-    struct LensTick { int24 index; uint128 liquidityGross; int128 liquidityNet; }
-    struct LensResult { uint256 reserve0; uint256 reserve1; uint160 sqrtPriceX96; int24 tick; uint128 liquidity; LensTick[] ticks; }
 }
 
 /// One chain's node, as the operator configured it.
@@ -766,40 +762,32 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
         from = to + 1;
     }
     // State, at `head`, in batches.
-    let mut requests: Vec<(Address, LensRequest)> = Vec::new();
+    use crate::evm::pool_lens::{Answer, Read, Request};
+    let mut requests: Vec<Request> = Vec::new();
     for (address, p) in &pools {
-        let request = |kind: u8, words: (i32, i32), spacing: i32, ticks: &[i32]| LensRequest {
-            pool: *address,
-            kind,
-            fromWord: words.0 as i16,
-            toWord: words.1 as i16,
-            tickSpacing: alloy_primitives::aliases::I24::try_from(spacing).unwrap_or_default(),
-            ticks: ticks
-                .iter()
-                .filter_map(|t| alloy_primitives::aliases::I24::try_from(*t).ok())
-                .collect(),
-        };
+        let pool = *address;
         match p.as_ref() {
-            Tracked::V2 { .. } => requests.push((*address, request(0, (0, 0), 0, &[]))),
+            Tracked::V2 { .. } => requests.push(Request { pool, read: Read::V2 }),
             Tracked::V3(v) => {
                 let spacing = v.ledger.tick_spacing;
                 let (lo, hi) = word_range(spacing);
-                // A tick read costs about as much as two bitmap words.
+                // A tick read costs a getter call, as a bitmap word does.
                 let ticks: Vec<i32> =
                     minted.remove(address).map(|t| t.into_iter().collect()).unwrap_or_default();
-                if v3 && ticks.len() * 2 < (hi - lo + 1) as usize {
+                if v3 && ticks.len() < (hi - lo + 1) as usize {
                     if ticks.is_empty() {
-                        requests.push((*address, request(2, (0, 0), spacing, &[])));
+                        requests.push(Request { pool, read: Read::V3Ticks(Vec::new()) });
                     }
-                    for part in ticks.chunks(TICKS_PER_REQUEST) {
-                        requests.push((*address, request(2, (0, 0), spacing, part)));
+                    for part in ticks.chunks(crate::evm::pool_lens::MAX_TICKS_PER_REQUEST) {
+                        requests.push(Request { pool, read: Read::V3Ticks(part.to_vec()) });
                     }
                     continue;
                 }
                 let mut w = lo;
                 while w <= hi {
-                    let end = (w + WORDS_PER_CALL - 1).min(hi);
-                    requests.push((*address, request(1, (w, end), spacing, &[])));
+                    let end = (w + GETTERS_PER_CALL as i32 - 3).min(hi);
+                    let read = Read::V3Words { from: w as i16, to: end as i16, spacing };
+                    requests.push(Request { pool, read });
                     w = end + 1;
                 }
             }
@@ -815,35 +803,26 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
     );
     bar.set_prefix(format!("chain {} {}: {} pools,", spec.config.chain, spec.source, pools.len()));
     let lens = Artifact::PoolLens.initcode().map_err(|e| FeedError::Lens(e.to_string()))?;
-    // Each request is its offset and seven words (its ticks' offset and
-    // length among them), and 32 bytes a tick; each answer is its offset
-    // and seven words, and three more a tick: the node's size
-    // limits bound both. A call scans at most WORDS_PER_CALL words (a pair
-    // counts as one, a tick read as two): the list is cut where a batch
-    // would pass any of these.
-    let asked_room = crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens.len() + 64);
-    let answer_room = crate::rpc::MAX_ANSWER_CODE_BYTES.saturating_sub(64);
-    let mut batches: Vec<Vec<(Address, LensRequest)>> = Vec::new();
-    let (mut words, mut asked, mut answered) = (0, 0, 0);
+    // The node's size limits bound what a call asks (after the lens's
+    // code) and answers; a call makes at most GETTERS_PER_CALL getter
+    // calls. The list is cut where a batch would pass any of these.
+    let asked_room = crate::rpc::MAX_INITCODE_BYTES.saturating_sub(lens.len() + 32);
+    let answer_room = crate::rpc::MAX_ANSWER_CODE_BYTES;
+    let mut batches: Vec<Vec<Request>> = Vec::new();
+    let (mut calls, mut asked, mut answered) = (0, 0, 0);
     for r in requests {
-        let ticks = r.1.ticks.len();
-        let w = match r.1.kind {
-            0 => 1,
-            1 => (i32::from(r.1.toWord) - i32::from(r.1.fromWord) + 1) as usize,
-            _ => 1 + 2 * ticks,
-        };
-        let (a, b) = (256 + 32 * ticks, 256 + 96 * ticks);
+        let (c, a, b) = (r.getter_calls(), r.asked_bytes(), r.answer_bytes());
         match batches.last_mut() {
             Some(batch)
-                if words + w <= WORDS_PER_CALL as usize
+                if calls + c <= GETTERS_PER_CALL
                     && asked + a <= asked_room
                     && answered + b <= answer_room =>
             {
-                (words, asked, answered) = (words + w, asked + a, answered + b);
+                (calls, asked, answered) = (calls + c, asked + a, answered + b);
                 batch.push(r);
             }
             _ => {
-                (words, asked, answered) = (w, a, b);
+                (calls, asked, answered) = (c, a, b);
                 batches.push(vec![r]);
             }
         }
@@ -858,28 +837,9 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                 &batch,
                 head,
                 batch.len(),
-                |items: &[(Address, LensRequest)]| {
-                    items.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>().abi_encode()
-                },
-                |out: &[u8]| <Vec<LensResult>>::abi_decode(out).map_err(|e| e.to_string()),
-                |(a, r): &(Address, LensRequest)| {
-                    // A V3 range or tick list that answers too much: its
-                    // two halves.
-                    if r.kind == 2 && r.ticks.len() > 1 {
-                        let mut lo = r.clone();
-                        let hi = LensRequest {
-                            ticks: lo.ticks.split_off(r.ticks.len() / 2),
-                            ..r.clone()
-                        };
-                        return Some(((*a, lo), (*a, hi)));
-                    }
-                    (r.kind == 1 && r.toWord > r.fromWord).then(|| {
-                        let mid = ((i32::from(r.fromWord) + i32::from(r.toWord)) / 2) as i16;
-                        let lo = LensRequest { toWord: mid, ..r.clone() };
-                        let hi = LensRequest { fromWord: mid + 1, ..r.clone() };
-                        ((*a, lo), (*a, hi))
-                    })
-                },
+                |items: &[Request]| crate::evm::pool_lens::encode(items),
+                |out: &[u8]| crate::evm::pool_lens::decode(out),
+                Request::split,
                 |n| {
                     done += n as u64;
                     bar.set_position(done);
@@ -887,7 +847,8 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                 },
             )
             .await?;
-        for ((address, _), r) in read {
+        for (request, r) in read {
+            let address = request.pool;
             let r = match r {
                 Ok(r) => r,
                 Err(why) => {
@@ -899,16 +860,23 @@ async fn index(spec: &Spec, client: &RpcClient) -> Result<Step, FeedError> {
                 }
             };
             let Some(p) = pools.get_mut(&address) else { continue };
-            match Arc::make_mut(p) {
-                Tracked::V2 { reserves, .. } => *reserves = [r.reserve0, r.reserve1],
-                Tracked::V3(v) => {
+            match (Arc::make_mut(p), r) {
+                (Tracked::V2 { reserves, .. }, Answer::V2 { reserves: read }) => {
+                    *reserves = read.map(U256::from);
+                }
+                (Tracked::V3(v), Answer::V3 { sqrt_price_x96, tick, liquidity, ticks }) => {
                     let l = &mut v.ledger;
-                    l.sqrt_price_x96 = U256::from(r.sqrtPriceX96);
-                    l.tick = r.tick.as_i32();
-                    l.liquidity = r.liquidity;
-                    for t in r.ticks {
-                        l.ticks.insert(t.index.as_i32(), (t.liquidityGross, t.liquidityNet));
+                    l.sqrt_price_x96 = sqrt_price_x96;
+                    l.tick = tick;
+                    l.liquidity = liquidity;
+                    for (index, gross, net) in ticks {
+                        l.ticks.insert(index, (gross, net));
                     }
+                }
+                (_, r) => {
+                    return Err(FeedError::Inconsistent(format!(
+                        "the lens answered {r:?} for pool {address}"
+                    )));
                 }
             }
         }

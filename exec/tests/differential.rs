@@ -44,6 +44,7 @@ use switchyard_exec::{
             UniswapV2Pair, UniswapV2Router02, UniswapV3Factory, UniswapV3Pool, UniswapV3SwapRouter,
             V3Swapper,
         },
+        pool_lens as lens,
     },
 };
 use switchyard_kernel::{
@@ -593,6 +594,96 @@ fn uniswap_v3_swap_walks_empty_words_to_far_liquidity() -> CaseResult {
     v3_compare(&mut evm, base.swapper, &p, false, U256::from(10u128.pow(23)), &stats)?;
     stats.expect_at_least(&stats.filled, 2, "filled swaps");
     stats.expect_at_least(&stats.crossed_words, 2, "word crossings");
+    Ok(())
+}
+
+/// Runs the pool lens as a node runs it (its initcode and the packed
+/// requests in a create) and decodes what it answers.
+fn lens(evm: &mut Evm, batch: &[lens::Request]) -> Result<Vec<lens::Answer>, TestCaseError> {
+    let mut initcode =
+        Artifact::PoolLens.initcode().map_err(|e| TestCaseError::fail(e.to_string()))?.to_vec();
+    initcode.extend(lens::encode(batch));
+    let at = evm.deploy(DEPLOYER, initcode.into())?;
+    lens::decode(&evm.code(at)).map_err(TestCaseError::fail)
+}
+
+/// The pool lens reads a V2 pair's reserves, and a V3 pool's price,
+/// liquidity and initialized ticks, as their own getters answer, whether
+/// it is given the ticks to look at (negative and zero-net ones among
+/// them, and ticks never initialized) or scans the tick bitmap.
+#[test]
+fn the_pool_lens_reads_pools_as_their_getters_answer() -> CaseResult {
+    let (mut evm, factory) = v2_factory()?;
+    let a = deploy_token(&mut evm, 18)?;
+    let b = deploy_token(&mut evm, 6)?;
+    let pair = evm.call_sol(
+        DEPLOYER,
+        factory,
+        &UniswapV2Factory::createPairCall { tokenA: a, tokenB: b },
+    )?;
+    let reserves = [U256::from(3) << 100usize, U256::from(123_456_789u64)];
+    let token0 = evm.view(pair, &UniswapV2Pair::token0Call {})?;
+    let tokens = if token0 == a { [a, b] } else { [b, a] };
+    for (token, reserve) in tokens.iter().zip(reserves) {
+        mint(&mut evm, *token, pair, reserve)?;
+    }
+    evm.call_sol(DEPLOYER, pair, &UniswapV2Pair::syncCall {})?;
+    let read = lens(&mut evm, &[lens::Request { pool: pair, read: lens::Read::V2 }])?;
+    let want = [reserves[0].to::<u128>(), reserves[1].to::<u128>()];
+    prop_assert_eq!(read, vec![lens::Answer::V2 { reserves: want }]);
+
+    let base = v3_base()?;
+    let mut evm = base.evm.clone();
+    let mut p = v3_pool(
+        &mut evm,
+        &base,
+        1,
+        [18, 6],
+        uniswap_v3::sqrt_ratio_at_tick(-30).unwrap_or_default(),
+    )?;
+    // Spacing 60: one position across the price, two that meet at a tick
+    // with a net of zero, one far below in another bitmap word.
+    v3_mint(&mut evm, base.swapper, &mut p, -600, 120, 10u128.pow(18))?;
+    v3_mint(&mut evm, base.swapper, &mut p, 120, 600, 10u128.pow(18))?;
+    v3_mint(&mut evm, base.swapper, &mut p, 600, 1_200, 10u128.pow(18))?;
+    v3_mint(&mut evm, base.swapper, &mut p, -190_020, -180_000, 10u128.pow(15))?;
+    let state = v3_state(&mut evm, &p)?;
+    let (_, want) = v3_parts(&state);
+    let ticks: Vec<(i32, u128, i128)> = want
+        .iter()
+        .map(|(t, net)| {
+            let info = evm.view(p.address, &UniswapV3Pool::ticksCall { tick: i24(*t) })?;
+            Ok((*t, info.liquidityGross, *net))
+        })
+        .collect::<Result<_, EvmError>>()?;
+    // Every bound, the one where two positions meet with a net of zero too.
+    prop_assert_eq!(
+        ticks.iter().map(|t| t.0).collect::<Vec<_>>(),
+        vec![-190_020, -180_000, -600, 120, 600, 1_200]
+    );
+    let slot0 = evm.view(p.address, &UniswapV3Pool::slot0Call {})?;
+    let expect = lens::Answer::V3 {
+        sqrt_price_x96: U256::from(slot0.sqrtPriceX96),
+        tick: slot0.tick.as_i32(),
+        liquidity: evm.view(p.address, &UniswapV3Pool::liquidityCall {})?,
+        ticks,
+    };
+    // Listed ticks, with two that no position uses.
+    let mut listed = p.bounds.clone();
+    listed.extend([-60, 60_000]);
+    listed.sort_unstable();
+    listed.dedup();
+    // The bitmap words of every tick from -887,220 to 887,220 at spacing
+    // 60, as the feed asks them.
+    let words = lens::Read::V3Words { from: -58, to: 57, spacing: 60 };
+    let read = lens(
+        &mut evm,
+        &[
+            lens::Request { pool: p.address, read: lens::Read::V3Ticks(listed) },
+            lens::Request { pool: p.address, read: words },
+        ],
+    )?;
+    prop_assert_eq!(read, vec![expect.clone(), expect]);
     Ok(())
 }
 

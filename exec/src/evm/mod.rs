@@ -30,6 +30,7 @@ pub mod abi;
 pub mod artifacts;
 pub mod fixtures;
 pub mod lazy;
+pub mod pool_lens;
 pub mod world;
 
 use std::{convert::Infallible, sync::Arc};
