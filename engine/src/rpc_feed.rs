@@ -1336,9 +1336,27 @@ fn held_lenders(
 /// of each, and of each token still waiting, out of the account `lenders`
 /// names for it. A token is usable once its metadata is sane and its
 /// transfers move the amount asked; one that cannot be used is logged
-/// once; one no account holds yet waits for one that does. Answers how
-/// many tokens became usable.
+/// once; one no account holds yet waits for one that does. A token another
+/// source of the chain is reading is waited for, not read again. Answers
+/// how many tokens became usable.
 async fn read_tokens(
+    spec: &Spec,
+    client: &RpcClient,
+    unread: Vec<Address>,
+    lenders: impl FnOnce(
+        &std::collections::HashSet<Address>,
+    ) -> std::collections::HashMap<Address, Lender>,
+    block: u64,
+) -> Result<usize, FeedError> {
+    let (claim, theirs) = spec.discovered.claim(unread);
+    let read = read_claimed(spec, client, claim.mine.clone(), lenders, block).await;
+    drop(claim);
+    spec.discovered.wait_for(&theirs).await;
+    read
+}
+
+/// [`read_tokens`] of the tokens this source claimed.
+async fn read_claimed(
     spec: &Spec,
     client: &RpcClient,
     unread: Vec<Address>,
@@ -1470,10 +1488,76 @@ async fn roll_back(
     Ok(Moved::To { node_head, changed: true })
 }
 
-/// Tokens no catalog lists, read from one chain's node: their entry, or
-/// `None` when unusable.
-pub(crate) type Discovered =
-    Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>;
+/// Tokens no catalog lists, read from one chain's node and shared by its
+/// sources: each one's entry (`None` when unusable), and the ones a source
+/// is reading now, which the others wait for instead of reading them again
+/// (two factory sources indexing at once reach the same tokens).
+#[derive(Debug, Default)]
+pub(crate) struct Discovered {
+    tokens: Mutex<std::collections::HashMap<Address, Option<switchyard_catalog::Token>>>,
+    reading: Mutex<std::collections::HashSet<Address>>,
+    read: tokio::sync::Notify,
+}
+
+/// The tokens a source reads; released (and the waiting sources woken)
+/// when dropped, whether the reading succeeded or not.
+struct Claim<'a> {
+    discovered: &'a Discovered,
+    mine: Vec<Address>,
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        {
+            let mut reading =
+                self.discovered.reading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            for t in &self.mine {
+                reading.remove(t);
+            }
+        }
+        self.discovered.read.notify_waiters();
+    }
+}
+
+impl Discovered {
+    /// The tokens read so far.
+    fn lock(
+        &self,
+    ) -> std::sync::LockResult<
+        std::sync::MutexGuard<
+            '_,
+            std::collections::HashMap<Address, Option<switchyard_catalog::Token>>,
+        >,
+    > {
+        self.tokens.lock()
+    }
+
+    /// Splits `unread` into the tokens the caller is now to read and the
+    /// ones another source is reading.
+    fn claim(&self, unread: Vec<Address>) -> (Claim<'_>, Vec<Address>) {
+        let mut reading = self.reading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (theirs, mine): (Vec<Address>, Vec<Address>) =
+            unread.into_iter().partition(|t| reading.contains(t));
+        reading.extend(mine.iter().copied());
+        (Claim { discovered: self, mine }, theirs)
+    }
+
+    /// Until no source is reading any of `tokens`.
+    async fn wait_for(&self, tokens: &[Address]) {
+        loop {
+            // Made before the check, so a release between the two wakes it.
+            let released = self.read.notified();
+            {
+                let reading =
+                    self.reading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if !tokens.iter().any(|t| reading.contains(t)) {
+                    return;
+                }
+            }
+            released.await;
+        }
+    }
+}
 
 /// The feed's actor: one per (chain, source).
 pub(crate) struct RpcFeed {
