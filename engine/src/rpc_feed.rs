@@ -1356,15 +1356,16 @@ async fn read_tokens(
 }
 
 /// [`read_tokens`] of the tokens this source claimed.
-async fn read_claimed(
+async fn read_claimed<L>(
     spec: &Spec,
     client: &RpcClient,
     unread: Vec<Address>,
-    lenders: impl FnOnce(
-        &std::collections::HashSet<Address>,
-    ) -> std::collections::HashMap<Address, Lender>,
+    lenders: L,
     block: u64,
-) -> Result<usize, FeedError> {
+) -> Result<usize, FeedError>
+where
+    L: FnOnce(&std::collections::HashSet<Address>) -> std::collections::HashMap<Address, Lender>,
+{
     use crate::token_meta::Transfers;
     let mut candidates: Vec<switchyard_catalog::Token> = Vec::new();
     if !unread.is_empty() {
