@@ -1337,22 +1337,31 @@ fn held_lenders(
 /// names for it. A token is usable once its metadata is sane and its
 /// transfers move the amount asked; one that cannot be used is logged
 /// once; one no account holds yet waits for one that does. A token another
-/// source of the chain is reading is waited for, not read again. Answers
-/// how many tokens became usable.
+/// source of the chain is reading is waited for, not read again (and read
+/// here if that source failed to). Answers how many tokens became usable.
 async fn read_tokens(
     spec: &Spec,
     client: &RpcClient,
     unread: Vec<Address>,
-    lenders: impl FnOnce(
-        &std::collections::HashSet<Address>,
-    ) -> std::collections::HashMap<Address, Lender>,
+    lenders: impl Fn(&std::collections::HashSet<Address>) -> std::collections::HashMap<Address, Lender>,
     block: u64,
 ) -> Result<usize, FeedError> {
-    let (claim, theirs) = spec.discovered.claim(unread);
-    let read = read_claimed(spec, client, claim.mine.clone(), lenders, block).await;
-    drop(claim);
-    spec.discovered.wait_for(&theirs).await;
-    read
+    let (mut unread, mut usable) = (unread, 0);
+    loop {
+        let (claim, theirs) = spec.discovered.claim(unread);
+        let read = read_claimed(spec, client, claim.mine.clone(), &lenders, block).await;
+        drop(claim);
+        usable += read?;
+        if theirs.is_empty() {
+            return Ok(usable);
+        }
+        spec.discovered.wait_for(&theirs).await;
+        // What the other source failed to read, this one reads.
+        unread = spec.unread(theirs.into_iter());
+        if unread.is_empty() {
+            return Ok(usable);
+        }
+    }
 }
 
 /// [`read_tokens`] of the tokens this source claimed.
@@ -1364,7 +1373,7 @@ async fn read_claimed<L>(
     block: u64,
 ) -> Result<usize, FeedError>
 where
-    L: FnOnce(&std::collections::HashSet<Address>) -> std::collections::HashMap<Address, Lender>,
+    L: Fn(&std::collections::HashSet<Address>) -> std::collections::HashMap<Address, Lender>,
 {
     use crate::token_meta::Transfers;
     let mut candidates: Vec<switchyard_catalog::Token> = Vec::new();
@@ -1838,6 +1847,28 @@ impl Supervised for RpcFeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_token_another_source_reads_is_waited_for_then_left_to_it() {
+        let d = Arc::new(Discovered::default());
+        let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let (first, theirs) = d.claim(vec![a]);
+        assert!(theirs.is_empty());
+        let (second, theirs) = d.claim(vec![a, b]);
+        assert_eq!((second.mine.as_slice(), theirs.as_slice()), (&[b][..], &[a][..]));
+        let waiting = tokio::spawn({
+            let d = Arc::clone(&d);
+            async move { d.wait_for(&[a]).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        // Released whether the read succeeded or not: the waiter goes on.
+        drop(first);
+        tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap();
+        drop(second);
+        let (again, theirs) = d.claim(vec![a, b]);
+        assert_eq!((again.mine.len(), theirs.len()), (2, 0));
+    }
 
     #[test]
     fn a_listed_token_is_probed_out_of_its_largest_holder() {
