@@ -9,7 +9,9 @@
 //!
 //! Printed:
 //! - the server's RSS before and after the subscribers connected, per
-//!   subscriber;
+//!   subscriber, and what the second half of them added, per subscriber
+//!   (once every distinct quote is computed: the idle subscriber's own
+//!   cost, without the computations' one-time allocations);
 //! - from the server's `switchyard_stream_push_seconds` histogram (the
 //!   time from a market change to each subscriber's event handed to its
 //!   connection), the p50 and p99 of the window, as bucket bounds;
@@ -127,7 +129,18 @@ async fn main() {
     let rss_before = rss_kib(pid);
     // A stalled consumer: subscribes and never reads its body.
     let _stalled = if stall > 0 { Some(get(&addr, &path(0, distinct), &key).await) } else { None };
+    let half = subscribers / 2;
+    let mut rss_half = 0;
     for k in 0..subscribers {
+        if k == half {
+            // Every distinct quote has its computation by now: what the
+            // second half adds is the subscribers alone.
+            while connected.load(std::sync::atomic::Ordering::Relaxed) < half {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            rss_half = rss_kib(pid);
+        }
         let res = get(&addr, &path(k, distinct), &key).await;
         assert_eq!(res.status(), 200, "subscriber {k}");
         let (blocks, connected) = (Arc::clone(&blocks), Arc::clone(&connected));
@@ -163,6 +176,7 @@ async fn main() {
     while connected.load(std::sync::atomic::Ordering::Relaxed) < subscribers {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    tokio::time::sleep(Duration::from_millis(200)).await;
     let rss_after = rss_kib(pid);
     blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
     let before = push_buckets(&addr).await;
@@ -175,11 +189,12 @@ async fn main() {
     let (p50, n) = quantile(&before, &after, 0.5);
     let (p99, _) = quantile(&before, &after, 0.99);
     println!(
-        "{subscribers} subscribers over {distinct} quotes{}: RSS {:.1} → {:.1} MiB ({:.1} KiB per subscriber); {} blocks with events, {events} events in {seconds} s; server push p50 ≤ {:.1} ms, p99 ≤ {:.1} ms ({n} pushes); first-to-last subscriber per block p50 {:.1} ms, p99 {:.1} ms",
+        "{subscribers} subscribers over {distinct} quotes{}: RSS {:.1} → {:.1} MiB ({:.1} KiB per subscriber; the second half {:.1} KiB each); {} blocks with events, {events} events in {seconds} s; server push p50 ≤ {:.1} ms, p99 ≤ {:.1} ms ({n} pushes); first-to-last subscriber per block p50 {:.1} ms, p99 {:.1} ms",
         if stall > 0 { ", one stalled consumer" } else { "" },
         rss_before as f64 / 1024.0,
         rss_after as f64 / 1024.0,
         (rss_after.saturating_sub(rss_before)) as f64 / subscribers as f64,
+        (rss_after.saturating_sub(rss_half)) as f64 / (subscribers - half).max(1) as f64,
         m.len(),
         p50 * 1e3,
         p99 * 1e3,
