@@ -14,6 +14,9 @@ use switchyard_server::{
     config::{Config, RawConfig},
 };
 
+#[cfg(target_os = "linux")]
+mod allocator;
+#[cfg(not(target_os = "linux"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

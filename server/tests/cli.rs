@@ -170,3 +170,27 @@ fn serve_prints_a_documentation_key_and_stops_gracefully_on_sigterm() {
     assert!(stderr.contains("shutdown signal received"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The binary's allocator commits arena memory lazily (the idle stream
+/// subscriber's resident cost depends on it), and the environment still
+/// decides when it says otherwise. mimalloc prints its options by name.
+#[cfg(target_os = "linux")]
+#[test]
+fn allocator_commits_lazily() {
+    let option = |env: Option<&str>| {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--version").env("MIMALLOC_VERBOSE", "1").env_remove("MIMALLOC_ARENA_EAGER_COMMIT");
+        if let Some(v) = env {
+            cmd.env("MIMALLOC_ARENA_EAGER_COMMIT", v);
+        }
+        let out = cmd.output().expect("binary runs");
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        err.lines()
+            .find_map(|l| l.trim().strip_prefix("option 'arena_eager_commit': "))
+            .map(|v| v.trim().to_owned())
+            .unwrap_or_else(|| panic!("mimalloc names the option: {err}"))
+    };
+    assert_eq!(option(None), "0");
+    assert_eq!(option(Some("1")), "1");
+}
