@@ -491,10 +491,27 @@ impl Artifact {
     /// The published contracts come from the default npm directory
     /// ([`NpmArtifacts::default_dir`]).
     pub fn initcode(self) -> Result<Bytes, EvmError> {
-        match self.committed() {
-            Some(json) => parse(self.name(), json),
+        match self.own() {
+            Some(parsed) => Ok(parsed?.code.clone()),
             None => NpmArtifacts::shared()?.initcode(self),
         }
+    }
+
+    /// One of our own (committed) artifacts, parsed once per process: a
+    /// world build asks for initcode and storage slots hundreds of times.
+    /// `None` for the npm ones.
+    fn own(self) -> Option<Result<&'static Own, EvmError>> {
+        static PARSED: [OnceLock<Result<Own, String>>; Artifact::ALL.len()] =
+            [const { OnceLock::new() }; Artifact::ALL.len()];
+        let json = self.committed()?;
+        let parsed = PARSED
+            .get(self as usize)?
+            .get_or_init(|| parse(self.name(), json).map_err(|e| error_chain(&e)));
+        Some(
+            parsed
+                .as_ref()
+                .map_err(|e| EvmError::Artifact { name: self.name(), source: e.clone().into() }),
+        )
     }
 
     /// The runtime code the constructor leaves, for a contract without
@@ -510,8 +527,7 @@ impl Artifact {
     /// solc's storage layout in the artifact), e.g. the `balanceOf` mapping
     /// whose entries the world writes to fund an account.
     pub fn storage_slot(self, variable: &str) -> Option<u64> {
-        let file: ArtifactFile = serde_json::from_str(self.committed()?).ok()?;
-        file.storage.get(variable).copied()
+        self.own()?.ok()?.storage.get(variable).copied()
     }
 
     /// The selectors of one of our own contracts' functions (its ABI in the
@@ -546,13 +562,21 @@ impl Artifact {
     }
 }
 
-fn parse(name: &'static str, json: &str) -> Result<Bytes, EvmError> {
+/// One of our own artifacts, parsed: its initcode and storage layout.
+#[derive(Debug)]
+struct Own {
+    code: Bytes,
+    storage: std::collections::BTreeMap<String, u64>,
+}
+
+fn parse(name: &'static str, json: &str) -> Result<Own, EvmError> {
     let file: ArtifactFile = serde_json::from_str(json)
         .map_err(|source| EvmError::Artifact { name, source: source.into() })?;
     let hex = file.bytecode.trim_start_matches("0x");
-    alloy_primitives::hex::decode(hex)
+    let code = alloy_primitives::hex::decode(hex)
         .map(Bytes::from)
-        .map_err(|e| EvmError::Artifact { name, source: e.into() })
+        .map_err(|e| EvmError::Artifact { name, source: e.into() })?;
+    Ok(Own { code, storage: file.storage })
 }
 
 /// The published bytecode of the npm packages (Uniswap, Balancer), read
@@ -841,6 +865,21 @@ mod tests {
     use alloy_primitives::{b256, keccak256};
 
     use super::*;
+
+    /// Our own artifacts are parsed once into a table indexed by the
+    /// variant: every variant has its own place in it.
+    #[test]
+    fn each_artifact_has_its_own_parsed_place() {
+        let mut seen = std::collections::BTreeSet::new();
+        for a in Artifact::ALL {
+            assert!((a as usize) < Artifact::ALL.len() && seen.insert(a as usize), "{}", a.name());
+            if a.committed().is_some() {
+                let own = a.own().expect("committed").expect("parses");
+                assert!(std::ptr::eq(own, a.own().expect("committed").expect("parses")));
+                assert_eq!(a.initcode().expect("initcode"), own.code);
+            }
+        }
+    }
 
     #[test]
     fn every_artifact_has_initcode() {
