@@ -71,6 +71,14 @@ async fn open(app: &axum::Router, path: &str, key: &str) -> (u16, SseClient) {
         .expect("request");
     let res = app.clone().oneshot(req).await.expect("answer");
     let status = res.status().as_u16();
+    if status == 200 {
+        let h = res.headers();
+        assert_eq!(
+            h.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()),
+            Some("text/event-stream")
+        );
+        assert_eq!(h.get(header::CACHE_CONTROL).and_then(|v| v.to_str().ok()), Some("no-cache"));
+    }
     (status, SseClient { body: res.into_body(), buf: String::new() })
 }
 

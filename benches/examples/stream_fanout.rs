@@ -14,7 +14,10 @@
 //!   cost, without the computations' one-time allocations);
 //! - from the server's `switchyard_stream_push_seconds` histogram (the
 //!   time from a market change to each subscriber's event handed to its
-//!   connection), the p50 and p99 of the window, as bucket bounds;
+//!   connection), the p50 and p99 of the window, as bucket bounds and
+//!   interpolated inside their bucket; and
+//!   from `switchyard_stream_round_seconds` (a market change to the last
+//!   subscriber's event for it), the same per block;
 //! - per block, the spread between the first and the last subscriber
 //!   receiving its events (client side), p50 and p99 over the blocks;
 //! - with `--stall 1`, one more subscriber that never reads its stream.
@@ -70,14 +73,16 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// `(upper bound, cumulative count)` of the push histogram's buckets.
-async fn push_buckets(addr: &str) -> Vec<(f64, u64)> {
+/// `(upper bound, cumulative count)` of one of the server's histograms'
+/// buckets.
+async fn buckets(addr: &str, name: &str) -> Vec<(f64, u64)> {
+    let prefix = format!("{name}_bucket{{le=\"");
     let res = get(addr, "/metrics", "").await;
     let text = res.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     String::from_utf8_lossy(&text)
         .lines()
         .filter_map(|l| {
-            let rest = l.strip_prefix("switchyard_stream_push_seconds_bucket{le=\"")?;
+            let rest = l.strip_prefix(prefix.as_str())?;
             let (le, n) = rest.split_once("\"} ")?;
             let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
             Some((le, n.trim().parse().ok()?))
@@ -86,7 +91,9 @@ async fn push_buckets(addr: &str) -> Vec<(f64, u64)> {
 }
 
 /// The bucket bound under which a share `q` of the window's pushes fell.
-fn quantile(before: &[(f64, u64)], after: &[(f64, u64)], q: f64) -> (f64, u64) {
+/// Also the quantile interpolated linearly inside its bucket (as
+/// Prometheus's `histogram_quantile` does), and the window's count.
+fn quantile(before: &[(f64, u64)], after: &[(f64, u64)], q: f64) -> (f64, f64, u64) {
     let delta: Vec<(f64, u64)> = after
         .iter()
         .map(|(le, n)| {
@@ -96,7 +103,14 @@ fn quantile(before: &[(f64, u64)], after: &[(f64, u64)], q: f64) -> (f64, u64) {
         .collect();
     let total = delta.last().map_or(0, |(_, n)| *n);
     let rank = (q * total as f64).ceil() as u64;
-    (delta.iter().find(|(_, n)| *n >= rank.max(1)).map_or(f64::NAN, |(le, _)| *le), total)
+    let Some(k) = delta.iter().position(|(_, n)| *n >= rank.max(1)) else {
+        return (f64::NAN, f64::NAN, total);
+    };
+    let (le, n) = delta[k];
+    let (lo, below) = if k == 0 { (0.0, 0) } else { delta[k - 1] };
+    let share = (q * total as f64 - below as f64) / (n - below).max(1) as f64;
+    let at = if le.is_finite() { lo + (le - lo) * share.clamp(0.0, 1.0) } else { lo };
+    (le, at, total)
 }
 
 fn pct(mut v: Vec<f64>, q: f64) -> f64 {
@@ -179,17 +193,21 @@ async fn main() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let rss_after = rss_kib(pid);
     blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
-    let before = push_buckets(&addr).await;
+    const PUSH: &str = "switchyard_stream_push_seconds";
+    const ROUND: &str = "switchyard_stream_round_seconds";
+    let (before, rounds_before) = (buckets(&addr, PUSH).await, buckets(&addr, ROUND).await);
     tokio::time::sleep(Duration::from_secs(seconds)).await;
-    let after = push_buckets(&addr).await;
+    let (after, rounds_after) = (buckets(&addr, PUSH).await, buckets(&addr, ROUND).await);
     let m = blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
     let spreads: Vec<f64> =
         m.values().filter_map(|a| Some((a.last? - a.first?).as_secs_f64() * 1e3)).collect();
     let events: u64 = m.values().map(|a| a.events).sum();
-    let (p50, n) = quantile(&before, &after, 0.5);
-    let (p99, _) = quantile(&before, &after, 0.99);
+    let (p50, p50i, n) = quantile(&before, &after, 0.5);
+    let (p99, p99i, _) = quantile(&before, &after, 0.99);
+    let (r50, r50i, rounds) = quantile(&rounds_before, &rounds_after, 0.5);
+    let (r99, r99i, _) = quantile(&rounds_before, &rounds_after, 0.99);
     println!(
-        "{subscribers} subscribers over {distinct} quotes{}: RSS {:.1} → {:.1} MiB ({:.1} KiB per subscriber; the second half {:.1} KiB each); {} blocks with events, {events} events in {seconds} s; server push p50 ≤ {:.1} ms, p99 ≤ {:.1} ms ({n} pushes); first-to-last subscriber per block p50 {:.1} ms, p99 {:.1} ms",
+        "{subscribers} subscribers over {distinct} quotes{}: RSS {:.1} → {:.1} MiB ({:.1} KiB per subscriber; the second half {:.1} KiB each); {} blocks with events, {events} events in {seconds} s; server push p50 ≤ {:.1} ms (≈ {:.1}), p99 ≤ {:.1} ms (≈ {:.1}) ({n} pushes); to a block's last push p50 ≤ {:.1} ms (≈ {:.1}), p99 ≤ {:.1} ms (≈ {:.1}) ({rounds} blocks); first-to-last subscriber per block p50 {:.1} ms, p99 {:.1} ms",
         if stall > 0 { ", one stalled consumer" } else { "" },
         rss_before as f64 / 1024.0,
         rss_after as f64 / 1024.0,
@@ -197,7 +215,13 @@ async fn main() {
         (rss_after.saturating_sub(rss_half)) as f64 / (subscribers - half).max(1) as f64,
         m.len(),
         p50 * 1e3,
+        p50i * 1e3,
         p99 * 1e3,
+        p99i * 1e3,
+        r50 * 1e3,
+        r50i * 1e3,
+        r99 * 1e3,
+        r99i * 1e3,
         pct(spreads.clone(), 0.5),
         pct(spreads, 0.99),
     );

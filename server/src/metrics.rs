@@ -41,7 +41,8 @@ pub const BUCKETS: [f64; 18] = [
     1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 
-/// Buckets of [`crate::stream::PUSH_SECONDS`]: 0.5 ms to 1 s.
+/// Buckets of [`crate::stream::PUSH_SECONDS`] and
+/// [`crate::stream::ROUND_SECONDS`]: 0.5 ms to 1 s.
 pub const PUSH_BUCKETS: [f64; 16] = [
     0.000_5, 0.001, 0.002, 0.003, 0.004, 0.005, 0.007_5, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25,
     0.5, 1.0,
@@ -62,12 +63,16 @@ fn recorder() -> &'static PrometheusHandle {
             Err(_) => PrometheusBuilder::new(),
         };
         // Stream pushes are judged in milliseconds: finer buckets.
-        let builder = builder
-            .set_buckets_for_metric(
-                metrics_exporter_prometheus::Matcher::Full(crate::stream::PUSH_SECONDS.to_owned()),
-                &PUSH_BUCKETS,
-            )
-            .unwrap_or_else(|_| PrometheusBuilder::new());
+        let builder = [crate::stream::PUSH_SECONDS, crate::stream::ROUND_SECONDS].into_iter().fold(
+            builder,
+            |b, name| {
+                b.set_buckets_for_metric(
+                    metrics_exporter_prometheus::Matcher::Full(name.to_owned()),
+                    &PUSH_BUCKETS,
+                )
+                .unwrap_or_else(|_| PrometheusBuilder::new())
+            },
+        );
         let recorder = builder.build_recorder();
         let handle = recorder.handle();
         if metrics::set_global_recorder(recorder).is_err() {
@@ -122,6 +127,11 @@ fn describe() {
         crate::stream::PUSH_SECONDS,
         Unit::Seconds,
         "Time from a market change to one quote stream's event for it handed to its connection."
+    );
+    describe_histogram!(
+        crate::stream::ROUND_SECONDS,
+        Unit::Seconds,
+        "Time from a market change to the last quote stream event for it handed to its connection (streams that took it before the next change)."
     );
     describe_gauge!("switchyard_stream_subscriptions", "Quote streams open.");
     describe_gauge!("switchyard_feed_up", "Feed status: 1 when ready, 0 otherwise.");

@@ -18,15 +18,23 @@
 //! - **End.** An error computing the quote is sent as `event: error` with
 //!   the standard error body, and the stream ends. A comment heartbeat goes
 //!   out every 15 s.
+//! - **Frames.** An answer's event is rendered once, when it is published;
+//!   every subscriber hands the same bytes to its connection.
 
 use std::{
     collections::HashMap,
     convert::Infallible,
-    sync::{Arc, Mutex, Weak},
+    pin::Pin,
+    sync::{
+        Arc, Mutex, Weak,
+        atomic::{AtomicU64, Ordering},
+    },
+    task::{Context, Poll},
     time::{Duration, Instant},
 };
 
-use axum::response::sse::{Event, KeepAlive};
+use axum::body::Bytes;
+use futures_util::Stream;
 use switchyard_engine::{EngineHandle, KeyRecord, QuoteRequest};
 use tokio::sync::watch;
 
@@ -36,24 +44,67 @@ use crate::{error::ApiError, quote_id::Source};
 /// subscriber's event for it handed to its connection.
 pub const PUSH_SECONDS: &str = "switchyard_stream_push_seconds";
 
+/// Histogram: seconds from a market change's announcement to the last
+/// event for it handed to a subscriber's connection (of the subscribers
+/// that took it before the next change: one that stalls takes none).
+pub const ROUND_SECONDS: &str = "switchyard_stream_round_seconds";
+
 /// Heartbeat interval.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// The heartbeat's frame: a comment.
+const HEARTBEAT_FRAME: &[u8] = b":heartbeat\n\n";
+
+/// The frame of an update the key's rate refused.
+const SKIPPED_FRAME: &[u8] = b":rate limited: update skipped\n\n";
+
+/// One market change's recomputation: when it was announced, and when the
+/// last subscriber so far was handed its event.
+#[derive(Debug)]
+struct Round {
+    since: Instant,
+    /// Nanoseconds from `since` to the latest push.
+    last: AtomicU64,
+}
+
+impl Round {
+    fn pushed(&self) {
+        let ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.last.fetch_max(ns, Ordering::Relaxed);
+    }
+
+    /// Records the round, once its pushes are over (when the next change
+    /// comes); a round that pushed nothing is not one.
+    fn record(&self) {
+        let ns = self.last.load(Ordering::Relaxed);
+        if ns > 0 {
+            metrics::histogram!(ROUND_SECONDS).record(Duration::from_nanos(ns).as_secs_f64());
+        }
+    }
+}
+
+/// A quote answer, as every subscriber of its computation is sent it.
+#[derive(Debug)]
+pub struct QuoteUpdate {
+    /// `quoteId`.
+    pub id: String,
+    /// Its block.
+    pub block: u64,
+    /// The quote JSON, with `blockNumber` and `quoteId`.
+    pub data: String,
+    /// The server-sent event: `event: quote`, `id`, `data`.
+    frame: Bytes,
+    /// When the market change it answers was announced.
+    since: Instant,
+    /// The recomputation it came from (none for a first answer).
+    round: Option<Arc<Round>>,
+}
 
 /// One computed answer of a shared subscription.
 #[derive(Debug)]
 pub enum Update {
-    /// A quote: its event data (the quote JSON with `blockNumber` and
-    /// `quoteId`) and id.
-    Quote {
-        /// `quoteId`.
-        id: String,
-        /// Its block.
-        block: u64,
-        /// The event's JSON.
-        data: String,
-        /// When the market change it answers was announced.
-        since: Instant,
-    },
+    /// A quote.
+    Quote(Arc<QuoteUpdate>),
     /// The quote failed: the error that ends the stream.
     Failed(ApiError),
 }
@@ -143,7 +194,7 @@ impl StreamHub {
         tokio::spawn(async move {
             let since = Instant::now();
             let answer = engine_first.quote(entry.req.clone()).await;
-            publish(&entry, answer, since);
+            publish(&entry, answer, since, None);
         });
         if !self.running.swap(true, std::sync::atomic::Ordering::AcqRel) {
             tokio::spawn(recompute(Arc::downgrade(self), engine.clone()));
@@ -162,11 +213,15 @@ impl StreamHub {
 /// published sent as it comes. Runs while the hub exists.
 async fn recompute(hub: Weak<StreamHub>, engine: EngineHandle) {
     let mut changes = engine.market_changes();
+    let mut previous: Option<Arc<Round>> = None;
     loop {
         if changes.changed().await.is_err() {
             return;
         }
         let since = Instant::now();
+        if let Some(r) = previous.take() {
+            r.record();
+        }
         let Some(hub) = hub.upgrade() else { return };
         let live: Vec<Arc<Entry>> = {
             let mut m = hub.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -177,6 +232,8 @@ async fn recompute(hub: Weak<StreamHub>, engine: EngineHandle) {
         if live.is_empty() {
             continue;
         }
+        let round = Arc::new(Round { since, last: AtomicU64::new(0) });
+        previous = Some(Arc::clone(&round));
         // One state for all, each quote its own job: an answer goes out as
         // soon as it is computed.
         let jobs = engine.quote_each(live.iter().map(|e| e.req.clone()).collect());
@@ -186,7 +243,7 @@ async fn recompute(hub: Weak<StreamHub>, engine: EngineHandle) {
             .map(|(entry, job)| async move { (entry, job.await) })
             .collect();
         while let Some((entry, answer)) = futures_util::StreamExt::next(&mut pending).await {
-            publish(&entry, answer, since);
+            publish(&entry, answer, since, Some(&round));
         }
     }
 }
@@ -197,6 +254,7 @@ fn publish(
     entry: &Entry,
     answer: Result<switchyard_engine::Quote, switchyard_engine::EngineError>,
     since: Instant,
+    round: Option<&Arc<Round>>,
 ) {
     let q = match answer {
         Ok(q) => q,
@@ -219,22 +277,18 @@ fn publish(
     body.block_number = block;
     body.quote_id.clone_from(&id);
     let data = serde_json::to_string(&body).unwrap_or_default();
-    entry.tx.send_replace(Some(Arc::new(Update::Quote { id, block, data, since })));
+    // Neither the compact JSON nor the id holds a line break: each is one
+    // field line.
+    let frame = Bytes::from(format!("event: quote\nid: {id}\ndata: {data}\n\n"));
+    let update = QuoteUpdate { id, block, data, frame, since, round: round.cloned() };
+    entry.tx.send_replace(Some(Arc::new(Update::Quote(Arc::new(update)))));
 }
 
 /// What a subscriber is sent next.
 #[derive(Debug)]
 pub enum Pushed {
-    /// A quote: its `quoteId`, block and JSON (with `blockNumber` and
-    /// `quoteId`).
-    Quote {
-        /// `quoteId`.
-        id: String,
-        /// Its block.
-        block: u64,
-        /// The quote JSON.
-        data: String,
-    },
+    /// A quote.
+    Quote(Arc<QuoteUpdate>),
     /// The error body that ends the subscription.
     Error(String),
     /// An update the key's rate refused: skipped.
@@ -285,43 +339,104 @@ impl Follower {
                         serde_json::to_string(&e.body()).unwrap_or_default(),
                     ));
                 }
-                Update::Quote { id, block, data, since } => {
+                Update::Quote(q) => {
                     // The first is the subscription's own request.
                     if !first {
                         let admitted = self.engine.admit(&self.key).await;
                         if !matches!(&admitted, Ok(d) if d.retry_after.is_none()) {
                             return Some(Pushed::Skipped);
                         }
-                        metrics::histogram!(PUSH_SECONDS).record(since.elapsed().as_secs_f64());
+                        metrics::histogram!(PUSH_SECONDS).record(q.since.elapsed().as_secs_f64());
+                        if let Some(r) = &q.round {
+                            r.pushed();
+                        }
                     }
-                    return Some(Pushed::Quote {
-                        id: id.clone(),
-                        block: *block,
-                        data: data.clone(),
-                    });
+                    return Some(Pushed::Quote(Arc::clone(q)));
                 }
             }
         }
     }
 }
 
-/// The server-sent events of one subscriber.
-pub fn events(
+/// The server-sent event frames of one subscriber: its events, and a
+/// heartbeat comment every [`HEARTBEAT`]; the stream ends after an error
+/// event.
+pub fn frames(
     engine: EngineHandle,
     key: Arc<KeyRecord>,
     sub: Subscription,
-) -> impl futures_util::Stream<Item = Result<Event, Infallible>> {
-    futures_util::stream::unfold(Follower::new(engine, key, sub), |mut f| async move {
-        let ev = match f.next().await? {
-            Pushed::Quote { id, data, .. } => Event::default().event("quote").id(id).data(data),
-            Pushed::Error(body) => Event::default().event("error").data(body),
-            Pushed::Skipped => Event::default().comment("rate limited: update skipped"),
-        };
-        Some((Ok(ev), f))
-    })
+) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
+    let events =
+        futures_util::stream::unfold(Follower::new(engine, key, sub), |mut f| async move {
+            let frame = match f.next().await? {
+                Pushed::Quote(q) => q.frame.clone(),
+                Pushed::Error(body) => Bytes::from(format!("event: error\ndata: {body}\n\n")),
+                Pushed::Skipped => Bytes::from_static(SKIPPED_FRAME),
+            };
+            Some((frame, f))
+        });
+    with_heartbeat(events)
 }
 
-/// The heartbeat: a comment every [`HEARTBEAT`].
-pub fn heartbeat() -> KeepAlive {
-    KeepAlive::new().interval(HEARTBEAT).text("heartbeat")
+/// `events`, with a heartbeat every [`HEARTBEAT`] from now.
+fn with_heartbeat<S: Stream<Item = Bytes>>(events: S) -> Frames<S> {
+    let start = tokio::time::Instant::now() + HEARTBEAT;
+    let mut beat = tokio::time::interval_at(start, HEARTBEAT);
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    Frames { events: Box::pin(events), beat }
+}
+
+/// Events, with a heartbeat between them on a fixed interval (not reset by
+/// each event: a subscriber's timer is touched every 15 s, not every
+/// block).
+struct Frames<S> {
+    events: Pin<Box<S>>,
+    beat: tokio::time::Interval,
+}
+
+impl<S: Stream<Item = Bytes>> Stream for Frames<S> {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Poll::Ready(frame) = this.events.as_mut().poll_next(cx) {
+            return Poll::Ready(frame.map(Ok));
+        }
+        match this.beat.poll_tick(cx) {
+            Poll::Ready(_) => Poll::Ready(Some(Ok(Bytes::from_static(HEARTBEAT_FRAME)))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt as _;
+
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn heartbeats_keep_their_interval_and_end_with_the_events() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+        let events =
+            futures_util::stream::unfold(
+                rx,
+                |mut rx| async move { rx.recv().await.map(|b| (b, rx)) },
+            );
+        let start = tokio::time::Instant::now();
+        let mut frames = std::pin::pin!(with_heartbeat(events));
+        tokio::time::advance(Duration::from_secs(10)).await;
+        tx.send(Bytes::from_static(b"event: quote\n\n")).expect("open");
+        let first = frames.next().await.expect("a frame").expect("infallible");
+        assert_eq!(&first[..], b"event: quote\n\n");
+        // 15 s from the start, not from the event.
+        let beat = frames.next().await.expect("a frame").expect("infallible");
+        assert_eq!(&beat[..], HEARTBEAT_FRAME);
+        assert_eq!(start.elapsed(), HEARTBEAT);
+        let beat = frames.next().await.expect("a frame").expect("infallible");
+        assert_eq!(&beat[..], HEARTBEAT_FRAME);
+        assert_eq!(start.elapsed(), 2 * HEARTBEAT);
+        drop(tx);
+        assert!(frames.next().await.is_none(), "the stream ends with its events");
+    }
 }

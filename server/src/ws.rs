@@ -137,10 +137,12 @@ fn handle(
             let task = tokio::spawn(async move {
                 while let Some(p) = follower.next().await {
                     let m = match p {
-                        Pushed::Quote { id: quote_id, block, data } => format!(
-                            r#"{{"id":{},"blockNumber":{block},"quoteId":{},"quote":{data}}}"#,
+                        Pushed::Quote(q) => format!(
+                            r#"{{"id":{},"blockNumber":{},"quoteId":{},"quote":{}}}"#,
                             Value::from(sub_id.as_str()),
-                            Value::from(quote_id.as_str())
+                            q.block,
+                            Value::from(q.id.as_str()),
+                            q.data
                         ),
                         Pushed::Error(body) => {
                             format!(r#"{{"id":{},"error":{body}}}"#, Value::from(sub_id.as_str()))

@@ -206,8 +206,14 @@ pub async fn quote_stream(
     check_tokens(&catalog, &req)?;
     let slot = s.streams.reserve(&key.0, s.settings.stream_subscriptions_per_key)?;
     let sub = s.streams.subscribe(&s.engine, quote_request(&req), quote_id::canonical(&req), slot);
-    let events = crate::stream::events(s.engine, key.0, sub);
-    Ok(axum::response::sse::Sse::new(events).keep_alive(crate::stream::heartbeat()))
+    let frames = crate::stream::frames(s.engine, key.0, sub);
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "text/event-stream"),
+            (axum::http::header::CACHE_CONTROL, "no-cache"),
+        ],
+        axum::body::Body::from_stream(frames),
+    ))
 }
 
 /// `GET /api/v1/ws`: quote subscriptions over a WebSocket (see
