@@ -145,6 +145,16 @@ fn routes(c: &mut Criterion) {
         });
     }
     group.finish();
+    // The quote streams' workload: after the embedded feed's first blocks
+    // the market is dislocated (USDC→WETH goes through USDT, and a split
+    // over the StableSwap pools is weighed for a $1,000 trade).
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(engine.step_blocks(30)).expect("blocks");
+    let moved = engine.latest();
+    let small = request(USDC, 1_000_000_000, WETH, None).quote;
+    c.bench_function("route/quote_after_30_blocks/usdc_weth_1000", |b| {
+        b.iter(|| quote_now(black_box(&moved), black_box(&small)).expect("quote"))
+    });
     let _ = std::fs::remove_dir_all(&dir);
 }
 

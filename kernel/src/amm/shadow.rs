@@ -124,8 +124,12 @@ pub(crate) fn stableswap_d(x: &[f64], amp: f64) -> Option<f64> {
     None
 }
 
-/// The balance of coin `j` that keeps `D` when the others are `x`.
-fn stableswap_y(x: &[f64], j: usize, d: f64, amp: f64) -> Option<f64> {
+/// The balance of coin `j` that keeps `D` when the others are `x`, by
+/// Newton's method from `start`. The iteration is Newton's on a convex
+/// quadratic whose other root is negative: from any start above the
+/// positive root it falls to it monotonically, and coin `j`'s balance
+/// before the trade is such a start, a few steps away (`D` is several).
+fn stableswap_y(x: &[f64], j: usize, d: f64, amp: f64, start: f64) -> Option<f64> {
     let n = x.len() as f64;
     let ann = amp * n;
     let (mut c, mut s) = (d, 0.0);
@@ -137,7 +141,7 @@ fn stableswap_y(x: &[f64], j: usize, d: f64, amp: f64) -> Option<f64> {
     }
     c = c * d / (ann * n);
     let b = s + d / ann;
-    let mut y = d;
+    let mut y = if start.is_finite() && start > 0.0 { start } else { d };
     for _ in 0..255 {
         let prev = y;
         y = (y * y + c) / (2.0 * y + b - d);
@@ -161,16 +165,90 @@ fn stableswap_out(
     if !(2..=MAX_COINS).contains(&n) || i >= n || j >= n || decimals.len() < n {
         return 0.0;
     }
-    let mut x = [0.0f64; MAX_COINS];
-    let mut scale = [0.0f64; MAX_COINS];
-    for k in 0..n {
-        scale[k] = 10f64.powi(18 - i32::from(decimals[k]));
-        x[k] = u256_to_f64(balances[k]) * scale[k];
+    Solved::with(&balances[..n], &decimals[..n], amp, |solved| {
+        let mut x = solved.x;
+        x[i] += amount_in * solved.scale[i];
+        let y = stableswap_y(&x[..n], j, solved.d, amp, solved.x[j])?;
+        Some(((x[j] - y) * keep / solved.scale[j]).max(0.0))
+    })
+    .flatten()
+    .unwrap_or(0.0)
+}
+
+/// A StableSwap state's balances in 18-decimal `f64` and its invariant
+/// `D`: a pure function of the balances, decimals and amplification, which
+/// the search asks for at many amounts through the same pool (a split's
+/// water-filling prices each chunk). The last few solved are kept per
+/// thread, keyed by those values themselves, so no answer can be stale.
+#[derive(Debug, Clone, Copy)]
+struct Solved {
+    n: usize,
+    balances: [U256; MAX_COINS],
+    decimals: [u8; MAX_COINS],
+    amp: u64,
+    x: [f64; MAX_COINS],
+    scale: [f64; MAX_COINS],
+    d: f64,
+}
+
+/// States kept per thread.
+const SOLVED_KEPT: usize = 8;
+
+thread_local! {
+    /// The states solved last, and the place the next one takes.
+    static SOLVED: std::cell::RefCell<([Option<Solved>; SOLVED_KEPT], usize)> =
+        const { std::cell::RefCell::new(([None; SOLVED_KEPT], 0)) };
+}
+
+impl Solved {
+    /// `f` of the state's solve: the one kept, or a new one (kept in place
+    /// of the oldest); `None` if `D` does not converge.
+    fn with<R>(
+        balances: &[U256],
+        decimals: &[u8],
+        amp: f64,
+        f: impl FnOnce(&Self) -> R,
+    ) -> Option<R> {
+        let n = balances.len();
+        SOLVED.with(|c| {
+            let mut c = c.borrow_mut();
+            let (kept, next) = &mut *c;
+            let at = kept.iter().position(|s| {
+                s.as_ref().is_some_and(|s| {
+                    s.n == n
+                        && s.amp == amp.to_bits()
+                        && s.balances[..n] == *balances
+                        && s.decimals[..n] == *decimals
+                })
+            });
+            let at = match at {
+                Some(at) => at,
+                None => {
+                    let mut solved = Self {
+                        n,
+                        balances: [U256::ZERO; MAX_COINS],
+                        decimals: [0; MAX_COINS],
+                        amp: amp.to_bits(),
+                        x: [0.0; MAX_COINS],
+                        scale: [0.0; MAX_COINS],
+                        d: 0.0,
+                    };
+                    for k in 0..n {
+                        solved.balances[k] = balances[k];
+                        solved.decimals[k] = decimals[k];
+                        solved.scale[k] = 10f64.powi(18 - i32::from(decimals[k]));
+                        solved.x[k] = u256_to_f64(balances[k]) * solved.scale[k];
+                    }
+                    solved.d = stableswap_d(&solved.x[..n], amp)?;
+                    let at = *next;
+                    kept[at] = Some(solved);
+                    *next = (at + 1) % SOLVED_KEPT;
+                    at
+                }
+            };
+            kept[at].as_ref().map(f)
+        })
     }
-    let Some(d) = stableswap_d(&x[..n], amp) else { return 0.0 };
-    x[i] += amount_in * scale[i];
-    let Some(y) = stableswap_y(&x[..n], j, d, amp) else { return 0.0 };
-    ((x[j] - y) * keep / scale[j]).max(0.0)
 }
 
 impl Pool {
@@ -302,6 +380,72 @@ mod tests {
             );
             let shadow = p.shadow_out(0, 1, amount);
             assert!(rel(shadow, exact) < 1e-6, "${usd}: {shadow} vs {exact}");
+        }
+    }
+
+    /// The solved states kept per thread answer as a fresh solve does,
+    /// whatever was solved before; a state that moved is solved again.
+    #[test]
+    fn stableswap_shadow_answers_alike_from_kept_and_fresh_solves() {
+        let e18 = U256::from(10u64).pow(U256::from(18u64));
+        let e6 = U256::from(1_000_000u64);
+        let three = |dai: u64| {
+            pool(
+                PoolState::Stableswap(Box::new(StableswapState {
+                    balances: vec![
+                        e18 * U256::from(dai),
+                        e6 * U256::from(61_000_000u64),
+                        e6 * U256::from(23_000_000u64),
+                    ],
+                    amp: U256::from(200_000u64),
+                    fee: U256::from(1_000_000u64),
+                    admin_fee: U256::from(5_000_000_000u64),
+                    a_precision: U256::from(100u8),
+                    lp_supply: None,
+                })),
+                vec![18, 6, 6],
+            )
+        };
+        let (a, b) = (three(45_000_000), three(45_000_001));
+        let trades = [(0, 1, 1e21), (1, 2, 5e12), (2, 0, 3e13), (0, 2, 2e25)];
+        // Fresh: each on a thread of its own, whose cache is empty.
+        let fresh = |p: &Pool| -> Vec<f64> {
+            std::thread::scope(|s| {
+                s.spawn(|| trades.iter().map(|(i, j, x)| p.shadow_out(*i, *j, *x)).collect())
+                    .join()
+                    .expect("thread")
+            })
+        };
+        let (fresh_a, fresh_b) = (fresh(&a), fresh(&b));
+        assert_ne!(fresh_a, fresh_b, "the states differ by a coin");
+        for _ in 0..3 {
+            for (p, want) in [(&a, &fresh_a), (&b, &fresh_b)] {
+                let got: Vec<f64> =
+                    trades.iter().map(|(i, j, x)| p.shadow_out(*i, *j, *x)).collect();
+                assert_eq!(&got, want);
+            }
+        }
+        for ((i, j, x), shadow) in trades.iter().zip(&fresh_a) {
+            let exact = u256_to_f64(
+                a.swap_exact_in(*i, *j, U256::from(*x as u128)).expect("swap").amount_out,
+            );
+            assert!(rel(*shadow, exact) < 1e-6, "{i}->{j} {x}: {shadow} vs {exact}");
+        }
+    }
+
+    /// Newton's iteration for `y` lands on the same root from the coin's
+    /// balance as from `D`.
+    #[test]
+    fn stableswap_y_converges_alike_from_the_balance_and_from_d() {
+        let x = [45e24, 61e24, 23e24];
+        let amp = 2000.0;
+        let d = stableswap_d(&x, amp).expect("converges");
+        for (i, j, dx) in [(0, 1, 1e21), (1, 2, 1e25), (2, 0, 1e18), (0, 2, 2e25)] {
+            let mut moved = x;
+            moved[i] += dx;
+            let from_d = stableswap_y(&moved, j, d, amp, d).expect("converges");
+            let from_balance = stableswap_y(&moved, j, d, amp, x[j]).expect("converges");
+            assert!(rel(from_d, from_balance) < 1e-11, "{from_d} vs {from_balance}");
         }
     }
 
