@@ -969,8 +969,9 @@ impl<'a> Compiler<'a> {
                 self.consume(*token, amount, &format!("{at}.token"))?;
                 let bps_in = self.b.uint(U256::from(*bps)).map_err(weiroll(&at))?;
                 let fee = self.bps_of(x.clone(), bps_in, &at)?;
+                // Paid, and answered as `feeAmount`: not an output (the
+                // fee receiver is not watched for `amountsOut`).
                 self.send(*token, *receiver, fee.clone(), &at)?;
-                self.receivers.insert(*receiver);
                 let rest = self.helper(BinaryOp::Sub, &[x, fee], &at)?;
                 let fee_pred = pred.map(|p| crate::quote::fee_of(p, *bps));
                 if let Some(f) = fee_pred {
