@@ -502,3 +502,58 @@ async fn bundles_execute_as_answered() {
         assert_eq!(&ev.requestId[..10], b"bundle-e2e");
     }
 }
+
+/// `ensofee` in a bundle: the operator's own fee, taken off an action's
+/// output and paid to this instance's receiver inside the executed
+/// program; an instance without a receiver refuses it, naming the action.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
+    const OPERATOR: Address = address!("00000000000000000000000000000000000fee01");
+    let env = common::start_with(
+        "e2e-ensofee",
+        switchyard_engine::EngineConfig {
+            operator_fee: Some(switchyard_engine::OperatorFee { bps: 10, receiver: OPERATOR }),
+            ..switchyard_engine::EngineConfig::default()
+        },
+    );
+    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let world = own_world();
+    let w = world.chain(ChainId(1)).expect("chain 1");
+    let usdc_in = U256::from(3_000_000_000u64);
+    let body = serde_json::json!([
+        {"protocol": "enso", "action": "route", "args": {"tokenIn": format!("{USDC:#x}"), "tokenOut": format!("{DAI:#x}"), "amountIn": usdc_in.to_string()}},
+        {"protocol": "enso", "action": "ensofee", "args": {"token": format!("{DAI:#x}"), "amount": {"useOutputOfCallAt": 0}, "bps": "25"}},
+        {"protocol": "enso", "action": "slippage", "args": {"amountOut": {"useOutputOfCallAt": 1}, "bps": "50"}}
+    ]);
+    let path = format!(
+        "/api/v1/shortcuts/bundle?chainId=1&fromAddress={USER:#x}&routingStrategy=router&receiver={OTHER:#x}"
+    );
+    let (status, r) = api.post(&path, &body).await;
+    assert_eq!(status, StatusCode::OK, "{r}");
+    let mut evm = w.fork();
+    w.fund(&mut evm, USDC, USER, usdc_in).expect("fund");
+    for a in r["approvals"].as_array().expect("approvals") {
+        evm.call(addr(&a["from"]), addr(&a["to"]), bytes(&a["data"]), U256::ZERO)
+            .expect("approval");
+    }
+    let (other, operator) = (balance(&mut evm, DAI, OTHER), balance(&mut evm, DAI, OPERATOR));
+    let tx = &r["tx"];
+    evm.call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
+        .unwrap_or_else(|e| panic!("the bundle reverts: {e}"));
+    let (to_other, fee) =
+        (balance(&mut evm, DAI, OTHER) - other, balance(&mut evm, DAI, OPERATOR) - operator);
+    assert_eq!(to_other, wei(&r["amountsOut"][format!("{DAI:#x}")]), "{r}");
+    assert!(fee > U256::ZERO, "the operator is paid");
+    assert_eq!(
+        fee,
+        (to_other + fee) * U256::from(25u8) / U256::from(10_000u16),
+        "25 bps of the route's DAI"
+    );
+
+    // Without a configured receiver: refused, naming the action.
+    let plain = common::start("e2e-ensofee-none");
+    let api = Api { app: switchyard_server::app(plain.state.clone()), key: plain.fast_key.clone() };
+    let (status, e) = api.post(&path, &body).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    assert_eq!(e["field"], "body[1].action", "{e}");
+}

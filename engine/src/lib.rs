@@ -751,6 +751,12 @@ impl EngineHandle {
         jobs::quote(self.latest(), self.fee(req)).await
     }
 
+    /// The operator's fee on quotes and routes, and who receives it (a
+    /// bundle's `ensofee` action pays that receiver).
+    pub fn operator_fee(&self) -> Option<OperatorFee> {
+        self.inner.operator_fee
+    }
+
     /// `req` with the operator's fee.
     fn fee(&self, mut req: QuoteRequest) -> QuoteRequest {
         req.operator_fee_bps = self.inner.operator_fee.map_or(0, |f| f.bps);

@@ -59,7 +59,9 @@ fuzz_target!(|data: &[u8]| {
     if api::requests::parse_bundle(&q, &body, &state.catalog).is_err() {
         return;
     }
-    let actions = match api::bundle::parse_actions(&body, "body") {
+    // An instance with an operator fee receiver: `ensofee` compiles too.
+    let instance = api::bundle::Instance { operator_fee_receiver: Some(USER) };
+    let actions = match api::bundle::parse_actions(&body, "body", instance) {
         Ok(a) => a,
         Err(e) => {
             assert!(e.field.as_deref().is_some_and(|f| f.starts_with("body")), "{e:?}");

@@ -126,6 +126,15 @@ impl ApiError {
         Self::new(ApiCode::NotImplemented, message).field(field)
     }
 
+    /// 422 for a bundle this instance cannot build as asked, naming the
+    /// part.
+    pub fn bundle_unprocessable(
+        field: impl Into<Cow<'static, str>>,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self::new(ApiCode::BundleUnprocessable, message).field(field)
+    }
+
     /// 413.
     pub fn payload_too_large(limit: usize) -> Self {
         Self::new(ApiCode::PayloadTooLarge, format!("request body exceeds {limit} bytes"))

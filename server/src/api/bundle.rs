@@ -214,19 +214,35 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
     })
 }
 
+/// What parsing actions needs from the instance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Instance {
+    /// The operator's fee receiver (`operator_fee_receiver`), whom an
+    /// `ensofee` action pays.
+    pub operator_fee_receiver: Option<Address>,
+}
+
 /// Parses one bundle's actions (already checked by `requests::parse_bundle`
 /// for shape, catalog support and reference order).
-pub fn parse_actions(list: &V<'_>, path: &str) -> Result<Vec<Action>, ApiError> {
+pub fn parse_actions(
+    list: &V<'_>,
+    path: &str,
+    instance: Instance,
+) -> Result<Vec<Action>, ApiError> {
     let V::Array(actions) = list else {
         return Err(ApiError::invalid(
             path.to_owned(),
             format!("{path} must be an array of actions"),
         ));
     };
-    actions.iter().enumerate().map(|(i, a)| parse_action(a, &format!("{path}[{i}]"), i)).collect()
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| parse_action(a, &format!("{path}[{i}]"), i, instance))
+        .collect()
 }
 
-fn parse_action(a: &V<'_>, at: &str, index: usize) -> Result<Action, ApiError> {
+fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result<Action, ApiError> {
     let protocol = a.get("protocol").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
     let action = a.get("action").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
     let Some(V::Object(obj)) = a.get("args") else {
@@ -357,6 +373,21 @@ fn parse_action(a: &V<'_>, at: &str, index: usize) -> Result<Action, ApiError> {
             bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
             receiver: args.address("receiver")?,
         },
+        // The operator's own fee: a `fee` paid to this instance's receiver.
+        "ensofee" => {
+            let receiver = instance.operator_fee_receiver.ok_or_else(|| {
+                ApiError::bundle_unprocessable(
+                    format!("{at}.action"),
+                    "ensofee pays this instance's operator fee receiver, and none is configured (operator_fee_receiver)",
+                )
+            })?;
+            ActionKind::Fee {
+                token: args.address("token")?,
+                amount: args.amount("amount")?,
+                bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
+                receiver,
+            }
+        }
         "call" => {
             let list = match args.required("args")? {
                 V::Array(items) => items
@@ -404,7 +435,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize) -> Result<Action, ApiError> {
                 )
             })?;
             let callback = match args.get("callback") {
-                Some(list) => parse_actions(list, &args.path("callback"))?,
+                Some(list) => parse_actions(list, &args.path("callback"), instance)?,
                 None => Vec::new(),
             };
             ActionKind::Bridge {
@@ -449,7 +480,7 @@ mod tests {
     fn parse(json: &str) -> Result<Vec<Action>, ApiError> {
         let mut buf = json.as_bytes().to_vec();
         let v = simd_json::to_borrowed_value(&mut buf).expect("json");
-        parse_actions(&v, "body")
+        parse_actions(&v, "body", Instance::default())
     }
 
     #[test]
@@ -466,6 +497,25 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// `ensofee` is a `fee` to the instance's operator fee receiver, and
+    /// refused (422, naming the action) where none is configured.
+    #[test]
+    fn ensofee_pays_the_instances_receiver() {
+        let body = r#"[{"protocol":"enso","action":"ensofee","args":{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","amount":"1000","bps":"30"}}]"#;
+        let operator = Address::repeat_byte(0xfe);
+        let mut buf = body.as_bytes().to_vec();
+        let v = simd_json::to_borrowed_value(&mut buf).expect("json");
+        let instance = Instance { operator_fee_receiver: Some(operator) };
+        let a = parse_actions(&v, "body", instance).expect("parses");
+        match &a[0].kind {
+            ActionKind::Fee { receiver, bps, .. } => assert_eq!((*receiver, *bps), (operator, 30)),
+            other => panic!("{other:?}"),
+        }
+        let e = parse(body).expect_err("no receiver configured");
+        assert_eq!(e.status(), axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(e.field.as_deref(), Some("body[0].action"));
     }
 
     #[test]

@@ -885,7 +885,10 @@ pub async fn bundle(
     let value = parse_json(&mut buf)?;
     let catalog = s.engine.catalog();
     let req = requests::parse_bundle(&q, &value, &catalog)?;
-    let actions = super::bundle::parse_actions(&value, "body")?;
+    let instance = super::bundle::Instance {
+        operator_fee_receiver: s.engine.operator_fee().map(|f| f.receiver),
+    };
+    let actions = super::bundle::parse_actions(&value, "body", instance)?;
     let echo = serde_json::to_value(&value)
         .map_err(|_| ApiError::invalid("body", "body is not valid json"))?;
     let skip_quote = req.skip_quote;
