@@ -73,6 +73,11 @@ struct Api {
 }
 
 impl Api {
+    /// The app of `env`, with its fast key.
+    fn of(env: &common::TestEnv) -> Self {
+        Self { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() }
+    }
+
     async fn get(&self, path: &str) -> (StatusCode, Value) {
         let req = Request::get(path)
             .header(header::AUTHORIZATION, format!("Bearer {}", self.key))
@@ -215,7 +220,7 @@ fn account_word(account: &str) -> B256 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_route_class_executes_as_answered() {
     let env = common::start("e2e");
-    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let api = Api::of(&env);
     let world = Arc::new(own_world());
     let w = world.chain(ChainId(1)).expect("chain 1");
 
@@ -381,7 +386,7 @@ async fn every_route_class_executes_as_answered() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_chain_routes_are_refused_without_a_deployed_receiver() {
     let env = common::start("e2e-cross");
-    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let api = Api::of(&env);
     for (tin, amount, tout) in [
         (USDC, 1_000_000_000u128, "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"),
         (WETH, 1_000_000_000_000_000_000, "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"),
@@ -410,7 +415,7 @@ async fn cross_chain_routes_are_refused_without_a_deployed_receiver() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_moved_price_reverts_on_the_minimum() {
     let env = common::start("e2e-moved");
-    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let api = Api::of(&env);
     let world = own_world();
     let w = world.chain(ChainId(1)).expect("chain 1");
     for (strategy, expected) in [("router", "AmountTooLow"), ("delegate", "ExecutionFailed")] {
@@ -452,17 +457,22 @@ async fn a_moved_price_reverts_on_the_minimum() {
     }
 }
 
+/// A bundle's `route` action: `amount` of USDC to DAI.
+fn route_usdc_to_dai(amount: U256) -> Value {
+    serde_json::json!({"protocol": "enso", "action": "route", "args": {"tokenIn": format!("{USDC:#x}"), "tokenOut": format!("{DAI:#x}"), "amountIn": amount.to_string()}})
+}
+
 /// A bundle through the API: its approvals (never to an executor) and its
 /// transaction, executed here, give the receiver exactly `amountsOut`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_execute_as_answered() {
     let env = common::start("e2e-bundle");
-    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let api = Api::of(&env);
     let world = own_world();
     let w = world.chain(ChainId(1)).expect("chain 1");
     let usdc_in = U256::from(3_000_000_000u64);
     let body = serde_json::json!([
-        {"protocol": "enso", "action": "route", "args": {"tokenIn": format!("{USDC:#x}"), "tokenOut": format!("{DAI:#x}"), "amountIn": usdc_in.to_string()}},
+        route_usdc_to_dai(usdc_in),
         {"protocol": "erc4626", "action": "deposit", "args": {"tokenIn": format!("{DAI:#x}"), "tokenOut": format!("{SDAI:#x}"), "amountIn": {"useOutputOfCallAt": 0}, "primaryAddress": format!("{SDAI:#x}")}},
         {"protocol": "enso", "action": "slippage", "args": {"amountOut": {"useOutputOfCallAt": 1}, "bps": "50"}}
     ]);
@@ -508,6 +518,7 @@ async fn bundles_execute_as_answered() {
 /// program; an instance without a receiver refuses it, naming the action.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
+    let usdc_in = U256::from(3_000_000_000u64);
     const OPERATOR: Address = address!("00000000000000000000000000000000000fee01");
     let env = common::start_with(
         "e2e-ensofee",
@@ -516,12 +527,11 @@ async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
             ..switchyard_engine::EngineConfig::default()
         },
     );
-    let api = Api { app: switchyard_server::app(env.state.clone()), key: env.fast_key.clone() };
+    let api = Api::of(&env);
     let world = own_world();
     let w = world.chain(ChainId(1)).expect("chain 1");
-    let usdc_in = U256::from(3_000_000_000u64);
     let body = serde_json::json!([
-        {"protocol": "enso", "action": "route", "args": {"tokenIn": format!("{USDC:#x}"), "tokenOut": format!("{DAI:#x}"), "amountIn": usdc_in.to_string()}},
+        route_usdc_to_dai(usdc_in),
         {"protocol": "enso", "action": "ensofee", "args": {"token": format!("{DAI:#x}"), "amount": {"useOutputOfCallAt": 0}, "bps": "25"}},
         {"protocol": "enso", "action": "slippage", "args": {"amountOut": {"useOutputOfCallAt": 1}, "bps": "50"}}
     ]);
@@ -552,7 +562,7 @@ async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
 
     // Without a configured receiver: refused, naming the action.
     let plain = common::start("e2e-ensofee-none");
-    let api = Api { app: switchyard_server::app(plain.state.clone()), key: plain.fast_key.clone() };
+    let api = Api::of(&plain);
     let (status, e) = api.post(&path, &body).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert_eq!(e["field"], "body[1].action", "{e}");

@@ -1987,8 +1987,8 @@ mod tests {
                     _ => &[],
                 };
                 if let PoolState::Stableswap(st) = &pool.state {
-                    // The pool's balances as its getter reads them, and its
-                    // coins' balances, as a rebuild leaves them.
+                    // The pool's balances as its getter reads them, in the
+                    // patched world and in the rebuilt one.
                     use crate::evm::abi::ReferenceStableSwap::balancesCall;
                     for (k, want) in st.balances.iter().enumerate() {
                         let call = balancesCall { i: U256::from(k) };
@@ -2005,15 +2005,6 @@ mod tests {
                             pool.address
                         );
                     }
-                    for t in pool.tokens.iter() {
-                        assert_eq!(
-                            ChainWorld::balance_of(&mut ea, *t, pool.address)?,
-                            ChainWorld::balance_of(&mut eb, *t, pool.address)?,
-                            "{} balance of {t}",
-                            pool.address
-                        );
-                    }
-                    continue;
                 }
                 for slot in slots {
                     // The timestamp and oracle fields above bit 184 may differ.
@@ -2024,7 +2015,7 @@ mod tests {
                     );
                     assert_eq!(x & low, y & low, "{} slot {slot}", pool.address);
                 }
-                if matches!(pool.state, PoolState::UniswapV2 { .. }) {
+                if matches!(pool.state, PoolState::UniswapV2 { .. } | PoolState::Stableswap(_)) {
                     for t in pool.tokens.iter() {
                         assert_eq!(
                             ChainWorld::balance_of(&mut ea, *t, pool.address)?,
@@ -2036,10 +2027,16 @@ mod tests {
                 }
                 // And the reused world of that chain is the patched one.
                 let r = reused.chain(pool.chain).ok_or("chain")?;
-                assert_eq!(
-                    r.fork().storage(pool.address, U256::from(slots[0])),
-                    ea.storage(pool.address, U256::from(slots[0]))
-                );
+                if let Some(slot) = slots.first() {
+                    assert_eq!(
+                        r.fork().storage(pool.address, U256::from(*slot)),
+                        ea.storage(pool.address, U256::from(*slot))
+                    );
+                }
+                if let PoolState::Stableswap(st) = &pool.state {
+                    let call = crate::evm::abi::ReferenceStableSwap::balancesCall { i: U256::ZERO };
+                    assert_eq!(r.fork().view(pool.address, &call)?, st.balances[0]);
+                }
             }
             snapshot = next;
             world = reused;
