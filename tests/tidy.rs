@@ -42,19 +42,22 @@ fn every_module_starts_with_a_doc_comment() {
     assert!(missing.is_empty(), "modules without a leading //! doc: {missing:#?}");
 }
 
-/// `unsafe_code` is `deny` workspace-wide; the one place allowed to lift it
-/// is the benches' counting allocator.
+/// `unsafe_code` is `deny` workspace-wide; the places allowed to lift it
+/// are the benches' counting allocator and the binary's allocator setup
+/// (one option set from a loader constructor, before mimalloc reserves its
+/// first arena: no safe API reaches that early).
 #[test]
-fn unsafe_code_is_allowed_only_in_the_counting_allocator() {
+fn unsafe_code_is_allowed_only_in_the_allocators() {
     let mut files = Vec::new();
     for krate in ["catalog", "kernel", "engine", "server", "tests", "benches"] {
         rust_files(&root().join(krate), &mut files);
     }
     let needle = ["allow(", "unsafe_code)"].concat();
-    let allowed = root().join("benches/benches/search.rs");
+    let allowed =
+        [root().join("benches/benches/search.rs"), root().join("server/src/allocator.rs")];
     let offenders: Vec<_> = files
         .iter()
-        .filter(|f| **f != allowed)
+        .filter(|f| !allowed.contains(f))
         .filter(|f| std::fs::read_to_string(f).unwrap_or_default().contains(&needle))
         .collect();
     assert!(offenders.is_empty(), "unsafe_code allowed in: {offenders:#?}");
