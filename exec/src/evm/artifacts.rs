@@ -506,7 +506,7 @@ impl Artifact {
         let json = self.committed()?;
         let parsed = PARSED
             .get(self as usize)?
-            .get_or_init(|| parse(self.name(), json).map_err(|e| error_chain(&e)));
+            .get_or_init(|| parse(self, json).map_err(|e| error_chain(&e)));
         Some(
             parsed
                 .as_ref()
@@ -534,8 +534,7 @@ impl Artifact {
     /// committed artifact); `None` for the npm ones
     /// ([`NpmArtifacts::selectors`]).
     pub fn own_selectors(self) -> Option<Selectors> {
-        let file: ArtifactFile = serde_json::from_str(self.committed()?).ok()?;
-        Some(abi_selectors(&file.abi, self.fixture_functions()))
+        Some(self.own()?.ok()?.selectors.clone())
     }
 
     /// Functions a test-only contract has that the contract it stands for
@@ -562,21 +561,25 @@ impl Artifact {
     }
 }
 
-/// One of our own artifacts, parsed: its initcode and storage layout.
+/// One of our own artifacts, parsed: its initcode, storage layout and the
+/// selectors of its ABI.
 #[derive(Debug)]
 struct Own {
     code: Bytes,
     storage: std::collections::BTreeMap<String, u64>,
+    selectors: Selectors,
 }
 
-fn parse(name: &'static str, json: &str) -> Result<Own, EvmError> {
+fn parse(artifact: Artifact, json: &str) -> Result<Own, EvmError> {
+    let name = artifact.name();
     let file: ArtifactFile = serde_json::from_str(json)
         .map_err(|source| EvmError::Artifact { name, source: source.into() })?;
     let hex = file.bytecode.trim_start_matches("0x");
     let code = alloy_primitives::hex::decode(hex)
         .map(Bytes::from)
         .map_err(|e| EvmError::Artifact { name, source: e.into() })?;
-    Ok(Own { code, storage: file.storage })
+    let selectors = abi_selectors(&file.abi, artifact.fixture_functions());
+    Ok(Own { code, storage: file.storage, selectors })
 }
 
 /// The published bytecode of the npm packages (Uniswap, Balancer), read
