@@ -1,5 +1,6 @@
-//! The process allocator: mimalloc, committing its arenas' memory as it is
-//! used rather than all at once.
+//! The process allocator's setup (on Linux): mimalloc, installed in
+//! `main.rs`, commits its arenas' memory as it is used rather than all at
+//! once.
 //!
 //! mimalloc reserves its first arena (1 GiB of address space) at the
 //! process's first allocation, before `main`. On Linux it commits an arena
@@ -14,9 +15,6 @@
 //! unprioritized one (mimalloc's own, which reads the `MIMALLOC_*`
 //! environment, among them): `MIMALLOC_ARENA_EAGER_COMMIT=1` still
 //! overrides it.
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// `mi_option_arena_eager_commit` in mimalloc 3's `mi_option_t` (the
 /// `libmimalloc-sys` the lock file pins builds mimalloc 3); the test

@@ -14,11 +14,10 @@ use switchyard_server::{
     config::{Config, RawConfig},
 };
 
-#[cfg(target_os = "linux")]
-mod allocator;
-#[cfg(not(target_os = "linux"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[cfg(target_os = "linux")]
+mod allocator;
 
 /// Self-hosted token routing and DeFi shortcuts, speaking the Enso /api/v1 dialect.
 #[derive(Debug, Parser)]
