@@ -192,9 +192,22 @@ pub(super) struct Filler<'p> {
 impl<'p> Filler<'p> {
     pub(super) fn new(snapshot: &'p MarketSnapshot, paths: &'p [&'p [Edge]]) -> Self {
         let n = paths.len();
-        let shares = (0..n)
-            .map(|a| (0..n).map(|b| a == b || shares_pool(paths[a], paths[b])).collect())
+        // Paths grouped by the pools they go through: each group's paths
+        // share a pool with one another.
+        let mut by_pool: Vec<(u32, usize)> = paths
+            .iter()
+            .enumerate()
+            .flat_map(|(k, p)| p.iter().filter_map(|e| e.pool()).map(move |q| (q, k)))
             .collect();
+        by_pool.sort_unstable();
+        let mut shares: Vec<Vec<bool>> = (0..n).map(|a| (0..n).map(|b| a == b).collect()).collect();
+        for group in by_pool.chunk_by(|x, y| x.0 == y.0) {
+            for &(_, a) in group {
+                for &(_, b) in group {
+                    shares[a][b] = true;
+                }
+            }
+        }
         let slots = Slots::new(paths);
         Self {
             snapshot,
@@ -347,14 +360,15 @@ pub(super) fn allocate(
     let (mut flow, mut value) = flow_of(snapshot, slots, paths, &alloc);
     let mut step = chunk / 2.0;
     let delta = chunk / 64.0;
+    // A path's next unit depends only on the flow at its own slots: priced
+    // again only when one of them changed (a move that is not kept changes
+    // none).
+    let mut marginal: Vec<f64> =
+        (0..n).map(|k| push(snapshot, &mut flow, &slots.of[k], paths[k], delta, false)).collect();
     for _ in 0..48 {
         if step < chunk / 256.0 {
             break;
         }
-        // Pushes that do not commit leave the flow as it is.
-        let marginal: Vec<f64> = (0..n)
-            .map(|k| push(snapshot, &mut flow, &slots.of[k], paths[k], delta, false))
-            .collect();
         let hi = (0..n).fold(0, |b, k| if marginal[k] > marginal[b] { k } else { b });
         let lo =
             (0..n).filter(|k| alloc[*k] >= step && *k != hi).fold(None, |b: Option<usize>, k| {
@@ -371,7 +385,13 @@ pub(super) fn allocate(
         alloc[hi] += step;
         let (moved, v) = flow_of(snapshot, slots, paths, &alloc);
         if v > value * (1.0 + 1e-12) {
+            let changed: Vec<bool> = flow.0.iter().zip(&moved.0).map(|(a, b)| a != b).collect();
             (flow, value) = (moved, v);
+            for (k, m) in marginal.iter_mut().enumerate() {
+                if slots.of[k].iter().any(|s| changed[*s]) {
+                    *m = push(snapshot, &mut flow, &slots.of[k], paths[k], delta, false);
+                }
+            }
         } else {
             alloc[lo] += step;
             alloc[hi] -= step;
