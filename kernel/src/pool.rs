@@ -20,6 +20,14 @@ pub fn u256_to_f64(x: U256) -> f64 {
         .fold(0.0, |acc, &limb| acc * 18_446_744_073_709_551_616.0 + limb as f64)
 }
 
+/// [`u256_to_f64`] of a `U128`, the same bits without widening it (the
+/// same two limbs, folded in the same order).
+#[inline]
+pub fn u128_to_f64(x: U128) -> f64 {
+    let [lo, hi] = *x.as_limbs();
+    (hi as f64) * 18_446_744_073_709_551_616.0 + lo as f64
+}
+
 const Q96: f64 = 79_228_162_514_264_337_593_543_950_336.0;
 
 /// The initialized ticks of a concentrated-liquidity pool, sorted by index,
@@ -354,7 +362,7 @@ impl Pool {
         }
         let r = match &self.state {
             PoolState::UniswapV2 { reserves, .. } => {
-                u256_to_f64(U256::from(reserves[j])) / u256_to_f64(U256::from(reserves[i]))
+                u128_to_f64(reserves[j]) / u128_to_f64(reserves[i])
             }
             PoolState::UniswapV3(v3) => {
                 if v3.liquidity == 0 {
@@ -422,7 +430,7 @@ impl Pool {
     pub fn depth(&self, i: usize) -> f64 {
         let d = match &self.state {
             PoolState::UniswapV2 { reserves, .. } => {
-                reserves.get(i).map_or(0.0, |r| u256_to_f64(U256::from(*r)))
+                reserves.get(i).map_or(0.0, |r| u128_to_f64(*r))
             }
             PoolState::UniswapV3(v3) => {
                 let s = u256_to_f64(v3.sqrt_price_x96) / Q96;
@@ -472,6 +480,12 @@ mod tests {
     #[test]
     fn u256_to_f64_is_close() {
         assert_eq!(u256_to_f64(U256::from(12345u64)), 12345.0);
+        for x in
+            [0u128, 1, 12345, u128::from(u64::MAX), u128::from(u64::MAX) + 1, 3 << 100, u128::MAX]
+        {
+            let (narrow, wide) = (u128_to_f64(U128::from(x)), u256_to_f64(U256::from(x)));
+            assert_eq!(narrow.to_bits(), wide.to_bits(), "{x}");
+        }
         let big = U256::from(1u64) << 200;
         assert_eq!(u256_to_f64(big), 2f64.powi(200));
     }

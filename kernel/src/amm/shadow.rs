@@ -11,7 +11,7 @@
 
 use alloy_primitives::U256;
 
-use crate::pool::{Pool, PoolState, TickList, u256_to_f64};
+use crate::pool::{Pool, PoolState, TickList, u128_to_f64, u256_to_f64};
 
 const Q96: f64 = 79_228_162_514_264_337_593_543_950_336.0;
 
@@ -266,8 +266,7 @@ impl Pool {
         }
         let out = match &self.state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
-                let (ri, rj) =
-                    (u256_to_f64(U256::from(reserves[i])), u256_to_f64(U256::from(reserves[j])));
+                let (ri, rj) = (u128_to_f64(reserves[i]), u128_to_f64(reserves[j]));
                 let x = amount_in * (1.0 - f64::from(*fee_bps) / 1e4);
                 if ri > 0.0 && rj > 0.0 { rj * x / (ri + x) } else { 0.0 }
             }

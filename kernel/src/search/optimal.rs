@@ -32,7 +32,7 @@
 
 use crate::{
     graph::{Edge, TokenIx},
-    pool::{PoolState, u256_to_f64},
+    pool::{PoolState, u128_to_f64, u256_to_f64},
     snapshot::MarketSnapshot,
 };
 
@@ -134,8 +134,8 @@ impl<'a> Curve<'a> {
         let (i, j) = (usize::from(i), usize::from(j));
         let (r_in, r_out, gamma, walk, capacity) = match &p.state {
             PoolState::UniswapV2 { reserves, fee_bps } => (
-                u256_to_f64(alloy_primitives::U256::from(*reserves.get(i)?)),
-                u256_to_f64(alloy_primitives::U256::from(*reserves.get(j)?)),
+                u128_to_f64(*reserves.get(i)?),
+                u128_to_f64(*reserves.get(j)?),
                 1.0 - f64::from(*fee_bps) / 10_000.0,
                 None,
                 f64::INFINITY,
@@ -202,12 +202,58 @@ impl<'a> Curve<'a> {
                 (0.0, 0.0)
             };
         }
-        let k = self.gamma * self.r_in * self.r_out * nu_out / nu_in;
+        Hot::of(self, None).constant_product(nu_in, nu_out)
+    }
+}
+
+/// A curve as the dual's inner loop reads it: a constant-product curve's
+/// products precomputed in the order the closed form multiplies them (so
+/// its answers are the same bits), in 48 bytes where a [`Curve`] takes
+/// about 130; the dual goes over thousands of them per evaluation.
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    from: u32,
+    to: u32,
+    /// The curve's index in [`Problem::curves`] when it walks V3 ranges
+    /// (`u32::MAX`: the constant-product fields below are the curve).
+    walk: u32,
+    /// `γ·Rᵢ·Rⱼ`.
+    k: f64,
+    /// `γ·Rⱼ`.
+    gamma_out: f64,
+    r_in: f64,
+    gamma: f64,
+}
+
+impl Hot {
+    fn of(c: &Curve<'_>, walk: Option<usize>) -> Self {
+        Self {
+            from: c.from as u32,
+            to: c.to as u32,
+            walk: walk.map_or(u32::MAX, |k| k as u32),
+            k: c.gamma * c.r_in * c.r_out,
+            gamma_out: c.gamma * c.r_out,
+            r_in: c.r_in,
+            gamma: c.gamma,
+        }
+    }
+
+    /// The best trade on the constant-product curve at prices `nu_in`,
+    /// `nu_out`: sell `x* = (√(γ·Rᵢ·Rⱼ·νⱼ/νᵢ) − Rᵢ)/γ` when positive.
+    fn constant_product(&self, nu_in: f64, nu_out: f64) -> (f64, f64) {
+        // Nothing to sell unless the marginal rate beats the prices' ratio:
+        // told apart without the square root where it clearly does not (the
+        // margin leaves the boundary, and so every answer, to the closed
+        // form).
+        if self.gamma_out * nu_out < self.r_in * nu_in * (1.0 - 1e-9) {
+            return (0.0, 0.0);
+        }
+        let k = self.k * nu_out / nu_in;
         let x = (k.sqrt() - self.r_in) / self.gamma;
         if x.is_nan() || x <= 0.0 {
             return (0.0, 0.0);
         }
-        let y = self.r_out * self.gamma * x / (self.r_in + self.gamma * x);
+        let y = self.gamma_out * x / (self.r_in + self.gamma * x);
         (x, y)
     }
 }
@@ -215,25 +261,40 @@ impl<'a> Curve<'a> {
 /// The routing problem over a subgraph, in local token indexes.
 struct Problem<'a> {
     curves: Vec<Curve<'a>>,
+    /// The same curves, in the same order, as the dual reads them.
+    hot: Vec<Hot>,
     tokens: usize,
     input: usize,
     output: usize,
     amount: f64,
 }
 
-impl Problem<'_> {
+impl<'a> Problem<'a> {
+    fn new(curves: Vec<Curve<'a>>, tokens: usize, amount: f64) -> Self {
+        let hot = curves
+            .iter()
+            .enumerate()
+            .map(|(k, c)| Hot::of(c, c.walk.is_some().then_some(k)))
+            .collect();
+        Self { curves, hot, tokens, input: 0, output: 1, amount }
+    }
+
     /// `g` and its gradient in `θ = ln ν` (the output's entry stays 0).
     fn dual(&self, theta: &[f64], grad: &mut [f64]) -> f64 {
         let nu: Vec<f64> = theta.iter().map(|t| t.exp()).collect();
         let mut net = vec![0.0; self.tokens];
         net[self.input] = self.amount;
         let mut g = nu[self.input] * self.amount;
-        for c in &self.curves {
-            let (x, y) = c.arbitrage(nu[c.from], nu[c.to]);
+        for h in &self.hot {
+            let (from, to) = (h.from as usize, h.to as usize);
+            let (x, y) = match self.curves.get(h.walk as usize) {
+                Some(walking) => walking.arbitrage(nu[from], nu[to]),
+                None => h.constant_product(nu[from], nu[to]),
+            };
             if x > 0.0 {
-                g += nu[c.to] * y - nu[c.from] * x;
-                net[c.to] += y;
-                net[c.from] -= x;
+                g += nu[to] * y - nu[from] * x;
+                net[to] += y;
+                net[from] -= x;
             }
         }
         for k in 0..self.tokens {
@@ -368,7 +429,7 @@ pub(super) fn optimal_paths(
     if curves.is_empty() || amount.is_nan() || amount <= 0.0 {
         return Solved::default();
     }
-    let problem = Problem { curves, tokens: tokens.len(), input: 0, output: 1, amount };
+    let problem = Problem::new(curves, tokens.len(), amount);
     // Start from spot values: each token worth the best rate into a token
     // already valued, from the output outward.
     let mut nu = vec![0.0f64; tokens.len()];
@@ -440,36 +501,48 @@ fn decompose(
         .map(|(&(a, b), (x, y))| *x > 0.0 && *y > 0.0 && a != b && b != 0 && a != 1)
         .collect();
     // While a cycle is left, drop its thinnest arc (Kahn's order leaves
-    // the tokens on or after a cycle unordered).
+    // the tokens on or after a cycle unordered). Only the arcs with flow
+    // take part (a few dozen of a subgraph's thousands), each token's
+    // outgoing ones found through one sorted list.
+    let mut carrying: Vec<usize> = (0..arcs.len()).filter(|k| live[*k]).collect();
+    let mut outgoing = carrying.clone();
+    let mut indegree = vec![0usize; tokens];
+    let mut order: Vec<usize> = Vec::with_capacity(tokens);
     loop {
-        let mut indegree = vec![0usize; tokens];
-        for (k, &(_, b)) in arcs.iter().enumerate() {
-            if live[k] {
-                indegree[b] += 1;
-            }
+        outgoing.clone_from(&carrying);
+        outgoing.sort_by_key(|k| arcs[*k].0);
+        indegree.iter_mut().for_each(|d| *d = 0);
+        for &k in &carrying {
+            indegree[arcs[k].1] += 1;
         }
-        let mut order: Vec<usize> = (0..tokens).filter(|t| indegree[*t] == 0).collect();
+        order.clear();
+        order.extend((0..tokens).filter(|t| indegree[*t] == 0));
         let mut next = 0;
         while next < order.len() {
             let t = order[next];
             next += 1;
-            for (k, &(a, b)) in arcs.iter().enumerate() {
-                if live[k] && a == t {
-                    indegree[b] -= 1;
-                    if indegree[b] == 0 {
-                        order.push(b);
-                    }
+            let start = outgoing.partition_point(|k| arcs[*k].0 < t);
+            for &k in outgoing[start..].iter().take_while(|k| arcs[**k].0 == t) {
+                let b = arcs[k].1;
+                indegree[b] -= 1;
+                if indegree[b] == 0 {
+                    order.push(b);
                 }
             }
         }
         if order.len() == tokens {
             break;
         }
-        let thinnest = (0..arcs.len())
-            .filter(|k| live[*k] && indegree[arcs[*k].0] > 0 && indegree[arcs[*k].1] > 0)
+        let thinnest = carrying
+            .iter()
+            .copied()
+            .filter(|k| indegree[arcs[*k].0] > 0 && indegree[arcs[*k].1] > 0)
             .min_by(|a, b| flows[*a].0.total_cmp(&flows[*b].0));
         match thinnest {
-            Some(k) => live[k] = false,
+            Some(k) => {
+                live[k] = false;
+                carrying.retain(|c| *c != k);
+            }
             None => return Vec::new(),
         }
     }
@@ -556,13 +629,11 @@ mod tests {
             walk: None,
             capacity: f64::INFINITY,
         };
-        let p = Problem {
-            curves: vec![curve(0, 1, 1e6), curve(0, 1, 3e6), curve(1, 0, 1e6), curve(1, 0, 3e6)],
-            tokens: 2,
-            input: 0,
-            output: 1,
-            amount: 4e5,
-        };
+        let p = Problem::new(
+            vec![curve(0, 1, 1e6), curve(0, 1, 3e6), curve(1, 0, 1e6), curve(1, 0, 3e6)],
+            2,
+            4e5,
+        );
         let flows = p.solve(vec![0.0, 0.0]);
         let (a, b) = (flows[0].0, flows[1].0);
         assert!((a + b - 4e5).abs() < 4e5 * 1e-6, "{a} + {b}");
@@ -588,8 +659,8 @@ mod tests {
             capacity: f64::INFINITY,
         };
         // 0 → 1 direct; 0 → 2 → 1 deeper.
-        let p = Problem {
-            curves: vec![
+        let p = Problem::new(
+            vec![
                 curve(0, 1, 1e6, 1e6),
                 curve(1, 0, 1e6, 1e6),
                 curve(0, 2, 5e6, 5e6),
@@ -597,11 +668,9 @@ mod tests {
                 curve(2, 1, 5e6, 5e6),
                 curve(1, 2, 5e6, 5e6),
             ],
-            tokens: 3,
-            input: 0,
-            output: 1,
-            amount: 1e6,
-        };
+            3,
+            1e6,
+        );
         let flows = p.solve(vec![0.0, 0.0, 0.0]);
         let into_2 = flows[2].1 - flows[3].0;
         let out_of_2 = flows[4].0 - flows[5].1;
