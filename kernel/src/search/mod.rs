@@ -620,7 +620,8 @@ fn route_leg(
     let optimal = if worth_splitting
         && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN)
     {
-        let edges = subgraph(snapshot, &allowed, from, to, &shadow_ranked, true);
+        let (tokens, middle) = subgraph_tokens(snapshot, &allowed, from, to, &shadow_ranked);
+        let edges = subgraph(snapshot, &allowed, &tokens.union(&middle).copied().collect());
         let solve = |edges: &[(TokenIx, TokenIx, Edge)], walk_v3| {
             let limits = optimal::Limits {
                 max_hops: params.max_optimal_hops,
@@ -666,7 +667,11 @@ fn route_leg(
         let first = allocate(&active);
         let walked = active
             .crossed
-            .then(|| solve(&subgraph(snapshot, &allowed, from, to, &shadow_ranked, false), true))
+            .then(|| {
+                // Without the middle tokens: the same subgraph when there are none.
+                let narrow = (!middle.is_empty()).then(|| subgraph(snapshot, &allowed, &tokens));
+                solve(narrow.as_deref().unwrap_or(&edges), true)
+            })
             .filter(|w| w.paths != active.paths)
             .and_then(|w| allocate(&w));
         match (first, walked) {
@@ -722,27 +727,27 @@ fn estimated_gas(snapshot: &MarketSnapshot, path: &[Edge]) -> u64 {
         .sum()
 }
 
-/// Pools the optimal routing is solved over: the tokens of the candidate
+/// Pools kept per token in the optimal routing's subgraph (deepest first).
+const SUBGRAPH_PER_TOKEN: usize = 32;
+
+/// Tokens the optimal routing is solved over: the tokens of the candidate
 /// paths, the input's deepest neighbours and, when the output has no more
 /// pools than a token keeps, every neighbour of the output (a thin output's
 /// whole market is where a large trade's flow must arrive from; a hub's
-/// neighbours would only spread the paths) with, when `middle`, the tokens
-/// where the two sides' pools meet, and between them each token's deepest
-/// allowed pools (both directions of each). The solve on the active ranges
-/// takes the middle tokens; the one with V3 ranges walked does not (on the
-/// quality benchmark's V2/V3 tail→tail $10M instances the walk's wider
-/// flow decomposed into paths that deliver less: median 0.98169 → 0.98003,
-/// min 0.943 → 0.916).
-fn subgraph(
+/// neighbours would only spread the paths). Apart, the tokens not among
+/// them where the two sides' pools meet (see below). The solve on the
+/// active ranges takes those too; the one with V3 ranges walked does not
+/// (on the quality benchmark's V2/V3 tail→tail $10M instances the walk's
+/// wider flow decomposed into paths that deliver less: median 0.98169 →
+/// 0.98003, min 0.943 → 0.916).
+fn subgraph_tokens(
     snapshot: &MarketSnapshot,
     allowed: &dyn Fn(Edge) -> bool,
     from: TokenIx,
     to: TokenIx,
     paths: &[Vec<Edge>],
-    middle: bool,
-) -> Vec<(TokenIx, TokenIx, Edge)> {
-    /// Pools kept per token (deepest first).
-    const PER_TOKEN: usize = 32;
+) -> (BTreeSet<TokenIx>, BTreeSet<TokenIx>) {
+    const PER_TOKEN: usize = SUBGRAPH_PER_TOKEN;
     let graph = snapshot.graph();
     let mut tokens: BTreeSet<TokenIx> = [from, to].into_iter().collect();
     let ends = |e: Edge| -> Option<(TokenIx, TokenIx)> {
@@ -773,38 +778,48 @@ fn subgraph(
         .map(|(n, _)| n)
         .take(PER_TOKEN + 1)
         .collect();
-    if into.len() <= PER_TOKEN {
-        // And, when `middle`, the tokens one pool from both sides, where an
-        // input neighbour's and an output neighbour's deepest pools meet:
-        // the middle of a four-pool path no candidate took. Only from
-        // neighbours of at most 128 pools: through a hub of a large market
-        // every token next to two hubs would meet there (49 more tokens for
-        // the search benchmark's tail→tail at 10k pools, 11% more work for
-        // no better route).
-        let beyond = |side: &[TokenIx]| -> BTreeSet<TokenIx> {
-            side.iter()
-                .filter(|t| graph.degree(**t) as usize <= 4 * PER_TOKEN)
-                .flat_map(|t| {
-                    graph
-                        .edges_from(*t)
-                        .filter(|(_, e)| e.pool().is_some() && allowed(*e))
-                        .take(PER_TOKEN)
-                        .map(|(n, _)| n)
-                })
-                .collect()
-        };
-        if middle {
-            tokens.extend(beyond(&near_from).intersection(&beyond(&into)).copied());
-        }
-        tokens.extend(into);
+    if into.len() > PER_TOKEN {
+        return (tokens, BTreeSet::new());
     }
+    // The tokens one pool from both sides, where an input neighbour's and
+    // an output neighbour's deepest pools meet: the middle of a four-pool
+    // path no candidate took. Only from neighbours of at most 128 pools:
+    // through a hub of a large market every token next to two hubs would
+    // meet there (49 more tokens for the search benchmark's tail→tail at
+    // 10k pools, 11% more work for no better route).
+    let beyond = |side: &[TokenIx]| -> BTreeSet<TokenIx> {
+        side.iter()
+            .filter(|t| graph.degree(**t) as usize <= 4 * PER_TOKEN)
+            .flat_map(|t| {
+                graph
+                    .edges_from(*t)
+                    .filter(|(_, e)| e.pool().is_some() && allowed(*e))
+                    .take(PER_TOKEN)
+                    .map(|(n, _)| n)
+            })
+            .collect()
+    };
+    let middle = beyond(&near_from).intersection(&beyond(&into)).copied().collect::<BTreeSet<_>>();
+    tokens.extend(into);
+    let middle = middle.difference(&tokens).copied().collect();
+    (tokens, middle)
+}
+
+/// The pools between `tokens`: each token's deepest allowed pools to the
+/// others, both directions of each.
+fn subgraph(
+    snapshot: &MarketSnapshot,
+    allowed: &dyn Fn(Edge) -> bool,
+    tokens: &BTreeSet<TokenIx>,
+) -> Vec<(TokenIx, TokenIx, Edge)> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    for &t in &tokens {
-        for (n, e) in graph
+    for &t in tokens {
+        for (n, e) in snapshot
+            .graph()
             .edges_from(t)
             .filter(|(n, e)| e.pool().is_some() && tokens.contains(n) && allowed(*e))
-            .take(PER_TOKEN)
+            .take(SUBGRAPH_PER_TOKEN)
         {
             let Edge::Pool { pool, i, j } = e else { continue };
             for (a, b, edge) in [(t, n, e), (n, t, Edge::Pool { pool, i: j, j: i })] {
