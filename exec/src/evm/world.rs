@@ -408,9 +408,7 @@ impl ChainWorld {
                     }
                     if written {
                         let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
-                        for (token, amount) in b.tokens.iter().zip(reserves) {
-                            self.set_balance(evm, *token, b.address, amount)?;
-                        }
+                        self.set_pool_balances(evm, b, reserves)?;
                     }
                 }
                 (PoolState::UniswapV3(was), PoolState::UniswapV3(now))
@@ -422,9 +420,7 @@ impl ChainWorld {
                     if written {
                         let held = lazy::v3_holdings(b).ok()?;
                         let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
-                        for (token, amount) in b.tokens.iter().zip(held) {
-                            self.set_balance(evm, *token, b.address, amount)?;
-                        }
+                        self.set_pool_balances(evm, b, held)?;
                     }
                 }
                 // A StableSwap pool that only traded (its parameters as
@@ -434,9 +430,7 @@ impl ChainWorld {
                 {
                     let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
                     fixtures::stableswap_balances(evm, b.address, &now.balances).ok()?;
-                    for (token, amount) in b.tokens.iter().zip(&now.balances) {
-                        self.set_balance(evm, *token, b.address, *amount)?;
-                    }
+                    self.set_pool_balances(evm, b, now.balances.iter().copied())?;
                 }
                 _ => return None,
             }
@@ -467,6 +461,20 @@ impl ChainWorld {
             None => Arc::clone(&self.base.placed),
         };
         Some(Self { base: Arc::new(lazy::WorldDb { placed, lazy }), ..self.at(block) })
+    }
+
+    /// `pool`'s balance of each of its tokens set to `amounts`, in the
+    /// pool's token order ([`Self::set_balance`] each).
+    fn set_pool_balances(
+        &self,
+        evm: &mut Evm,
+        pool: &Pool,
+        amounts: impl IntoIterator<Item = U256>,
+    ) -> Option<()> {
+        for (token, amount) in pool.tokens.iter().zip(amounts) {
+            self.set_balance(evm, *token, pool.address, amount)?;
+        }
+        Some(())
     }
 
     /// Sets `holder`'s balance of `token` to exactly `amount` (tokens with
