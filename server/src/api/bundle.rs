@@ -242,6 +242,20 @@ pub fn parse_actions(
         .collect()
 }
 
+/// A `fee` action's token, amount and bps, then its receiver (so that the
+/// first field wrong is the one named).
+fn fee_action(
+    args: &Args<'_, '_>,
+    receiver: impl FnOnce() -> Result<Address, ApiError>,
+) -> Result<ActionKind, ApiError> {
+    Ok(ActionKind::Fee {
+        token: args.address("token")?,
+        amount: args.amount("amount")?,
+        bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
+        receiver: receiver()?,
+    })
+}
+
 fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result<Action, ApiError> {
     let protocol = a.get("protocol").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
     let action = a.get("action").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
@@ -367,12 +381,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
             amount_out: args.amount("amountOut")?,
         },
-        "fee" => ActionKind::Fee {
-            token: args.address("token")?,
-            amount: args.amount("amount")?,
-            bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
-            receiver: args.address("receiver")?,
-        },
+        "fee" => fee_action(&args, || args.address("receiver"))?,
         // The operator's own fee: a `fee` paid to this instance's receiver.
         "ensofee" => {
             let receiver = instance.operator_fee_receiver.ok_or_else(|| {
@@ -381,12 +390,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
                     "ensofee pays this instance's operator fee receiver, and none is configured (operator_fee_receiver)",
                 )
             })?;
-            ActionKind::Fee {
-                token: args.address("token")?,
-                amount: args.amount("amount")?,
-                bps: args.bps("bps", 10_000)?.ok_or_else(|| ApiError::missing(args.path("bps")))?,
-                receiver,
-            }
+            fee_action(&args, || Ok(receiver))?
         }
         "call" => {
             let list = match args.required("args")? {
