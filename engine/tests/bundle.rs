@@ -293,3 +293,104 @@ async fn bundles_borrow_against_what_they_supply() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
+const GAUGE_3POOL: Address = address!("bfcf63294ad7105dea65aa58f8ae5be2d9d0952a");
+const COMET_USDC: Address = address!("c3d688b66703497daa19211eedff47f25384cdc3");
+
+fn gauge(kind: ActionKind) -> Action {
+    Action { protocol: "curve-gauge".into(), kind }
+}
+
+/// Staking LP tokens in a Curve gauge and withdrawing them: the gauge
+/// tokens are minted and burned 1:1, through the router's shared executor
+/// (the gauge tokens leave it as an output) and from the caller's own
+/// account (a stake held before the bundle). A Compound V3 market has no
+/// contract in this world: withdrawing from it is refused naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_stake_in_and_withdraw_from_a_gauge() {
+    let dir = temp_dir("gauge");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let staked = U256::from(3u128 * 10u128.pow(21));
+    let back = U256::from(10u128.pow(21));
+
+    // Router: stake 3,000 3Crv, take 1,000 back out.
+    let actions = vec![
+        gauge(ActionKind::Deposit {
+            token_in: THREE_CRV,
+            token_out: Some(GAUGE_3POOL),
+            amount_in: Amount::Value(staked),
+            primary: GAUGE_3POOL,
+            receiver: None,
+        }),
+        gauge(ActionKind::Withdraw {
+            token_out: THREE_CRV,
+            amount_out: Amount::Value(back),
+            primary: GAUGE_3POOL,
+            receiver: None,
+        }),
+    ];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("router bundle");
+    assert_eq!(b.amounts_out.get(&GAUGE_3POOL), Some(&(staked - back)), "{:?}", b.amounts_out);
+    // 3Crv is an input that partly comes back: no output of it.
+    assert_eq!(b.amounts_out.get(&THREE_CRV), None, "{:?}", b.amounts_out);
+    let setup = SimSetup {
+        funds: vec![(USER, THREE_CRV, staked)],
+        approvals: b.approvals.clone(),
+        watch: vec![(USER, GAUGE_3POOL), (USER, THREE_CRV)],
+        ..SimSetup::default()
+    };
+    // Approvals go to the router, never to its executor.
+    let (router, _) = world.shortcuts.router.expect("router");
+    assert!(b.approvals.iter().all(|a| a.spender == router), "{:?}", b.approvals);
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.after[0], staked - back, "the stake left is the user's");
+    assert_eq!(out.before[1] - out.after[1], staked - back, "3Crv spent net of what came back");
+
+    // Delegate: withdraw all of a stake held before the bundle.
+    let withdraw = vec![gauge(ActionKind::Withdraw {
+        token_out: THREE_CRV,
+        amount_out: Amount::Value(back),
+        primary: GAUGE_3POOL,
+        receiver: None,
+    })];
+    let b = engine.bundle(request(RoutingStrategy::Delegate, withdraw)).await.expect("delegate");
+    assert_eq!(b.amounts_out.get(&THREE_CRV), Some(&back), "{:?}", b.amounts_out);
+    let setup = SimSetup {
+        funds: vec![(USER, GAUGE_3POOL, back)],
+        approvals: b.approvals.clone(),
+        delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(USER, THREE_CRV), (USER, GAUGE_3POOL)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(back), "the LP tokens come back 1:1");
+    assert_eq!(out.after[1], U256::ZERO, "the stake is gone");
+
+    // The wrong token, and a market with no contract here.
+    let wrong = vec![gauge(ActionKind::Withdraw {
+        token_out: USDC,
+        amount_out: Amount::Value(back),
+        primary: GAUGE_3POOL,
+        receiver: None,
+    })];
+    let e = engine.bundle(request(RoutingStrategy::Delegate, wrong)).await.expect_err("USDC");
+    assert!(format!("{e:?}").contains("tokenOut"), "{e:?}");
+    let comet = vec![Action {
+        protocol: "compound-v3".into(),
+        kind: ActionKind::Withdraw {
+            token_out: USDC,
+            amount_out: Amount::Value(back),
+            primary: COMET_USDC,
+            receiver: None,
+        },
+    }];
+    let e = engine.bundle(request(RoutingStrategy::Delegate, comet)).await.expect_err("comet");
+    assert!(format!("{e:?}").contains("primaryAddress"), "{e:?}");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

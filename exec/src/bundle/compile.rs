@@ -37,7 +37,10 @@ use crate::{
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
     },
-    evm::{abi::ShortcutsExecutor, world::ChainWorld},
+    evm::{
+        abi::ShortcutsExecutor,
+        world::{ChainWorld, PositionFixture},
+    },
     quote::{QuoteRequest, search_params},
     route::{ROUTE_VALIDITY_SECS, runner},
     simulate::{SimError, SimSetup, prepare, run_prepared},
@@ -59,6 +62,17 @@ struct Output {
     token: Option<Address>,
 }
 
+/// A stake into or out of a Curve gauge.
+#[derive(Debug, Clone, Copy)]
+struct GaugeAction<'a> {
+    gauge: Address,
+    token_in: Option<Address>,
+    token_out: Option<Address>,
+    amount: &'a Amount,
+    receiver: Option<Address>,
+    deposit: bool,
+}
+
 /// The public lending-pool calls a bundle makes (Aave V3 pool, Compound
 /// cToken, Curve gauge).
 mod lending {
@@ -74,6 +88,8 @@ mod lending {
         }
         interface ICurveGauge {
             function claim_rewards(address _addr) external;
+            function deposit(uint256 _value, address _addr) external;
+            function withdraw(uint256 _value) external;
         }
     }
 }
@@ -619,6 +635,77 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: out, predicted, exact, token: Some(to) })
     }
 
+    /// The LP token a Curve gauge of the world at `primary` stakes.
+    fn gauge_lp(&self, primary: Address) -> Option<Address> {
+        match self.world.positions.get(&primary) {
+            Some(Ok(PositionFixture::Gauge { lp })) => Some(*lp),
+            _ => None,
+        }
+    }
+
+    /// A stake into a Curve gauge (`deposit(x, account)`: gauge tokens
+    /// minted 1:1) or out of it (`withdraw(x)`: the gauge tokens burned,
+    /// as many LP tokens back). Both move exactly `x`, so the output is
+    /// the amount itself; gauge tokens are ERC-20s and leave like any
+    /// output.
+    fn through_gauge(
+        &mut self,
+        g: &GaugeAction<'_>,
+        at: &str,
+        amount_field: &str,
+    ) -> Result<Output, ExecError> {
+        let GaugeAction { gauge, token_in, token_out, amount, receiver, deposit } = *g;
+        let lp = self.gauge_lp(gauge).ok_or_else(|| {
+            BundleError::invalid(
+                format!("{at}.primaryAddress"),
+                format!("{gauge:#x} is not a gauge"),
+            )
+        })?;
+        let (from, to) = if deposit { (lp, gauge) } else { (gauge, lp) };
+        for (field, named, want) in [("tokenIn", token_in, from), ("tokenOut", token_out, to)] {
+            if let Some(t) = named.filter(|t| *t != want) {
+                return Err(BundleError::invalid(
+                    format!("{at}.{field}"),
+                    format!(
+                        "the gauge {gauge:#x} {} {want:#x}, not {t:#x}",
+                        if field == "tokenIn" { "takes" } else { "gives" }
+                    ),
+                )
+                .into());
+            }
+        }
+        let (x, pred, exact) = self.amount(amount, &format!("{at}.{amount_field}"))?;
+        self.consume(from, amount, &format!("{at}.{amount_field}"))?;
+        if deposit {
+            encode::route::approve(&mut self.b, lp, gauge, x.clone()).map_err(encode_err(at))?;
+            self.b
+                .call(
+                    CallKind::Call,
+                    gauge,
+                    lending::ICurveGauge::depositCall::SELECTOR,
+                    &[x.clone(), self.account_in.clone()],
+                    Out::Ignore,
+                )
+                .map_err(weiroll(at))?;
+        } else {
+            self.b
+                .call(
+                    CallKind::Call,
+                    gauge,
+                    lending::ICurveGauge::withdrawCall::SELECTOR,
+                    std::slice::from_ref(&x),
+                    Out::Ignore,
+                )
+                .map_err(weiroll(at))?;
+        }
+        self.produce(to);
+        if let Some(r) = receiver.filter(|r| *r != self.account) {
+            self.send(to, r, x.clone(), at)?;
+            self.receivers.insert(r);
+        }
+        Ok(Output { slot: x, predicted: pred, exact, token: Some(to) })
+    }
+
     fn lending_model(&self, primary: Address) -> Option<LendingModel> {
         self.snapshot.pools().iter().find_map(|p| match &p.state {
             PoolState::Lending(l) if p.chain == self.chain && p.address == primary => Some(l.model),
@@ -665,6 +752,70 @@ impl<'a> Compiler<'a> {
                     ignore_standards: Vec::new(),
                 };
                 one(self.route(&args, Some(&family), &at)?)
+            }
+            ActionKind::Deposit { token_in, token_out, amount_in, primary, receiver }
+                if self.gauge_lp(*primary).is_some() =>
+            {
+                let staked = GaugeAction {
+                    gauge: *primary,
+                    token_in: Some(*token_in),
+                    token_out: *token_out,
+                    amount: amount_in,
+                    receiver: *receiver,
+                    deposit: true,
+                };
+                one(self.through_gauge(&staked, &at, "amountIn")?)
+            }
+            ActionKind::Redeem { token_in, token_out, amount_in, primary, receiver }
+                if self.gauge_lp(*primary).is_some() =>
+            {
+                let staked = GaugeAction {
+                    gauge: *primary,
+                    token_in: *token_in,
+                    token_out: Some(*token_out),
+                    amount: amount_in,
+                    receiver: *receiver,
+                    deposit: false,
+                };
+                one(self.through_gauge(&staked, &at, "amountIn")?)
+            }
+            ActionKind::Withdraw { token_out, amount_out, primary, receiver } => {
+                match self.world.positions.get(primary) {
+                    Some(Ok(PositionFixture::Gauge { .. })) => {}
+                    Some(Ok(PositionFixture::AaveDebt { .. })) => {
+                        return Err(BundleError::invalid(
+                            format!("{at}.primaryAddress"),
+                            format!("{primary:#x} is a debt: it is repaid, not withdrawn from"),
+                        )
+                        .into());
+                    }
+                    Some(Err(why)) => {
+                        return Err(BundleError::unroutable(
+                            format!("{at}.primaryAddress"),
+                            format!("{primary:#x} cannot be withdrawn from here: {why}"),
+                        )
+                        .into());
+                    }
+                    None => {
+                        return Err(BundleError::invalid(
+                            format!("{at}.primaryAddress"),
+                            format!(
+                                "{primary:#x} is not a {} position on chain {}",
+                                a.protocol, self.chain
+                            ),
+                        )
+                        .into());
+                    }
+                }
+                let staked = GaugeAction {
+                    gauge: *primary,
+                    token_in: None,
+                    token_out: Some(*token_out),
+                    amount: amount_out,
+                    receiver: *receiver,
+                    deposit: false,
+                };
+                one(self.through_gauge(&staked, &at, "amountOut")?)
             }
             ActionKind::Deposit { token_in, token_out, amount_in, primary, receiver } => {
                 let p = PoolAction {

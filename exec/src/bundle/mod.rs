@@ -130,6 +130,19 @@ pub enum ActionKind {
         /// Receiver of the output.
         receiver: Option<Address>,
     },
+    /// `<protocol> withdraw` (and `singlewithdraw`): take `amount_out` of
+    /// `token_out` out of a non-tokenized position at `primary` (a Curve
+    /// gauge: its staked LP token, 1:1 for the gauge tokens burned).
+    Withdraw {
+        /// The token withdrawn.
+        token_out: Address,
+        /// Amount withdrawn.
+        amount_out: Amount,
+        /// The position's contract.
+        primary: Address,
+        /// Receiver of the withdrawn tokens.
+        receiver: Option<Address>,
+    },
     /// `<protocol> borrow`.
     Borrow {
         /// Token borrowed.

@@ -34,7 +34,7 @@ use std::{
 use alloy_primitives::{
     Address, B256, U256, address,
     aliases::{I24, U24},
-    keccak256,
+    keccak256, uint,
 };
 use alloy_sol_types::{SolConstructor, SolValue};
 use switchyard_catalog::{
@@ -67,6 +67,10 @@ pub const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d56
 /// the one `UniswapV2Router02` has built in.
 const UNISWAP_V2_INIT_CODE_HASH: B256 =
     alloy_primitives::b256!("96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f");
+
+/// The LP tokens staked in each Curve gauge of the world (a million, 18
+/// decimals), by [`SEED_HOLDER`].
+pub const GAUGE_STAKE: U256 = uint!(1000000000000000000000000_U256);
 
 /// Holds the shares or LP supply a snapshot says exist, so totals match.
 pub const SEED_HOLDER: Address = address!("5eed0000000000000000000000000000000005ee");
@@ -1610,7 +1614,10 @@ impl<'a> ChainBuilder<'a> {
 
     /// The catalog's Curve gauge positions: a gauge staking the position's
     /// underlying LP token at the position's address, paying CRV (funded
-    /// with some, so that rewards a test grants can be claimed).
+    /// with some, so that rewards a test grants can be claimed). Each holds
+    /// [`GAUGE_STAKE`] LP tokens, staked by [`SEED_HOLDER`], as a deployed
+    /// gauge holds its depositors' stake: what any account withdraws comes
+    /// out of it.
     fn gauges(&mut self) -> Vec<(Address, Result<PositionFixture, String>)> {
         let catalog = self.catalog;
         let chain = self.chain;
@@ -1635,6 +1642,13 @@ impl<'a> ChainBuilder<'a> {
                     TokenImpl::Mapping(Artifact::ReferenceCurveGauge, "balanceOf"),
                 );
                 self.fund(reward, p.address, U256::from(10u8).pow(U256::from(24u8)))?;
+                self.fund(lp, p.address, GAUGE_STAKE)?;
+                let supply =
+                    Artifact::ReferenceCurveGauge.storage_slot("totalSupply").ok_or_else(|| {
+                        self.inconsistent(p.address, "gauge layout has no totalSupply")
+                    })?;
+                self.evm.set_storage(p.address, U256::from(supply), GAUGE_STAKE);
+                self.fund(p.address, SEED_HOLDER, GAUGE_STAKE)?;
                 Ok(PositionFixture::Gauge { lp })
             })();
             out.push((p.address, built.map_err(|e| super::artifacts::error_chain(&e))));

@@ -312,6 +312,12 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             primary: args.address("primaryAddress")?,
             receiver: args.opt_address("receiver")?,
         },
+        "withdraw" | "singlewithdraw" => ActionKind::Withdraw {
+            token_out: args.one_address("tokenOut")?,
+            amount_out: args.one_amount("amountOut")?,
+            primary: args.address("primaryAddress")?,
+            receiver: args.opt_address("receiver")?,
+        },
         "borrow" => ActionKind::Borrow {
             token_out: args.address("tokenOut")?,
             amount_out: args.amount("amountOut")?,
