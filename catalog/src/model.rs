@@ -142,6 +142,9 @@ pub enum DeploymentRole {
     /// list StableSwap pools: where a node follows the chain, its pools are
     /// found there. No program calls it.
     CurvePoolList,
+    /// Uniswap's `Permit2`: a `permittransferfrom` action's signature
+    /// transfer.
+    Permit2,
 }
 
 impl DeploymentRole {
@@ -163,6 +166,7 @@ impl DeploymentRole {
             Self::BalancerVault => "balancerVault",
             Self::PercentageMathHelpers => "percentageMathHelpers",
             Self::CurvePoolList => "curvePoolList",
+            Self::Permit2 => "permit2",
         }
     }
 }

@@ -394,3 +394,111 @@ async fn bundles_stake_in_and_withdraw_from_a_gauge() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+alloy_sol_types::sol! {
+    /// Permit2's signed types, as a wallet signs them (EIP-712).
+    struct TokenPermissions { address token; uint256 amount; }
+    struct PermitTransferFrom { TokenPermissions permitted; address spender; uint256 nonce; uint256 deadline; }
+}
+
+/// A 65-byte `r‖s‖v` signature by `key` of Permit2's EIP-712 hash of
+/// `permit` on chain 1.
+fn sign_permit(key: &k256::ecdsa::SigningKey, permit: &PermitTransferFrom) -> Vec<u8> {
+    use alloy_sol_types::SolStruct;
+    let domain = alloy_sol_types::eip712_domain! {
+        name: "Permit2",
+        chain_id: 1,
+        verifying_contract: switchyard_engine::evm::world::PERMIT2,
+    };
+    let hash = permit.eip712_signing_hash(&domain);
+    let (sig, recid) = key.sign_prehash_recoverable(hash.as_slice()).expect("signs");
+    let mut out = sig.to_bytes().to_vec();
+    out.push(27 + recid.to_byte());
+    out
+}
+
+fn address_of(key: &k256::ecdsa::SigningKey) -> Address {
+    let point = key.verifying_key().to_encoded_point(false);
+    Address::from_slice(&alloy_primitives::keccak256(&point.as_bytes()[1..])[12..])
+}
+
+/// A permit signed by another account moves its tokens into the caller's
+/// account through Permit2 (a reference with its signature-transfer
+/// interface at its address), and a route spends them. A signature by
+/// anyone else is refused when the bundle is executed before answering;
+/// on the shared executor a permit is refused outright.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_pull_tokens_with_a_permit2_signature() {
+    let dir = temp_dir("permit2");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let owner_key = k256::ecdsa::SigningKey::from_slice(&[0x11; 32]).expect("key");
+    let owner = address_of(&owner_key);
+    let amount = U256::from(1_000_000_000u64);
+    let (nonce, deadline) = (U256::from(7u8), U256::from(u64::MAX));
+    let permit = PermitTransferFrom {
+        permitted: TokenPermissions { token: USDC, amount },
+        spender: USER,
+        nonce,
+        deadline,
+    };
+    let actions = |signature: Vec<u8>| {
+        vec![
+            Action {
+                protocol: "erc20".into(),
+                kind: ActionKind::PermitTransferFrom {
+                    token: USDC,
+                    amount,
+                    sender: owner,
+                    receiver: USER,
+                    nonce,
+                    deadline,
+                    signature: signature.into(),
+                },
+            },
+            route(USDC, WETH, Amount::Output { action: 0, index: 0 }),
+        ]
+    };
+    let b = engine
+        .bundle(request(RoutingStrategy::Delegate, actions(sign_permit(&owner_key, &permit))))
+        .await
+        .expect("a permit signed by the owner");
+    let weth = *b.amounts_out.get(&WETH).expect("WETH out");
+    // The owner approves Permit2, never the account or an executor.
+    assert!(
+        b.approvals.iter().any(|a| a.owner == owner
+            && a.token == USDC
+            && a.spender == switchyard_engine::evm::world::PERMIT2),
+        "{:?}",
+        b.approvals
+    );
+    let setup = SimSetup {
+        funds: vec![(owner, USDC, amount)],
+        approvals: b.approvals.clone(),
+        delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(USER, WETH), (owner, USDC)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(weth), "the route delivers what was quoted");
+    assert_eq!(out.after[1], U256::ZERO, "the owner's USDC moved");
+
+    // Signed by someone else: the execution before answering fails.
+    let other = k256::ecdsa::SigningKey::from_slice(&[0x22; 32]).expect("key");
+    let e = engine
+        .bundle(request(RoutingStrategy::Delegate, actions(sign_permit(&other, &permit))))
+        .await
+        .expect_err("another signer");
+    eprintln!("another signer: {e:?}");
+    // Through the shared executor, a permit could be replayed by anyone.
+    let e = engine
+        .bundle(request(RoutingStrategy::Router, actions(sign_permit(&owner_key, &permit))))
+        .await
+        .expect_err("router");
+    assert!(format!("{e:?}").contains("sender"), "{e:?}");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

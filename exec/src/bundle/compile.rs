@@ -17,7 +17,7 @@ use std::{
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, market::LendingModel};
+use switchyard_catalog::{ApiCode, ChainId, DeploymentRole, NATIVE_TOKEN, market::LendingModel};
 use switchyard_kernel::{
     BridgeRoute, KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute,
     apply_plan, find_routes, plan_through,
@@ -39,7 +39,7 @@ use crate::{
     },
     evm::{
         abi::ShortcutsExecutor,
-        world::{ChainWorld, PositionFixture},
+        world::{ChainWorld, PERMIT2, PositionFixture},
     },
     quote::{QuoteRequest, search_params},
     route::{ROUTE_VALIDITY_SECS, runner},
@@ -60,6 +60,19 @@ struct Output {
     exact: bool,
     /// The token it is an amount of, when it is one.
     token: Option<Address>,
+}
+
+/// Permit2's signature transfer (its public ABI).
+mod permit2 {
+    #![allow(missing_docs)]
+    alloy_sol_types::sol! {
+        interface IPermit2 {
+            struct TokenPermissions { address token; uint256 amount; }
+            struct PermitTransferFrom { TokenPermissions permitted; uint256 nonce; uint256 deadline; }
+            struct SignatureTransferDetails { address to; uint256 requestedAmount; }
+            function permitTransferFrom(PermitTransferFrom permit, SignatureTransferDetails transferDetails, address owner, bytes signature) external;
+        }
+    }
 }
 
 /// A stake into or out of a Curve gauge.
@@ -991,6 +1004,75 @@ impl<'a> Compiler<'a> {
                     self.receivers.insert(*receiver);
                 }
                 Ok(Vec::new())
+            }
+            ActionKind::PermitTransferFrom {
+                token,
+                amount,
+                sender,
+                receiver,
+                nonce,
+                deadline,
+                signature,
+            } => {
+                if self.runner.is_shared() {
+                    return Err(BundleError::invalid(
+                        format!("{at}.sender"),
+                        "a permit names the account that runs the program as its spender, and anyone's program runs on a shared executor: use a delegate or wallet strategy",
+                    )
+                    .into());
+                }
+                let listed = self
+                    .state
+                    .catalog
+                    .deployments_on(self.chain)
+                    .any(|d| d.role == DeploymentRole::Permit2 && d.address == PERMIT2);
+                if !listed {
+                    return Err(BundleError::unroutable(
+                        format!("{at}.signature"),
+                        format!("Permit2 is not listed as deployed on chain {}", self.chain),
+                    )
+                    .into());
+                }
+                let words = [
+                    self.b.address(*token),
+                    self.b.uint(*amount),
+                    self.b.uint(*nonce),
+                    self.b.uint(*deadline),
+                    self.b.address(*receiver),
+                    self.b.uint(*amount),
+                    self.b.address(*sender),
+                    self.b.bytes(signature),
+                ]
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(weiroll(&at))?;
+                self.b
+                    .call(
+                        CallKind::Call,
+                        PERMIT2,
+                        permit2::IPermit2::permitTransferFromCall::SELECTOR,
+                        &words,
+                        Out::Ignore,
+                    )
+                    .map_err(weiroll(&at))?;
+                self.pulled.push(Approval {
+                    token: *token,
+                    spender: PERMIT2,
+                    amount: *amount,
+                    owner: *sender,
+                });
+                if *receiver == self.account {
+                    self.produce(*token);
+                } else {
+                    self.receivers.insert(*receiver);
+                }
+                let slot = self.b.uint(*amount).map_err(weiroll(&at))?;
+                Ok(vec![Output {
+                    slot,
+                    predicted: Some(*amount),
+                    exact: true,
+                    token: Some(*token),
+                }])
             }
             ActionKind::Split { token_in, tokens_out, amount_in, receiver } => {
                 if tokens_out.is_empty() {

@@ -202,6 +202,26 @@ pub enum ActionKind {
         /// Amount.
         amount: Amount,
     },
+    /// `erc20 permittransferfrom`: pull from `sender` through Permit2 on
+    /// its signature (`sender` approved Permit2, and signed a
+    /// `PermitTransferFrom` naming the account as spender).
+    PermitTransferFrom {
+        /// Token.
+        token: Address,
+        /// Amount permitted and moved.
+        amount: U256,
+        /// Owner of the tokens, the signer.
+        sender: Address,
+        /// Receiver (default: the account).
+        receiver: Address,
+        /// The permit's unordered nonce.
+        nonce: U256,
+        /// The permit's deadline, unix seconds.
+        deadline: U256,
+        /// The owner's signature (65 bytes, 64 bytes EIP-2098, or what the
+        /// owner's contract checks under EIP-1271).
+        signature: alloy_primitives::Bytes,
+    },
     /// `enso split`: one input routed into several outputs in equal shares.
     Split {
         /// Input token.

@@ -65,6 +65,9 @@ pub enum Artifact {
     ReferenceV2Pair,
     /// `ReferenceComptroller.sol`: Compound V2's comptroller and oracle.
     ReferenceComptroller,
+    /// `ReferencePermit2.sol`: Permit2's signature transfers, no
+    /// constructor arguments; placed at Permit2's address.
+    ReferencePermit2,
     /// `ReferenceCurveGauge.sol`: constructor `(address lpToken, address
     /// rewardToken)`.
     ReferenceCurveGauge,
@@ -237,7 +240,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 61] = [
+    pub const ALL: [Self; 62] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -257,6 +260,7 @@ impl Artifact {
         Self::ReferenceV2Pair,
         Self::ReferenceComptroller,
         Self::ReferenceCurveGauge,
+        Self::ReferencePermit2,
         Self::ReferenceDualVault,
         Self::PoolLens,
         Self::StateLens,
@@ -324,6 +328,7 @@ impl Artifact {
             Self::ReferenceV2Pair => "ReferenceV2Pair",
             Self::ReferenceComptroller => "ReferenceComptroller",
             Self::ReferenceCurveGauge => "ReferenceCurveGauge",
+            Self::ReferencePermit2 => "ReferencePermit2",
             Self::ReferenceDualVault => "ReferenceDualVault",
             Self::PoolLens => "PoolLens",
             Self::StateLens => "StateLens",
@@ -416,6 +421,9 @@ impl Artifact {
             }
             Self::ReferenceComptroller => {
                 include_str!("../../../contracts/artifacts/ReferenceComptroller.json")
+            }
+            Self::ReferencePermit2 => {
+                include_str!("../../../contracts/artifacts/ReferencePermit2.json")
             }
             Self::ReferenceCurveGauge => {
                 include_str!("../../../contracts/artifacts/ReferenceCurveGauge.json")

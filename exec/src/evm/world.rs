@@ -68,6 +68,10 @@ pub const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d56
 const UNISWAP_V2_INIT_CODE_HASH: B256 =
     alloy_primitives::b256!("96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f");
 
+/// Uniswap's Permit2, at the same address on every chain that lists it (the
+/// world's is `ReferencePermit2`: its signature transfers).
+pub const PERMIT2: Address = address!("000000000022d473030f116ddee9f6b43ac78ba3");
+
 /// The LP tokens staked in each Curve gauge of the world (a million, 18
 /// decimals), by [`SEED_HOLDER`].
 pub const GAUGE_STAKE: U256 = uint!(1000000000000000000000000_U256);
@@ -1801,6 +1805,12 @@ impl<'a> ChainBuilder<'a> {
                 }
                 // Read by the RPC feed only; no transaction touches it.
                 DeploymentRole::CurvePoolList => Ok(()),
+                DeploymentRole::Permit2 if d.address == PERMIT2 => {
+                    self.deploy_at(Artifact::ReferencePermit2, &[], d.address)
+                }
+                DeploymentRole::Permit2 => {
+                    Err(self.inconsistent(d.address, "Permit2 is placed at its one address only"))
+                }
                 DeploymentRole::BalancerVault => Err(self.inconsistent(
                     d.address,
                     "the Balancer Vault is placed at its one address only",

@@ -107,6 +107,31 @@ impl<'v, 'a> Args<'v, 'a> {
         }
     }
 
+    /// A literal uint256 (a decimal string or a JSON integer; no output
+    /// reference).
+    fn wei(&self, name: &str) -> Result<alloy_primitives::U256, ApiError> {
+        match self.amount(name)? {
+            Amount::Value(v) => Ok(v),
+            Amount::Output { .. } => Err(ApiError::invalid(
+                self.path(name),
+                format!("{} must be a literal integer, not an output reference", self.path(name)),
+            )),
+        }
+    }
+
+    /// `0x`-prefixed hex bytes.
+    fn hex_bytes(&self, name: &str) -> Result<alloy_primitives::Bytes, ApiError> {
+        let path = self.path(name);
+        self.required(name)?
+            .as_str()
+            .and_then(|s| s.strip_prefix("0x"))
+            .and_then(|h| alloy_primitives::hex::decode(h).ok())
+            .map(Into::into)
+            .ok_or_else(|| {
+                ApiError::invalid(path.clone(), format!("{path} must be 0x-prefixed hex bytes"))
+            })
+    }
+
     fn bps(&self, name: &str, max: u32) -> Result<Option<u32>, ApiError> {
         let Some(v) = self.get(name) else { return Ok(None) };
         let n = match v {
@@ -346,6 +371,15 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             token: args.address("token")?,
             amount: args.amount("amount")?,
             receiver: args.address("receiver")?,
+        },
+        "permittransferfrom" => ActionKind::PermitTransferFrom {
+            token: args.address("token")?,
+            amount: args.wei("amount")?,
+            sender: args.address("sender")?,
+            receiver: args.address("receiver")?,
+            nonce: args.wei("nonce")?,
+            deadline: args.wei("deadline")?,
+            signature: args.hex_bytes("signature")?,
         },
         "transferfrom" => ActionKind::TransferFrom {
             token: args.address("token")?,
