@@ -54,6 +54,10 @@ fn position(
     }
 }
 
+fn executor_of(world: &switchyard_engine::evm::world::ChainWorld) -> Address {
+    world.shortcuts.router.expect("router").1
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn positions_move_by_exactly_the_amount_deposited() {
     let dir = temp_dir("nontokenized");
@@ -76,8 +80,18 @@ async fn positions_move_by_exactly_the_amount_deposited() {
             false,
         ),
     ];
+    let router = world.shortcuts.router.expect("router").0;
+    let through_router = |mut req: NontokenizedRequest| {
+        req.route.strategy = RoutingStrategy::Router;
+        req
+    };
+    let cases = cases.into_iter().flat_map(|(name, req, debt)| {
+        [(name, req.clone(), debt), (name, through_router(req), debt)]
+    });
     for (name, req, debt) in cases {
+        let by_router = req.route.strategy == RoutingStrategy::Router;
         let r = engine.nontokenized(req.clone()).await.unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!(r.route.tx.to, if by_router { router } else { USER }, "{name}");
         let deposited = r.amount_deposited;
         eprintln!("{name}: deposited {deposited}, gas {}", r.route.gas);
         if req.route.quote.inputs[0].0 == USDC && debt {
@@ -90,7 +104,7 @@ async fn positions_move_by_exactly_the_amount_deposited() {
         let setup = SimSetup {
             funds: req.route.quote.inputs.iter().map(|(t, a)| (USER, *t, *a)).collect(),
             approvals: r.route.approvals.clone(),
-            delegations: vec![(USER, delegate)],
+            delegations: if by_router { Vec::new() } else { vec![(USER, delegate)] },
             watch: vec![(OWNER, req.position)],
             debts: if debt { vec![(req.position, OWNER, deposited + extra)] } else { Vec::new() },
         };
@@ -100,8 +114,9 @@ async fn positions_move_by_exactly_the_amount_deposited() {
         if debt {
             assert_eq!(out.after[0], extra, "{name}: the rest of the debt stays");
         }
+        let account = if by_router { executor_of(&world) } else { USER };
         let executed = out.logs.iter().any(|l| {
-            l.address == USER
+            l.address == account
                 && ShortcutsExecutor::ShortcutExecuted::decode_log_data(&l.data).is_ok_and(|e| {
                     e.requestId == r.route.request_id && &e.requestId[..9] == b"positions"
                 })
@@ -109,12 +124,29 @@ async fn positions_move_by_exactly_the_amount_deposited() {
         assert!(executed, "{name}: ShortcutExecuted with the referral code");
     }
 
-    // Refusals: the shared router, a position without a fixture, an input
-    // that cannot reach the LP token.
-    let mut router = position(WETH, 10u128.pow(18), USDC, USDC_DEBT);
-    router.route.strategy = RoutingStrategy::Router;
+    // Through the router, a debt smaller than the repayment: Aave repays
+    // the debt, and the executor sends what is left to the sender.
+    let req = through_router(position(USDC, 2_000_000_000, USDC, USDC_DEBT));
+    let r = engine.nontokenized(req.clone()).await.expect("router repayment");
+    let debt = r.amount_deposited - U256::from(5_000_000u64);
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, U256::from(2_000_000_000u64))],
+        approvals: r.route.approvals.clone(),
+        watch: vec![(OWNER, USDC_DEBT), (USER, USDC), (executor_of(&world), USDC)],
+        debts: vec![(USDC_DEBT, OWNER, debt)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &r.route.tx, &setup).expect("repays less");
+    assert_eq!(out.after[0], U256::ZERO, "the whole debt is repaid");
+    assert_eq!(out.after[1], U256::from(5_000_000u64), "the rest comes back to the sender");
+    assert_eq!(out.after[2], U256::ZERO, "the shared executor keeps nothing");
+
+    // Refusals: a wallet (it would own the position), a position without a
+    // fixture, an input that cannot reach the LP token.
+    let mut wallet = position(WETH, 10u128.pow(18), USDC, USDC_DEBT);
+    wallet.route.strategy = RoutingStrategy::EnsoWalletV2;
     assert!(matches!(
-        engine.nontokenized(router).await,
+        engine.nontokenized(wallet).await,
         Err(EngineError::Exec(switchyard_engine::ExecError::PositionNeedsDelegate))
     ));
     let comet = position(WETH, 10u128.pow(18), USDC, COMET);

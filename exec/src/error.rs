@@ -85,8 +85,9 @@ pub enum ExecError {
         /// Why.
         why: String,
     },
-    /// Non-tokenized positions are entered from the caller's own account.
-    #[error("non-tokenized positions are entered with a delegate strategy")]
+    /// Non-tokenized positions are entered on the owner's behalf by the
+    /// router's executor or the caller's own account, not by a wallet.
+    #[error("non-tokenized positions are entered through the router or a delegate strategy")]
     PositionNeedsDelegate,
     /// An IPOR shortcut was refused.
     #[error("ipor")]

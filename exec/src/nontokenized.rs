@@ -1,11 +1,13 @@
 //! Routes into non-tokenized positions (`/shortcuts/route/nontokenized`):
-//! the inputs are routed to the position's underlying token in the caller's
-//! own account (a delegate strategy), and what arrives goes into the
+//! the inputs are routed to the position's underlying token in the account
+//! that runs the program (the router's shared executor, or the caller's own
+//! account under a delegate strategy), and what arrives goes into the
 //! position on the receiver's behalf.
 //!
 //! ```text
 //! inputs ─route (fee, slippage)─▶ underlying in the account (y, checked ≥ min)
 //!   Aave variable debt   approve(pool, y); pool.repay(asset, y, 2, receiver)   the receiver's debt −y
+//!                        (shared executor: what repay left → refund receiver)
 //!   Curve gauge          approve(gauge, y); gauge.deposit(y, receiver)        the receiver's stake +y
 //! ```
 //!
@@ -14,7 +16,8 @@
 //! world has no borrowers, so a repayment is proven against a debt of the
 //! amount it repays (the receiver's real debt must be at least that much for
 //! all of `y` to be used; Aave repays no more than the debt and the rest
-//! stays in the caller's account).
+//! stays in the caller's account, or goes from the shared executor to the
+//! refund receiver).
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
@@ -98,9 +101,19 @@ pub fn nontokenized_now(
         }
     };
     let p = parties(cw, route)?;
-    if !matches!(p.runner, Runner::Delegate { .. } | Runner::LegacyDelegate { .. }) {
+    // The router's shared executor puts what arrives into the position on
+    // the receiver's behalf, as an account does; a wallet would own the
+    // position itself.
+    if !matches!(
+        p.runner,
+        Runner::Router { .. } | Runner::Delegate { .. } | Runner::LegacyDelegate { .. }
+    ) {
         return Err(ExecError::PositionNeedsDelegate);
     }
+    let shared = p.runner.is_shared();
+    // What the position does not take (a repayment above the debt) leaves a
+    // shared executor, to the refund receiver or the sender.
+    let refund = route.refund_receiver.unwrap_or(route.from);
     let underlying = match fixture {
         PositionFixture::AaveDebt { asset, .. } => asset,
         PositionFixture::Gauge { lp } => lp,
@@ -133,7 +146,7 @@ pub fn nontokenized_now(
         receiver: account,
         outputs: &route.quote.outputs,
         check_min: Some(&mins),
-        shared: false,
+        shared,
         refund: None,
         catalog: &state.catalog,
         exact_out_max_in: None,
@@ -154,6 +167,11 @@ pub fn nontokenized_now(
                     &[asset_in, y, variable, owner_in],
                     Out::Ignore,
                 )?;
+                if shared {
+                    let account_in = b.address(account)?;
+                    let left = encode::route::balance_of(b, asset, account_in)?;
+                    encode::route::send(b, asset, refund, encode::route::Amount::In(left))?;
+                }
             }
             PositionFixture::Gauge { lp } => {
                 approve(b, lp, req.position, y.clone())?;

@@ -367,7 +367,7 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
         }
         ExecError::PositionNeedsDelegate => (
             Some("routingStrategy".into()),
-            "non-tokenized positions are entered from the caller's own account: use delegate or delegate-legacy".into(),
+            "a non-tokenized position is entered on its owner's behalf by the router's executor or the caller's own account, never by a wallet, which would own it: use router, delegate or delegate-legacy".into(),
         ),
         ExecError::Approve(a) => {
             use switchyard_engine::wallet::ApproveError as A;

@@ -366,7 +366,7 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
             from_address: Some(sender(q, "fromAddress")?),
             routing_strategy: q
                 .strategy("routingStrategy", &NONTOKENIZED_STRATEGIES)?
-                .unwrap_or(RoutingStrategy::Delegate),
+                .unwrap_or(RoutingStrategy::Router),
             execution_mode: ExecutionMode::User,
             to_eoa: None,
             receiver: Some(required_address(q, "receiver")?),

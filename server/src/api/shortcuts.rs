@@ -753,16 +753,16 @@ async fn route_response(
 }
 
 /// `GET /api/v1/shortcuts/route/nontokenized`: the inputs routed to the
-/// position's underlying token in the caller's own account (delegate
-/// strategies; the default here is `delegate`), then into the position on
-/// `receiver`'s behalf (an Aave debt repaid, a Curve gauge stake). The
+/// position's underlying token in the account that runs the program (the
+/// router's executor by default, as Enso's; the caller's own account with a
+/// delegate strategy), then into the position on `receiver`'s behalf (an Aave debt repaid, a Curve gauge stake). The
 /// transaction is executed against the snapshot first, and the position
 /// must move by exactly `amountDeposited`.
 #[utoipa::path(get, path = "/api/v1/shortcuts/route/nontokenized", tag = "shortcuts",
     params(
         ("chainId" = Option<u64>, Query, description = "Chain (default 1)", minimum = 1, maximum = 9223372036854775807i64),
         ("fromAddress" = String, Query, description = "Sender", pattern = "^0x[0-9a-fA-F]{40}$"),
-        ("routingStrategy" = Option<String>, Query, description = "delegate (default), delegate-legacy or checkout; router is refused", pattern = "^(router|delegate|delegate-legacy|checkout)$"),
+        ("routingStrategy" = Option<String>, Query, description = "router (default), delegate, delegate-legacy or checkout", pattern = "^(router|delegate|delegate-legacy|checkout)$"),
         ("tokenIn" = Vec<String>, Query, description = "Input tokens", pattern = "^0x[0-9a-fA-F]{40}$"),
         ("amountIn" = Vec<String>, Query, description = "Amounts in wei, one per tokenIn", pattern = "^[0-9]{1,78}$"),
         ("positionOut" = String, Query, description = "Position id (or address) of a non-tokenized position"),
