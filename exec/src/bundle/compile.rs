@@ -592,6 +592,17 @@ impl<'a> Compiler<'a> {
             if p.chain != self.chain || !family.contains(&*p.protocol) || p.address != primary {
                 continue;
             }
+            // A pool of two tradable tokens is swapped through, never
+            // deposited into: its LP token is not one of its tokens.
+            if matches!(
+                p.state,
+                PoolState::UniswapV2 { .. }
+                    | PoolState::UniswapV3(_)
+                    | PoolState::Stableswap(_)
+                    | PoolState::Weighted(_)
+            ) {
+                continue;
+            }
             // Deposit: token 0 (asset) into token 1 (position); redeem back.
             let (Some(asset), Some(position)) = (p.tokens.first(), p.tokens.get(1)) else {
                 continue;

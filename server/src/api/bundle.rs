@@ -239,6 +239,43 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
     })
 }
 
+/// Whether this version answers `action` of `protocol` with a
+/// transaction, given a world holding the protocol's contracts: what
+/// `/standards` and `/actions` advertise. The rest of the catalog's
+/// vocabulary (Enso's) is still parsed far enough to answer 501 naming what
+/// is not built, or 422 where the world lacks the contracts:
+///
+/// - no LP positions yet: Curve, Uniswap V2 and Balancer deposits and
+///   redeems, multi-token deposits and redeems, concentrated-liquidity
+///   positions;
+/// - no flash loans, paymaster fees, or withdrawals by position id;
+/// - no Compound V3 market in the world;
+/// - a bundle's bridge answers 422 (no deployed bridge receiver is
+///   modelled);
+/// - an ERC-721 has no `transfer`.
+pub fn builds(protocol: &str, action: &str) -> bool {
+    match action {
+        "depositclmm"
+        | "redeemclmm"
+        | "flashloan"
+        | "paymasterfee"
+        | "multideposit"
+        | "tokenizedmultideposit"
+        | "multioutsingledeposit"
+        | "multiredeem"
+        | "tokenizedmultiredeem"
+        | "singlewithdrawwithpositionid"
+        | "multiwithdraw"
+        | "bridge" => false,
+        "deposit" | "redeem" | "singledeposit" | "singleredeem" => {
+            !matches!(protocol, "curve" | "uniswap-v2" | "balancer-v2" | "compound-v3")
+        }
+        "withdraw" | "singlewithdraw" | "borrow" | "repay" => protocol != "compound-v3",
+        "transfer" => protocol != "erc721",
+        _ => true,
+    }
+}
+
 /// What parsing actions needs from the instance.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Instance {

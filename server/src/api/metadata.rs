@@ -83,34 +83,39 @@ pub async fn aggregators(
     Ok(Json(out))
 }
 
-fn standard_dto(catalog: &Catalog, st: &switchyard_catalog::Standard) -> dto::Standard {
+/// A standard as advertised: only the actions this version answers with a
+/// transaction ([`super::bundle::builds`]); `None` when there are none.
+fn standard_dto(catalog: &Catalog, st: &switchyard_catalog::Standard) -> Option<dto::Standard> {
     let pref = |slug: &str| dto::ProtocolRef {
         slug: slug.to_owned(),
         url: catalog.protocol(slug).and_then(|p| p.url.clone()).unwrap_or_default(),
     };
-    dto::Standard {
+    let actions: Vec<_> = st
+        .actions
+        .iter()
+        .filter(|a| super::bundle::builds(&st.protocol, &a.action))
+        .map(|a| dto::StandardAction {
+            action: a.action.clone(),
+            name: a.name.clone(),
+            function_names: a.function_names.clone(),
+            supported_chains: a.chains.iter().map(|c| network_ref(catalog, *c)).collect(),
+            inputs: a.inputs.clone(),
+        })
+        .collect();
+    (!actions.is_empty()).then(|| dto::Standard {
         protocol: pref(&st.protocol),
         forks: st.forks.iter().map(|f| pref(f)).collect(),
-        actions: st
-            .actions
-            .iter()
-            .map(|a| dto::StandardAction {
-                action: a.action.clone(),
-                name: a.name.clone(),
-                function_names: a.function_names.clone(),
-                supported_chains: a.chains.iter().map(|c| network_ref(catalog, *c)).collect(),
-                inputs: a.inputs.clone(),
-            })
-            .collect(),
-    }
+        actions,
+    })
 }
 
-/// `GET /api/v1/standards`: every standard and its actions.
+/// `GET /api/v1/standards`: every standard and the actions this version
+/// builds.
 #[utoipa::path(get, path = "/api/v1/standards", tag = "standards",
     responses((status = 200, body = Vec<dto::Standard>)))]
 pub async fn standards(State(s): State<AppState>) -> Json<Vec<dto::Standard>> {
     let catalog = s.engine.catalog();
-    Json(catalog.standards().iter().map(|st| standard_dto(&catalog, st)).collect())
+    Json(catalog.standards().iter().filter_map(|st| standard_dto(&catalog, st)).collect())
 }
 
 /// `GET /api/v1/standards/{slug}`: the standard of a protocol (or of the
@@ -126,8 +131,9 @@ pub async fn standard_by_slug(
     let catalog = s.engine.catalog();
     let st = catalog
         .standard(&slug)
+        .and_then(|st| standard_dto(&catalog, st))
         .ok_or_else(|| ApiError::not_found("slug", format!("no standard for protocol `{slug}`")))?;
-    Ok(Json(vec![standard_dto(&catalog, st)]))
+    Ok(Json(vec![st]))
 }
 
 fn action_dto(a: &switchyard_catalog::ActionSpec) -> dto::Action {
@@ -150,14 +156,22 @@ fn action_dto(a: &switchyard_catalog::ActionSpec) -> dto::Action {
     }
 }
 
-/// `GET /api/v1/actions`: every bundle action and its inputs.
+/// `GET /api/v1/actions`: every bundle action some standard builds here,
+/// and its inputs.
 #[utoipa::path(get, path = "/api/v1/actions", tag = "standards",
     responses((status = 200, body = Vec<dto::Action>)))]
 pub async fn actions(State(s): State<AppState>) -> Json<Vec<dto::Action>> {
-    Json(s.engine.catalog().actions().iter().map(action_dto).collect())
+    let catalog = s.engine.catalog();
+    let built = |a: &&switchyard_catalog::ActionSpec| {
+        catalog.standards().iter().any(|st| {
+            st.actions.iter().any(|x| x.action == a.action)
+                && super::bundle::builds(&st.protocol, &a.action)
+        })
+    };
+    Json(catalog.actions().iter().filter(built).map(action_dto).collect())
 }
 
-/// `GET /api/v1/actions/{slug}`: the actions a protocol supports.
+/// `GET /api/v1/actions/{slug}`: the actions a protocol supports here.
 #[utoipa::path(get, path = "/api/v1/actions/{slug}", tag = "standards",
     params(("slug" = String, Path, description = "Protocol slug")),
     responses((status = 200, body = Vec<dto::Action>), (status = 404, body = crate::error::ErrorBody)))]
@@ -169,7 +183,14 @@ pub async fn actions_by_slug(
     let st = catalog
         .standard(&slug)
         .ok_or_else(|| ApiError::not_found("slug", format!("no standard for protocol `{slug}`")))?;
-    Ok(Json(st.actions.iter().filter_map(|a| catalog.action(&a.action)).map(action_dto).collect()))
+    Ok(Json(
+        st.actions
+            .iter()
+            .filter(|a| super::bundle::builds(&st.protocol, &a.action))
+            .filter_map(|a| catalog.action(&a.action))
+            .map(action_dto)
+            .collect(),
+    ))
 }
 
 /// `GET /api/v1/projects`: projects and their protocols.
