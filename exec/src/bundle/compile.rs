@@ -1072,11 +1072,14 @@ impl<'a> Compiler<'a> {
                     amount: *amount,
                     owner: *sender,
                 });
-                if *receiver == self.account {
-                    self.produce(*token);
-                } else {
+                // Tokens that arrive in the account are this action's output
+                // (Permit2 moves exactly the amount requested); sent on to
+                // someone else, they are that receiver's.
+                if *receiver != self.account {
                     self.receivers.insert(*receiver);
+                    return Ok(Vec::new());
                 }
+                self.produce(*token);
                 let slot = self.b.uint(*amount).map_err(weiroll(&at))?;
                 Ok(vec![Output {
                     slot,

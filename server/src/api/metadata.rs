@@ -131,8 +131,13 @@ pub async fn standard_by_slug(
     let catalog = s.engine.catalog();
     let st = catalog
         .standard(&slug)
-        .and_then(|st| standard_dto(&catalog, st))
         .ok_or_else(|| ApiError::not_found("slug", format!("no standard for protocol `{slug}`")))?;
+    let st = standard_dto(&catalog, st).ok_or_else(|| {
+        ApiError::not_found(
+            "slug",
+            format!("no action of protocol `{slug}` is built by this version"),
+        )
+    })?;
     Ok(Json(vec![st]))
 }
 
