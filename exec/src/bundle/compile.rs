@@ -332,15 +332,7 @@ impl<'a> Compiler<'a> {
     /// Records that `amount` of `token` is spent: a literal amount of a
     /// token the bundle has not produced comes from outside.
     fn consume(&mut self, token: Address, amount: &Amount, field: &str) -> Result<(), BundleError> {
-        let known = token == NATIVE_TOKEN
-            || self.state.catalog.token(self.chain, token).is_some()
-            || self.world.token_impl(token).is_some();
-        if !known {
-            return Err(BundleError::invalid(
-                field,
-                format!("token {token:#x} is not known on chain {}", self.chain),
-            ));
-        }
+        self.known_token(token, field)?;
         if let Amount::Value(v) = amount
             && !self.produced.contains(&token)
         {
@@ -348,6 +340,20 @@ impl<'a> Compiler<'a> {
             *e = e.saturating_add(*v);
         }
         Ok(())
+    }
+
+    /// Refuses a token neither the catalog nor the world knows on the chain.
+    fn known_token(&self, token: Address, field: &str) -> Result<(), BundleError> {
+        let known = token == NATIVE_TOKEN
+            || self.state.catalog.token(self.chain, token).is_some()
+            || self.world.token_impl(token).is_some();
+        if known {
+            return Ok(());
+        }
+        Err(BundleError::invalid(
+            field,
+            format!("token {token:#x} is not known on chain {}", self.chain),
+        ))
     }
 
     fn produce(&mut self, token: Address) {
@@ -1032,6 +1038,7 @@ impl<'a> Compiler<'a> {
                     )
                     .into());
                 }
+                self.known_token(*token, &format!("{at}.token"))?;
                 let listed = self
                     .state
                     .catalog
@@ -1439,6 +1446,7 @@ impl<'a> Compiler<'a> {
     /// into an account, balances before) and epilogue (sweeps), the
     /// transaction, the simulation setup and the approvals.
     fn assemble(&self, mut b: ProgramBuilder) -> Result<Assembled, BundleError> {
+        let body_words = b.words();
         let mut prologue = 0;
         let at = "body";
         let acct = self.account;
@@ -1513,8 +1521,21 @@ impl<'a> Compiler<'a> {
         }
         let program = b.build();
         encode::guard::check(self.world, acct, &program).map_err(|e| {
-            tracing::error!(error = %e, chain = %self.chain, "bundle program refused by the guard");
-            BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
+            // A command of an action calls what the client named (a token,
+            // a contract): the action is refused. Anywhere else the
+            // compiler wrote the call, and the refusal is its own bug.
+            let action = e
+                .command()
+                .and_then(|w| w.checked_sub(prologue))
+                .filter(|w| *w < body_words)
+                .map(|w| action_at(&self.marks, w));
+            match action {
+                Some(i) => BundleError::invalid(format!("{}[{i}]", self.base), e.to_string()),
+                None => {
+                    tracing::error!(error = %e, chain = %self.chain, "bundle program refused by the guard");
+                    BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }
+                }
+            }
         })?;
         let account_id = encode::account_id(&self.req.account_id);
         let tx = encode::transaction(

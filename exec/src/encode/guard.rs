@@ -86,6 +86,18 @@ pub enum GuardError {
     },
 }
 
+impl GuardError {
+    /// The index of the command refused, when one command is.
+    pub const fn command(&self) -> Option<usize> {
+        match self {
+            Self::OwnAccount { index, .. }
+            | Self::NotListed { index, .. }
+            | Self::UnknownFunction { index, .. } => Some(*index),
+            Self::Malformed(_) | Self::WrongEntry { .. } | Self::ApprovesExecutor { .. } => None,
+        }
+    }
+}
+
 /// Every address listed on `chain`: the catalog's tokens, deployments and
 /// positions, and the market's pools, the contracts they name (tokens, a
 /// Compound market's comptroller) and its two-token vaults. The world keeps
