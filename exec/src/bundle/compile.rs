@@ -17,7 +17,7 @@ use std::{
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use switchyard_catalog::{ApiCode, ChainId, DeploymentRole, NATIVE_TOKEN, market::LendingModel};
+use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, market::LendingModel};
 use switchyard_kernel::{
     BridgeRoute, KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute,
     apply_plan, find_routes, plan_through,
@@ -1039,12 +1039,8 @@ impl<'a> Compiler<'a> {
                     .into());
                 }
                 self.known_token(*token, &format!("{at}.token"))?;
-                let listed = self
-                    .state
-                    .catalog
-                    .deployments_on(self.chain)
-                    .any(|d| d.role == DeploymentRole::Permit2 && d.address == PERMIT2);
-                if !listed {
+                // The world places Permit2 where the catalog lists it.
+                if !self.world.is_listed(PERMIT2) {
                     return Err(BundleError::unroutable(
                         format!("{at}.signature"),
                         format!("Permit2 is not listed as deployed on chain {}", self.chain),

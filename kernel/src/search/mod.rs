@@ -667,8 +667,8 @@ fn route_leg(
         // deliver more on some instances and less on others (on the quality
         // bench's V2/V3 tail→tail $10M, keeping the better of the two
         // lifts the median 0.98164 → 0.98373 and p5 0.95085 → 0.95823, for
-        // 2.89 → 3.07 ms of router time). The split delivering most is
-        // kept.
+        // a few percent more router time on those trades, BENCHMARKS.md).
+        // The split delivering most is kept.
         let active = solve(&edges, false);
         let first = allocate(&active);
         let walk = |edges: &[(TokenIx, TokenIx, Edge)]| {

@@ -110,9 +110,14 @@ impl<'v, 'a> Args<'v, 'a> {
     /// A literal uint256 (a decimal string or a JSON integer; no output
     /// reference).
     fn wei(&self, name: &str) -> Result<alloy_primitives::U256, ApiError> {
-        match self.amount(name)? {
-            Amount::Value(v) => Ok(v),
-            Amount::Output { .. } => Err(ApiError::invalid(
+        self.opt_wei(name)?.ok_or_else(|| ApiError::missing(self.path(name)))
+    }
+
+    fn opt_wei(&self, name: &str) -> Result<Option<alloy_primitives::U256>, ApiError> {
+        match self.opt_amount(name)? {
+            None => Ok(None),
+            Some(Amount::Value(v)) => Ok(Some(v)),
+            Some(Amount::Output { .. }) => Err(ApiError::invalid(
                 self.path(name),
                 format!("{} must be a literal integer, not an output reference", self.path(name)),
             )),
@@ -439,16 +444,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
         "balance" => ActionKind::Balance {
             token: args.address("token")?,
             account: args.opt_address("account")?,
-            estimate: match args.opt_amount("estimate")? {
-                None => None,
-                Some(Amount::Value(v)) => Some(v),
-                Some(Amount::Output { .. }) => {
-                    return Err(ApiError::invalid(
-                        args.path("estimate"),
-                        "estimate must be a wei amount",
-                    ));
-                }
-            },
+            estimate: args.opt_wei("estimate")?,
         },
         "minamountout" => ActionKind::MinAmountOut {
             amount_out: args.amount("amountOut")?,
