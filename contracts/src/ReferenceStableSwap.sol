@@ -36,38 +36,40 @@ interface IStableSwapToken {
 /// refuses a trade that buys nothing (`dy` rounds to 0), the pool, like
 /// Curve's, pays 0.
 ///
-/// Simplifications: no liquidity functions (the world writes the internal
-/// `balances` into storage, as the pool's liquidity history left them), `A`
+/// Simplifications: no liquidity functions here (the world writes the
+/// internal `balances` into storage, as the pool's liquidity history left
+/// them; `ReferenceStableSwapLp.sol` adds a tokenized pool's one-coin
+/// deposit and withdrawal), `A`
 /// fixed where the world deploys it (a ramp moves it between blocks, and
 /// the world is rebuilt per block), no admin actions, no kill switch.
 contract ReferenceStableSwap {
     /// The native coin's placeholder address.
     address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
-    uint256 private constant FEE_DENOMINATOR = 1e10;
-    uint256 private constant PRECISION = 1e18;
-    uint256 private constant MAX_FEE = 5e9;
-    uint256 private constant MAX_ADMIN_FEE = 1e10;
-    uint256 private constant MAX_COINS = 4;
-    uint256 private constant MAX_ITERATIONS = 255;
+    uint256 internal constant FEE_DENOMINATOR = 1e10;
+    uint256 internal constant PRECISION = 1e18;
+    uint256 internal constant MAX_FEE = 5e9;
+    uint256 internal constant MAX_ADMIN_FEE = 1e10;
+    uint256 internal constant MAX_COINS = 4;
+    uint256 internal constant MAX_ITERATIONS = 255;
 
     /// Coin addresses, pool order.
     address[] public coins;
     /// Internal balances, pool order, raw units of each coin.
     uint256[] public balances;
     /// `10^(36 - decimals)` of each coin.
-    uint256[] private _rates;
+    uint256[] internal _rates;
 
     /// `A_PRECISION` of the pool's code (1 or 100 on mainnet).
     uint256 public immutable A_PRECISION;
     /// `A * A_PRECISION`.
-    uint256 private immutable _amp;
+    uint256 internal immutable _amp;
     /// Fee, 1e-10 units (4e6 is 0.04%).
     uint256 public immutable fee;
     /// The admin's share of the fee, 1e-10 units (5e9 is half).
     uint256 public immutable admin_fee;
 
-    bool private _entered;
+    bool internal _entered;
 
     event TokenExchange(
         address indexed buyer, int128 sold_id, uint256 tokens_sold, int128 bought_id, uint256 tokens_bought
@@ -200,13 +202,13 @@ contract ReferenceStableSwap {
 
     // ---- the curve ----
 
-    function _index(int128 i) private view returns (uint256) {
+    function _index(int128 i) internal view returns (uint256) {
         if (i < 0 || uint256(int256(i)) >= coins.length) revert BadIndex(i);
         return uint256(int256(i));
     }
 
     /// `(dy, admin part)` of `exchange(i, j, dx)`, raw units of coin `j`.
-    function _exchangeOut(uint256 i, uint256 j, uint256 dx) private view returns (uint256, uint256) {
+    function _exchangeOut(uint256 i, uint256 j, uint256 dx) internal view returns (uint256, uint256) {
         if (i == j) revert SameCoin();
         uint256 n = coins.length;
         uint256[] memory xp = new uint256[](n);
@@ -223,7 +225,7 @@ contract ReferenceStableSwap {
     }
 
     /// The invariant `D` of normalized balances `xp`.
-    function _getD(uint256[] memory xp) private view returns (uint256) {
+    function _getD(uint256[] memory xp) internal view returns (uint256) {
         uint256 n = xp.length;
         uint256 s = 0;
         for (uint256 k = 0; k < n; ++k) {
@@ -249,7 +251,7 @@ contract ReferenceStableSwap {
 
     /// The normalized balance of coin `j` that keeps `D` when coin `i`'s is
     /// `x`, the others as in `xp`.
-    function _getY(uint256 i, uint256 j, uint256 x, uint256[] memory xp) private view returns (uint256) {
+    function _getY(uint256 i, uint256 j, uint256 x, uint256[] memory xp) internal view returns (uint256) {
         uint256 n = xp.length;
         uint256 aP = A_PRECISION;
         uint256 d = _getD(xp);
@@ -281,7 +283,7 @@ contract ReferenceStableSwap {
     }
 
     /// Calls an ERC-20, accepting tokens that return nothing.
-    function _call(address token, bytes memory data) private {
+    function _call(address token, bytes memory data) internal {
         (bool ok, bytes memory ret) = token.call(data);
         if (!ok || (ret.length != 0 && !abi.decode(ret, (bool))) || (ret.length == 0 && token.code.length == 0)) {
             revert TransferFailed(token);

@@ -79,6 +79,8 @@ async fn positions_move_by_exactly_the_amount_deposited() {
             position(THREE_CRV, 5 * 10u128.pow(21), THREE_CRV, GAUGE_3POOL),
             false,
         ),
+        // Through the 3pool's `add_liquidity`, then staked.
+        ("DAI → 3pool gauge", position(DAI, 10u128.pow(21), THREE_CRV, GAUGE_3POOL), false),
     ];
     let router = world.shortcuts.router.expect("router").0;
     let through_router = |mut req: NontokenizedRequest| {
@@ -154,7 +156,9 @@ async fn positions_move_by_exactly_the_amount_deposited() {
         engine.nontokenized(comet).await,
         Err(EngineError::Exec(switchyard_engine::ExecError::PositionUnavailable { .. }))
     ));
-    let unroutable = position(DAI, 10u128.pow(21), THREE_CRV, GAUGE_3POOL);
+    // A coin of no pool the catalog lists.
+    let nowhere = address!("00000000000000000000000000000000000c0c01");
+    let unroutable = position(nowhere, 10u128.pow(21), THREE_CRV, GAUGE_3POOL);
     assert!(matches!(
         engine.nontokenized(unroutable).await,
         Err(EngineError::Exec(switchyard_engine::ExecError::Route(_)))

@@ -23,6 +23,8 @@ const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
 const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
 const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
 const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
+const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
+const STE_CRV: Address = address!("06325440d014e39736583c165c2963ba99faf14e");
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("switchyard-route-{name}-{}", std::process::id()));
@@ -92,6 +94,17 @@ async fn router_routes_execute_and_deliver_the_quote() {
         (WSTETH, 10_000_000_000_000_000_000, NATIVE_TOKEN),
         (STETH, 10_000_000_000_000_000_000, WSTETH),
         (WSTETH, 1_000_000_000_000_000_000, STETH),
+        // Curve LP zaps: one coin in through `add_liquidity`, one out
+        // through `remove_liquidity_one_coin`, and on through other pools.
+        (USDC, 1_000_000_000, THREE_CRV),
+        (DAI, 25_000_000_000_000_000_000_000, THREE_CRV),
+        (THREE_CRV, 1_000_000_000_000_000_000_000, USDT),
+        (THREE_CRV, 500_000_000_000_000_000_000, WETH),
+        (WETH, 2_000_000_000_000_000_000, THREE_CRV),
+        (NATIVE_TOKEN, 5_000_000_000_000_000_000, STE_CRV),
+        (STE_CRV, 3_000_000_000_000_000_000, NATIVE_TOKEN),
+        (STETH, 3_000_000_000_000_000_000, STE_CRV),
+        (STE_CRV, 2_000_000_000_000_000_000, USDC),
     ] {
         let req = request(tin, amount, tout);
         let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {tout}: {e:?}"));

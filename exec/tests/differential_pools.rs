@@ -1799,3 +1799,338 @@ fn published_balancer_pools_swap_exactly_as_the_kernel() {
         expect_at_least(&stats.refused, 5, "swaps both refuse");
     }
 }
+
+// ------------------------------------------------- StableSwap liquidity
+
+sol! {
+    /// `contracts/src/ReferenceStableSwapLp.sol`: what the pools of every
+    /// coin count share.
+    #[sol(all_derives)]
+    contract StableSwapLiquidity {
+        event RemoveLiquidityOne(address indexed provider, uint256 token_amount, uint256 coin_amount);
+
+        error NothingAdded();
+        error EmptyPoolNeedsEveryCoin(uint256 index);
+        error TooMuchLp(uint256 amount, uint256 supply);
+
+        constructor(
+            address[] coins,
+            uint8[] decimals,
+            uint256 ampPrecise,
+            uint256 aPrecision,
+            uint256 fee,
+            uint256 adminFee,
+            address lpToken
+        );
+
+        function calc_withdraw_one_coin(uint256 token_amount, int128 i) external view returns (uint256);
+        function remove_liquidity_one_coin(uint256 token_amount, int128 i, uint256 min_amount)
+            external returns (uint256);
+    }
+
+    function add_liquidity(uint256[2] amounts, uint256 min_mint_amount) external payable returns (uint256);
+
+    /// `contracts/src/ReferenceCurveToken.sol`.
+    #[sol(all_derives)]
+    contract ReferenceCurveToken {
+        constructor(string name, string symbol, uint8 decimals, address minter);
+        function set_minter(address minter) external;
+        function totalSupply() external view returns (uint256);
+    }
+}
+
+/// `add_liquidity(uint256[n], uint256)`'s selector for `n` coins.
+fn add_liquidity_selector(n: usize) -> [u8; 4] {
+    let sig = format!("add_liquidity(uint256[{n}],uint256)");
+    alloy_primitives::keccak256(sig.as_bytes())[..4].try_into().unwrap_or_default()
+}
+
+#[derive(Debug, Clone)]
+enum LiquidityOp {
+    /// Coin `i`, this power of two times the pool's balance of it.
+    Deposit(usize, Dx),
+    /// Into coin `j`, this power of two times the trader's LP tokens
+    /// (past them: more than the supply).
+    Withdraw(usize, f64),
+}
+
+#[derive(Debug, Clone)]
+struct LiquidityCase {
+    pool: StableCase,
+    /// The LP supply, this power of ten times the pool's `Σ xp`, or `None`
+    /// for an empty supply.
+    supply: Option<f64>,
+    ops: Vec<LiquidityOp>,
+}
+
+fn liquidity_case() -> impl Strategy<Value = LiquidityCase> {
+    stable_case().prop_flat_map(|pool| {
+        let n = pool.decimals.len();
+        let op = prop_oneof![
+            (0..n, dx()).prop_map(|(i, d)| LiquidityOp::Deposit(i, d)),
+            (0..n, -60.0f64..0.5).prop_map(|(j, f)| LiquidityOp::Withdraw(j, f)),
+        ];
+        (
+            Just(pool),
+            prop_oneof![12 => (-1.0f64..1.0).prop_map(Some), 1 => Just(None)],
+            prop::collection::vec(op, 1..=4),
+        )
+            .prop_map(|(pool, supply, ops)| LiquidityCase { pool, supply, ops })
+    })
+}
+
+#[derive(Default)]
+struct LiquidityStats {
+    minted: Cell<u32>,
+    withdrawn: Cell<u32>,
+    refused: Cell<u32>,
+    native: Cell<u32>,
+    admin_part: Cell<u32>,
+}
+
+fn liquidity_differential(c: LiquidityCase, stats: &LiquidityStats) -> CaseResult {
+    let (mut evm, p) = stable_deploy(&c.pool)?;
+    let n = p.coins.len();
+    // A tokenized pool of the same coins and balances, over a fresh LP
+    // token whose minter it becomes.
+    let token_args = ReferenceCurveToken::constructorCall {
+        name: "LP".into(),
+        symbol: "LP".into(),
+        decimals: 18,
+        minter: DEPLOYER,
+    }
+    .abi_encode();
+    let lp = evm.deploy_artifact(DEPLOYER, Artifact::ReferenceCurveToken, &token_args)?;
+    let args = StableSwapLiquidity::constructorCall {
+        coins: p.coins.clone(),
+        decimals: p.decimals.clone(),
+        ampPrecise: U256::from(p.case.amp),
+        aPrecision: U256::from(p.case.a_precision),
+        fee: U256::from(p.case.fee),
+        adminFee: U256::from(p.case.admin_fee),
+        lpToken: lp,
+    }
+    .abi_encode();
+    let artifact = match n {
+        2 => Artifact::ReferenceStableSwap2,
+        3 => Artifact::ReferenceStableSwap3,
+        _ => Artifact::ReferenceStableSwap4,
+    };
+    let address = evm.deploy_artifact(DEPLOYER, artifact, &args)?;
+    evm.call_sol(DEPLOYER, lp, &ReferenceCurveToken::set_minterCall { minter: address })?;
+    let balances = p.kernel(&mut evm)?;
+    let PoolState::Stableswap(st) = &balances.state else { unreachable!() };
+    switchyard_exec::evm::fixtures::stableswap_balances(&mut evm, address, &st.balances)?;
+    for (coin, b) in p.coins.iter().zip(&st.balances) {
+        if *coin == NATIVE_COIN {
+            evm.set_balance(address, *b);
+        } else {
+            mint(&mut evm, *coin, address, *b)?;
+            approve(&mut evm, *coin, address)?;
+        }
+    }
+    let xp_sum: f64 = st
+        .balances
+        .iter()
+        .zip(&p.decimals)
+        .map(|(b, d)| u256_to_f64(*b) * 10f64.powi(18 - i32::from(*d)))
+        .sum();
+    let supply = c.supply.map_or(U256::ZERO, |l| f64_to_u256(xp_sum * 10f64.powf(l)));
+    let art = Artifact::ReferenceCurveToken;
+    let (Some(supply_slot), Some(balance_slot)) =
+        (art.storage_slot("totalSupply"), art.storage_slot("balanceOf"))
+    else {
+        return Err(TestCaseError::fail("LP token layout"));
+    };
+    evm.set_storage(lp, U256::from(supply_slot), supply);
+    evm.set_storage(lp, switchyard_exec::evm::world::mapping_slot(TRADER, balance_slot), supply);
+
+    let kernel = |evm: &mut Evm| -> Result<Pool, TestCaseError> {
+        let mut b = Vec::new();
+        for k in 0..n {
+            b.push(evm.view(address, &ReferenceStableSwap::balancesCall { i: U256::from(k) })?);
+        }
+        let supply = evm.view(lp, &ReferenceCurveToken::totalSupplyCall {})?;
+        let mut tokens = p.coins.clone();
+        tokens.push(lp);
+        let mut decimals = p.decimals.clone();
+        decimals.push(18);
+        Ok(pool(
+            address,
+            tokens,
+            decimals,
+            PoolState::Stableswap(Box::new(StableswapState {
+                balances: b,
+                amp: U256::from(p.case.amp),
+                fee: U256::from(p.case.fee),
+                admin_fee: U256::from(p.case.admin_fee),
+                a_precision: U256::from(p.case.a_precision),
+                lp_supply: Some(supply),
+            })),
+        ))
+    };
+    let held = |evm: &mut Evm, k: usize| -> Result<U256, EvmError> {
+        if p.coins[k] == NATIVE_COIN {
+            Ok(evm.balance(TRADER))
+        } else {
+            balance(evm, p.coins[k], TRADER)
+        }
+    };
+    for op in &c.ops {
+        let kp = kernel(&mut evm)?;
+        prop_assert_eq!(kp.lp_index(), Some(n));
+        let PoolState::Stableswap(before) = &kp.state else { unreachable!() };
+        let before = (**before).clone();
+        match op {
+            LiquidityOp::Deposit(i, dx) => {
+                let i = *i;
+                let dx = match dx {
+                    Dx::Relative(scale) => {
+                        f64_to_u256(u256_to_f64(before.balances[i]) * scale.exp2())
+                    }
+                    Dx::Raw(x) => *x,
+                };
+                let quoted = kp.swap_exact_in(i, n, dx);
+                let value = if p.coins[i] == NATIVE_COIN {
+                    evm.set_balance(TRADER, dx);
+                    dx
+                } else {
+                    mint(&mut evm, p.coins[i], TRADER, dx)?;
+                    U256::ZERO
+                };
+                let mut data = add_liquidity_selector(n).to_vec();
+                for k in 0..n {
+                    data.extend_from_slice(
+                        &(if k == i { dx } else { U256::ZERO }).to_be_bytes::<32>(),
+                    );
+                }
+                let lp_before = balance(&mut evm, lp, TRADER)?;
+                let deposit = |evm: &mut Evm, min: U256| {
+                    let mut data = data.clone();
+                    data.extend_from_slice(&min.to_be_bytes::<32>());
+                    evm.call(TRADER, address, data.into(), value)
+                };
+                match quoted {
+                    Ok(swap) => {
+                        let more = deposit(&mut evm.clone(), swap.amount_out + U256::ONE);
+                        prop_assert!(is_revert(&more), "a minimum one above the kernel's passed");
+                        let outcome = deposit(&mut evm, swap.amount_out)?;
+                        let minted = add_liquidityCall::abi_decode_returns(&outcome.output)
+                            .map_err(EvmError::from)?;
+                        prop_assert_eq!(minted, swap.amount_out);
+                        prop_assert_eq!(balance(&mut evm, lp, TRADER)? - lp_before, minted);
+                        prop_assert_eq!(&kernel(&mut evm)?.state, &swap.next);
+                        stats.hit_if(&stats.minted, true);
+                        stats.hit_if(&stats.native, p.coins[i] == NATIVE_COIN);
+                    }
+                    Err(e) => {
+                        let onchain = deposit(&mut evm, U256::ZERO);
+                        let paid_zero = onchain.as_ref().is_ok_and(|o| {
+                            add_liquidityCall::abi_decode_returns(&o.output)
+                                .is_ok_and(|m| m.is_zero())
+                        });
+                        prop_assert!(
+                            is_revert(&onchain)
+                                || (e == AmmError::InsufficientLiquidity && paid_zero),
+                            "kernel {e} but the pool {onchain:?}"
+                        );
+                        stats.hit_if(&stats.refused, true);
+                    }
+                }
+            }
+            LiquidityOp::Withdraw(j, frac) => {
+                let j = *j;
+                let mine = balance(&mut evm, lp, TRADER)?;
+                let amount = if *frac > 0.0 {
+                    before.lp_supply.unwrap_or_default() + U256::ONE
+                } else {
+                    f64_to_u256(u256_to_f64(mine) * frac.exp2()).min(mine)
+                };
+                let quoted = kp.swap_exact_in(n, j, amount);
+                let jj = j as i128;
+                let calc = evm.view(
+                    address,
+                    &StableSwapLiquidity::calc_withdraw_one_coinCall {
+                        token_amount: amount,
+                        i: jj,
+                    },
+                );
+                let remove = |evm: &mut Evm, min: U256| {
+                    evm.call_sol(
+                        TRADER,
+                        address,
+                        &StableSwapLiquidity::remove_liquidity_one_coinCall {
+                            token_amount: amount,
+                            i: jj,
+                            min_amount: min,
+                        },
+                    )
+                };
+                match quoted {
+                    Ok(swap) => {
+                        prop_assert_eq!(calc?, swap.amount_out);
+                        let more = remove(&mut evm.clone(), swap.amount_out + U256::ONE);
+                        prop_assert!(is_revert(&more), "a minimum one above the kernel's passed");
+                        let had = held(&mut evm, j)?;
+                        remove(&mut evm, swap.amount_out)?;
+                        prop_assert_eq!(held(&mut evm, j)? - had, swap.amount_out);
+                        prop_assert_eq!(mine - balance(&mut evm, lp, TRADER)?, amount);
+                        let next = kernel(&mut evm)?.state;
+                        prop_assert_eq!(&next, &swap.next);
+                        let PoolState::Stableswap(after) = &next else { unreachable!() };
+                        stats.hit_if(&stats.withdrawn, true);
+                        stats.hit_if(
+                            &stats.admin_part,
+                            before.balances[j] - after.balances[j] > swap.amount_out,
+                        );
+                        stats.hit_if(&stats.native, p.coins[j] == NATIVE_COIN);
+                    }
+                    Err(e) => {
+                        let onchain = remove(&mut evm, U256::ZERO);
+                        let paid_zero = matches!(&calc, Ok(x) if x.is_zero()) && onchain.is_ok();
+                        prop_assert!(
+                            is_revert(&onchain)
+                                || (e == AmmError::InsufficientLiquidity && paid_zero),
+                            "kernel {e} but the pool {onchain:?} (calc {calc:?})"
+                        );
+                        stats.hit_if(&stats.refused, true);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+impl LiquidityStats {
+    fn hit_if(&self, counter: &Cell<u32>, yes: bool) {
+        if yes {
+            counter.set(counter.get() + 1);
+        }
+    }
+}
+
+/// One-coin deposits (`add_liquidity`) and withdrawals
+/// (`remove_liquidity_one_coin`) of random tokenized pools, through the
+/// kernel's LP directions and the reference pool: the same LP tokens
+/// minted, the same coin paid, the same balances and supply after, to the
+/// wei; a minimum one above the kernel's reverts; where the kernel refuses,
+/// the pool reverts or pays nothing.
+#[test]
+fn stableswap_liquidity_exactly_as_the_kernel() {
+    let stats = LiquidityStats::default();
+    check(120, liquidity_case(), |c| liquidity_differential(c, &stats));
+    eprintln!(
+        "liquidity: minted {}, withdrawn {}, refused {}, native {}, admin part {}",
+        stats.minted.get(),
+        stats.withdrawn.get(),
+        stats.refused.get(),
+        stats.native.get(),
+        stats.admin_part.get()
+    );
+    expect_at_least(&stats.minted, 40, "deposits minted");
+    expect_at_least(&stats.withdrawn, 40, "withdrawals paid");
+    expect_at_least(&stats.refused, 5, "refusals");
+    expect_at_least(&stats.native, 5, "native-coin deposits or withdrawals");
+    expect_at_least(&stats.admin_part, 10, "withdrawals leaving an admin part");
+}

@@ -353,6 +353,21 @@ impl Pool {
         self.tokens.iter().position(|t| *t == token)
     }
 
+    /// The index of a Curve pool's LP token among its tokens (after the
+    /// coins), when the pool lists one with its supply and the token is a
+    /// contract of its own: depositing one coin and withdrawing into one
+    /// are then trades with it. A pool that is its own LP token (the
+    /// newer factory pools) is not entered this way.
+    pub fn lp_index(&self) -> Option<usize> {
+        let PoolState::Stableswap(st) = &self.state else { return None };
+        let n = st.balances.len();
+        (st.lp_supply.is_some()
+            && self.tokens.len() == n + 1
+            && self.tokens[n] != self.address
+            && !self.tokens[..n].contains(&self.tokens[n]))
+        .then_some(n)
+    }
+
     /// Marginal rate, in raw units of token `j` per raw unit of token `i`,
     /// before fees. `None` when the pool cannot convert `i` into `j` or has
     /// no liquidity.
@@ -373,26 +388,34 @@ impl Pool {
                 if i == 0 { p01 } else { 1.0 / p01 }
             }
             PoolState::Stableswap(st) => {
-                let StableswapState { balances, amp, a_precision, .. } = &**st;
+                let StableswapState { balances, amp, a_precision, lp_supply, .. } = &**st;
                 let amp = u256_to_f64(*amp) / u256_to_f64(*a_precision).max(1.0);
                 let n = balances.len();
-                if i >= n || j >= n {
+                let lp = self.lp_index();
+                let coin = |k: usize| k < n || Some(k) == lp;
+                if !coin(i) || !coin(j) {
                     return None;
                 }
-                let x: Vec<f64> = balances
-                    .iter()
-                    .zip(self.decimals())
-                    .map(|(b, d)| u256_to_f64(*b) * 10f64.powi(18 - i32::from(*d)))
-                    .collect();
+                let scale: Vec<f64> =
+                    self.decimals().iter().map(|d| 10f64.powi(18 - i32::from(*d))).collect();
+                let x: Vec<f64> =
+                    balances.iter().zip(&scale).map(|(b, s)| u256_to_f64(*b) * s).collect();
                 let d = crate::amm::shadow::stableswap_d(&x, amp)?;
                 let ann = amp * n as f64;
                 let prod: f64 = x.iter().product();
                 let k = d.powi(n as i32 + 1) / ((n as f64).powi(n as i32) * prod);
-                let di = ann + k / x[i];
-                let dj = ann + k / x[j];
-                // Normalized units of j per normalized unit of i, back to raw.
-                let d = self.decimals();
-                di / dj * 10f64.powi(i32::from(d[j]) - i32::from(d[i]))
+                // ∂F/∂x of the invariant F = Ann·S + D − Ann·D − D^(n+1)/(nⁿ·Πx).
+                let dfdx = |c: usize| ann + k / x[c];
+                if i < n && j < n {
+                    // Normalized units of j per normalized unit of i, back to raw.
+                    dfdx(i) / dfdx(j) * scale[i] / scale[j]
+                } else {
+                    // LP tokens per raw unit of a coin: supply / D · ∂D/∂x.
+                    let supply = u256_to_f64((*lp_supply)?);
+                    let dd = |c: usize| dfdx(c) / (ann - 1.0 + (n as f64 + 1.0) * k / d);
+                    let per_coin = |c: usize| supply / d * dd(c) * scale[c];
+                    if j == n { per_coin(i) } else { 1.0 / per_coin(j) }
+                }
             }
             PoolState::Weighted(w) => {
                 let WeightedState { balances, weights, .. } = &**w;
@@ -437,7 +460,11 @@ impl Pool {
                 let l = v3.liquidity as f64;
                 if i == 0 { l / s } else { l * s }
             }
-            PoolState::Stableswap(st) => st.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
+            PoolState::Stableswap(st) => match st.balances.get(i) {
+                Some(b) => u256_to_f64(*b),
+                None if self.lp_index() == Some(i) => st.lp_supply.map_or(0.0, u256_to_f64),
+                None => 0.0,
+            },
             PoolState::Weighted(w) => w.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
             PoolState::Erc4626(v) => {
                 u256_to_f64(if i == 0 { v.total_assets } else { v.total_supply })
@@ -561,6 +588,50 @@ mod tests {
         // dy/dx of the invariant at 900:100, A=100, checked numerically with
         // get_y over a 1e-4 step: 0.894035.
         assert!((r - 0.894_035).abs() < 1e-5, "{r}");
+    }
+
+    /// The 3pool with its LP token (index 3): the LP directions' spot rate
+    /// is a small trade's rate, the shadow follows the exact math, and a
+    /// deposit withdrawn again gives back the coin less the fees.
+    #[test]
+    fn a_curve_lp_token_is_entered_and_left_through_one_coin() {
+        let e = |n: u64, d: u32| U256::from(n) * U256::from(10u64).pow(U256::from(d));
+        let mut p = pool(
+            PoolState::Stableswap(Box::new(StableswapState {
+                balances: vec![e(52_400_000, 18), e(55_100_000, 6), e(63_800_000, 6)],
+                amp: U256::from(2000u64),
+                fee: U256::from(1_000_000u64),
+                admin_fee: U256::from(5_000_000_000u64),
+                a_precision: U256::from(1u8),
+                lp_supply: Some(e(159_541_690, 18)),
+            })),
+            vec![18, 6, 6, 18],
+        );
+        p.address = Address::with_last_byte(0xee);
+        assert_eq!(p.lp_index(), Some(3));
+        for (i, amount) in [(1usize, e(1_000, 6)), (0, e(25_000, 18)), (2, e(5_000_000, 6))] {
+            let minted = p.swap_exact_in(i, 3, amount).expect("deposit");
+            let spot = p.spot_rate(i, 3).unwrap_or_default();
+            let exact = u256_to_f64(minted.amount_out) / u256_to_f64(amount);
+            let shadow = p.shadow_out(i, 3, u256_to_f64(amount)) / u256_to_f64(amount);
+            assert!((shadow / exact - 1.0).abs() < 1e-6, "{i}: shadow {shadow} exact {exact}");
+            assert!(exact <= spot && exact > spot * 0.99, "{i}: exact {exact} spot {spot}");
+            let PoolState::Stableswap(next) = &minted.next else { unreachable!() };
+            assert_eq!(next.lp_supply, Some(e(159_541_690, 18) + minted.amount_out));
+            let after = Pool { state: minted.next.clone(), ..p.clone() };
+            let back = after.swap_exact_in(3, i, minted.amount_out).expect("withdraw");
+            let shadow = after.shadow_out(3, i, u256_to_f64(minted.amount_out))
+                / u256_to_f64(back.amount_out);
+            assert!((shadow - 1.0).abs() < 1e-6, "{i}: shadow {shadow}");
+            // Two imbalance fees (0.0075% each) at most, and never more.
+            assert!(back.amount_out < amount, "{i}");
+            assert!(u256_to_f64(back.amount_out) > u256_to_f64(amount) * 0.9997, "{i}");
+        }
+        // Coins are not exchanged for the LP token through `exchange`, and
+        // a pool that is its own LP token is not entered this way.
+        p.address = p.tokens[3];
+        assert_eq!(p.lp_index(), None);
+        assert!(p.swap_exact_in(0, 3, e(1, 18)).is_err());
     }
 
     #[test]

@@ -363,11 +363,12 @@ pub fn share_transfer(amount: U256, pooled: U256, shares: U256) -> Option<U256> 
 /// The directions a pool can trade, as `(i, j)` token index pairs.
 fn directions(pool: &Pool) -> Vec<(usize, usize)> {
     let n = match &pool.state {
-        // The LP token (last, when listed) is not exchangeable.
+        // A Curve pool's LP token (last, when listed) is entered from a coin
+        // and left into one, never exchanged.
         PoolState::Stableswap(st) => st.balances.len(),
         _ => pool.tokens.len(),
     };
-    let mut out = Vec::with_capacity(n * (n - 1).max(1));
+    let mut out = Vec::with_capacity(n * (n - 1).max(1) + 2 * n);
     for i in 0..n {
         for j in 0..n {
             let leaves_rebasing_stake =
@@ -375,6 +376,12 @@ fn directions(pool: &Pool) -> Vec<(usize, usize)> {
             if i != j && !leaves_rebasing_stake {
                 out.push((i, j));
             }
+        }
+    }
+    if let Some(lp) = pool.lp_index() {
+        for c in 0..n {
+            out.push((c, lp));
+            out.push((lp, c));
         }
     }
     out

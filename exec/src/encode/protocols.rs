@@ -52,6 +52,24 @@ sol! {
     interface ICurvePool {
         function get_dy(int128 i, int128 j, uint256 dx) external view returns (uint256);
         function exchange(int128 i, int128 j, uint256 dx, uint256 min_dy) external payable returns (uint256);
+        function calc_withdraw_one_coin(uint256 token_amount, int128 i) external view returns (uint256);
+        function remove_liquidity_one_coin(uint256 token_amount, int128 i, uint256 min_amount) external;
+    }
+
+    /// A tokenized Curve pool of 2 coins (stETH/ETH); the deposit's
+    /// selector depends on the coin count.
+    interface ICurvePool2 {
+        function add_liquidity(uint256[2] amounts, uint256 min_mint_amount) external payable;
+    }
+
+    /// A tokenized Curve pool of 3 coins (3pool).
+    interface ICurvePool3 {
+        function add_liquidity(uint256[3] amounts, uint256 min_mint_amount) external;
+    }
+
+    /// A tokenized Curve pool of 4 coins.
+    interface ICurvePool4 {
+        function add_liquidity(uint256[4] amounts, uint256 min_mint_amount) external;
     }
 
     /// Balancer V2 Vault.

@@ -13,6 +13,8 @@
 //!            (out = balance after − before)
 //!     V3     approve(swapRouter); out = swapRouter.exactInputSingle((in, out, fee, account, …, x, 0, 0))
 //!     curve  out = pool.get_dy(i, j, x); approve; pool.exchange{value?}(i, j, x, out)
+//!            LP in:  approve; pool.add_liquidity{value?}([.., x at i, ..], 0)   (out = LP balance after − before)
+//!            LP out: out = pool.calc_withdraw_one_coin(x, j); pool.remove_liquidity_one_coin(x, j, out)
 //!     bal.   approve; out = vault.swap((poolId, GIVEN_IN, in, out, x, ""), (account, false, account, false), 0, max)
 //!     4626   approve; out = vault.deposit(x, account)  |  out = vault.redeem(x, account, account)
 //!     wrap   weth.deposit{value: x}()  |  weth.withdraw(x)            (out = x)
@@ -40,8 +42,8 @@ use super::{
     EncodeError, TokenAmount,
     helpers::{BinaryOp, Helpers, helper, require_at_least},
     protocols::{
-        IAavePool, IBalancerVault, ICToken, ICurvePool, IERC20, IERC4626, IStETH, ISwapRouter,
-        ISwapRouter02, IUniswapV2Router, IWETH, IWstETH,
+        IAavePool, IBalancerVault, ICToken, ICurvePool, ICurvePool2, ICurvePool3, ICurvePool4,
+        IERC20, IERC4626, IStETH, ISwapRouter, ISwapRouter02, IUniswapV2Router, IWETH, IWstETH,
     },
     weiroll::{CallKind, In, Out, Program, ProgramBuilder},
 };
@@ -674,6 +676,13 @@ fn step_calls(
             let out = b.call(CallKind::Call, router, selector, &args, Out::Word)?;
             out.map(In::Fixed).ok_or_else(unsupported)
         }
+        PoolState::Stableswap(_)
+            if pool.lp_index().is_some_and(|lp| {
+                pool.tokens[lp] == st.token_in || pool.tokens[lp] == st.token_out
+            }) =>
+        {
+            curve_liquidity(b, ctx, pool, st, x)
+        }
         PoolState::Stableswap(_) => {
             let (Some(i), Some(j)) = (pool.index_of(st.token_in), pool.index_of(st.token_out))
             else {
@@ -834,6 +843,66 @@ fn step_calls(
             }
         }
         _ => Err(unsupported()),
+    }
+}
+
+/// A Curve pool's one-coin deposit (coin → LP token) or withdrawal (LP
+/// token → coin). The deposit's mint is measured (`calc_token_amount`
+/// leaves the fee out, and the 3pool's `add_liquidity` returns nothing);
+/// the withdrawal pays exactly `calc_withdraw_one_coin`, which is its
+/// minimum.
+fn curve_liquidity(
+    b: &mut ProgramBuilder,
+    ctx: &StepCtx<'_>,
+    pool: &Pool,
+    st: &Step,
+    x: In,
+) -> Result<In, EncodeError> {
+    let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
+    let lp = pool.lp_index().ok_or_else(unsupported)?;
+    let lp_token = pool.tokens[lp];
+    if st.token_out == lp_token {
+        let i = pool.index_of(st.token_in).filter(|i| *i < lp).ok_or_else(unsupported)?;
+        let selector = match lp {
+            2 => ICurvePool2::add_liquidityCall::SELECTOR,
+            3 => ICurvePool3::add_liquidityCall::SELECTOR,
+            4 => ICurvePool4::add_liquidityCall::SELECTOR,
+            _ => return Err(unsupported()),
+        };
+        let zero = b.uint(U256::ZERO)?;
+        // `uint256[n]` is static: its members are the call's first words.
+        let mut args = vec![zero; lp + 1];
+        args[i] = x.clone();
+        let kind = if st.token_in == NATIVE_TOKEN {
+            let In::Fixed(v) = x else { return Err(unsupported()) };
+            CallKind::Value(v)
+        } else {
+            approve(b, st.token_in, pool.address, x)?;
+            CallKind::Call
+        };
+        measured(b, lp_token, &ctx.account_in, |b| {
+            b.call(kind, pool.address, selector, &args, Out::Ignore)?;
+            Ok(())
+        })
+    } else {
+        let j = pool.index_of(st.token_out).filter(|j| *j < lp).ok_or_else(unsupported)?;
+        let j = b.word(j as i128)?;
+        let dy = b.call(
+            CallKind::StaticCall,
+            pool.address,
+            ICurvePool::calc_withdraw_one_coinCall::SELECTOR,
+            &[x.clone(), j.clone()],
+            Out::Word,
+        )?;
+        let dy = word_out(dy)?;
+        b.call(
+            CallKind::Call,
+            pool.address,
+            ICurvePool::remove_liquidity_one_coinCall::SELECTOR,
+            &[x, j, dy.clone()],
+            Out::Ignore,
+        )?;
+        Ok(dy)
     }
 }
 

@@ -283,6 +283,27 @@ sol! {
         function balances(uint256 i) external view returns (uint256);
     }
 
+    /// `contracts/src/ReferenceStableSwapLp.sol`: a tokenized Curve plain
+    /// pool (`ReferenceStableSwap2`, `3` and `4` share the constructor).
+    #[sol(all_derives)]
+    contract ReferenceStableSwapLp {
+        constructor(
+            address[] coins_,
+            uint8[] decimals_,
+            uint256 ampPrecise,
+            uint256 aPrecision,
+            uint256 fee_,
+            uint256 adminFee,
+            address lpToken
+        );
+    }
+
+    /// `contracts/src/ReferenceCurveToken.sol`: a Curve LP token.
+    #[sol(all_derives)]
+    contract ReferenceCurveToken {
+        constructor(string name_, string symbol_, uint8 decimals_, address minter_);
+    }
+
     /// `contracts/src/ReferenceBalancerVault.sol`: the Vault's swap path for
     /// weighted pools; the world registers each pool with its state.
     #[sol(all_derives)]

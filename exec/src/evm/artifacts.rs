@@ -53,6 +53,16 @@ pub enum Artifact {
     WalletFactory,
     /// `ReferenceStableSwap.sol`: a Curve plain pool.
     ReferenceStableSwap,
+    /// `ReferenceStableSwapLp.sol`: a tokenized Curve plain pool of 2 coins
+    /// (the constructor of `ReferenceStableSwap` and its LP token).
+    ReferenceStableSwap2,
+    /// The same, 3 coins.
+    ReferenceStableSwap3,
+    /// The same, 4 coins.
+    ReferenceStableSwap4,
+    /// `ReferenceCurveToken.sol`: a Curve LP token, minted and burnt by its
+    /// pool; constructor `(name, symbol, decimals, minter)`.
+    ReferenceCurveToken,
     /// `ReferenceBalancerVault.sol`: the Balancer V2 Vault's swap path.
     ReferenceBalancerVault,
     /// `ReferenceCToken.sol`: a Compound V2 cToken.
@@ -240,7 +250,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 62] = [
+    pub const ALL: [Self; 66] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -253,6 +263,10 @@ impl Artifact {
         Self::SmartWallet,
         Self::WalletFactory,
         Self::ReferenceStableSwap,
+        Self::ReferenceStableSwap2,
+        Self::ReferenceStableSwap3,
+        Self::ReferenceStableSwap4,
+        Self::ReferenceCurveToken,
         Self::ReferenceBalancerVault,
         Self::ReferenceCToken,
         Self::ReferenceStETH,
@@ -321,6 +335,10 @@ impl Artifact {
             Self::SmartWallet => "SmartWallet",
             Self::WalletFactory => "WalletFactory",
             Self::ReferenceStableSwap => "ReferenceStableSwap",
+            Self::ReferenceStableSwap2 => "ReferenceStableSwap2",
+            Self::ReferenceStableSwap3 => "ReferenceStableSwap3",
+            Self::ReferenceStableSwap4 => "ReferenceStableSwap4",
+            Self::ReferenceCurveToken => "ReferenceCurveToken",
             Self::ReferenceBalancerVault => "ReferenceBalancerVault",
             Self::ReferenceCToken => "ReferenceCToken",
             Self::ReferenceStETH => "ReferenceStETH",
@@ -403,6 +421,18 @@ impl Artifact {
             Self::WalletFactory => include_str!("../../../contracts/artifacts/WalletFactory.json"),
             Self::ReferenceStableSwap => {
                 include_str!("../../../contracts/artifacts/ReferenceStableSwap.json")
+            }
+            Self::ReferenceStableSwap2 => {
+                include_str!("../../../contracts/artifacts/ReferenceStableSwap2.json")
+            }
+            Self::ReferenceStableSwap3 => {
+                include_str!("../../../contracts/artifacts/ReferenceStableSwap3.json")
+            }
+            Self::ReferenceStableSwap4 => {
+                include_str!("../../../contracts/artifacts/ReferenceStableSwap4.json")
+            }
+            Self::ReferenceCurveToken => {
+                include_str!("../../../contracts/artifacts/ReferenceCurveToken.json")
             }
             Self::ReferenceBalancerVault => {
                 include_str!("../../../contracts/artifacts/ReferenceBalancerVault.json")

@@ -49,10 +49,10 @@ use super::{
         BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
         BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, LegacyShortcutsRouter,
         OpenZeppelinVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
-        ReferenceDualVault, ReferenceStableSwap, ReferenceV2Pair, ReferenceV2Router,
-        ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
-        UniswapV2Router02, UniswapV3Factory, UniswapV3SwapRouter, UniswapV3SwapRouter02,
-        WalletFactory,
+        ReferenceCurveToken, ReferenceDualVault, ReferenceStableSwap, ReferenceStableSwapLp,
+        ReferenceV2Pair, ReferenceV2Router, ReferenceVault, ReferenceWETH, ReferenceWstETH,
+        TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory,
+        UniswapV3SwapRouter, UniswapV3SwapRouter02, WalletFactory,
     },
     fixtures, lazy,
 };
@@ -72,7 +72,7 @@ const UNISWAP_V2_INIT_CODE_HASH: B256 =
 /// world's is `ReferencePermit2`: its signature transfers).
 pub const PERMIT2: Address = address!("000000000022d473030f116ddee9f6b43ac78ba3");
 
-/// The LP tokens staked in each Curve gauge of the world (a million, 18
+/// The most LP tokens staked in each Curve gauge of the world (a million, 18
 /// decimals), by [`SEED_HOLDER`].
 pub const GAUGE_STAKE: U256 = uint!(1000000000000000000000000_U256);
 
@@ -134,6 +134,10 @@ pub enum TokenImpl {
     },
     /// stETH: shares are written, enough to read back at least `amount`.
     StEth,
+    /// A Curve LP token (`ReferenceCurveToken`): its supply is the pool's,
+    /// all of it held by [`SEED_HOLDER`] when placed; funding moves tokens
+    /// from that holder, so the supply the pool's math reads never changes.
+    CurveLp,
 }
 
 /// The shortcut contracts of one chain, by strategy.
@@ -677,6 +681,18 @@ where
             }
             return Ok(());
         }
+        Some(TokenImpl::CurveLp) => {
+            let slot = Artifact::ReferenceCurveToken
+                .storage_slot("balanceOf")
+                .ok_or(EvmError::NotAContract(token))?;
+            let held = evm.storage(token, mapping_slot(SEED_HOLDER, slot));
+            if amount > held {
+                return Err(EvmError::Unfundable(format!(
+                    "{amount} LP tokens, above the {held} held outside the accounts funded so far"
+                )));
+            }
+            return Ok(());
+        }
         Some(TokenImpl::Erc20) | None => return Ok(()),
     }
     if amount > U256::from(u128::MAX) {
@@ -733,6 +749,17 @@ where
         }
         Some(TokenImpl::Mapping(artifact, var)) => add_to_mapping(evm, artifact, var, amount),
         Some(TokenImpl::AToken { index }) => aave::fund_a_token(evm, token, holder, amount, index),
+        Some(TokenImpl::CurveLp) => {
+            // A transfer from the seed holder: the supply stays the pool's.
+            let slot = var_slot(Artifact::ReferenceCurveToken, "balanceOf")
+                .map(|s| mapping_slot(SEED_HOLDER, s.to::<u64>()))?;
+            let held = evm.storage(token, slot);
+            let left = held.checked_sub(amount).ok_or_else(|| {
+                EvmError::Unfundable(format!("{amount} LP tokens, above the {held} unallocated"))
+            })?;
+            evm.set_storage(token, slot, left);
+            add_to_mapping(evm, Artifact::ReferenceCurveToken, "balanceOf", amount)
+        }
         Some(TokenImpl::StEth) => {
             let pooled =
                 evm.storage(token, var_slot(Artifact::ReferenceStETH, "_totalPooledEther")?);
@@ -815,17 +842,16 @@ impl<'a> ChainBuilder<'a> {
         self.base_tokens()?;
         let mut unbuilt = Vec::new();
         // Pools whose contract is a token (vault shares, receipts, stETH)
-        // first: other pools may hold those tokens.
-        let issues_token = |(_, p): &(usize, &Pool)| {
-            matches!(
-                p.state,
-                PoolState::Erc4626(_) | PoolState::Lending(_) | PoolState::LiquidStaking(_)
-            )
+        // first, then the Curve pools that place an LP token: other pools
+        // may hold those tokens (and a Curve pool may hold stETH).
+        let rank = |p: &Pool| match p.state {
+            PoolState::Erc4626(_) | PoolState::Lending(_) | PoolState::LiquidStaking(_) => 0,
+            _ if p.lp_index().is_some() => 1,
+            _ => 2,
         };
-        let on_chain =
-            || snapshot.pools().iter().enumerate().filter(move |(_, p)| p.chain == chain);
-        let ordered =
-            on_chain().filter(issues_token).chain(on_chain().filter(|p| !issues_token(p)));
+        let mut ordered: Vec<(usize, &Pool)> =
+            snapshot.pools().iter().enumerate().filter(|(_, p)| p.chain == chain).collect();
+        ordered.sort_by_key(|(_, p)| rank(p));
         // The chain's records by address, once (a scan per pool was
         // quadratic in the market's size).
         let mut records: HashMap<Address, Vec<&PoolRecord>> = HashMap::new();
@@ -1233,7 +1259,11 @@ impl<'a> ChainBuilder<'a> {
     }
 
     /// A Curve plain pool with the snapshot's parameters and balances
-    /// (internal, as the older pools keep them), funded with its coins.
+    /// (internal, as the older pools keep them), funded with its coins. A
+    /// pool the kernel enters through its LP token ([`Pool::lp_index`]) is
+    /// the tokenized pool of its coin count, and its LP token is placed
+    /// with the snapshot's supply, held by [`SEED_HOLDER`], minted and
+    /// burnt by the pool alone.
     fn stableswap(
         &mut self,
         pool: &Pool,
@@ -1243,16 +1273,63 @@ impl<'a> ChainBuilder<'a> {
         let (Some(coins), Some(decimals)) = (pool.tokens.get(..n), pool.decimals().get(..n)) else {
             return Err(self.inconsistent(pool.address, "fewer tokens than balances"));
         };
-        let args = ReferenceStableSwap::constructorCall {
-            coins_: coins.to_vec(),
-            decimals_: decimals.to_vec(),
-            ampPrecise: st.amp,
-            aPrecision: st.a_precision,
-            fee_: st.fee,
-            adminFee: st.admin_fee,
+        let (coins, decimals) = (coins.to_vec(), decimals.to_vec());
+        match (pool.lp_index(), st.lp_supply) {
+            (Some(lp), Some(supply)) => {
+                let artifact = match n {
+                    2 => Artifact::ReferenceStableSwap2,
+                    3 => Artifact::ReferenceStableSwap3,
+                    4 => Artifact::ReferenceStableSwap4,
+                    _ => return Err(self.inconsistent(pool.address, format!("{n} coins"))),
+                };
+                let lp_token = pool.tokens[lp];
+                let (name, symbol) = self
+                    .catalog
+                    .token(self.chain, lp_token)
+                    .map(|t| (t.name.clone(), t.symbol.clone()))
+                    .unwrap_or_else(|| ("Curve LP".to_owned(), "crvLP".to_owned()));
+                let args = ReferenceCurveToken::constructorCall {
+                    name_: name,
+                    symbol_: symbol,
+                    decimals_: pool.decimals()[lp],
+                    minter_: pool.address,
+                }
+                .abi_encode();
+                self.deploy_at(Artifact::ReferenceCurveToken, &args, lp_token)?;
+                let art = Artifact::ReferenceCurveToken;
+                let (Some(supply_slot), Some(balances_slot)) =
+                    (art.storage_slot("totalSupply"), art.storage_slot("balanceOf"))
+                else {
+                    return Err(self.inconsistent(lp_token, "LP token layout"));
+                };
+                self.evm.set_storage(lp_token, U256::from(supply_slot), supply);
+                self.evm.set_storage(lp_token, mapping_slot(SEED_HOLDER, balances_slot), supply);
+                self.tokens.insert(lp_token, TokenImpl::CurveLp);
+                let args = ReferenceStableSwapLp::constructorCall {
+                    coins_: coins.clone(),
+                    decimals_: decimals,
+                    ampPrecise: st.amp,
+                    aPrecision: st.a_precision,
+                    fee_: st.fee,
+                    adminFee: st.admin_fee,
+                    lpToken: lp_token,
+                }
+                .abi_encode();
+                self.deploy_at(artifact, &args, pool.address)?;
+            }
+            _ => {
+                let args = ReferenceStableSwap::constructorCall {
+                    coins_: coins.clone(),
+                    decimals_: decimals,
+                    ampPrecise: st.amp,
+                    aPrecision: st.a_precision,
+                    fee_: st.fee,
+                    adminFee: st.admin_fee,
+                }
+                .abi_encode();
+                self.deploy_at(Artifact::ReferenceStableSwap, &args, pool.address)?;
+            }
         }
-        .abi_encode();
-        self.deploy_at(Artifact::ReferenceStableSwap, &args, pool.address)?;
         fixtures::stableswap_balances(&mut self.evm, pool.address, &st.balances)
             .doing(|| format!("balances of {}", pool.address))?;
         for (coin, balance) in coins.iter().zip(&st.balances) {
@@ -1619,7 +1696,8 @@ impl<'a> ChainBuilder<'a> {
     /// The catalog's Curve gauge positions: a gauge staking the position's
     /// underlying LP token at the position's address, paying CRV (funded
     /// with some, so that rewards a test grants can be claimed). Each holds
-    /// [`GAUGE_STAKE`] LP tokens, staked by [`SEED_HOLDER`], as a deployed
+    /// [`GAUGE_STAKE`] LP tokens (at most a quarter of a placed Curve LP
+    /// token's supply), staked by [`SEED_HOLDER`], as a deployed
     /// gauge holds its depositors' stake: what any account withdraws comes
     /// out of it.
     fn gauges(&mut self) -> Vec<(Address, Result<PositionFixture, String>)> {
@@ -1646,13 +1724,23 @@ impl<'a> ChainBuilder<'a> {
                     TokenImpl::Mapping(Artifact::ReferenceCurveGauge, "balanceOf"),
                 );
                 self.fund(reward, p.address, U256::from(10u8).pow(U256::from(24u8)))?;
-                self.fund(lp, p.address, GAUGE_STAKE)?;
+                // Out of a Curve LP token's supply when the pool's is placed
+                // (a quarter of it at most), minted otherwise.
+                let stake = match self.tokens.get(&lp) {
+                    Some(TokenImpl::CurveLp) => {
+                        let held = ChainWorld::balance_of(&mut self.evm, lp, SEED_HOLDER)
+                            .doing(|| format!("{lp}'s holdings"))?;
+                        GAUGE_STAKE.min(held / U256::from(4u8))
+                    }
+                    _ => GAUGE_STAKE,
+                };
+                self.fund(lp, p.address, stake)?;
                 let supply =
                     Artifact::ReferenceCurveGauge.storage_slot("totalSupply").ok_or_else(|| {
                         self.inconsistent(p.address, "gauge layout has no totalSupply")
                     })?;
-                self.evm.set_storage(p.address, U256::from(supply), GAUGE_STAKE);
-                self.fund(p.address, SEED_HOLDER, GAUGE_STAKE)?;
+                self.evm.set_storage(p.address, U256::from(supply), stake);
+                self.fund(p.address, SEED_HOLDER, stake)?;
                 Ok(PositionFixture::Gauge { lp })
             })();
             out.push((p.address, built.map_err(|e| super::artifacts::error_chain(&e))));

@@ -40,6 +40,11 @@ pub mod gas {
     pub const UNISWAP_V3_PER_TICK: u64 = 25_000;
     /// Curve `exchange`.
     pub const STABLESWAP: u64 = 140_000;
+    /// Curve `add_liquidity` of one coin (two `get_D` and the LP mint).
+    pub const STABLESWAP_ADD_LIQUIDITY: u64 = 210_000;
+    /// Curve `remove_liquidity_one_coin` (two `get_y_D`, the burn, the
+    /// transfer).
+    pub const STABLESWAP_REMOVE_ONE: u64 = 180_000;
     /// ERC-4626 deposit or redeem.
     pub const VAULT: u64 = 100_000;
     /// Lending supply or withdraw.
@@ -216,14 +221,10 @@ impl Pool {
             PoolState::Stableswap(st) => {
                 let StableswapState { balances, amp, fee, admin_fee, a_precision, lp_supply } =
                     &**st;
-                // Coins only; the LP token (last, when present) is not
-                // exchangeable here.
-                if i >= balances.len() || j >= balances.len() {
-                    return Err(AmmError::Unsupported);
-                }
+                let n = balances.len();
                 let rates = self
                     .decimals()
-                    .get(..balances.len())
+                    .get(..n)
                     .ok_or(AmmError::InvalidState)?
                     .iter()
                     .map(|d| stableswap::rate_for_decimals(*d))
@@ -234,23 +235,53 @@ impl Pool {
                     fee: *fee,
                     admin_fee: *admin_fee,
                 };
-                let x = stableswap::exchange(balances, &rates, params, i, j, amount_in)?;
-                let (out, admin) = (x.dy, x.admin_fee);
-                let mut b = balances.clone();
-                b[i] = add(b[i], amount_in)?;
-                b[j] = sub(sub(b[j], out)?, admin)?;
-                Ok(Swap {
-                    amount_out: out,
-                    gas: base,
-                    next: PoolState::Stableswap(Box::new(StableswapState {
-                        balances: b,
+                let next = |balances: Vec<U256>, lp_supply: Option<U256>| {
+                    PoolState::Stableswap(Box::new(StableswapState {
+                        balances,
                         amp: *amp,
                         fee: *fee,
                         admin_fee: *admin_fee,
                         a_precision: *a_precision,
-                        lp_supply: *lp_supply,
-                    })),
-                })
+                        lp_supply,
+                    }))
+                };
+                // The LP token, when the pool lists one, is index `n`: a
+                // deposit of one coin or a withdrawal into one.
+                let lp = self.lp_index().filter(|lp| *lp == i || *lp == j);
+                match (lp, *lp_supply) {
+                    (Some(_), Some(supply)) if j == n => {
+                        let mut amounts = vec![U256::ZERO; n];
+                        amounts[i] = amount_in;
+                        let a =
+                            stableswap::add_liquidity(balances, &rates, params, supply, &amounts)?;
+                        Ok(Swap {
+                            amount_out: a.mint,
+                            gas: gas::STABLESWAP_ADD_LIQUIDITY,
+                            next: next(a.balances, Some(add(supply, a.mint)?)),
+                        })
+                    }
+                    (Some(_), Some(supply)) => {
+                        let r = stableswap::remove_liquidity_one_coin(
+                            balances, &rates, params, supply, amount_in, j,
+                        )?;
+                        let mut b = balances.clone();
+                        b[j] = sub(sub(b[j], r.dy)?, r.admin_fee)?;
+                        Ok(Swap {
+                            amount_out: r.dy,
+                            gas: gas::STABLESWAP_REMOVE_ONE,
+                            next: next(b, Some(sub(supply, amount_in)?)),
+                        })
+                    }
+                    _ if i >= n || j >= n => Err(AmmError::Unsupported),
+                    _ => {
+                        let x = stableswap::exchange(balances, &rates, params, i, j, amount_in)?;
+                        let (out, admin) = (x.dy, x.admin_fee);
+                        let mut b = balances.clone();
+                        b[i] = add(b[i], amount_in)?;
+                        b[j] = sub(sub(b[j], out)?, admin)?;
+                        Ok(Swap { amount_out: out, gas: base, next: next(b, *lp_supply) })
+                    }
+                }
             }
             PoolState::Weighted(w) => {
                 let [(bi, di, wi), (bo, d_out, wo)] = self.weighted_sides(w, i, j)?;

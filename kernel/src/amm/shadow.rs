@@ -175,6 +175,59 @@ fn stableswap_out(
     .unwrap_or(0.0)
 }
 
+/// A one-coin deposit (`j` the LP token, index `n`) or withdrawal (`i`
+/// the LP token) in `f64`: the same steps as the exact math (`D0`, `D1`,
+/// the imbalance fee on each coin's distance from its proportional share,
+/// `D2` or the second `y`), on the solved state.
+fn stableswap_lp_out(
+    st: &crate::pool::StableswapState,
+    decimals: &[u8],
+    i: usize,
+    j: usize,
+    amount_in: f64,
+) -> f64 {
+    let n = st.balances.len();
+    let Some(supply) = st.lp_supply.map(u256_to_f64) else { return 0.0 };
+    if !(2..=MAX_COINS).contains(&n) || decimals.len() <= n || supply <= 0.0 {
+        return 0.0;
+    }
+    let amp = u256_to_f64(st.amp) / u256_to_f64(st.a_precision).max(1.0);
+    let fee = u256_to_f64(st.fee) / 1e10 * n as f64 / (4.0 * (n as f64 - 1.0));
+    Solved::with(&st.balances, &decimals[..n], amp, |solved| {
+        let (x0, d0) = (&solved.x[..n], solved.d);
+        if j == n && i < n {
+            let mut x = solved.x;
+            x[i] += amount_in * solved.scale[i];
+            let d1 = stableswap_d(&x[..n], amp)?;
+            for k in 0..n {
+                let ideal = d1 / d0 * x0[k];
+                x[k] -= fee * (ideal - x[k]).abs();
+            }
+            let d2 = stableswap_d(&x[..n], amp)?;
+            Some((supply * (d2 - d0) / d0).max(0.0))
+        } else if i == n && j < n {
+            // LP tokens are raw units of the supply: the share is unitless.
+            let d1 = d0 * (1.0 - amount_in / supply);
+            if d1 <= 0.0 {
+                return None;
+            }
+            let new_y = stableswap_y(x0, j, d1, amp, x0[j])?;
+            let mut reduced = solved.x;
+            for k in 0..n {
+                let expected =
+                    if k == j { x0[k] * d1 / d0 - new_y } else { x0[k] - x0[k] * d1 / d0 };
+                reduced[k] -= fee * expected;
+            }
+            let y = stableswap_y(&reduced[..n], j, d1, amp, new_y)?;
+            Some(((reduced[j] - y) / solved.scale[j]).max(0.0))
+        } else {
+            None
+        }
+    })
+    .flatten()
+    .unwrap_or(0.0)
+}
+
 /// A StableSwap state's balances in 18-decimal `f64` and its invariant
 /// `D`: a pure function of the balances, decimals and amplification, which
 /// the search asks for at many amounts through the same pool (a split's
@@ -279,6 +332,9 @@ impl Pool {
                 i == 0,
                 amount_in,
             ),
+            PoolState::Stableswap(st) if self.lp_index().is_some_and(|lp| lp == i || lp == j) => {
+                stableswap_lp_out(st, self.decimals(), i, j, amount_in)
+            }
             PoolState::Stableswap(st) => stableswap_out(
                 &st.balances,
                 self.decimals(),

@@ -9,6 +9,7 @@ use alloy_primitives::U256;
 use super::AmmError;
 
 const FEE_DENOMINATOR: u64 = 10_000_000_000;
+const PRECISION: U256 = U256::from_limbs([1_000_000_000_000_000_000, 0, 0, 0]);
 
 fn u(x: u64) -> U256 {
     U256::from(x)
@@ -68,43 +69,10 @@ pub fn get_y(
     if i == j || i >= n_coins || j >= n_coins {
         return Err(AmmError::Unsupported);
     }
-    let n = u(n_coins as u64);
     let d = get_d(xp, amp, a_precision)?;
-    let ann = amp.checked_mul(n).ok_or(AmmError::InvalidState)?;
-    let mut c = d;
-    let mut s = U256::ZERO;
-    for (k, bal) in xp.iter().enumerate() {
-        let xk = if k == i {
-            x
-        } else if k != j {
-            *bal
-        } else {
-            continue;
-        };
-        s = s.checked_add(xk).ok_or(AmmError::InvalidState)?;
-        let den =
-            xk.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InsufficientLiquidity)?;
-        c = c.checked_mul(d).ok_or(AmmError::InvalidState)? / den;
-    }
-    c = c.checked_mul(d).and_then(|v| v.checked_mul(a_precision)).ok_or(AmmError::InvalidState)?
-        / ann.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
-    let b = d
-        .checked_mul(a_precision)
-        .and_then(|v| s.checked_add(v / ann))
-        .ok_or(AmmError::InvalidState)?;
-    let mut y = d;
-    for _ in 0..255 {
-        let prev = y;
-        let num = y.checked_mul(y).and_then(|v| v.checked_add(c)).ok_or(AmmError::InvalidState)?;
-        let den =
-            (y * u(2) + b).checked_sub(d).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
-        y = num / den;
-        let diff = if y > prev { y - prev } else { prev - y };
-        if diff <= u(1) {
-            return Ok(y);
-        }
-    }
-    Err(AmmError::InvalidState)
+    let others =
+        xp.iter().enumerate().filter(|(k, _)| *k != j).map(|(k, b)| if k == i { x } else { *b });
+    solve_y(others, n_coins, d, amp, a_precision)
 }
 
 /// What `exchange(i, j, dx)` pays out and what leaves the pool.
@@ -142,13 +110,8 @@ pub fn exchange(
     dx: U256,
 ) -> Result<Exchange, AmmError> {
     let Params { amp, a_precision, fee, admin_fee } = params;
-    let precision = u(1_000_000_000_000_000_000);
-    let xp: Vec<U256> = balances
-        .iter()
-        .zip(rates)
-        .map(|(b, r)| b.checked_mul(*r).map(|v| v / precision))
-        .collect::<Option<_>>()
-        .ok_or(AmmError::InvalidState)?;
+    let precision = PRECISION;
+    let xp = normalized(balances, rates)?;
     if i >= xp.len() || j >= xp.len() || i == j {
         return Err(AmmError::Unsupported);
     }
@@ -169,6 +132,220 @@ pub fn exchange(
         return Err(AmmError::InsufficientLiquidity);
     }
     Ok(Exchange { dy: out, admin_fee })
+}
+
+/// Balances scaled by `rates` into the pool's 18-decimal unit (`_xp`).
+fn normalized(balances: &[U256], rates: &[U256]) -> Result<Vec<U256>, AmmError> {
+    if balances.len() != rates.len() {
+        return Err(AmmError::InvalidState);
+    }
+    balances
+        .iter()
+        .zip(rates)
+        .map(|(b, r)| b.checked_mul(*r).map(|v| v / PRECISION))
+        .collect::<Option<_>>()
+        .ok_or(AmmError::InvalidState)
+}
+
+/// `get_y_D(i, xp, D)`: the balance of coin `i` that gives the invariant
+/// `d` with the other coins as in `xp`.
+pub fn get_y_d(
+    i: usize,
+    xp: &[U256],
+    d: U256,
+    amp: U256,
+    a_precision: U256,
+) -> Result<U256, AmmError> {
+    if i >= xp.len() {
+        return Err(AmmError::Unsupported);
+    }
+    let others = xp.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, x)| *x);
+    solve_y(others, xp.len(), d, amp, a_precision)
+}
+
+/// The Newton iteration `get_y` and `get_y_D` share: the balance of the one
+/// coin not in `others` that gives the invariant `d`.
+fn solve_y(
+    others: impl Iterator<Item = U256>,
+    n_coins: usize,
+    d: U256,
+    amp: U256,
+    a_precision: U256,
+) -> Result<U256, AmmError> {
+    let n = u(n_coins as u64);
+    let ann = amp.checked_mul(n).ok_or(AmmError::InvalidState)?;
+    let mut c = d;
+    let mut s = U256::ZERO;
+    for xk in others {
+        s = s.checked_add(xk).ok_or(AmmError::InvalidState)?;
+        let den =
+            xk.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InsufficientLiquidity)?;
+        c = c.checked_mul(d).ok_or(AmmError::InvalidState)? / den;
+    }
+    c = c.checked_mul(d).and_then(|v| v.checked_mul(a_precision)).ok_or(AmmError::InvalidState)?
+        / ann.checked_mul(n).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
+    let b = d
+        .checked_mul(a_precision)
+        .and_then(|v| s.checked_add(v / ann))
+        .ok_or(AmmError::InvalidState)?;
+    let mut y = d;
+    for _ in 0..255 {
+        let prev = y;
+        let num = y.checked_mul(y).and_then(|v| v.checked_add(c)).ok_or(AmmError::InvalidState)?;
+        let den = y
+            .checked_mul(u(2))
+            .and_then(|v| v.checked_add(b))
+            .and_then(|v| v.checked_sub(d))
+            .filter(|v| !v.is_zero())
+            .ok_or(AmmError::InvalidState)?;
+        y = num / den;
+        let diff = if y > prev { y - prev } else { prev - y };
+        if diff <= u(1) {
+            return Ok(y);
+        }
+    }
+    Err(AmmError::InvalidState)
+}
+
+/// The fee charged on an imbalanced deposit or a one-coin withdrawal:
+/// `fee · N / (4 · (N − 1))`.
+fn imbalance_fee(fee: U256, n_coins: usize) -> Result<U256, AmmError> {
+    let n = u(n_coins as u64);
+    let den = u(4) * n.checked_sub(u(1)).filter(|v| !v.is_zero()).ok_or(AmmError::InvalidState)?;
+    Ok(fee.checked_mul(n).ok_or(AmmError::InvalidState)? / den)
+}
+
+/// What `add_liquidity(amounts, 0)` mints and leaves in the pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddLiquidity {
+    /// LP tokens minted to the caller.
+    pub mint: U256,
+    /// The pool's balances after (the admin's share of the fees out).
+    pub balances: Vec<U256>,
+}
+
+/// `add_liquidity(amounts, 0)` of the plain pools, integer for integer:
+/// `D0` of the balances, `D1` with the amounts in, each coin's distance from
+/// its ideal balance `D1 · old / D0` charged the imbalance fee (its admin
+/// share leaving the balance), `D2` of what is left, and
+/// `supply · (D2 − D0) / D0` minted (`D1` into an empty pool, which takes
+/// every coin).
+pub fn add_liquidity(
+    balances: &[U256],
+    rates: &[U256],
+    params: Params,
+    supply: U256,
+    amounts: &[U256],
+) -> Result<AddLiquidity, AmmError> {
+    let Params { amp, a_precision, fee, admin_fee } = params;
+    let n = balances.len();
+    if amounts.len() != n || rates.len() != n {
+        return Err(AmmError::InvalidState);
+    }
+    let d0 = if supply.is_zero() {
+        U256::ZERO
+    } else {
+        get_d(&normalized(balances, rates)?, amp, a_precision)?
+    };
+    let mut new = Vec::with_capacity(n);
+    for (b, a) in balances.iter().zip(amounts) {
+        if supply.is_zero() && a.is_zero() {
+            return Err(AmmError::Unsupported);
+        }
+        new.push(b.checked_add(*a).ok_or(AmmError::InvalidState)?);
+    }
+    let d1 = get_d(&normalized(&new, rates)?, amp, a_precision)?;
+    if d1 <= d0 {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    if supply.is_zero() {
+        return Ok(AddLiquidity { mint: d1, balances: new });
+    }
+    let fee = imbalance_fee(fee, n)?;
+    let mut stored = Vec::with_capacity(n);
+    for (old, now) in balances.iter().zip(new.iter_mut()) {
+        let ideal = d1.checked_mul(*old).ok_or(AmmError::InvalidState)? / d0;
+        let difference = if ideal > *now { ideal - *now } else { *now - ideal };
+        let charged =
+            fee.checked_mul(difference).ok_or(AmmError::InvalidState)? / u(FEE_DENOMINATOR);
+        let admin =
+            charged.checked_mul(admin_fee).ok_or(AmmError::InvalidState)? / u(FEE_DENOMINATOR);
+        stored.push(now.checked_sub(admin).ok_or(AmmError::InvalidState)?);
+        *now = now.checked_sub(charged).ok_or(AmmError::InvalidState)?;
+    }
+    let d2 = get_d(&normalized(&new, rates)?, amp, a_precision)?;
+    let grown = d2.checked_sub(d0).ok_or(AmmError::InsufficientLiquidity)?;
+    let mint = supply.checked_mul(grown).ok_or(AmmError::InvalidState)? / d0;
+    if mint.is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    Ok(AddLiquidity { mint, balances: stored })
+}
+
+/// What `remove_liquidity_one_coin(amount, i, 0)` pays out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RemoveOne {
+    /// Paid to the caller, raw units of coin `i`.
+    pub dy: U256,
+    /// The admin's share of the fee, raw units of coin `i`, also taken out
+    /// of the pool's balance.
+    pub admin_fee: U256,
+}
+
+/// `remove_liquidity_one_coin(amount, i, 0)` of the plain pools
+/// (`_calc_withdraw_one_coin`): `D1 = D0 − amount · D0 / supply`, the new
+/// balance of coin `i` at `D1`, every coin charged the imbalance fee on its
+/// distance from the proportional withdrawal, coin `i`'s balance at `D1`
+/// again over the reduced balances, one unit kept against rounding, and the
+/// fee (the no-fee payout less `dy`) split with the admin.
+pub fn remove_liquidity_one_coin(
+    balances: &[U256],
+    rates: &[U256],
+    params: Params,
+    supply: U256,
+    amount: U256,
+    i: usize,
+) -> Result<RemoveOne, AmmError> {
+    let Params { amp, a_precision, fee, admin_fee } = params;
+    let n = balances.len();
+    if i >= n || rates.len() != n {
+        return Err(AmmError::Unsupported);
+    }
+    if supply.is_zero() || amount > supply {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let fee = imbalance_fee(fee, n)?;
+    let xp = normalized(balances, rates)?;
+    let d0 = get_d(&xp, amp, a_precision)?;
+    if d0.is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let d1 = d0
+        .checked_sub(amount.checked_mul(d0).ok_or(AmmError::InvalidState)? / supply)
+        .ok_or(AmmError::InvalidState)?;
+    let new_y = get_y_d(i, &xp, d1, amp, a_precision)?;
+    let mut reduced = xp.clone();
+    for (j, x) in xp.iter().enumerate() {
+        let scaled = x.checked_mul(d1).ok_or(AmmError::InvalidState)? / d0;
+        let expected = if j == i { scaled.checked_sub(new_y) } else { x.checked_sub(scaled) }
+            .ok_or(AmmError::InsufficientLiquidity)?;
+        let charged = fee.checked_mul(expected).ok_or(AmmError::InvalidState)? / u(FEE_DENOMINATOR);
+        reduced[j] = reduced[j].checked_sub(charged).ok_or(AmmError::InsufficientLiquidity)?;
+    }
+    let precision = PRECISION;
+    let dy = reduced[i]
+        .checked_sub(get_y_d(i, &reduced, d1, amp, a_precision)?)
+        .and_then(|v| v.checked_sub(u(1)))
+        .ok_or(AmmError::InsufficientLiquidity)?;
+    let dy = dy.checked_mul(precision).ok_or(AmmError::InvalidState)? / rates[i];
+    let dy_0 = xp[i].checked_sub(new_y).ok_or(AmmError::InsufficientLiquidity)?;
+    let dy_0 = dy_0.checked_mul(precision).ok_or(AmmError::InvalidState)? / rates[i];
+    let dy_fee = dy_0.checked_sub(dy).ok_or(AmmError::InvalidState)?;
+    let admin = dy_fee.checked_mul(admin_fee).ok_or(AmmError::InvalidState)? / u(FEE_DENOMINATOR);
+    if dy.is_zero() || dy.checked_add(admin).is_none_or(|t| t > balances[i]) {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    Ok(RemoveOne { dy, admin_fee: admin })
 }
 
 /// `PRECISION_MUL`-style rate of a coin with `decimals`.

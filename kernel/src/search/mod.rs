@@ -279,6 +279,9 @@ pub struct Plan {
 }
 
 fn action_of(pool: &Pool, i: usize, j: usize) -> StepAction {
+    if let Some(lp) = pool.lp_index().filter(|lp| *lp == i || *lp == j) {
+        return if j == lp { StepAction::Deposit } else { StepAction::Redeem };
+    }
     match pool.state {
         PoolState::Erc4626 { .. }
         | PoolState::Lending { .. }
