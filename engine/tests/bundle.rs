@@ -395,6 +395,96 @@ async fn bundles_stake_in_and_withdraw_from_a_gauge() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+const THREE_POOL: Address = address!("bebc44782c7db0a1a60cb6fe97d0b483032ff1c7");
+
+fn curve(kind: ActionKind) -> Action {
+    Action { protocol: "curve".into(), kind }
+}
+
+/// Curve LP zaps in bundles: DAI deposited into the 3pool (`add_liquidity`
+/// of one coin) and the 3Crv it mints staked in the gauge, through the
+/// router; 3Crv redeemed into USDC (`remove_liquidity_one_coin`) from the
+/// caller's own account, the pool named by its LP token. Both execute
+/// again and deliver exactly what the bundle answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_zap_into_and_out_of_a_curve_pool() {
+    let dir = temp_dir("curve");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let dai = U256::from(10u128.pow(22));
+    let actions = vec![
+        curve(ActionKind::Deposit {
+            token_in: DAI,
+            token_out: Some(THREE_CRV),
+            amount_in: Amount::Value(dai),
+            primary: THREE_POOL,
+            receiver: None,
+        }),
+        gauge(ActionKind::Deposit {
+            token_in: THREE_CRV,
+            token_out: Some(GAUGE_3POOL),
+            amount_in: Amount::Output { action: 0, index: 0 },
+            primary: GAUGE_3POOL,
+            receiver: None,
+        }),
+    ];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("deposit");
+    let staked = *b.amounts_out.get(&GAUGE_3POOL).expect("a stake");
+    // About 10,000 DAI at the pool's virtual price (~1.07), less the fee.
+    assert!(staked > U256::from(9_200u128 * 10u128.pow(18)), "{staked}");
+    assert!(staked < U256::from(9_400u128 * 10u128.pow(18)), "{staked}");
+    let (router, _) = world.shortcuts.router.expect("router");
+    assert!(b.approvals.iter().all(|a| a.spender == router), "{:?}", b.approvals);
+    let setup = SimSetup {
+        funds: vec![(USER, DAI, dai)],
+        approvals: b.approvals.clone(),
+        watch: vec![(USER, GAUGE_3POOL), (USER, DAI)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(staked), "the stake is exactly the 3Crv minted");
+    assert_eq!(out.before[1] - out.after[1], dai);
+
+    // Delegate: 3Crv out into USDC, the pool named by its LP token.
+    let lp = U256::from(2_500u128 * 10u128.pow(18));
+    let redeem = vec![curve(ActionKind::Redeem {
+        token_in: Some(THREE_CRV),
+        token_out: USDC,
+        amount_in: Amount::Value(lp),
+        primary: THREE_CRV,
+        receiver: None,
+    })];
+    let b = engine.bundle(request(RoutingStrategy::Delegate, redeem)).await.expect("redeem");
+    let usdc = *b.amounts_out.get(&USDC).expect("USDC out");
+    assert!(usdc > U256::from(2_600_000_000u64) && usdc < U256::from(2_800_000_000u64), "{usdc}");
+    let setup = SimSetup {
+        funds: vec![(USER, THREE_CRV, lp)],
+        approvals: b.approvals.clone(),
+        delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(USER, USDC), (USER, THREE_CRV)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(usdc), "exactly the USDC answered");
+    assert_eq!(out.after[1], U256::ZERO, "every 3Crv burnt");
+
+    // A coin the pool does not hold, and a redeem that names no coin of it.
+    let wrong = vec![curve(ActionKind::Deposit {
+        token_in: WETH,
+        token_out: None,
+        amount_in: Amount::Value(dai),
+        primary: THREE_POOL,
+        receiver: None,
+    })];
+    let e = engine.bundle(request(RoutingStrategy::Router, wrong)).await.expect_err("WETH");
+    assert!(format!("{e:?}").contains("primaryAddress"), "{e:?}");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 alloy_sol_types::sol! {
     /// Permit2's signed types, as a wallet signs them (EIP-712).
     struct TokenPermissions { address token; uint256 amount; }

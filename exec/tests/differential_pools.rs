@@ -14,6 +14,11 @@
 //!   next state says, the admin part staying in the pool outside them.
 //!   Where the kernel refuses, the pool reverts, or (only for
 //!   `InsufficientLiquidity`, a trade that buys nothing) pays 0.
+//! - StableSwap liquidity: the same random pools, tokenized
+//!   (`ReferenceStableSwap2/3/4` over a `ReferenceCurveToken`, an LP supply
+//!   around the pool's `D`, or none), one-coin `add_liquidity` and
+//!   `remove_liquidity_one_coin` through the kernel's LP directions: the
+//!   same LP tokens minted, coin paid, balances and supply after.
 //! - Weighted: random 2-token pools (weights 2% to 98%, the exact 50/50 and
 //!   80/20 shortcuts included, decimals 6 to 18, fees 0.0001% to 10%, both
 //!   pow rules), swaps from dust to past `MAX_IN_RATIO`, through the

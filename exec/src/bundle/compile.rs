@@ -595,25 +595,48 @@ impl<'a> Compiler<'a> {
     ) -> Result<(usize, Address, Address), BundleError> {
         let family = self.templates.family(protocol);
         for (k, p) in self.snapshot.pools().iter().enumerate() {
-            if p.chain != self.chain || !family.contains(&*p.protocol) || p.address != primary {
+            let lp = p.lp_index();
+            let named = p.address == primary || lp.is_some_and(|lp| p.tokens[lp] == primary);
+            if p.chain != self.chain || !family.contains(&*p.protocol) || !named {
                 continue;
             }
-            // A pool of two tradable tokens is swapped through, never
-            // deposited into: its LP token is not one of its tokens.
-            if matches!(
-                p.state,
-                PoolState::UniswapV2 { .. }
-                    | PoolState::UniswapV3(_)
-                    | PoolState::Stableswap(_)
-                    | PoolState::Weighted(_)
-            ) {
-                continue;
-            }
-            // Deposit: token 0 (asset) into token 1 (position); redeem back.
-            let (Some(asset), Some(position)) = (p.tokens.first(), p.tokens.get(1)) else {
-                continue;
+            let (from, to) = if let Some(lp) = lp {
+                // A tokenized Curve pool: one coin in for its LP token, or
+                // the LP token out into one coin (named by the action).
+                let coin = if deposit { token_in } else { token_out };
+                let Some(coin) = coin.filter(|c| p.index_of(*c).is_some_and(|i| i < lp)) else {
+                    let coins: Vec<String> =
+                        p.tokens[..lp].iter().map(|c| format!("{c:#x}")).collect();
+                    return Err(BundleError::invalid(
+                        format!("{at}.primaryAddress"),
+                        format!(
+                            "the {protocol} pool {:#x} {} one of its coins ({}), not {}",
+                            p.address,
+                            if deposit { "takes" } else { "pays" },
+                            coins.join(", "),
+                            coin.map_or_else(|| "none named".to_owned(), |c| format!("{c:#x}"))
+                        ),
+                    ));
+                };
+                if deposit { (coin, p.tokens[lp]) } else { (p.tokens[lp], coin) }
+            } else {
+                // A pool of two tradable tokens is swapped through, never
+                // deposited into: its LP token is not one of its tokens.
+                if matches!(
+                    p.state,
+                    PoolState::UniswapV2 { .. }
+                        | PoolState::UniswapV3(_)
+                        | PoolState::Stableswap(_)
+                        | PoolState::Weighted(_)
+                ) {
+                    continue;
+                }
+                // Deposit: token 0 (asset) into token 1 (position); redeem back.
+                let (Some(asset), Some(position)) = (p.tokens.first(), p.tokens.get(1)) else {
+                    continue;
+                };
+                if deposit { (*asset, *position) } else { (*position, *asset) }
             };
-            let (from, to) = if deposit { (*asset, *position) } else { (*position, *asset) };
             if token_in.is_some_and(|t| t != from) || token_out.is_some_and(|t| t != to) {
                 continue;
             }

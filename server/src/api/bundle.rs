@@ -273,7 +273,7 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         | "multiwithdraw"
         | "bridge" => false,
         "deposit" | "redeem" | "singledeposit" | "singleredeem" => {
-            !matches!(protocol, "curve" | "uniswap-v2" | "balancer-v2" | "compound-v3")
+            !matches!(protocol, "uniswap-v2" | "balancer-v2" | "compound-v3")
         }
         "withdraw" | "singlewithdraw" | "borrow" | "repay" => protocol != "compound-v3",
         "transfer" => protocol != "erc721",
