@@ -26,6 +26,8 @@ interface ICurveLpToken {
 ///   distance from a proportional withdrawal, the coin's balance at `D1`
 ///   again, one unit kept against rounding; the admin takes its share of
 ///   the fee out of the internal balance;
+/// - `remove_liquidity`: every coin in proportion,
+///   `balances[i] * amount / supply`, no fee;
 /// - `calc_token_amount` (no fee, as in the pools) and
 ///   `calc_withdraw_one_coin` (exactly what a withdrawal pays).
 ///
@@ -227,6 +229,39 @@ abstract contract StableSwapLiquidity is ReferenceStableSwap {
         _entered = false;
     }
 
+    /// Burns `amount` of the caller's LP tokens for every coin in
+    /// proportion, each at least its minimum; returns what each paid and
+    /// the supply after.
+    function _removeLiquidity(uint256 amount, uint256[] memory mins)
+        internal
+        returns (uint256[] memory paid, uint256 supplyAfter)
+    {
+        if (_entered) revert Reentrancy();
+        _entered = true;
+        uint256 supply = _supply();
+        if (amount > supply) revert TooMuchLp(amount, supply);
+        uint256 n = coins.length;
+        paid = new uint256[](n);
+        for (uint256 k = 0; k < n; ++k) {
+            uint256 v = balances[k] * amount / supply;
+            if (v < mins[k]) revert Slippage(v, mins[k]);
+            balances[k] -= v;
+            paid[k] = v;
+        }
+        if (!ICurveLpToken(_lpToken).burnFrom(msg.sender, amount)) revert MintFailed();
+        for (uint256 k = 0; k < n; ++k) {
+            address coin = coins[k];
+            if (coin == NATIVE) {
+                (bool ok,) = msg.sender.call{value: paid[k]}("");
+                if (!ok) revert TransferFailed(coin);
+            } else {
+                _call(coin, abi.encodeWithSelector(0xa9059cbb, msg.sender, paid[k]));
+            }
+        }
+        supplyAfter = supply - amount;
+        _entered = false;
+    }
+
     /// `calc_token_amount`: the LP tokens a deposit (or withdrawal) of
     /// `amounts` would mint (or burn), without fees.
     function _calcTokenAmount(uint256[] memory amounts, bool isDeposit) internal view returns (uint256) {
@@ -249,6 +284,9 @@ abstract contract StableSwapLiquidity is ReferenceStableSwap {
 contract ReferenceStableSwap2 is StableSwapLiquidity {
     event AddLiquidity(
         address indexed provider, uint256[2] token_amounts, uint256[2] fees, uint256 invariant, uint256 token_supply
+    );
+    event RemoveLiquidity(
+        address indexed provider, uint256[2] token_amounts, uint256[2] fees, uint256 token_supply
     );
 
     constructor(
@@ -275,6 +313,23 @@ contract ReferenceStableSwap2 is StableSwapLiquidity {
         return m;
     }
 
+    /// Burns `_amount` LP tokens for every coin in proportion.
+    function remove_liquidity(uint256 _amount, uint256[2] calldata min_amounts)
+        external
+        returns (uint256[2] memory amounts)
+    {
+        uint256[] memory m = new uint256[](2);
+        for (uint256 k = 0; k < 2; ++k) {
+            m[k] = min_amounts[k];
+        }
+        (uint256[] memory paid, uint256 supplyAfter) = _removeLiquidity(_amount, m);
+        for (uint256 k = 0; k < 2; ++k) {
+            amounts[k] = paid[k];
+        }
+        uint256[2] memory noFees;
+        emit RemoveLiquidity(msg.sender, amounts, noFees, supplyAfter);
+    }
+
     function calc_token_amount(uint256[2] calldata amounts, bool is_deposit) external view returns (uint256) {
         uint256[] memory a = new uint256[](2);
         for (uint256 k = 0; k < 2; ++k) {
@@ -288,6 +343,9 @@ contract ReferenceStableSwap2 is StableSwapLiquidity {
 contract ReferenceStableSwap3 is StableSwapLiquidity {
     event AddLiquidity(
         address indexed provider, uint256[3] token_amounts, uint256[3] fees, uint256 invariant, uint256 token_supply
+    );
+    event RemoveLiquidity(
+        address indexed provider, uint256[3] token_amounts, uint256[3] fees, uint256 token_supply
     );
 
     constructor(
@@ -314,6 +372,23 @@ contract ReferenceStableSwap3 is StableSwapLiquidity {
         return m;
     }
 
+    /// Burns `_amount` LP tokens for every coin in proportion.
+    function remove_liquidity(uint256 _amount, uint256[3] calldata min_amounts)
+        external
+        returns (uint256[3] memory amounts)
+    {
+        uint256[] memory m = new uint256[](3);
+        for (uint256 k = 0; k < 3; ++k) {
+            m[k] = min_amounts[k];
+        }
+        (uint256[] memory paid, uint256 supplyAfter) = _removeLiquidity(_amount, m);
+        for (uint256 k = 0; k < 3; ++k) {
+            amounts[k] = paid[k];
+        }
+        uint256[3] memory noFees;
+        emit RemoveLiquidity(msg.sender, amounts, noFees, supplyAfter);
+    }
+
     function calc_token_amount(uint256[3] calldata amounts, bool is_deposit) external view returns (uint256) {
         uint256[] memory a = new uint256[](3);
         for (uint256 k = 0; k < 3; ++k) {
@@ -327,6 +402,9 @@ contract ReferenceStableSwap3 is StableSwapLiquidity {
 contract ReferenceStableSwap4 is StableSwapLiquidity {
     event AddLiquidity(
         address indexed provider, uint256[4] token_amounts, uint256[4] fees, uint256 invariant, uint256 token_supply
+    );
+    event RemoveLiquidity(
+        address indexed provider, uint256[4] token_amounts, uint256[4] fees, uint256 token_supply
     );
 
     constructor(
@@ -351,6 +429,23 @@ contract ReferenceStableSwap4 is StableSwapLiquidity {
         (uint256 m, uint256[] memory f, uint256 d1) = _addLiquidity(a, min_mint_amount);
         emit AddLiquidity(msg.sender, amounts, [f[0], f[1], f[2], f[3]], d1, _supply());
         return m;
+    }
+
+    /// Burns `_amount` LP tokens for every coin in proportion.
+    function remove_liquidity(uint256 _amount, uint256[4] calldata min_amounts)
+        external
+        returns (uint256[4] memory amounts)
+    {
+        uint256[] memory m = new uint256[](4);
+        for (uint256 k = 0; k < 4; ++k) {
+            m[k] = min_amounts[k];
+        }
+        (uint256[] memory paid, uint256 supplyAfter) = _removeLiquidity(_amount, m);
+        for (uint256 k = 0; k < 4; ++k) {
+            amounts[k] = paid[k];
+        }
+        uint256[4] memory noFees;
+        emit RemoveLiquidity(msg.sender, amounts, noFees, supplyAfter);
     }
 
     function calc_token_amount(uint256[4] calldata amounts, bool is_deposit) external view returns (uint256) {

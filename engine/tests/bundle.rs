@@ -396,6 +396,10 @@ async fn bundles_stake_in_and_withdraw_from_a_gauge() {
 }
 
 const THREE_POOL: Address = address!("bebc44782c7db0a1a60cb6fe97d0b483032ff1c7");
+const STETH_POOL: Address = address!("dc24316b9ae028f1497c275eb9192a3ea0f67022");
+const STE_CRV: Address = address!("06325440d014e39736583c165c2963ba99faf14e");
+const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
+const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
 
 fn curve(kind: ActionKind) -> Action {
     Action { protocol: "curve".into(), kind }
@@ -470,6 +474,90 @@ async fn bundles_zap_into_and_out_of_a_curve_pool() {
     let out = simulate(&world, &b.tx, &setup).expect("executes again");
     assert_eq!(out.gains[0], Some(usdc), "exactly the USDC answered");
     assert_eq!(out.after[1], U256::ZERO, "every 3Crv burnt");
+
+    // Router: DAI and USDC in together, then the 3Crv minted out again
+    // into every coin in proportion.
+    let usdc = U256::from(4_000_000_000u64);
+    let actions = vec![
+        Action {
+            protocol: "curve".into(),
+            kind: ActionKind::MultiDeposit {
+                tokens_in: vec![USDC, DAI],
+                amounts_in: vec![Amount::Value(usdc), Amount::Value(dai)],
+                token_out: Some(THREE_CRV),
+                primary: THREE_POOL,
+                receiver: None,
+            },
+        },
+        Action {
+            protocol: "curve".into(),
+            kind: ActionKind::MultiRedeem {
+                token_in: Some(THREE_CRV),
+                tokens_out: vec![USDT, DAI, USDC],
+                amount_in: Amount::Output { action: 0, index: 0 },
+                primary: THREE_CRV,
+                receiver: None,
+            },
+        },
+    ];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("multi");
+    let got = |t: Address| b.amounts_out.get(&t).copied().unwrap_or_default();
+    let setup = SimSetup {
+        funds: vec![(USER, DAI, dai), (USER, USDC, usdc)],
+        approvals: b.approvals.clone(),
+        watch: vec![(USER, USDT), (USER, DAI), (USER, USDC), (USER, THREE_CRV)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    // Outputs are net of what the bundle took: USDT all of it, USDC what
+    // came back beyond the 4,000 put in, DAI (less back than put in) none.
+    assert_eq!(out.gains[0], Some(got(USDT)));
+    assert_eq!(out.after[2] - usdc, got(USDC), "{:?}", b.amounts_out);
+    assert_eq!(b.amounts_out.get(&DAI), None, "{:?}", b.amounts_out);
+    assert_eq!(out.after[3], U256::ZERO, "no 3Crv left");
+    // 14,000 in, about 14,000 back across the three coins (the pool's
+    // mix): the DAI and USDC the pool was short of earn a little more than
+    // the imbalance fee costs.
+    let back = out.after[1] / U256::from(10u64.pow(12)) + out.after[2] + out.after[0];
+    assert!(back > U256::from(13_990_000_000u64) && back < U256::from(14_010_000_000u64), "{back}");
+
+    // The native coin and stETH into steCRV together.
+    let eth = U256::from(2u128 * 10u128.pow(18));
+    let actions = vec![Action {
+        protocol: "curve".into(),
+        kind: ActionKind::MultiDeposit {
+            tokens_in: vec![NATIVE_TOKEN, STETH],
+            amounts_in: vec![Amount::Value(eth), Amount::Value(eth)],
+            token_out: None,
+            primary: STETH_POOL,
+            receiver: None,
+        },
+    }];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("steCRV");
+    let minted = *b.amounts_out.get(&STE_CRV).expect("steCRV out");
+    assert_eq!(b.tx.value, eth, "the native coin is the transaction's value");
+    let setup = SimSetup {
+        funds: vec![(USER, NATIVE_TOKEN, eth + U256::from(10u128.pow(18))), (USER, STETH, eth)],
+        approvals: b.approvals.clone(),
+        watch: vec![(USER, STE_CRV)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(minted));
+
+    // remove_liquidity pays every coin: naming two of three is refused.
+    let partial = vec![Action {
+        protocol: "curve".into(),
+        kind: ActionKind::MultiRedeem {
+            token_in: None,
+            tokens_out: vec![DAI, USDC],
+            amount_in: Amount::Value(lp),
+            primary: THREE_POOL,
+            receiver: None,
+        },
+    }];
+    let e = engine.bundle(request(RoutingStrategy::Router, partial)).await.expect_err("partial");
+    assert!(format!("{e:?}").contains("tokenOut"), "{e:?}");
 
     // A coin the pool does not hold, and a redeem that names no coin of it.
     let wrong = vec![curve(ActionKind::Deposit {

@@ -1846,8 +1846,20 @@ sol! {
 
 /// `add_liquidity(uint256[n], uint256)`'s selector for `n` coins.
 fn add_liquidity_selector(n: usize) -> [u8; 4] {
-    let sig = format!("add_liquidity(uint256[{n}],uint256)");
+    selector(&format!("add_liquidity(uint256[{n}],uint256)"))
+}
+
+fn selector(sig: &str) -> [u8; 4] {
     alloy_primitives::keccak256(sig.as_bytes())[..4].try_into().unwrap_or_default()
+}
+
+/// Calldata of `selector` over 32-byte words.
+fn words(selector: [u8; 4], words: &[U256]) -> Bytes {
+    let mut data = selector.to_vec();
+    for w in words {
+        data.extend_from_slice(&w.to_be_bytes::<32>());
+    }
+    data.into()
 }
 
 #[derive(Debug, Clone)]
@@ -1857,6 +1869,12 @@ enum LiquidityOp {
     /// Into coin `j`, this power of two times the trader's LP tokens
     /// (past them: more than the supply).
     Withdraw(usize, f64),
+    /// Every coin at once, each this power of two times its balance (or
+    /// none).
+    DepositAll(Vec<Option<f64>>),
+    /// Every coin in proportion, this power of two times the trader's LP
+    /// tokens.
+    WithdrawAll(f64),
 }
 
 #[derive(Debug, Clone)]
@@ -1872,8 +1890,11 @@ fn liquidity_case() -> impl Strategy<Value = LiquidityCase> {
     stable_case().prop_flat_map(|pool| {
         let n = pool.decimals.len();
         let op = prop_oneof![
-            (0..n, dx()).prop_map(|(i, d)| LiquidityOp::Deposit(i, d)),
-            (0..n, -60.0f64..0.5).prop_map(|(j, f)| LiquidityOp::Withdraw(j, f)),
+            3 => (0..n, dx()).prop_map(|(i, d)| LiquidityOp::Deposit(i, d)),
+            3 => (0..n, -60.0f64..0.5).prop_map(|(j, f)| LiquidityOp::Withdraw(j, f)),
+            2 => prop::collection::vec(prop_oneof![1 => Just(None), 3 => (-40.0f64..2.0).prop_map(Some)], n)
+                .prop_map(LiquidityOp::DepositAll),
+            1 => (-60.0f64..0.5).prop_map(LiquidityOp::WithdrawAll),
         ];
         (
             Just(pool),
@@ -1888,6 +1909,8 @@ fn liquidity_case() -> impl Strategy<Value = LiquidityCase> {
 struct LiquidityStats {
     minted: Cell<u32>,
     withdrawn: Cell<u32>,
+    all_in: Cell<u32>,
+    all_out: Cell<u32>,
     refused: Cell<u32>,
     native: Cell<u32>,
     admin_part: Cell<u32>,
@@ -2102,6 +2125,88 @@ fn liquidity_differential(c: LiquidityCase, stats: &LiquidityStats) -> CaseResul
                     }
                 }
             }
+            LiquidityOp::DepositAll(scales) => {
+                let amounts: Vec<U256> = scales
+                    .iter()
+                    .zip(&before.balances)
+                    .map(|(s, b)| s.map_or(U256::ZERO, |s| f64_to_u256(u256_to_f64(*b) * s.exp2())))
+                    .collect();
+                let mut value = U256::ZERO;
+                for (k, a) in amounts.iter().enumerate() {
+                    if p.coins[k] == NATIVE_COIN {
+                        evm.set_balance(TRADER, *a);
+                        value = *a;
+                    } else if !a.is_zero() {
+                        mint(&mut evm, p.coins[k], TRADER, *a)?;
+                    }
+                }
+                let quoted = kp.curve_add_liquidity(&kp.state, &amounts);
+                let deposit = |evm: &mut Evm, min: U256| {
+                    let mut w = amounts.clone();
+                    w.push(min);
+                    evm.call(TRADER, address, words(add_liquidity_selector(n), &w), value)
+                };
+                match quoted {
+                    Ok(swap) => {
+                        let lp_before = balance(&mut evm, lp, TRADER)?;
+                        let outcome = deposit(&mut evm, swap.amount_out)?;
+                        let minted = add_liquidityCall::abi_decode_returns(&outcome.output)
+                            .map_err(EvmError::from)?;
+                        prop_assert_eq!(minted, swap.amount_out);
+                        prop_assert_eq!(balance(&mut evm, lp, TRADER)? - lp_before, minted);
+                        prop_assert_eq!(&kernel(&mut evm)?.state, &swap.next);
+                        stats.hit_if(
+                            &stats.all_in,
+                            amounts.iter().filter(|a| !a.is_zero()).count() > 1,
+                        );
+                    }
+                    Err(e) => {
+                        let onchain = deposit(&mut evm, U256::ZERO);
+                        let paid_zero = onchain.as_ref().is_ok_and(|o| {
+                            add_liquidityCall::abi_decode_returns(&o.output)
+                                .is_ok_and(|m| m.is_zero())
+                        });
+                        prop_assert!(
+                            is_revert(&onchain)
+                                || (e == AmmError::InsufficientLiquidity && paid_zero),
+                            "kernel {e} but the pool {onchain:?}"
+                        );
+                        stats.hit_if(&stats.refused, true);
+                    }
+                }
+            }
+            LiquidityOp::WithdrawAll(frac) => {
+                let mine = balance(&mut evm, lp, TRADER)?;
+                let amount = f64_to_u256(u256_to_f64(mine) * frac.exp2()).min(mine);
+                let quoted = kp.curve_remove_liquidity(&kp.state, amount);
+                let mut w = vec![amount];
+                w.extend(std::iter::repeat_n(U256::ZERO, n));
+                let call = words(selector(&format!("remove_liquidity(uint256,uint256[{n}])")), &w);
+                match quoted {
+                    Ok((paid, next)) => {
+                        let mut had = Vec::new();
+                        for k in 0..n {
+                            had.push(held(&mut evm, k)?);
+                        }
+                        let outcome = evm.call(TRADER, address, call, U256::ZERO)?;
+                        let mut returned = Vec::new();
+                        for k in 0..n {
+                            prop_assert_eq!(held(&mut evm, k)? - had[k], paid[k], "coin {}", k);
+                            returned
+                                .push(U256::from_be_slice(&outcome.output[32 * k..32 * (k + 1)]));
+                        }
+                        prop_assert_eq!(&returned, &paid);
+                        prop_assert_eq!(mine - balance(&mut evm, lp, TRADER)?, amount);
+                        prop_assert_eq!(&kernel(&mut evm)?.state, &next);
+                        stats.hit_if(&stats.all_out, true);
+                    }
+                    Err(e) => {
+                        let onchain = evm.call(TRADER, address, call, U256::ZERO);
+                        prop_assert!(is_revert(&onchain), "kernel {e} but the pool {onchain:?}");
+                        stats.hit_if(&stats.refused, true);
+                    }
+                }
+            }
         }
     }
     Ok(())
@@ -2124,17 +2229,22 @@ impl LiquidityStats {
 #[test]
 fn stableswap_liquidity_exactly_as_the_kernel() {
     let stats = LiquidityStats::default();
-    check(120, liquidity_case(), |c| liquidity_differential(c, &stats));
+    check(160, liquidity_case(), |c| liquidity_differential(c, &stats));
     eprintln!(
-        "liquidity: minted {}, withdrawn {}, refused {}, native {}, admin part {}",
+        "liquidity: minted {}, withdrawn {}, every coin in {}, every coin out {}, refused {}, \
+         native {}, admin part {}",
         stats.minted.get(),
         stats.withdrawn.get(),
+        stats.all_in.get(),
+        stats.all_out.get(),
         stats.refused.get(),
         stats.native.get(),
         stats.admin_part.get()
     );
     expect_at_least(&stats.minted, 40, "deposits minted");
     expect_at_least(&stats.withdrawn, 40, "withdrawals paid");
+    expect_at_least(&stats.all_in, 20, "deposits of several coins");
+    expect_at_least(&stats.all_out, 15, "proportional withdrawals");
     expect_at_least(&stats.refused, 5, "refusals");
     expect_at_least(&stats.native, 5, "native-coin deposits or withdrawals");
     expect_at_least(&stats.admin_part, 10, "withdrawals leaving an admin part");

@@ -19,8 +19,8 @@ use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
 use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, market::LendingModel};
 use switchyard_kernel::{
-    BridgeRoute, KernelError, MarketSnapshot, Plan, PoolState, RouteRequest as KernelRoute,
-    apply_plan, find_routes, plan_through,
+    BridgeRoute, KernelError, MarketSnapshot, Plan, Pool, PoolState, RouteRequest as KernelRoute,
+    SnapshotDelta, apply_plan, find_routes, plan_through,
 };
 
 use super::{
@@ -32,7 +32,7 @@ use crate::{
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
         helpers::{Helpers, Op, bps_of, check, helper, require_at_least, require_zero},
-        protocols::IERC20,
+        protocols::{ICurvePool2, ICurvePool3, ICurvePool4, IERC20},
         route::{StepCtx, encode_leg},
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
@@ -688,6 +688,224 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: out, predicted, exact, token: Some(to) })
     }
 
+    /// The tokenized Curve pool `primary` names (the pool or its LP
+    /// token): the only place several coins go in or come out together.
+    fn curve_pool(
+        &self,
+        protocol: &str,
+        primary: Address,
+        at: &str,
+    ) -> Result<(usize, Pool), BundleError> {
+        let family = self.templates.family(protocol);
+        let found = self.snapshot.pools().iter().enumerate().find(|(_, p)| {
+            p.chain == self.chain
+                && family.contains(&*p.protocol)
+                && p.lp_index().is_some_and(|lp| p.address == primary || p.tokens[lp] == primary)
+        });
+        let Some((k, p)) = found else {
+            return Err(BundleError::invalid(
+                format!("{at}.primaryAddress"),
+                format!(
+                    "no tokenized {protocol} pool at {primary:#x} on chain {}: several tokens go in or come out together only through a Curve pool that lists its LP token",
+                    self.chain
+                ),
+            ));
+        };
+        if self.state.unprovable.contains(&(k as u32)) || self.state.stale.contains(&(k as u32)) {
+            return Err(BundleError::unroutable(
+                at,
+                format!("{primary:#x} has no EVM fixture here"),
+            ));
+        }
+        Ok((k, p.clone()))
+    }
+
+    /// The pool's state after an action through it, for the actions after.
+    fn pool_moved(&mut self, k: usize, next: PoolState) -> Result<(), ExecError> {
+        let delta = SnapshotDelta { heads: Vec::new(), pools: vec![(k, next)] };
+        self.snapshot = Arc::new(self.snapshot.apply(&delta).map_err(ExecError::Route)?);
+        Ok(())
+    }
+
+    /// `add_liquidity` of several coins: each approved to the pool (the
+    /// native coin sent as value), the LP tokens minted measured, and
+    /// predicted by the kernel from the amounts as planned.
+    fn curve_multi_deposit(&mut self, d: &MultiDeposit<'_>, at: &str) -> Result<Output, ExecError> {
+        let MultiDeposit { protocol, tokens_in, amounts_in, token_out, primary, receiver } = *d;
+        let (k, pool) = self.curve_pool(protocol, primary, at)?;
+        let lp = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
+        let lp_token = pool.tokens[lp];
+        if tokens_in.is_empty() || tokens_in.len() != amounts_in.len() {
+            return Err(BundleError::invalid(
+                format!("{at}.amountIn"),
+                "amountIn needs one amount per tokenIn",
+            )
+            .into());
+        }
+        if let Some(t) = token_out.filter(|t| *t != lp_token) {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenOut"),
+                format!("the pool {:#x} mints {lp_token:#x}, not {t:#x}", pool.address),
+            )
+            .into());
+        }
+        let coins: Vec<String> = pool.tokens[..lp].iter().map(|c| format!("{c:#x}")).collect();
+        let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
+        let mut args = vec![zero.clone(); lp];
+        let mut amounts = vec![U256::ZERO; lp];
+        let mut named = vec![false; lp];
+        let (mut exact, mut value) = (true, None);
+        for (i, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
+            let field = format!("{at}.tokenIn[{i}]");
+            let c = pool.index_of(*t).filter(|c| *c < lp && !named[*c]).ok_or_else(|| {
+                BundleError::invalid(
+                    &field,
+                    format!(
+                        "{t:#x} is not a coin of the pool {:#x} named once ({})",
+                        pool.address,
+                        coins.join(", ")
+                    ),
+                )
+            })?;
+            named[c] = true;
+            let amount_at = format!("{at}.amountIn[{i}]");
+            let (x, pred, ex) = self.amount(a, &amount_at)?;
+            self.consume(*t, a, &field)?;
+            amounts[c] = self.planned_amount(&x, pred, &amount_at)?;
+            exact &= ex && pred.is_some();
+            if *t == NATIVE_TOKEN {
+                value = Some(x.clone());
+            } else {
+                encode::route::approve(&mut self.b, *t, pool.address, x.clone())
+                    .map_err(encode_err(at))?;
+            }
+            args[c] = x;
+        }
+        args.push(zero);
+        let selector = match lp {
+            2 => ICurvePool2::add_liquidityCall::SELECTOR,
+            3 => ICurvePool3::add_liquidityCall::SELECTOR,
+            4 => ICurvePool4::add_liquidityCall::SELECTOR,
+            n => return Err(BundleError::invalid(at, format!("a pool of {n} coins")).into()),
+        };
+        let kind = match value {
+            Some(In::Fixed(v)) => CallKind::Value(v),
+            Some(_) => return Err(BundleError::invalid(at, "a native amount in one slot").into()),
+            None => CallKind::Call,
+        };
+        let minted = pool.curve_add_liquidity(&pool.state, &amounts).map_err(|e| {
+            BundleError::unroutable(
+                at,
+                format!("{:#x} cannot take these amounts now: {e}", pool.address),
+            )
+        })?;
+        let account = self.account_in.clone();
+        let out = encode::route::measured(&mut self.b, lp_token, &account, |b| {
+            b.call(kind, pool.address, selector, &args, Out::Ignore)?;
+            Ok(())
+        })
+        .map_err(encode_err(at))?;
+        self.pool_moved(k, minted.next)?;
+        if exact {
+            self.checks.push((at.to_owned(), out.clone(), minted.amount_out));
+        }
+        self.produce(lp_token);
+        if let Some(r) = receiver.filter(|r| *r != self.account) {
+            self.send(lp_token, r, out.clone(), at)?;
+            self.receivers.insert(r);
+        }
+        Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(lp_token) })
+    }
+
+    /// `remove_liquidity`: the LP tokens burnt for every coin in
+    /// proportion, each coin's payment measured, in the order the action
+    /// names them.
+    fn curve_multi_redeem(
+        &mut self,
+        r: &MultiRedeem<'_>,
+        at: &str,
+    ) -> Result<Vec<Output>, ExecError> {
+        let MultiRedeem { protocol, token_in, tokens_out, amount_in, primary, receiver } = *r;
+        let (k, pool) = self.curve_pool(protocol, primary, at)?;
+        let lp = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
+        let lp_token = pool.tokens[lp];
+        if let Some(t) = token_in.filter(|t| *t != lp_token) {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenIn"),
+                format!("the pool {:#x} burns {lp_token:#x}, not {t:#x}", pool.address),
+            )
+            .into());
+        }
+        let mut order = Vec::with_capacity(lp);
+        for t in tokens_out {
+            match pool.index_of(*t).filter(|c| *c < lp && !order.contains(c)) {
+                Some(c) => order.push(c),
+                None => break,
+            }
+        }
+        if order.len() != lp || tokens_out.len() != lp {
+            let coins: Vec<String> = pool.tokens[..lp].iter().map(|c| format!("{c:#x}")).collect();
+            return Err(BundleError::invalid(
+                format!("{at}.tokenOut"),
+                format!(
+                    "remove_liquidity of {:#x} pays every coin of the pool, each named once: {}",
+                    pool.address,
+                    coins.join(", ")
+                ),
+            )
+            .into());
+        }
+        let amount_at = format!("{at}.amountIn");
+        let (x, pred, exact) = self.amount(amount_in, &amount_at)?;
+        self.consume(lp_token, amount_in, &format!("{at}.tokenIn"))?;
+        let amount = self.planned_amount(&x, pred, &amount_at)?;
+        let exact = exact && pred.is_some();
+        let (paid, next) = pool.curve_remove_liquidity(&pool.state, amount).map_err(|e| {
+            BundleError::unroutable(
+                at,
+                format!("{:#x} cannot pay out {amount} now: {e}", pool.address),
+            )
+        })?;
+        let selector = match lp {
+            2 => ICurvePool2::remove_liquidityCall::SELECTOR,
+            3 => ICurvePool3::remove_liquidityCall::SELECTOR,
+            4 => ICurvePool4::remove_liquidityCall::SELECTOR,
+            n => return Err(BundleError::invalid(at, format!("a pool of {n} coins")).into()),
+        };
+        let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
+        let mut args = vec![x];
+        args.extend(std::iter::repeat_n(zero, lp));
+        let account = self.account_in.clone();
+        let mut before = Vec::with_capacity(lp);
+        for t in tokens_out {
+            before.push(
+                encode::route::balance_of(&mut self.b, *t, account.clone())
+                    .map_err(encode_err(at))?,
+            );
+        }
+        self.b
+            .call(CallKind::Call, pool.address, selector, &args, Out::Ignore)
+            .map_err(weiroll(at))?;
+        let mut outs = Vec::with_capacity(lp);
+        for ((t, c), was) in tokens_out.iter().zip(&order).zip(before) {
+            let now = encode::route::balance_of(&mut self.b, *t, account.clone())
+                .map_err(encode_err(at))?;
+            let slot = self.helper(BinaryOp::Sub, &[now, was], at)?;
+            let leg_at = format!("{at}.tokenOut[{}]", outs.len());
+            if exact {
+                self.checks.push((leg_at.clone(), slot.clone(), paid[*c]));
+            }
+            self.produce(*t);
+            if let Some(r) = receiver.filter(|r| *r != self.account) {
+                self.send(*t, r, slot.clone(), &leg_at)?;
+                self.receivers.insert(r);
+            }
+            outs.push(Output { slot, predicted: Some(paid[*c]), exact, token: Some(*t) });
+        }
+        self.pool_moved(k, next)?;
+        Ok(outs)
+    }
+
     /// The LP token a Curve gauge of the world at `primary` stakes.
     fn gauge_lp(&self, primary: Address) -> Option<Address> {
         match self.world.positions.get(&primary) {
@@ -881,6 +1099,28 @@ impl<'a> Compiler<'a> {
                     deposit: true,
                 };
                 one(self.through_pool(&p, &at)?)
+            }
+            ActionKind::MultiDeposit { tokens_in, amounts_in, token_out, primary, receiver } => {
+                let d = MultiDeposit {
+                    protocol: &a.protocol,
+                    tokens_in,
+                    amounts_in,
+                    token_out: *token_out,
+                    primary: *primary,
+                    receiver: *receiver,
+                };
+                one(self.curve_multi_deposit(&d, &at)?)
+            }
+            ActionKind::MultiRedeem { token_in, tokens_out, amount_in, primary, receiver } => {
+                let r = MultiRedeem {
+                    protocol: &a.protocol,
+                    token_in: *token_in,
+                    tokens_out,
+                    amount_in,
+                    primary: *primary,
+                    receiver: *receiver,
+                };
+                Ok(self.curve_multi_redeem(&r, &at)?)
             }
             ActionKind::Redeem { token_in, token_out, amount_in, primary, receiver } => {
                 let p = PoolAction {
@@ -1662,6 +1902,28 @@ struct PoolAction<'p> {
     amount_in: &'p Amount,
     receiver: Option<Address>,
     deposit: bool,
+}
+
+/// A `multideposit` through a tokenized Curve pool.
+#[derive(Clone, Copy)]
+struct MultiDeposit<'p> {
+    protocol: &'p str,
+    tokens_in: &'p [Address],
+    amounts_in: &'p [Amount],
+    token_out: Option<Address>,
+    primary: Address,
+    receiver: Option<Address>,
+}
+
+/// A `multiredeem` through a tokenized Curve pool.
+#[derive(Clone, Copy)]
+struct MultiRedeem<'p> {
+    protocol: &'p str,
+    token_in: Option<Address>,
+    tokens_out: &'p [Address],
+    amount_in: &'p Amount,
+    primary: Address,
+    receiver: Option<Address>,
 }
 
 /// A program put together: its transaction, the simulation setup, the

@@ -130,6 +130,36 @@ pub enum ActionKind {
         /// Receiver of the output.
         receiver: Option<Address>,
     },
+    /// `<protocol> multideposit` (and `tokenizedmultideposit`): several
+    /// coins into one position at once (a tokenized Curve pool's
+    /// `add_liquidity`).
+    MultiDeposit {
+        /// Input tokens, each a coin of the pool.
+        tokens_in: Vec<Address>,
+        /// One amount per input token.
+        amounts_in: Vec<Amount>,
+        /// The position token, when named.
+        token_out: Option<Address>,
+        /// The pool, or its LP token.
+        primary: Address,
+        /// Receiver of the position token.
+        receiver: Option<Address>,
+    },
+    /// `<protocol> multiredeem` (and `tokenizedmultiredeem`): a position
+    /// into several tokens at once (a tokenized Curve pool's
+    /// `remove_liquidity`, which pays every coin in proportion).
+    MultiRedeem {
+        /// The position token, when named.
+        token_in: Option<Address>,
+        /// The tokens received: every coin of the pool, in any order.
+        tokens_out: Vec<Address>,
+        /// Amount of the position token.
+        amount_in: Amount,
+        /// The pool, or its LP token.
+        primary: Address,
+        /// Receiver of the outputs.
+        receiver: Option<Address>,
+    },
     /// `<protocol> withdraw` (and `singlewithdraw`): take `amount_out` of
     /// `token_out` out of a non-tokenized position at `primary` (a Curve
     /// gauge: its staked LP token, 1:1 for the gauge tokens burned).

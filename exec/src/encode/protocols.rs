@@ -60,16 +60,19 @@ sol! {
     /// selector depends on the coin count.
     interface ICurvePool2 {
         function add_liquidity(uint256[2] amounts, uint256 min_mint_amount) external payable;
+        function remove_liquidity(uint256 amount, uint256[2] min_amounts) external;
     }
 
     /// A tokenized Curve pool of 3 coins (3pool).
     interface ICurvePool3 {
         function add_liquidity(uint256[3] amounts, uint256 min_mint_amount) external;
+        function remove_liquidity(uint256 amount, uint256[3] min_amounts) external;
     }
 
     /// A tokenized Curve pool of 4 coins.
     interface ICurvePool4 {
         function add_liquidity(uint256[4] amounts, uint256 min_mint_amount) external;
+        function remove_liquidity(uint256 amount, uint256[4] min_amounts) external;
     }
 
     /// Balancer V2 Vault.

@@ -909,7 +909,7 @@ fn curve_liquidity(
 /// `calls` framed by the account's balance of `token` before and after:
 /// the difference is the output (for protocols whose functions do not
 /// return what they minted or paid).
-fn measured(
+pub fn measured(
     b: &mut ProgramBuilder,
     token: Address,
     acct_in: &In,

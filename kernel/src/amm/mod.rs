@@ -176,6 +176,71 @@ impl Pool {
         Ok([side(i)?, side(j)?])
     }
 
+    /// A tokenized Curve pool's `add_liquidity(amounts, 0)` from `state`:
+    /// the LP tokens minted (`amount_out`) and the state after (its supply
+    /// grown by them). `amounts` holds one amount per coin, pool order.
+    pub fn curve_add_liquidity(
+        &self,
+        state: &PoolState,
+        amounts: &[U256],
+    ) -> Result<Swap, AmmError> {
+        let (st, rates, params, supply) = self.curve_lp_parts(state)?;
+        let a = stableswap::add_liquidity(&st.balances, &rates, params, supply, amounts)?;
+        Ok(Swap {
+            amount_out: a.mint,
+            gas: gas::STABLESWAP_ADD_LIQUIDITY,
+            next: PoolState::Stableswap(Box::new(StableswapState {
+                balances: a.balances,
+                lp_supply: Some(add(supply, a.mint)?),
+                ..st.clone()
+            })),
+        })
+    }
+
+    /// A tokenized Curve pool's `remove_liquidity(amount, [0; N])` from
+    /// `state`: what each coin pays, pool order, and the state after.
+    pub fn curve_remove_liquidity(
+        &self,
+        state: &PoolState,
+        amount: U256,
+    ) -> Result<(Vec<U256>, PoolState), AmmError> {
+        let (st, _, _, supply) = self.curve_lp_parts(state)?;
+        let paid = stableswap::remove_liquidity(&st.balances, supply, amount)?;
+        let balances =
+            st.balances.iter().zip(&paid).map(|(b, p)| sub(*b, *p)).collect::<Result<_, _>>()?;
+        let next = PoolState::Stableswap(Box::new(StableswapState {
+            balances,
+            lp_supply: Some(sub(supply, amount)?),
+            ..st.clone()
+        }));
+        Ok((paid, next))
+    }
+
+    /// A tokenized Curve pool's state, coin rates, parameters and supply.
+    fn curve_lp_parts<'s>(
+        &self,
+        state: &'s PoolState,
+    ) -> Result<(&'s StableswapState, Vec<U256>, stableswap::Params, U256), AmmError> {
+        let (PoolState::Stableswap(st), Some(_)) = (state, self.lp_index()) else {
+            return Err(AmmError::Unsupported);
+        };
+        let supply = st.lp_supply.ok_or(AmmError::Unsupported)?;
+        let rates = self
+            .decimals()
+            .get(..st.balances.len())
+            .ok_or(AmmError::InvalidState)?
+            .iter()
+            .map(|d| stableswap::rate_for_decimals(*d))
+            .collect::<Result<Vec<_>, _>>()?;
+        let params = stableswap::Params {
+            amp: st.amp,
+            a_precision: st.a_precision,
+            fee: st.fee,
+            admin_fee: st.admin_fee,
+        };
+        Ok((st, rates, params, supply))
+    }
+
     /// Exact output for `amount_in` of token `i` into token `j`.
     pub fn swap_exact_in(&self, i: usize, j: usize, amount_in: U256) -> Result<Swap, AmmError> {
         self.swap_exact_in_from(&self.state, i, j, amount_in)
@@ -249,16 +314,10 @@ impl Pool {
                 // deposit of one coin or a withdrawal into one.
                 let lp = self.lp_index().filter(|lp| *lp == i || *lp == j);
                 match (lp, *lp_supply) {
-                    (Some(_), Some(supply)) if j == n => {
+                    (Some(_), Some(_)) if j == n => {
                         let mut amounts = vec![U256::ZERO; n];
                         amounts[i] = amount_in;
-                        let a =
-                            stableswap::add_liquidity(balances, &rates, params, supply, &amounts)?;
-                        Ok(Swap {
-                            amount_out: a.mint,
-                            gas: gas::STABLESWAP_ADD_LIQUIDITY,
-                            next: next(a.balances, Some(add(supply, a.mint)?)),
-                        })
+                        self.curve_add_liquidity(state, &amounts)
                     }
                     (Some(_), Some(supply)) => {
                         let r = stableswap::remove_liquidity_one_coin(

@@ -348,6 +348,22 @@ pub fn remove_liquidity_one_coin(
     Ok(RemoveOne { dy, admin_fee: admin })
 }
 
+/// `remove_liquidity(amount, [0; N])`: every coin in proportion,
+/// `balances[i] · amount / supply` rounding down, no fee.
+pub fn remove_liquidity(
+    balances: &[U256],
+    supply: U256,
+    amount: U256,
+) -> Result<Vec<U256>, AmmError> {
+    if supply.is_zero() || amount > supply {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    balances
+        .iter()
+        .map(|b| b.checked_mul(amount).map(|v| v / supply).ok_or(AmmError::InvalidState))
+        .collect()
+}
+
 /// `PRECISION_MUL`-style rate of a coin with `decimals`.
 pub fn rate_for_decimals(decimals: u8) -> Result<U256, AmmError> {
     if decimals > 36 {

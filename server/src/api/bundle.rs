@@ -250,9 +250,8 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// vocabulary (Enso's) is still parsed far enough to answer 501 naming what
 /// is not built, or 422 where the world lacks the contracts:
 ///
-/// - no LP positions yet: Curve, Uniswap V2 and Balancer deposits and
-///   redeems, multi-token deposits and redeems, concentrated-liquidity
-///   positions;
+/// - no Uniswap V2 or Balancer LP positions yet, no concentrated-liquidity
+///   positions; multi-token deposits and redeems through Curve pools only;
 /// - no flash loans, paymaster fees, or withdrawals by position id;
 /// - no Compound V3 market in the world;
 /// - a bundle's bridge answers 422 (no deployed bridge receiver is
@@ -264,16 +263,16 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         | "redeemclmm"
         | "flashloan"
         | "paymasterfee"
-        | "multideposit"
-        | "tokenizedmultideposit"
         | "multioutsingledeposit"
-        | "multiredeem"
-        | "tokenizedmultiredeem"
         | "singlewithdrawwithpositionid"
         | "multiwithdraw"
         | "bridge" => false,
         "deposit" | "redeem" | "singledeposit" | "singleredeem" => {
             !matches!(protocol, "uniswap-v2" | "balancer-v2" | "compound-v3")
+        }
+        // Several tokens in or out together: a tokenized Curve pool.
+        "multideposit" | "tokenizedmultideposit" | "multiredeem" | "tokenizedmultiredeem" => {
+            protocol == "curve"
         }
         "withdraw" | "singlewithdraw" | "borrow" | "repay" => protocol != "compound-v3",
         "transfer" => protocol != "erc721",
@@ -379,6 +378,24 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             primary: args.address("primaryAddress")?,
             receiver: args.opt_address("receiver")?,
         },
+        "multideposit" | "tokenizedmultideposit" if builds(&protocol, &action) => {
+            ActionKind::MultiDeposit {
+                tokens_in: args.addresses("tokenIn")?,
+                amounts_in: args.amounts("amountIn")?,
+                token_out: args.opt_address("tokenOut")?,
+                primary: args.address("primaryAddress")?,
+                receiver: args.opt_address("receiver")?,
+            }
+        }
+        "multiredeem" | "tokenizedmultiredeem" if builds(&protocol, &action) => {
+            ActionKind::MultiRedeem {
+                token_in: args.opt_address("tokenIn")?,
+                tokens_out: args.addresses("tokenOut")?,
+                amount_in: args.amount("amountIn")?,
+                primary: args.address("primaryAddress")?,
+                receiver: args.opt_address("receiver")?,
+            }
+        }
         "withdraw" | "singlewithdraw" => ActionKind::Withdraw {
             token_out: args.one_address("tokenOut")?,
             amount_out: args.one_amount("amountOut")?,
