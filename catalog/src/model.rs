@@ -454,6 +454,23 @@ pub struct Bridge {
     pub contracts: BTreeMap<String, Address>,
     /// Tokens carried, per chain id (decimal string keys).
     pub tokens: BTreeMap<String, Vec<Address>>,
+    /// What the bridge waits for on each source chain before it releases
+    /// the message (decimal string keys), where the bridge documents it.
+    #[serde(default)]
+    pub confirmations: BTreeMap<String, BridgeConfirmations>,
+}
+
+/// The blocks a bridge waits for on a source chain (CCTP's standard
+/// transfer: Circle attests after hard finality).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BridgeConfirmations {
+    /// Blocks waited for.
+    pub blocks: u32,
+    /// The chain they are counted on, when it is not the source: a rollup
+    /// whose batches finalize on Ethereum waits for Ethereum blocks.
+    #[serde(default)]
+    pub counted_on: Option<ChainId>,
 }
 
 /// A LayerZero (Stargate) pool.

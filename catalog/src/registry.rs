@@ -253,6 +253,22 @@ impl Catalog {
                     problems.push(Problem::new(&loc, format!("unknown chain `{chain}`")));
                 }
             }
+            for (chain, c) in &b.confirmations {
+                if !b.contracts.contains_key(chain) {
+                    problems.push(Problem::new(
+                        &loc,
+                        format!(
+                            "confirmations on chain `{chain}`, where the bridge has no contract"
+                        ),
+                    ));
+                }
+                if c.counted_on.is_some_and(|on| !chain_ok(on)) {
+                    problems.push(Problem::new(
+                        &loc,
+                        format!("confirmations of `{chain}` counted on an unknown chain"),
+                    ));
+                }
+            }
         }
         for p in &self.layerzero_pools {
             let loc = format!("layerzeroPools[{}:{}]", p.chain_id, p.pool);

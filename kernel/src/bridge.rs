@@ -47,6 +47,21 @@ pub struct BridgeRoute {
     /// Decimals amounts are carried in (Stargate's shared decimals): only
     /// whole units of it leave the source; the dust stays with the sender.
     pub shared_decimals: Option<u8>,
+    /// What the bridge waits for on the source chain, where the catalog
+    /// records it.
+    pub send_confirmations: Option<SendConfirmations>,
+}
+
+/// The blocks a bridge waits for before it releases a message, and the
+/// chain they are counted on (the source, or where its batches finalize).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendConfirmations {
+    /// Blocks waited for.
+    pub blocks: u32,
+    /// The chain they are counted on.
+    pub counted_on: ChainId,
+    /// That chain's average block time, ms (the catalog's network).
+    pub block_ms: u64,
 }
 
 impl BridgeRoute {
@@ -124,6 +139,7 @@ mod tests {
             fixed_fee: U256::from(fixed),
             estimated_seconds: 180,
             block_ms: [12_000, 2_000],
+            send_confirmations: None,
             shared_decimals: None,
         }
     }

@@ -439,6 +439,11 @@ fn bridge_routes(
             .flatten()
             .filter_map(move |a| catalog.token(chain, *a))
     }
+    let block_ms = |c: ChainId| {
+        catalog
+            .network(c)
+            .map_or(0, |n| (n.block_time_seconds * 1000.0).round().clamp(0.0, 1e9) as u64)
+    };
     let mut out = Vec::new();
     for b in catalog.bridges() {
         let name: Arc<str> = Arc::from(b.name.as_str());
@@ -474,12 +479,16 @@ fn bridge_routes(
                             fee_bps: b.fee_bps,
                             fixed_fee,
                             estimated_seconds: b.estimated_seconds,
-                            block_ms: [from, to].map(|c| {
-                                catalog.network(c).map_or(0, |n| {
-                                    (n.block_time_seconds * 1000.0).round().clamp(0.0, 1e9) as u64
-                                })
-                            }),
+                            block_ms: [from, to].map(block_ms),
                             shared_decimals: b.shared_decimals,
+                            send_confirmations: b.confirmations.get(&from.0.to_string()).map(|c| {
+                                let on = c.counted_on.unwrap_or(from);
+                                crate::bridge::SendConfirmations {
+                                    blocks: c.blocks,
+                                    counted_on: on,
+                                    block_ms: block_ms(on),
+                                }
+                            }),
                         });
                     }
                 }

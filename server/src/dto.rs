@@ -760,14 +760,25 @@ pub struct BridgeLatencyEstimate {
     pub estimated_seconds: u64,
     /// The bridge that produced the estimate.
     pub bridge: String,
-    /// Average block time assumed for the source chain, seconds (the
-    /// catalog's network).
+    /// Blocks the bridge waits for before it releases the message (the
+    /// catalog's record for the source chain; absent where it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_confirmations: Option<u32>,
+    /// Blocks the delivery waits for on the destination: its inclusion.
+    pub receive_confirmations: u32,
+    /// Average block time of the chain the send confirmations are counted
+    /// on, seconds (the source's, or Ethereum's for a rollup whose batches
+    /// finalize there; the catalog's network).
     pub send_block_time_seconds: f64,
     /// Average block time assumed for the destination chain, seconds.
     pub receive_block_time_seconds: f64,
     /// Where the figures come from: `catalog` (the bridge's and the
     /// networks' records of the loaded catalog).
     pub source: &'static str,
+    /// What the figures assume beyond the source chain's own blocks, or
+    /// that the catalog records no confirmations for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// `Transaction`: what a client signs and sends (all strings, as `ethers`

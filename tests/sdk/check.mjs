@@ -306,7 +306,7 @@ await test("getBalances of an address", async () => {
 // Those whose actions and addresses the embedded catalog has must build.
 const BUILDS = new Set([
   "slippage", "route", "swap", "call", "deposit", "borrow", "repay", "harvest", "approve",
-  "fee", "merge", "balance", "minAmountOut",
+  "fee", "merge", "balance", "minAmountOut", "multiDeposit",
 ]);
 {
   const { readFileSync } = await import("node:fs");

@@ -259,6 +259,8 @@ pub struct BridgeEstimate {
     pub estimated_seconds: u64,
     /// Average block time of the source and the destination chain, ms.
     pub block_ms: [u64; 2],
+    /// What the bridge waits for on the source chain, where recorded.
+    pub send_confirmations: Option<crate::bridge::SendConfirmations>,
 }
 
 /// The search result: what the execution layer encodes.
@@ -1054,6 +1056,7 @@ pub fn find_routes(
             token: b.token_out,
             estimated_seconds: b.estimated_seconds,
             block_ms: b.block_ms,
+            send_confirmations: b.send_confirmations,
         };
         if !bridging.contains(&est) {
             bridging.push(est);

@@ -464,15 +464,33 @@ pub async fn quote_ladder(
 pub fn bridging_estimates(plan: &Plan) -> Vec<dto::BridgeLatencyEstimate> {
     plan.bridging
         .iter()
-        .map(|b| dto::BridgeLatencyEstimate {
-            from_chain_id: b.from_chain.0,
-            to_chain_id: b.to_chain.0,
-            token: addr(b.token),
-            estimated_seconds: b.estimated_seconds,
-            bridge: b.bridge.clone(),
-            send_block_time_seconds: b.block_ms[0] as f64 / 1000.0,
-            receive_block_time_seconds: b.block_ms[1] as f64 / 1000.0,
-            source: "catalog",
+        .map(|b| {
+            let sent = b.send_confirmations;
+            let note = match sent {
+                None => Some(format!(
+                    "the catalog records no confirmation count for {} on chain {}: estimatedSeconds is the bridge's typical latency",
+                    b.bridge, b.from_chain.0
+                )),
+                Some(c) if c.counted_on != b.from_chain => Some(format!(
+                    "confirmations are blocks of chain {}, where chain {}'s batches finalize",
+                    c.counted_on.0, b.from_chain.0
+                )),
+                Some(_) => None,
+            };
+            dto::BridgeLatencyEstimate {
+                from_chain_id: b.from_chain.0,
+                to_chain_id: b.to_chain.0,
+                token: addr(b.token),
+                estimated_seconds: b.estimated_seconds,
+                bridge: b.bridge.clone(),
+                send_confirmations: sent.map(|c| c.blocks),
+                receive_confirmations: 1,
+                send_block_time_seconds: sent.map_or(b.block_ms[0], |c| c.block_ms) as f64
+                    / 1000.0,
+                receive_block_time_seconds: b.block_ms[1] as f64 / 1000.0,
+                source: "catalog",
+                note,
+            }
         })
         .collect()
 }
