@@ -11,6 +11,11 @@
 //!   units, and each step of the exact loop (one per bitmap word crossed)
 //!   rounds its input and its fee up, which matters with dust liquidity at
 //!   extreme prices;
+//! - StableSwap's LP directions (a one-coin `add_liquidity` and
+//!   `remove_liquidity_one_coin` of a tokenized pool): minted and paid
+//!   amounts are positive, a withdrawal pays less than the coin's balance
+//!   and burns no more than the supply, and a deposit withdrawn again
+//!   never returns more than went in;
 //! - weighted: 1e-6 relative plus 1e-13 of the output balance plus 16
 //!   units (`powUp` widens the power by 1e-14, which moves the output by up
 //!   to 1e-14 of the balance whatever the trade size), plus what two units of
@@ -43,7 +48,11 @@ fuzz_target!(|data: &[u8]| {
     if data.len() < 48 {
         return;
     }
-    let kind = data[0] % 5;
+    let kind = data[0] % 6;
+    if kind == 5 {
+        curve_lp(data);
+        return;
+    }
     let amount = u(&data[1..13]);
     let e18 = U256::from(1_000_000_000_000_000_000u64);
     let state = match kind {
@@ -112,7 +121,10 @@ fuzz_target!(|data: &[u8]| {
         chain: ChainId(1),
         address: Address::ZERO,
         protocol: "fuzz".into(),
-        tokens: PoolTokens::new([(Address::with_last_byte(1), 18), (Address::with_last_byte(2), 18)]),
+        tokens: PoolTokens::new([
+            (Address::with_last_byte(1), 18),
+            (Address::with_last_byte(2), 18),
+        ]),
         state,
     };
     // What `n` units of input buy at the rate the trade executed (the
@@ -154,3 +166,46 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// A tokenized two-coin StableSwap pool (the LP token third): one coin in
+/// for LP tokens and LP tokens out into one coin.
+fn curve_lp(data: &[u8]) {
+    let amount = u(&data[1..13]);
+    let balances = vec![u(&data[13..26]), u(&data[26..39])];
+    let supply = u(&data[39..47]) * U256::from(1_000_000_000u64);
+    let pool = Pool {
+        chain: ChainId(1),
+        address: Address::ZERO,
+        protocol: "fuzz".into(),
+        tokens: PoolTokens::new([
+            (Address::with_last_byte(1), 18),
+            (Address::with_last_byte(2), 6 + data[47] % 13),
+            (Address::with_last_byte(3), 18),
+        ]),
+        state: PoolState::Stableswap(Box::new(StableswapState {
+            balances: balances.clone(),
+            amp: U256::from(1 + u32::from(data[47])) * U256::from(100u8),
+            fee: U256::from(4_000_000u64),
+            admin_fee: U256::from(5_000_000_000u64),
+            a_precision: U256::from(100u8),
+            lp_supply: Some(supply),
+        })),
+    };
+    assert_eq!(pool.lp_index(), Some(2));
+    for c in 0..2 {
+        let _ = pool.shadow_out(c, 2, u256_to_f64(amount));
+        let _ = pool.shadow_out(2, c, u256_to_f64(amount));
+        let _ = pool.spot_rate(c, 2);
+        if let Ok(out) = pool.swap_exact_in(2, c, amount) {
+            assert!(out.amount_out > U256::ZERO && out.amount_out < balances[c]);
+            assert!(amount <= supply);
+        }
+        if let Ok(minted) = pool.swap_exact_in(c, 2, amount) {
+            assert!(minted.amount_out > U256::ZERO);
+            let after = Pool { state: minted.next.clone(), ..pool.clone() };
+            if let Ok(back) = after.swap_exact_in(2, c, minted.amount_out) {
+                assert!(back.amount_out <= amount, "{} back for {amount}", back.amount_out);
+            }
+        }
+    }
+}

@@ -89,9 +89,9 @@ fuzz_target!(|data: &[u8]| {
     // The program inside the router's call is the compiled one.
     let data = match ShortcutsRouter::routeSingleCall::abi_decode(&tx.tx.data) {
         Ok(c) => c.data,
-        Err(_) => ShortcutsRouter::routeMultiCall::abi_decode(&tx.tx.data)
-            .expect("a router call")
-            .data,
+        Err(_) => {
+            ShortcutsRouter::routeMultiCall::abi_decode(&tx.tx.data).expect("a router call").data
+        }
     };
     let call = IShortcuts::executeShortcutCall::abi_decode(&data).expect("executeShortcut");
     assert_eq!(call.commands, tx.program.commands);
@@ -99,7 +99,9 @@ fuzz_target!(|data: &[u8]| {
     let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1");
     let mut evm = world.fork();
     let executor = world.shortcuts.router.expect("router").1;
-    for (k, d) in tx.program.decode(&tx.program.state).expect("the program decodes").iter().enumerate() {
+    for (k, d) in
+        tx.program.decode(&tx.program.state).expect("the program decodes").iter().enumerate()
+    {
         let raw = tx.program.commands[d.index][4] & 0x20 != 0;
         if !raw {
             assert_eq!(&d.calldata[..4], &tx.program.commands[d.index][..4], "call {k}");

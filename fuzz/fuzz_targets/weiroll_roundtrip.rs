@@ -40,14 +40,18 @@ struct Call {
 
 fn member(b: &mut ProgramBuilder, m: &Member) -> Option<(In, DynSolValue)> {
     Some(match m {
-        Member::Word(w) => (b.word(B256::from(*w)).ok()?, DynSolValue::FixedBytes(B256::from(*w), 32)),
+        Member::Word(w) => {
+            (b.word(B256::from(*w)).ok()?, DynSolValue::FixedBytes(B256::from(*w), 32))
+        }
         Member::Bytes(v) => (b.bytes(v).ok()?, DynSolValue::Bytes(v.clone())),
     })
 }
 
 fn arg(b: &mut ProgramBuilder, a: &Arg) -> Option<(In, DynSolValue)> {
     Some(match a {
-        Arg::Word(w) => (b.uint(U256::from_be_bytes(*w)).ok()?, DynSolValue::Uint(U256::from_be_bytes(*w), 256)),
+        Arg::Word(w) => {
+            (b.uint(U256::from_be_bytes(*w)).ok()?, DynSolValue::Uint(U256::from_be_bytes(*w), 256))
+        }
         Arg::Address(x) => {
             let x = Address::from(*x);
             (b.address(x).ok()?, DynSolValue::Address(x))
