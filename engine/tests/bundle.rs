@@ -545,6 +545,30 @@ async fn bundles_zap_into_and_out_of_a_curve_pool() {
     let out = simulate(&world, &b.tx, &setup).expect("executes again");
     assert_eq!(out.gains[0], Some(minted));
 
+    // And out again into both, the native coin and stETH (a rebasing share
+    // token, measured as it arrives).
+    let actions = vec![Action {
+        protocol: "curve".into(),
+        kind: ActionKind::MultiRedeem {
+            token_in: Some(STE_CRV),
+            tokens_out: vec![STETH, NATIVE_TOKEN],
+            amount_in: Amount::Value(minted),
+            primary: STETH_POOL,
+            receiver: None,
+        },
+    }];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("out of steCRV");
+    let (steth, native) = (b.amounts_out[&STETH], b.amounts_out[&NATIVE_TOKEN]);
+    assert!(steth + native > eth * U256::from(2u8) * U256::from(99u8) / U256::from(100u8));
+    let setup = SimSetup {
+        funds: vec![(USER, STE_CRV, minted)],
+        approvals: b.approvals.clone(),
+        watch: vec![(USER, NATIVE_TOKEN), (USER, STE_CRV)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.after[1], U256::ZERO, "every steCRV burnt");
+
     // remove_liquidity pays every coin: naming two of three is refused.
     let partial = vec![Action {
         protocol: "curve".into(),
