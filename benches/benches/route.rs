@@ -36,6 +36,8 @@ const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
 const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
 const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
 const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
+const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
+const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
 
 fn request(token_in: Address, amount: u128, token_out: Address, to: Option<u64>) -> RouteRequest {
@@ -65,6 +67,8 @@ fn routes(c: &mut Criterion) {
         ("split_300_weth_usdc", request(WETH, 300_000_000_000_000_000_000, USDC, None)),
         ("native_eth_dai", request(NATIVE_TOKEN, 1_000_000_000_000_000_000, DAI, None)),
         ("deposit_dai_sdai", request(DAI, 1_000_000_000_000_000_000_000, SDAI, None)),
+        ("zap_usdc_3crv", request(USDC, 1_000_000_000, THREE_CRV, None)),
+        ("zap_3crv_usdt", request(THREE_CRV, 1_000_000_000_000_000_000_000, USDT, None)),
     ];
     let mut group = c.benchmark_group("route");
     for (name, req) in &cases {
