@@ -32,7 +32,7 @@ use crate::{
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
         helpers::{Helpers, Op, bps_of, check, helper, require_at_least, require_zero},
-        protocols::{ICurvePool2, ICurvePool3, ICurvePool4, IERC20},
+        protocols::IERC20,
         route::{StepCtx, encode_leg},
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
@@ -605,15 +605,13 @@ impl<'a> Compiler<'a> {
                 // the LP token out into one coin (named by the action).
                 let coin = if deposit { token_in } else { token_out };
                 let Some(coin) = coin.filter(|c| p.index_of(*c).is_some_and(|i| i < lp)) else {
-                    let coins: Vec<String> =
-                        p.tokens[..lp].iter().map(|c| format!("{c:#x}")).collect();
                     return Err(BundleError::invalid(
                         format!("{at}.primaryAddress"),
                         format!(
                             "the {protocol} pool {:#x} {} one of its coins ({}), not {}",
                             p.address,
                             if deposit { "takes" } else { "pays" },
-                            coins.join(", "),
+                            encode::route::curve_coin_list(p, lp),
                             coin.map_or_else(|| "none named".to_owned(), |c| format!("{c:#x}"))
                         ),
                     ));
@@ -749,7 +747,7 @@ impl<'a> Compiler<'a> {
             )
             .into());
         }
-        let coins: Vec<String> = pool.tokens[..lp].iter().map(|c| format!("{c:#x}")).collect();
+        let coins = encode::route::curve_coin_list(&pool, lp);
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
         let mut args = vec![zero.clone(); lp];
         let mut amounts = vec![U256::ZERO; lp];
@@ -762,8 +760,7 @@ impl<'a> Compiler<'a> {
                     &field,
                     format!(
                         "{t:#x} is not a coin of the pool {:#x} named once ({})",
-                        pool.address,
-                        coins.join(", ")
+                        pool.address, coins
                     ),
                 )
             })?;
@@ -782,12 +779,8 @@ impl<'a> Compiler<'a> {
             args[c] = x;
         }
         args.push(zero);
-        let selector = match lp {
-            2 => ICurvePool2::add_liquidityCall::SELECTOR,
-            3 => ICurvePool3::add_liquidityCall::SELECTOR,
-            4 => ICurvePool4::add_liquidityCall::SELECTOR,
-            n => return Err(BundleError::invalid(at, format!("a pool of {n} coins")).into()),
-        };
+        let selector = encode::route::curve_add_liquidity_selector(lp)
+            .ok_or_else(|| BundleError::invalid(at, format!("a pool of {lp} coins")))?;
         let kind = match value {
             Some(In::Fixed(v)) => CallKind::Value(v),
             Some(_) => return Err(BundleError::invalid(at, "a native amount in one slot").into()),
@@ -844,13 +837,12 @@ impl<'a> Compiler<'a> {
             }
         }
         if order.len() != lp || tokens_out.len() != lp {
-            let coins: Vec<String> = pool.tokens[..lp].iter().map(|c| format!("{c:#x}")).collect();
+            let coins = encode::route::curve_coin_list(&pool, lp);
             return Err(BundleError::invalid(
                 format!("{at}.tokenOut"),
                 format!(
                     "remove_liquidity of {:#x} pays every coin of the pool, each named once: {}",
-                    pool.address,
-                    coins.join(", ")
+                    pool.address, coins
                 ),
             )
             .into());
@@ -866,12 +858,8 @@ impl<'a> Compiler<'a> {
                 format!("{:#x} cannot pay out {amount} now: {e}", pool.address),
             )
         })?;
-        let selector = match lp {
-            2 => ICurvePool2::remove_liquidityCall::SELECTOR,
-            3 => ICurvePool3::remove_liquidityCall::SELECTOR,
-            4 => ICurvePool4::remove_liquidityCall::SELECTOR,
-            n => return Err(BundleError::invalid(at, format!("a pool of {n} coins")).into()),
-        };
+        let selector = encode::route::curve_remove_liquidity_selector(lp)
+            .ok_or_else(|| BundleError::invalid(at, format!("a pool of {lp} coins")))?;
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
         let mut args = vec![x];
         args.extend(std::iter::repeat_n(zero, lp));

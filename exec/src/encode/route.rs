@@ -846,6 +846,34 @@ fn step_calls(
     }
 }
 
+/// `add_liquidity(uint256[n],uint256)` of a Curve pool of `n` coins (its
+/// coin count is in the selector).
+pub fn curve_add_liquidity_selector(n: usize) -> Option<[u8; 4]> {
+    match n {
+        2 => Some(ICurvePool2::add_liquidityCall::SELECTOR),
+        3 => Some(ICurvePool3::add_liquidityCall::SELECTOR),
+        4 => Some(ICurvePool4::add_liquidityCall::SELECTOR),
+        _ => None,
+    }
+}
+
+/// `remove_liquidity(uint256,uint256[n])` of a Curve pool of `n` coins.
+pub fn curve_remove_liquidity_selector(n: usize) -> Option<[u8; 4]> {
+    match n {
+        2 => Some(ICurvePool2::remove_liquidityCall::SELECTOR),
+        3 => Some(ICurvePool3::remove_liquidityCall::SELECTOR),
+        4 => Some(ICurvePool4::remove_liquidityCall::SELECTOR),
+        _ => None,
+    }
+}
+
+/// The coins of a tokenized Curve pool (those before its LP token), for
+/// messages naming what it takes or pays.
+pub fn curve_coin_list(pool: &Pool, lp: usize) -> String {
+    let coins: Vec<String> = pool.tokens[..lp].iter().map(|c| format!("{c:#x}")).collect();
+    coins.join(", ")
+}
+
 /// A Curve pool's one-coin deposit (coin → LP token) or withdrawal (LP
 /// token → coin). The deposit's mint is measured (`calc_token_amount`
 /// leaves the fee out, and the 3pool's `add_liquidity` returns nothing);
@@ -863,12 +891,7 @@ fn curve_liquidity(
     let lp_token = pool.tokens[lp];
     if st.token_out == lp_token {
         let i = pool.index_of(st.token_in).filter(|i| *i < lp).ok_or_else(unsupported)?;
-        let selector = match lp {
-            2 => ICurvePool2::add_liquidityCall::SELECTOR,
-            3 => ICurvePool3::add_liquidityCall::SELECTOR,
-            4 => ICurvePool4::add_liquidityCall::SELECTOR,
-            _ => return Err(unsupported()),
-        };
+        let selector = curve_add_liquidity_selector(lp).ok_or_else(unsupported)?;
         let zero = b.uint(U256::ZERO)?;
         // `uint256[n]` is static: its members are the call's first words.
         let mut args = vec![zero; lp + 1];

@@ -681,19 +681,9 @@ where
             }
             return Ok(());
         }
-        Some(TokenImpl::CurveLp) => {
-            let slot = Artifact::ReferenceCurveToken
-                .storage_slot("balanceOf")
-                .ok_or(EvmError::NotAContract(token))?;
-            let held = evm.storage(token, mapping_slot(SEED_HOLDER, slot));
-            if amount > held {
-                return Err(EvmError::Unfundable(format!(
-                    "{amount} LP tokens, above the {held} held outside the accounts funded so far"
-                )));
-            }
-            return Ok(());
-        }
-        Some(TokenImpl::Erc20) | None => return Ok(()),
+        // A Curve LP token's funding refuses, before it writes anything,
+        // more than the seed holder still has.
+        Some(TokenImpl::Erc20 | TokenImpl::CurveLp) | None => return Ok(()),
     }
     if amount > U256::from(u128::MAX) {
         return Err(EvmError::Unfundable(format!("{amount} wei of a native coin")));
@@ -1296,14 +1286,10 @@ impl<'a> ChainBuilder<'a> {
                 }
                 .abi_encode();
                 self.deploy_at(Artifact::ReferenceCurveToken, &args, lp_token)?;
-                let art = Artifact::ReferenceCurveToken;
-                let (Some(supply_slot), Some(balances_slot)) =
-                    (art.storage_slot("totalSupply"), art.storage_slot("balanceOf"))
-                else {
-                    return Err(self.inconsistent(lp_token, "LP token layout"));
-                };
-                self.evm.set_storage(lp_token, U256::from(supply_slot), supply);
-                self.evm.set_storage(lp_token, mapping_slot(SEED_HOLDER, balances_slot), supply);
+                // `ReferenceERC20`'s storage: the supply minted to the seed
+                // holder as for any plain token; from then on it only moves.
+                self.tokens.insert(lp_token, TokenImpl::Erc20);
+                self.fund(lp_token, SEED_HOLDER, supply)?;
                 self.tokens.insert(lp_token, TokenImpl::CurveLp);
                 let args = ReferenceStableSwapLp::constructorCall {
                     coins_: coins.clone(),

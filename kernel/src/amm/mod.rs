@@ -216,6 +216,31 @@ impl Pool {
         Ok((paid, next))
     }
 
+    /// A tokenized Curve pool's `remove_liquidity_one_coin(amount, j, 0)`
+    /// from `state`: coin `j` paid, and the state after (the admin's share
+    /// of the fee out of the balance, the supply less `amount`).
+    fn curve_remove_one_coin(
+        &self,
+        state: &PoolState,
+        amount: U256,
+        j: usize,
+    ) -> Result<Swap, AmmError> {
+        let (st, rates, params, supply) = self.curve_lp_parts(state)?;
+        let r =
+            stableswap::remove_liquidity_one_coin(&st.balances, &rates, params, supply, amount, j)?;
+        let mut balances = st.balances.clone();
+        balances[j] = sub(sub(balances[j], r.dy)?, r.admin_fee)?;
+        Ok(Swap {
+            amount_out: r.dy,
+            gas: gas::STABLESWAP_REMOVE_ONE,
+            next: PoolState::Stableswap(Box::new(StableswapState {
+                balances,
+                lp_supply: Some(sub(supply, amount)?),
+                ..st.clone()
+            })),
+        })
+    }
+
     /// A tokenized Curve pool's state, coin rates, parameters and supply.
     fn curve_lp_parts<'s>(
         &self,
@@ -225,6 +250,16 @@ impl Pool {
             return Err(AmmError::Unsupported);
         };
         let supply = st.lp_supply.ok_or(AmmError::Unsupported)?;
+        let (rates, params) = self.stableswap_math(st)?;
+        Ok((st, rates, params, supply))
+    }
+
+    /// A StableSwap state's coin rates (`10^(36 - decimals)`) and
+    /// parameters, as its math takes them.
+    fn stableswap_math(
+        &self,
+        st: &StableswapState,
+    ) -> Result<(Vec<U256>, stableswap::Params), AmmError> {
         let rates = self
             .decimals()
             .get(..st.balances.len())
@@ -238,7 +273,7 @@ impl Pool {
             fee: st.fee,
             admin_fee: st.admin_fee,
         };
-        Ok((st, rates, params, supply))
+        Ok((rates, params))
     }
 
     /// Exact output for `amount_in` of token `i` into token `j`.
@@ -284,63 +319,27 @@ impl Pool {
                 })
             }
             PoolState::Stableswap(st) => {
-                let StableswapState { balances, amp, fee, admin_fee, a_precision, lp_supply } =
-                    &**st;
-                let n = balances.len();
-                let rates = self
-                    .decimals()
-                    .get(..n)
-                    .ok_or(AmmError::InvalidState)?
-                    .iter()
-                    .map(|d| stableswap::rate_for_decimals(*d))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let params = stableswap::Params {
-                    amp: *amp,
-                    a_precision: *a_precision,
-                    fee: *fee,
-                    admin_fee: *admin_fee,
-                };
-                let next = |balances: Vec<U256>, lp_supply: Option<U256>| {
-                    PoolState::Stableswap(Box::new(StableswapState {
-                        balances,
-                        amp: *amp,
-                        fee: *fee,
-                        admin_fee: *admin_fee,
-                        a_precision: *a_precision,
-                        lp_supply,
-                    }))
-                };
+                let n = st.balances.len();
                 // The LP token, when the pool lists one, is index `n`: a
                 // deposit of one coin or a withdrawal into one.
-                let lp = self.lp_index().filter(|lp| *lp == i || *lp == j);
-                match (lp, *lp_supply) {
-                    (Some(_), Some(_)) if j == n => {
+                match self.lp_index().filter(|lp| *lp == i || *lp == j) {
+                    Some(lp) if j == lp => {
                         let mut amounts = vec![U256::ZERO; n];
                         amounts[i] = amount_in;
-                        self.curve_add_liquidity(state, &amounts)
+                        return self.curve_add_liquidity(state, &amounts);
                     }
-                    (Some(_), Some(supply)) => {
-                        let r = stableswap::remove_liquidity_one_coin(
-                            balances, &rates, params, supply, amount_in, j,
-                        )?;
-                        let mut b = balances.clone();
-                        b[j] = sub(sub(b[j], r.dy)?, r.admin_fee)?;
-                        Ok(Swap {
-                            amount_out: r.dy,
-                            gas: gas::STABLESWAP_REMOVE_ONE,
-                            next: next(b, Some(sub(supply, amount_in)?)),
-                        })
-                    }
-                    _ if i >= n || j >= n => Err(AmmError::Unsupported),
-                    _ => {
-                        let x = stableswap::exchange(balances, &rates, params, i, j, amount_in)?;
-                        let (out, admin) = (x.dy, x.admin_fee);
-                        let mut b = balances.clone();
-                        b[i] = add(b[i], amount_in)?;
-                        b[j] = sub(sub(b[j], out)?, admin)?;
-                        Ok(Swap { amount_out: out, gas: base, next: next(b, *lp_supply) })
-                    }
+                    Some(_) => return self.curve_remove_one_coin(state, amount_in, j),
+                    None if i >= n || j >= n => return Err(AmmError::Unsupported),
+                    None => {}
                 }
+                let (rates, params) = self.stableswap_math(st)?;
+                let x = stableswap::exchange(&st.balances, &rates, params, i, j, amount_in)?;
+                let (out, admin) = (x.dy, x.admin_fee);
+                let mut b = st.balances.clone();
+                b[i] = add(b[i], amount_in)?;
+                b[j] = sub(sub(b[j], out)?, admin)?;
+                let next = StableswapState { balances: b, ..(**st).clone() };
+                Ok(Swap { amount_out: out, gas: base, next: PoolState::Stableswap(Box::new(next)) })
             }
             PoolState::Weighted(w) => {
                 let [(bi, di, wi), (bo, d_out, wo)] = self.weighted_sides(w, i, j)?;
