@@ -17,6 +17,7 @@ const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
 const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
 const V2_ROUTER: Address = address!("7a250d5630b4cf539739df2c5dacb4c659f2488d");
+const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("switchyard-bundle-{name}-{}", std::process::id()));
@@ -129,6 +130,54 @@ async fn bundles_execute_for_every_strategy() {
         assert_eq!(out.gains[0], b.amounts_out.get(&SDAI).copied(), "{strategy}");
     }
     let _ = NATIVE_TOKEN;
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A route action beyond the market's depth: its plan is the optimal flow,
+/// split and merged at intermediate tokens, and each token's routes share
+/// at run time what the earlier ones delivered there (the action's input
+/// is a slot, not a constant). The bundle executes again in a fresh fork
+/// with the same gains, and the next action spends exactly that output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_route_split_between_its_ends_runs_in_a_bundle() {
+    let dir = temp_dir("flow");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let amount = U256::from(500_000_000_000u64);
+    let actions = vec![
+        route(WBTC, USDC, Amount::Value(amount)),
+        route(USDC, DAI, Amount::Output { action: 0, index: 0 }),
+    ];
+    for strategy in [RoutingStrategy::Router, RoutingStrategy::Delegate] {
+        let b = engine
+            .bundle(request(strategy, actions.clone()))
+            .await
+            .unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
+        assert!(
+            b.plans[0].legs.iter().any(|l| l.splits_between()),
+            "{strategy}: 5,000 WBTC into USDC splits at intermediate tokens"
+        );
+        // What the second route spends is what the first delivered.
+        assert_eq!(b.plans[1].legs[0].amount_in, b.plans[0].amounts_out[0], "{strategy}");
+        let setup = SimSetup {
+            funds: vec![(USER, WBTC, amount)],
+            approvals: b.approvals.clone(),
+            delegations: match strategy {
+                RoutingStrategy::Delegate => {
+                    vec![(USER, world.shortcuts.delegate.expect("delegate"))]
+                }
+                _ => Vec::new(),
+            },
+            watch: vec![(USER, DAI)],
+            ..SimSetup::default()
+        };
+        let out = simulate(&world, &b.tx, &setup).expect("executes again");
+        assert_eq!(out.gains[0], b.amounts_out.get(&DAI).copied(), "{strategy}");
+    }
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

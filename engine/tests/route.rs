@@ -73,6 +73,7 @@ async fn router_routes_execute_and_deliver_the_quote() {
     let state = engine.state();
     let world = state.world.as_ref().expect("world built");
     let w1 = world.chain(ChainId(1)).expect("chain 1");
+    let mut flows = 0;
     for (tin, amount, tout) in [
         (USDC, 5_000_000_000u128, WETH),
         (WETH, 2_000_000_000_000_000_000, USDC),
@@ -105,6 +106,9 @@ async fn router_routes_execute_and_deliver_the_quote() {
         (STE_CRV, 3_000_000_000_000_000_000, NATIVE_TOKEN),
         (STETH, 3_000_000_000_000_000_000, STE_CRV),
         (STE_CRV, 2_000_000_000_000_000_000, USDC),
+        // Beyond the market's depth: the optimal flow, split and merged at
+        // intermediate tokens (each token's routes share what arrived).
+        (WBTC, 500_000_000_000, USDC),
     ] {
         let req = request(tin, amount, tout);
         let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {tout}: {e:?}"));
@@ -119,7 +123,9 @@ async fn router_routes_execute_and_deliver_the_quote() {
                 .collect::<Vec<_>>()
         );
         replay(w1, &r, &req, USER);
+        flows += usize::from(r.quote.plan.legs.iter().any(|l| l.splits_between()));
     }
+    assert!(flows > 0, "a route split between its ends executes");
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -30,12 +30,21 @@ fn quote(
 
 /// Re-executes a plan's steps from the snapshot, in order, and checks that
 /// every amount in it is what the pool math gives: the plan is its own proof.
+///
+/// Routes from an intermediate token (a flow that splits and merges there)
+/// must come after every route into it, and share exactly what arrived.
 fn replay(s: &MarketSnapshot, plan: &Plan) {
     let mut states = std::collections::BTreeMap::new();
     for leg in &plan.legs {
-        let mut total_in = U256::ZERO;
+        // Per token: what arrived, and what the routes from it took.
+        let mut arrived: std::collections::BTreeMap<Address, (U256, U256)> =
+            [(leg.token_in, (leg.amount_in, U256::ZERO))].into_iter().collect();
+        let mut started = BTreeSet::new();
         for r in &leg.routes {
-            total_in += r.amount_in;
+            let start = r.token_in().expect("steps");
+            started.insert(start);
+            let (_, taken) = arrived.get_mut(&start).expect("a route from what arrived");
+            *taken += r.amount_in;
             let mut x = r.amount_in;
             for st in &r.steps {
                 assert_eq!(st.amount_in, x);
@@ -57,8 +66,21 @@ fn replay(s: &MarketSnapshot, plan: &Plan) {
                 x = sw.amount_out;
             }
             assert_eq!(r.amount_out, x);
+            let end = r.token_out().expect("steps");
+            assert!(!started.contains(&end), "every route into {end} comes before those from it");
+            if end != leg.token_out {
+                let later = leg.routes.iter().any(|q| q.token_in() == Some(end));
+                assert!(later, "what reaches {end} goes on");
+            }
+            arrived.entry(end).or_default().0 += x;
         }
-        assert_eq!(total_in, leg.amount_in);
+        for (t, (a, taken)) in &arrived {
+            if *t == leg.token_out {
+                assert_eq!(*a, leg.amount_out, "the output");
+            } else {
+                assert_eq!(a, taken, "everything at {t} goes on");
+            }
+        }
     }
 }
 
@@ -88,11 +110,13 @@ fn a_large_trade_splits_and_beats_the_best_single_path() {
 
 /// Trades far beyond the market's depth, where the optimal stage drains
 /// pools (V3 ones to their last tick) over long paths: the plan spends the
-/// whole input, replays exactly, does no worse than the best single path,
-/// and keeps within the limits on paths and pools per path.
+/// whole input, replays exactly (a flow split between the ends shares at
+/// each token exactly what arrived there), does no worse than the best
+/// single path, and keeps within the limits on paths and pools per path.
 #[test]
 fn trades_that_drain_the_market_spend_their_whole_input_and_replay() {
     let s = snapshot();
+    let mut flows = 0;
     for (from, amount, to) in
         [(USDC, e(300_000_000, 6), WETH), (WETH, e(150_000, 18), USDC), (WBTC, e(5_000, 8), USDC)]
     {
@@ -104,11 +128,16 @@ fn trades_that_drain_the_market_spend_their_whole_input_and_replay() {
                 .expect("route");
         assert!(plan.amounts_out[0] >= single.amounts_out[0], "{from} → {to}");
         let leg = &plan.legs[0];
-        assert_eq!(leg.routes.iter().map(|r| r.amount_in).sum::<U256>(), amount);
+        let from_input = leg.routes.iter().filter(|r| r.token_in() == Some(leg.token_in));
+        assert_eq!(from_input.map(|r| r.amount_in).sum::<U256>(), amount);
         assert!(leg.routes.len() <= params.max_splits.max(params.max_optimal_paths));
         let hops = params.max_hops.max(params.max_optimal_hops);
         assert!(leg.routes.iter().all(|r| r.steps.len() <= hops), "{from} → {to}");
+        flows += usize::from(leg.splits_between());
     }
+    // 5,000 WBTC into USDC drains the embedded market through its middle
+    // tokens: the flow splits and merges there.
+    assert!(flows > 0, "some drained trade splits between its ends");
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! [pull inputs from their owner]        token.transferFrom(owner, account, amountIn)
 //! [fee per input]                       token.transfer(feeReceiver, fee)
 //! [operator fee per input]              token.transfer(operatorFeeReceiver, ensoFee)
-//! per leg, per route (split share), per step:
+//! per leg, per route (split share; a route from an intermediate token: its
+//! share of what the routes into that token delivered, the last the rest), per step:
 //!     V2     approve(router); router.swapExactTokensForTokens(x, 0, [in, out], account, max)
 //!            (out = balance after − before)
 //!     V3     approve(swapRouter); out = swapRouter.exactInputSingle((in, out, fee, account, …, x, 0, 0))
@@ -382,40 +383,99 @@ pub enum LegInput {
     Slot(In),
 }
 
-/// The calls of one leg; returns each route's output slot.
+/// The calls of one leg; returns the output slot of each route that
+/// delivers the leg's output (not of those ending at an intermediate token
+/// later routes go on from).
+///
+/// The routes run in order. Those from the leg's input take their planned
+/// amounts, or shares of the input slot. Those from an intermediate token
+/// share what the earlier routes delivered there (the sum of their output
+/// slots): each takes `arrived · amount_in / Σ amount_in` over the routes
+/// from that token, the last one the rest, so the planned amounts exactly
+/// when the earlier routes deliver what was planned, and nothing stays
+/// behind when they deliver otherwise.
 pub fn encode_leg(
     b: &mut ProgramBuilder,
     ctx: &StepCtx<'_>,
     leg: &switchyard_kernel::Leg,
     input: LegInput,
 ) -> Result<Vec<In>, EncodeError> {
+    let empty = EncodeError::Unsupported("a route without steps");
+    let starts: Vec<Address> =
+        leg.routes.iter().map(|r| r.token_in().ok_or(empty.clone())).collect::<Result<_, _>>()?;
+    // What arrived at each intermediate token, and what its routes took.
+    let mut arrived: Vec<(Address, In)> = Vec::new();
+    let mut spent: Vec<(Address, In)> = Vec::new();
     let mut outs = Vec::with_capacity(leg.routes.len());
-    let mut spent: Option<In> = None;
-    let last = leg.routes.len().saturating_sub(1);
     for (k, route) in leg.routes.iter().enumerate() {
-        let mut x = match &input {
-            LegInput::Planned => b.uint(route.amount_in)?,
-            LegInput::Slot(x) if leg.routes.len() == 1 => x.clone(),
-            LegInput::Slot(x) if k == last => {
-                let used = spent.clone().ok_or(EncodeError::Unsupported("empty split"))?;
-                helper(b, BinaryOp::Sub, &[x.clone(), used])?
+        let t = starts[k];
+        let source = if t == leg.token_in {
+            match &input {
+                LegInput::Planned => None,
+                LegInput::Slot(x) => Some(x.clone()),
             }
-            LegInput::Slot(x) => {
-                let share = b.uint(route.amount_in)?;
-                let total = b.uint(leg.amount_in)?;
-                let scaled = helper(b, BinaryOp::Mul, &[x.clone(), share])?;
-                let part = helper(b, BinaryOp::Div, &[scaled, total])?;
-                spent = Some(match spent.take() {
-                    None => part.clone(),
-                    Some(s) => helper(b, BinaryOp::Add, &[s, part.clone()])?,
-                });
-                part
+        } else {
+            let at = arrived.iter().find(|(a, _)| *a == t);
+            Some(at.map(|(_, x)| x.clone()).ok_or(EncodeError::Unsupported(
+                "a route from a token no earlier route delivers",
+            ))?)
+        };
+        let mut x = match source {
+            None => b.uint(route.amount_in)?,
+            Some(src) => {
+                let siblings = starts.iter().filter(|s| **s == t).count();
+                let last = !starts[k + 1..].contains(&t);
+                let taken = spent.iter().position(|(a, _)| *a == t);
+                if siblings == 1 {
+                    src
+                } else if last {
+                    let used = taken
+                        .map(|p| spent[p].1.clone())
+                        .ok_or(EncodeError::Unsupported("empty split"))?;
+                    helper(b, BinaryOp::Sub, &[src, used])?
+                } else {
+                    let total = leg
+                        .routes
+                        .iter()
+                        .zip(&starts)
+                        .filter(|(_, s)| **s == t)
+                        .fold(U256::ZERO, |a, (r, _)| a.saturating_add(r.amount_in));
+                    let share = b.uint(route.amount_in)?;
+                    let total = b.uint(total)?;
+                    let scaled = helper(b, BinaryOp::Mul, &[src, share])?;
+                    let part = helper(b, BinaryOp::Div, &[scaled, total])?;
+                    match taken {
+                        None => spent.push((t, part.clone())),
+                        Some(p) => {
+                            let sum =
+                                helper(b, BinaryOp::Add, &[spent[p].1.clone(), part.clone()])?;
+                            spent[p].1 = sum;
+                        }
+                    }
+                    part
+                }
             }
         };
         for st in &route.steps {
             x = step(b, ctx, st, x)?;
         }
-        outs.push(x);
+        let end = route.token_out().ok_or(empty.clone())?;
+        if !starts.contains(&end) {
+            outs.push(x);
+            continue;
+        }
+        // An intermediate token: every route into it runs before the first
+        // from it.
+        if starts[..=k].contains(&end) {
+            return Err(EncodeError::Unsupported("a route into a token already shared"));
+        }
+        match arrived.iter().position(|(a, _)| *a == end) {
+            None => arrived.push((end, x)),
+            Some(p) => {
+                let sum = helper(b, BinaryOp::Add, &[arrived[p].1.clone(), x])?;
+                arrived[p].1 = sum;
+            }
+        }
     }
     Ok(outs)
 }

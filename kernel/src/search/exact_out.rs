@@ -70,7 +70,7 @@ pub fn find_routes_exact_out(
                 inputs: vec![(req.token_in, x)],
                 outputs: vec![req.token_out],
             },
-            params,
+            &SearchParams { split_between: false, ..params.clone() },
         )
     };
     // A first size: the hint, else one whole input token's rate (smaller

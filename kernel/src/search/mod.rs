@@ -89,6 +89,11 @@ pub struct SearchParams {
     pub gas_cost_in_out: Vec<Option<f64>>,
     /// Which kinds of pools a route may use.
     pub kinds: PoolKinds,
+    /// Whether a large trade's optimal flow may be executed as it is,
+    /// splitting and merging at intermediate tokens (see [`Leg::routes`]);
+    /// else only as whole paths from the input to the output (an
+    /// exact-output plan, whose routes are each one router call).
+    pub split_between: bool,
 }
 
 /// Which kinds of pools a search may route through.
@@ -146,6 +151,7 @@ impl Default for SearchParams {
             excluded_pools: BTreeSet::new(),
             gas_cost_in_out: Vec::new(),
             kinds: PoolKinds::All,
+            split_between: true,
         }
     }
 }
@@ -218,7 +224,8 @@ pub struct Step {
     pub gas: u64,
 }
 
-/// One path carrying part (or all) of an input.
+/// One path carrying part (or all) of an input, or of what earlier routes
+/// of its leg delivered at an intermediate token (see [`Leg::routes`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     /// Amount sent down this path.
@@ -227,6 +234,18 @@ pub struct Route {
     pub amount_out: U256,
     /// Steps in order.
     pub steps: Vec<Step>,
+}
+
+impl Route {
+    /// The token the route starts from.
+    pub fn token_in(&self) -> Option<Address> {
+        self.steps.first().map(|s| s.token_in)
+    }
+
+    /// The token the route delivers.
+    pub fn token_out(&self) -> Option<Address> {
+        self.steps.last().map(|s| s.token_out)
+    }
 }
 
 /// How one input reaches its output.
@@ -240,8 +259,24 @@ pub struct Leg {
     pub amount_in: U256,
     /// Output delivered (sum over routes).
     pub amount_out: U256,
-    /// One route, or several for a split.
+    /// One route, or several for a split, run in this order. A route
+    /// starts at the leg's input, or at an intermediate token that earlier
+    /// routes delivered (the optimal flow splits and merges there), and ends
+    /// at the output or at a token later routes go on from. The routes from
+    /// an intermediate token share all that arrived there: each takes
+    /// `arrived · amount_in / Σ amount_in` of the routes from that token
+    /// (rounded down), the last one the rest. On the snapshot the plan was
+    /// found on, that is exactly its `amount_in`.
     pub routes: Vec<Route>,
+}
+
+impl Leg {
+    /// Whether some route starts or ends at an intermediate token.
+    pub fn splits_between(&self) -> bool {
+        self.routes
+            .iter()
+            .any(|r| r.token_in() != Some(self.token_in) || r.token_out() != Some(self.token_out))
+    }
 }
 
 /// A bridge crossing of the plan, with its latency.
@@ -677,7 +712,7 @@ fn route_leg(
         let active = solve(&edges, false);
         let first = allocate(&active);
         let walk = |edges: &[(TokenIx, TokenIx, Edge)]| {
-            Some(solve(edges, true)).filter(|w| w.paths != active.paths).and_then(|w| allocate(&w))
+            Some(solve(edges, true)).filter(|w| w.paths != active.paths)
         };
         let (walked, wide) = if active.crossed {
             if middle.is_empty() {
@@ -693,18 +728,37 @@ fn route_leg(
                 (Some(a), Some(b)) => Some(if total_out(&b.0) > total_out(&a.0) { b } else { a }),
                 (a, b) => a.or(b),
             };
-        better(better(first, walked), wide)
+        let paths = better(
+            better(first, walked.as_ref().and_then(allocate)),
+            wide.as_ref().and_then(allocate),
+        );
+        // Each solution's flow as it is, split at intermediate tokens,
+        // quoted exactly where its shadow beats the allocation over its
+        // paths (not the active ranges' flow when it leaves one: the walk
+        // is then the flow that V3 pools really give).
+        let reached = paths.as_ref().map_or(0.0, |p| u256_to_f64(total_out(&p.0)));
+        let flows = [Some(&active).filter(|a| !a.crossed), walked.as_ref(), wide.as_ref()]
+            .into_iter()
+            .flatten()
+            .filter(|_| params.split_between)
+            .filter_map(|s| {
+                FlowPlan::of(snapshot, (token_in, token_out), s, params.max_optimal_gas)
+            })
+            .filter(|f| f.shadow(snapshot, token_out, amount_f) > reached * (1.0 + FLOW_MARGIN))
+            .filter_map(|f| f.exact(snapshot, working, token_out, amount))
+            .max_by(|a, b| total_out(&a.0).cmp(&total_out(&b.0)));
+        (paths, flows)
     } else {
-        None
+        (None, None)
     };
     let net_of = |routes: &[Route]| {
         let gas: u64 = routes.iter().map(|r| path_gas(&r.steps)).sum();
         net(total_out(routes), gas, ends.gas_cost)
     };
-    let split = match (split, optimal) {
-        (Some(a), Some(b)) => Some(if net_of(&b.0) > net_of(&a.0) { b } else { a }),
-        (a, b) => a.or(b),
-    };
+    let split = [split, optimal.0, optimal.1]
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| if net_of(&b.0) > net_of(&a.0) { b } else { a });
     let split_better =
         split.as_ref().is_some_and(|(routes, _)| routes.len() > 1 && net_of(routes) > best_net);
     let routes = if let Some((routes, states)) = split.filter(|_| split_better) {
@@ -720,9 +774,214 @@ fn route_leg(
     Ok(Leg { token_in, token_out, amount_in: amount, amount_out, routes })
 }
 
-/// What the routes deliver together.
+/// What the routes deliver together: the outputs of those that end where
+/// no route goes on from.
 fn total_out(routes: &[Route]) -> U256 {
-    routes.iter().fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out))
+    let start = |r: &Route| r.steps.first().map(|s| (s.chain, s.token_in));
+    let end = |r: &Route| r.steps.last().map(|s| (s.to_chain, s.token_out));
+    routes
+        .iter()
+        .filter(|r| !routes.iter().any(|q| start(q) == end(r)))
+        .fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out))
+}
+
+/// The optimal flow of a solution as it is, to be executed splitting and
+/// merging at intermediate tokens: the pool directions of its paths
+/// (widest first, while their estimated gas fits), each with what the flow
+/// sells into it, grouped by the token they sell, the tokens in an order
+/// where each comes after every token that brings it something. At each
+/// token, what arrived is shared over its pools in proportion to the flow,
+/// each pool one route of one step.
+struct FlowPlan {
+    /// `(pool direction, token sold, token bought, flow)`, by token sold
+    /// in `order`, the widest first within a token.
+    arcs: Vec<(Edge, Address, Address, f64)>,
+    /// The tokens that sell, input first.
+    order: Vec<Address>,
+}
+
+impl FlowPlan {
+    /// `None` when the paths leave a token unordered (a cycle).
+    fn of(
+        snapshot: &MarketSnapshot,
+        (token_in, token_out): (Address, Address),
+        solved: &optimal::Solved,
+        max_gas: u64,
+    ) -> Option<Self> {
+        let tokens_of = |e: Edge| -> Option<(Address, Address)> {
+            let Edge::Pool { pool, i, j } = e else { return None };
+            let p = snapshot.pools().get(pool as usize)?;
+            Some((*p.tokens.get(usize::from(i))?, *p.tokens.get(usize::from(j))?))
+        };
+        let mut arcs: Vec<(Edge, Address, Address, f64)> = Vec::new();
+        let mut gas = 0u64;
+        for ((path, _), carried) in solved.paths.iter().zip(&solved.carried) {
+            let new_gas: u64 = path
+                .iter()
+                .filter(|e| arcs.iter().all(|a| a.0 != **e))
+                .map(|e| estimated_gas(snapshot, std::slice::from_ref(e)))
+                .sum();
+            if gas.saturating_add(new_gas) > max_gas {
+                break;
+            }
+            gas += new_gas;
+            for (e, x) in path.iter().zip(carried) {
+                match arcs.iter_mut().find(|a| a.0 == *e) {
+                    Some(a) => a.3 += x,
+                    None => {
+                        let (a, b) = tokens_of(*e)?;
+                        arcs.push((*e, a, b, *x));
+                    }
+                }
+            }
+        }
+        let mut order: Vec<Address> = vec![token_in];
+        let mut placed = 0;
+        while placed < order.len() {
+            let t = order[placed];
+            placed += 1;
+            for (_, _, b, _) in arcs.iter().filter(|a| a.1 == t) {
+                let ready = arcs.iter().filter(|a| a.2 == *b).all(|a| order.contains(&a.1));
+                if ready && !order.contains(b) && *b != token_out {
+                    order.push(*b);
+                }
+            }
+        }
+        if arcs.iter().any(|a| !order.contains(&a.1)) {
+            return None;
+        }
+        let rank = |t: &Address| order.iter().position(|o| o == t);
+        arcs.sort_by(|a, b| rank(&a.1).cmp(&rank(&b.1)).then(b.3.total_cmp(&a.3)));
+        Some(Self { arcs, order })
+    }
+
+    /// Each token's pools, tokens in order.
+    fn groups(&self) -> impl Iterator<Item = (Address, &[(Edge, Address, Address, f64)])> {
+        self.arcs.chunk_by(|a, b| a.1 == b.1).map(|g| (g[0].1, g))
+    }
+
+    /// What the flow delivers by the pools' `f64` shadows (a guide to
+    /// whether to quote it exactly).
+    fn shadow(&self, snapshot: &MarketSnapshot, token_out: Address, amount: f64) -> f64 {
+        let mut arrived: Vec<(Address, f64)> = vec![(self.order[0], amount)];
+        for (t, group) in self.groups() {
+            let here = arrived.iter().find(|(a, _)| *a == t).map_or(0.0, |(_, x)| *x);
+            let total: f64 = group.iter().map(|a| a.3).sum();
+            if total.is_nan() || total <= 0.0 {
+                return 0.0;
+            }
+            // A pool past its last tick takes what it can (to within 2⁻²⁰,
+            // by bisection) and the rest goes on to the next, as in the
+            // exact quote.
+            let mut carried = 0.0;
+            for (e, _, to, w) in group {
+                let x = here * w / total + carried;
+                let takes = |y: f64| Some(candidates::shadow(snapshot, *e, y)).filter(|o| *o > 0.0);
+                let (taken, out) = match takes(x) {
+                    Some(out) => (x, out),
+                    None => {
+                        let (mut lo, mut hi, mut got) = (0.0, x, 0.0);
+                        for _ in 0..20 {
+                            let mid = 0.5 * (lo + hi);
+                            match takes(mid) {
+                                Some(o) => (lo, got) = (mid, o),
+                                None => hi = mid,
+                            }
+                        }
+                        (lo, got)
+                    }
+                };
+                carried = x - taken;
+                match arrived.iter_mut().find(|(a, _)| a == to) {
+                    Some((_, y)) => *y += out,
+                    None => arrived.push((*to, out)),
+                }
+            }
+        }
+        arrived.iter().find(|(a, _)| *a == token_out).map_or(0.0, |(_, x)| *x)
+    }
+
+    /// The routes, quoted exactly on `working`, and the states they leave.
+    /// What arrived at a token is shared in integers (shares out of 2^40,
+    /// the last pool the rest). A pool that cannot take its share takes
+    /// the most it can and the next takes the rest; what the last cannot
+    /// take goes down the first of the token's pools that takes it. `None`
+    /// when something would be left on the way.
+    fn exact(
+        &self,
+        snapshot: &MarketSnapshot,
+        working: &Working,
+        token_out: Address,
+        amount: U256,
+    ) -> Option<(Vec<Route>, Working)> {
+        const SCALE: f64 = 1_099_511_627_776.0;
+        let mut state = working.clone();
+        let mut arrived: Vec<(Address, U256)> = vec![(self.order[0], amount)];
+        let mut routes = Vec::with_capacity(self.arcs.len());
+        let mut deliver = |arrived: &mut Vec<(Address, U256)>, steps: Vec<Step>, taken, to| {
+            let out = out_of(&steps);
+            match arrived.iter_mut().find(|(a, _)| *a == to) {
+                Some((_, x)) => *x = x.saturating_add(out),
+                None => arrived.push((to, out)),
+            }
+            routes.push(Route { amount_in: taken, amount_out: out, steps });
+        };
+        for (t, group) in self.groups() {
+            let k = arrived.iter().position(|(a, _)| *a == t)?;
+            let (_, here) = arrived.swap_remove(k);
+            let total: f64 = group.iter().map(|a| a.3).sum();
+            if group.is_empty() || here.is_zero() || total.is_nan() || total <= 0.0 {
+                return None;
+            }
+            let (mut left, mut carried) = (here, U256::ZERO);
+            let last = group.len() - 1;
+            for (n, (e, _, to, w)) in group.iter().enumerate() {
+                let share = if n == last {
+                    left
+                } else {
+                    let a = here.checked_mul(U256::from((w / total * SCALE).floor() as u64))? >> 40;
+                    left = left.checked_sub(a)?;
+                    a
+                };
+                let a = share.saturating_add(carried);
+                carried = U256::ZERO;
+                if a.is_zero() {
+                    continue;
+                }
+                let path = std::slice::from_ref(e);
+                let (taken, (steps, next)) = match simulate(snapshot, &state, path, a) {
+                    Ok(done) => (a, done),
+                    Err((AmmError::InsufficientLiquidity, _)) => {
+                        match most_taken(snapshot, &state, path, a) {
+                            Some(done) => done,
+                            None if n < last => {
+                                carried = a;
+                                continue;
+                            }
+                            None => return None,
+                        }
+                    }
+                    Err(_) => return None,
+                };
+                carried = a - taken;
+                state.extend(next);
+                deliver(&mut arrived, steps, taken, *to);
+            }
+            if !carried.is_zero() {
+                let (to, (steps, next)) = group.iter().find_map(|(e, _, to, _)| {
+                    let path = std::slice::from_ref(e);
+                    Some((*to, simulate(snapshot, &state, path, carried).ok()?))
+                })?;
+                state.extend(next);
+                deliver(&mut arrived, steps, carried, to);
+            }
+        }
+        // Everything arrived at the output; nothing is left on the way.
+        if arrived.iter().any(|(t, x)| *t != token_out && !x.is_zero()) {
+            return None;
+        }
+        Some((routes, state))
+    }
 }
 
 /// How far below the best candidate's shadow output, net of estimated gas,
@@ -875,6 +1134,11 @@ fn exact_batches<'c>(
         .extend(order[near..].chunks(batch).map(|c| c.iter().map(|(_, k)| &found[*k]).collect()));
     batches
 }
+
+/// How much more (relative) the optimal flow executed as it is must promise
+/// by its shadow than the allocation over its paths delivers, to be quoted
+/// exactly.
+const FLOW_MARGIN: f64 = 1e-4;
 
 /// Smallest gain (relative) a split must be able to reach to be tried.
 const MIN_SPLIT_GAIN: f64 = 1e-4;
@@ -1115,7 +1379,10 @@ pub fn ladder(
         None
     };
     let mut paths: Vec<Vec<Edge>> = Vec::new();
-    for r in top.routes.iter().chain(bottom.iter().flat_map(|l| &l.routes)) {
+    // Whole paths only: a route of a flow split between the ends is no
+    // path of its own.
+    let whole = |r: &&Route| r.token_in() == Some(token_in) && r.token_out() == Some(token_out);
+    for r in top.routes.iter().chain(bottom.iter().flat_map(|l| &l.routes)).filter(whole) {
         if let Some(p) = edges_of(snapshot, &r.steps)
             && !paths.contains(&p)
         {
@@ -1238,7 +1505,11 @@ fn edges_of(snapshot: &MarketSnapshot, steps: &[Step]) -> Option<Vec<Edge>> {
 /// its largest route quoted exactly with a ten-thousandth more (at least
 /// one unit), against what it gives now.
 fn marginal_rate(snapshot: &MarketSnapshot, leg: &Leg) -> f64 {
-    let Some(r) = leg.routes.iter().max_by_key(|r| r.amount_in) else { return 0.0 };
+    let whole =
+        |r: &&Route| r.token_in() == Some(leg.token_in) && r.token_out() == Some(leg.token_out);
+    let Some(r) = leg.routes.iter().filter(whole).max_by_key(|r| r.amount_in) else {
+        return u256_to_f64(leg.amount_out) / u256_to_f64(leg.amount_in).max(1.0);
+    };
     let Some(path) = edges_of(snapshot, &r.steps) else {
         return u256_to_f64(leg.amount_out) / u256_to_f64(leg.amount_in).max(1.0);
     };

@@ -395,6 +395,10 @@ fn lbfgs(f: impl Fn(&[f64], &mut [f64]) -> f64, mut x: Vec<f64>, iterations: usi
 pub(super) struct Solved {
     /// The paths, widest first, each with the share of the amount it takes.
     pub(super) paths: Vec<(Vec<Edge>, f64)>,
+    /// For each path, what its part of the flow sells into each of its
+    /// pool directions (raw units of the token sold there): its share of
+    /// the amount, times the flow's average rate of each pool before.
+    pub(super) carried: Vec<Vec<f64>>,
     /// What the flow sells into each pool direction it uses.
     pub(super) flows: Vec<(Edge, f64)>,
     /// A V3 pool's flow left its active range (the walk would differ; see
@@ -463,6 +467,20 @@ pub(super) fn optimal_paths(
 
     let arcs: Vec<(usize, usize)> = problem.curves.iter().map(|c| (c.from, c.to)).collect();
     let paths = decompose(tokens.len(), &arcs, &flows, amount, max_hops, max_paths);
+    let carried = paths
+        .iter()
+        .map(|(p, share)| {
+            let mut x = share * amount;
+            p.iter()
+                .map(|k| {
+                    let sold = x;
+                    let (xs, ys) = flows[*k];
+                    x *= ys / xs;
+                    sold
+                })
+                .collect()
+        })
+        .collect();
     let paths = paths
         .into_iter()
         .map(|(p, share)| (p.into_iter().map(|k| problem.curves[k].edge).collect(), share))
@@ -474,7 +492,7 @@ pub(super) fn optimal_paths(
         .filter(|(_, (x, _))| *x > 0.0)
         .map(|(c, (x, _))| (c.edge, *x))
         .collect();
-    Solved { paths, flows, crossed }
+    Solved { paths, carried, flows, crossed }
 }
 
 /// The paths, input (token 0) to output (token 1), of at most `max_hops`
