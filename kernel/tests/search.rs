@@ -133,7 +133,14 @@ fn trades_that_drain_the_market_spend_their_whole_input_and_replay() {
         assert!(leg.routes.len() <= params.max_splits.max(params.max_optimal_paths));
         let hops = params.max_hops.max(params.max_optimal_hops);
         assert!(leg.routes.iter().all(|r| r.steps.len() <= hops), "{from} → {to}");
-        flows += usize::from(leg.splits_between());
+        if leg.splits_between() {
+            flows += 1;
+            // Each pool once: what a pool could not take went to another
+            // route of its token, not down the same pool again.
+            let pools: BTreeSet<usize> =
+                leg.routes.iter().flat_map(|r| &r.steps).map(|st| st.pool).collect();
+            assert_eq!(pools.len(), leg.routes.iter().map(|r| r.steps.len()).sum::<usize>());
+        }
     }
     // 5,000 WBTC into USDC drains the embedded market through its middle
     // tokens: the flow splits and merges there.

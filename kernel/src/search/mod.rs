@@ -905,8 +905,8 @@ impl FlowPlan {
     /// What arrived at a token is shared in integers (shares out of 2^40,
     /// the last pool the rest). A pool that cannot take its share takes
     /// the most it can and the next takes the rest; what the last cannot
-    /// take goes down the first of the token's pools that takes it. `None`
-    /// when something would be left on the way.
+    /// take goes to the first of the token's routes that takes it as well.
+    /// `None` when something would be left on the way.
     fn exact(
         &self,
         snapshot: &MarketSnapshot,
@@ -917,16 +917,16 @@ impl FlowPlan {
         const SCALE: f64 = 1_099_511_627_776.0;
         let mut state = working.clone();
         let mut arrived: Vec<(Address, U256)> = vec![(self.order[0], amount)];
-        let mut routes = Vec::with_capacity(self.arcs.len());
-        let mut deliver = |arrived: &mut Vec<(Address, U256)>, steps: Vec<Step>, taken, to| {
-            let out = out_of(&steps);
-            match arrived.iter_mut().find(|(a, _)| *a == to) {
-                Some((_, x)) => *x = x.saturating_add(out),
-                None => arrived.push((to, out)),
-            }
-            routes.push(Route { amount_in: taken, amount_out: out, steps });
+        let mut routes: Vec<Route> = Vec::with_capacity(self.arcs.len());
+        let add = |arrived: &mut Vec<(Address, U256)>, to: Address, out: U256| match arrived
+            .iter_mut()
+            .find(|(a, _)| *a == to)
+        {
+            Some((_, x)) => *x = x.saturating_add(out),
+            None => arrived.push((to, out)),
         };
         for (t, group) in self.groups() {
+            let first_route = routes.len();
             let k = arrived.iter().position(|(a, _)| *a == t)?;
             let (_, here) = arrived.swap_remove(k);
             let total: f64 = group.iter().map(|a| a.3).sum();
@@ -965,15 +965,42 @@ impl FlowPlan {
                 };
                 carried = a - taken;
                 state.extend(next);
-                deliver(&mut arrived, steps, taken, *to);
+                let out = out_of(&steps);
+                add(&mut arrived, *to, out);
+                routes.push(Route { amount_in: taken, amount_out: out, steps });
             }
             if !carried.is_zero() {
-                let (to, (steps, next)) = group.iter().find_map(|(e, _, to, _)| {
-                    let path = std::slice::from_ref(e);
-                    Some((*to, simulate(snapshot, &state, path, carried).ok()?))
-                })?;
-                state.extend(next);
-                deliver(&mut arrived, steps, carried, to);
+                // Into the first of the token's routes that takes it too,
+                // quoted again from the pool's state before the flow (a
+                // flow goes through each pool once); else one more route
+                // down the first of its pools that takes it.
+                let again = (first_route..routes.len()).find_map(|r| {
+                    let route = &routes[r];
+                    let e = edges_of(snapshot, &route.steps)?;
+                    let x = route.amount_in.checked_add(carried)?;
+                    Some((r, simulate(snapshot, working, &e, x).ok()?))
+                });
+                match again {
+                    Some((r, (steps, next))) => {
+                        let (old, to) = (routes[r].amount_out, routes[r].token_out()?);
+                        let out = out_of(&steps);
+                        let x = arrived.iter_mut().find(|(a, _)| *a == to)?;
+                        x.1 = x.1.checked_sub(old)?.saturating_add(out);
+                        state.extend(next);
+                        let amount_in = routes[r].amount_in + carried;
+                        routes[r] = Route { amount_in, amount_out: out, steps };
+                    }
+                    None => {
+                        let (to, (steps, next)) = group.iter().find_map(|(e, _, to, _)| {
+                            let path = std::slice::from_ref(e);
+                            Some((*to, simulate(snapshot, &state, path, carried).ok()?))
+                        })?;
+                        state.extend(next);
+                        let out = out_of(&steps);
+                        add(&mut arrived, to, out);
+                        routes.push(Route { amount_in: carried, amount_out: out, steps });
+                    }
+                }
             }
         }
         // Everything arrived at the output; nothing is left on the way.
