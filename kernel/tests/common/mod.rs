@@ -3,6 +3,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
+pub(crate) mod replay;
+
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, ChainId, loaders};
 use switchyard_kernel::{
