@@ -7,8 +7,9 @@ use alloy_primitives::{Address, U256, address};
 use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
 use switchyard_engine::{
     Engine, EngineConfig,
-    bundle::{Action, ActionKind, Amount, BundleRequest, RouteArgs},
-    simulate::{SimSetup, simulate},
+    bundle::{Action, ActionKind, Amount, BundleRequest, BundleTx, RouteArgs},
+    evm::world::ChainWorld,
+    simulate::{SimOutcome, SimSetup, simulate},
 };
 
 const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
@@ -54,6 +55,29 @@ fn route(token_in: Address, token_out: Address, amount_in: Amount) -> Action {
         ignore_aggregators: Vec::new(),
         ignore_standards: Vec::new(),
     }))
+}
+
+/// Executes `b` again in a fresh fork of `world`: `USER` holds `funds`
+/// (and, for the delegate strategy, is delegated to the deployed
+/// delegate), and `watch` is the account and token whose gain is read.
+fn replay(
+    world: &ChainWorld,
+    strategy: RoutingStrategy,
+    b: &BundleTx,
+    (token, amount): (Address, U256),
+    watch: (Address, Address),
+) -> SimOutcome {
+    let setup = SimSetup {
+        funds: vec![(USER, token, amount)],
+        approvals: b.approvals.clone(),
+        delegations: match strategy {
+            RoutingStrategy::Delegate => vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+            _ => Vec::new(),
+        },
+        watch: vec![watch],
+        ..SimSetup::default()
+    };
+    simulate(world, &b.tx, &setup).expect("executes again")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -114,19 +138,8 @@ async fn bundles_execute_for_every_strategy() {
             }
             _ => USER,
         };
-        let setup = SimSetup {
-            funds: vec![(USER, WETH, U256::from(10u128.pow(18)))],
-            approvals: b.approvals.clone(),
-            delegations: match strategy {
-                RoutingStrategy::Delegate => {
-                    vec![(USER, world.shortcuts.delegate.expect("delegate"))]
-                }
-                _ => Vec::new(),
-            },
-            watch: vec![(beneficiary, SDAI)],
-            ..SimSetup::default()
-        };
-        let out = simulate(&world, &b.tx, &setup).expect("executes again");
+        let funds = (WETH, U256::from(10u128.pow(18)));
+        let out = replay(&world, strategy, &b, funds, (beneficiary, SDAI));
         assert_eq!(out.gains[0], b.amounts_out.get(&SDAI).copied(), "{strategy}");
     }
     let _ = NATIVE_TOKEN;
@@ -163,19 +176,7 @@ async fn a_route_split_between_its_ends_runs_in_a_bundle() {
         );
         // What the second route spends is what the first delivered.
         assert_eq!(b.plans[1].legs[0].amount_in, b.plans[0].amounts_out[0], "{strategy}");
-        let setup = SimSetup {
-            funds: vec![(USER, WBTC, amount)],
-            approvals: b.approvals.clone(),
-            delegations: match strategy {
-                RoutingStrategy::Delegate => {
-                    vec![(USER, world.shortcuts.delegate.expect("delegate"))]
-                }
-                _ => Vec::new(),
-            },
-            watch: vec![(USER, DAI)],
-            ..SimSetup::default()
-        };
-        let out = simulate(&world, &b.tx, &setup).expect("executes again");
+        let out = replay(&world, strategy, &b, (WBTC, amount), (USER, DAI));
         assert_eq!(out.gains[0], b.amounts_out.get(&DAI).copied(), "{strategy}");
     }
     shutdown.stop();
