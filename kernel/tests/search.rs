@@ -313,6 +313,38 @@ fn every_ladder_point_replays_exactly_and_its_ends_are_quotes() {
     ));
 }
 
+/// A ladder whose largest amount drains the market: its last point is the
+/// optimal flow split between the ends, and every point below it is exact,
+/// above the one before, and within 3% of its own quote (the points
+/// between are allocated over whole paths: the same search's at the
+/// largest amount without such flows, and the smallest amount's).
+#[test]
+fn a_ladder_up_to_a_flow_keeps_every_point() {
+    let s = snapshot();
+    let params = SearchParams::default();
+    let amounts: Vec<U256> =
+        [1u64, 10, 100, 500, 1_000, 2_000, 3_500, 5_000].into_iter().map(|btc| e(btc, 8)).collect();
+    let points = ladder(&s, ChainId(1), a(WBTC), a(USDC), &amounts, &params).expect("every point");
+    assert_eq!(points.len(), amounts.len());
+    for (k, p) in points.iter().enumerate() {
+        let plan = Plan {
+            chain: ChainId(1),
+            destination_chain: ChainId(1),
+            bridging: Vec::new(),
+            amounts_out: vec![p.leg.amount_out],
+            gas: p.gas,
+            legs: vec![p.leg.clone()],
+        };
+        replay(&s, &plan);
+        if k > 0 {
+            assert!(p.leg.amount_out > points[k - 1].leg.amount_out, "point {k} rises");
+        }
+        let q = quote(&s, WBTC, p.leg.amount_in, USDC, &params).expect("quote").amounts_out[0];
+        assert!(p.leg.amount_out * U256::from(100u32) >= q * U256::from(97u32), "point {k}");
+    }
+    assert!(points.last().is_some_and(|p| p.leg.splits_between()), "5,000 WBTC is a flow");
+}
+
 /// Re-checks an exact-output plan backwards: every step takes what the
 /// pool's exact-output math asks for the step after it, on the states the
 /// earlier paths leave.

@@ -785,6 +785,10 @@ fn total_out(routes: &[Route]) -> U256 {
         .fold(U256::ZERO, |a, r| a.saturating_add(r.amount_out))
 }
 
+/// One pool direction of a flow: the edge, the token it sells, the token it
+/// buys, and what the flow sells into it.
+type Arc = (Edge, Address, Address, f64);
+
 /// The optimal flow of a solution as it is, to be executed splitting and
 /// merging at intermediate tokens: the pool directions of its paths
 /// (widest first, while their estimated gas fits), each with what the flow
@@ -793,9 +797,8 @@ fn total_out(routes: &[Route]) -> U256 {
 /// token, what arrived is shared over its pools in proportion to the flow,
 /// each pool one route of one step.
 struct FlowPlan {
-    /// `(pool direction, token sold, token bought, flow)`, by token sold
-    /// in `order`, the widest first within a token.
-    arcs: Vec<(Edge, Address, Address, f64)>,
+    /// By token sold in `order`, the widest first within a token.
+    arcs: Vec<Arc>,
     /// The tokens that sell, input first.
     order: Vec<Address>,
 }
@@ -813,7 +816,7 @@ impl FlowPlan {
             let p = snapshot.pools().get(pool as usize)?;
             Some((*p.tokens.get(usize::from(i))?, *p.tokens.get(usize::from(j))?))
         };
-        let mut arcs: Vec<(Edge, Address, Address, f64)> = Vec::new();
+        let mut arcs: Vec<Arc> = Vec::new();
         let mut gas = 0u64;
         for ((path, _), carried) in solved.paths.iter().zip(&solved.carried) {
             let new_gas: u64 = path
@@ -835,6 +838,12 @@ impl FlowPlan {
                 }
             }
         }
+        Self::ordered((token_in, token_out), arcs)
+    }
+
+    /// The arcs with their tokens in order; `None` when they leave a token
+    /// unordered (a cycle).
+    fn ordered((token_in, token_out): (Address, Address), mut arcs: Vec<Arc>) -> Option<Self> {
         let mut order: Vec<Address> = vec![token_in];
         let mut placed = 0;
         while placed < order.len() {
@@ -856,7 +865,7 @@ impl FlowPlan {
     }
 
     /// Each token's pools, tokens in order.
-    fn groups(&self) -> impl Iterator<Item = (Address, &[(Edge, Address, Address, f64)])> {
+    fn groups(&self) -> impl Iterator<Item = (Address, &[Arc])> {
         self.arcs.chunk_by(|a, b| a.1 == b.1).map(|g| (g[0].1, g))
     }
 
@@ -1405,11 +1414,18 @@ pub fn ladder(
     } else {
         None
     };
+    // The points between are allocated over whole paths: where the largest
+    // amount's plan is a flow split between the ends, its paths are those
+    // of the same search without such flows.
+    let top_paths = if top.splits_between() {
+        let whole_only = SearchParams { split_between: false, ..params.clone() };
+        route_leg(snapshot, &mut Working::new(), &ends(high), &whole_only)?
+    } else {
+        top.clone()
+    };
     let mut paths: Vec<Vec<Edge>> = Vec::new();
-    // Whole paths only: a route of a flow split between the ends is no
-    // path of its own.
     let whole = |r: &&Route| r.token_in() == Some(token_in) && r.token_out() == Some(token_out);
-    for r in top.routes.iter().chain(bottom.iter().flat_map(|l| &l.routes)).filter(whole) {
+    for r in top_paths.routes.iter().chain(bottom.iter().flat_map(|l| &l.routes)).filter(whole) {
         if let Some(p) = edges_of(snapshot, &r.steps)
             && !paths.contains(&p)
         {
@@ -1423,7 +1439,8 @@ pub fn ladder(
     let top_fractions: Vec<f64> = paths
         .iter()
         .map(|p| {
-            top.routes
+            top_paths
+                .routes
                 .iter()
                 .filter(|r| edges_of(snapshot, &r.steps).as_ref() == Some(p))
                 .map(|r| u256_to_f64(r.amount_in))
