@@ -341,6 +341,9 @@ type Working = BTreeMap<usize, PoolState>;
 /// States a simulated path leaves, by pool, in path order.
 type NextStates = Vec<(usize, PoolState)>;
 
+/// What a path took of an amount, its steps and the states they leave.
+type Taken = (U256, (Vec<Step>, NextStates));
+
 /// Exact simulation of `path` for `amount` on the working state; returns the
 /// steps and the states after them (not yet written back), or the error and
 /// the edge that raised it.
@@ -923,7 +926,6 @@ impl FlowPlan {
         token_out: Address,
         amount: U256,
     ) -> Option<(Vec<Route>, Working)> {
-        const SCALE: f64 = 1_099_511_627_776.0;
         let mut state = working.clone();
         let mut arrived: Vec<(Address, U256)> = vec![(self.order[0], amount)];
         let mut routes: Vec<Route> = Vec::with_capacity(self.arcs.len());
@@ -938,39 +940,27 @@ impl FlowPlan {
             let first_route = routes.len();
             let k = arrived.iter().position(|(a, _)| *a == t)?;
             let (_, here) = arrived.swap_remove(k);
-            let total: f64 = group.iter().map(|a| a.3).sum();
-            if group.is_empty() || here.is_zero() || total.is_nan() || total <= 0.0 {
+            if here.is_zero() {
                 return None;
             }
-            let (mut left, mut carried) = (here, U256::ZERO);
+            let weights: Vec<f64> = group.iter().map(|a| a.3).collect();
+            let shares = integer_shares(here, &weights)?;
+            let mut carried = U256::ZERO;
             let last = group.len() - 1;
-            for (n, (e, _, to, w)) in group.iter().enumerate() {
-                let share = if n == last {
-                    left
-                } else {
-                    let a = here.checked_mul(U256::from((w / total * SCALE).floor() as u64))? >> 40;
-                    left = left.checked_sub(a)?;
-                    a
-                };
+            for (n, ((e, _, to, _), share)) in group.iter().zip(shares).enumerate() {
                 let a = share.saturating_add(carried);
                 carried = U256::ZERO;
                 if a.is_zero() {
                     continue;
                 }
                 let path = std::slice::from_ref(e);
-                let (taken, (steps, next)) = match simulate(snapshot, &state, path, a) {
-                    Ok(done) => (a, done),
-                    Err((AmmError::InsufficientLiquidity, _)) => {
-                        match most_taken(snapshot, &state, path, a) {
-                            Some(done) => done,
-                            None if n < last => {
-                                carried = a;
-                                continue;
-                            }
-                            None => return None,
-                        }
+                let (taken, (steps, next)) = match simulate_what_fits(snapshot, &state, path, a) {
+                    Ok(Some(done)) => done,
+                    Ok(None) if n < last => {
+                        carried = a;
+                        continue;
                     }
-                    Err(_) => return None,
+                    _ => return None,
                 };
                 carried = a - taken;
                 state.extend(next);
@@ -1216,27 +1206,13 @@ fn exact_shares(
     fractions: &[f64],
     amount: U256,
 ) -> Result<(Vec<Route>, Working), Option<usize>> {
-    let kept: Vec<(usize, f64)> =
-        fractions.iter().copied().enumerate().filter(|(_, f)| *f >= MIN_SPLIT_SHARE).collect();
-    let sum: f64 = kept.iter().map(|(_, f)| f).sum();
-    if kept.len() < 2 || sum.is_nan() || sum <= 0.0 {
+    let (kept, weights): (Vec<usize>, Vec<f64>) =
+        fractions.iter().copied().enumerate().filter(|(_, f)| *f >= MIN_SPLIT_SHARE).unzip();
+    if kept.len() < 2 {
         return Err(None);
     }
-    // Integer shares out of 2^40; the last path takes the remainder.
-    const SCALE: f64 = 1_099_511_627_776.0;
-    let mut amounts = Vec::with_capacity(kept.len());
-    let mut left = amount;
-    for (n, (k, f)) in kept.iter().enumerate() {
-        let a = if n + 1 == kept.len() {
-            left
-        } else {
-            let share = U256::from((f / sum * SCALE).floor() as u64);
-            let a = amount.checked_mul(share).ok_or(None)? >> 40;
-            left = left.checked_sub(a).ok_or(None)?;
-            a
-        };
-        amounts.push((*k, a));
-    }
+    let amounts: Vec<(usize, U256)> =
+        kept.into_iter().zip(integer_shares(amount, &weights).ok_or(None)?).collect();
     let mut state = working.clone();
     let mut routes = Vec::with_capacity(amounts.len());
     // What a path could not take (a V3 pool past its last tick, by a
@@ -1250,19 +1226,13 @@ fn exact_shares(
         if a.is_zero() {
             continue;
         }
-        let (taken, (steps, next)) = match simulate(snapshot, &state, paths[k], a) {
-            Ok(done) => (a, done),
-            Err((AmmError::InsufficientLiquidity, _)) => {
-                match most_taken(snapshot, &state, paths[k], a) {
-                    Some((taken, done)) => (taken, done),
-                    None if n < last => {
-                        carried = a;
-                        continue;
-                    }
-                    None => return Err(Some(k)),
-                }
+        let (taken, (steps, next)) = match simulate_what_fits(snapshot, &state, paths[k], a) {
+            Ok(Some(done)) => done,
+            Ok(None) if n < last => {
+                carried = a;
+                continue;
             }
-            Err(_) => return Err(Some(k)),
+            _ => return Err(Some(k)),
         };
         carried = a - taken;
         state.extend(next);
@@ -1284,6 +1254,44 @@ fn exact_shares(
     Ok((routes, state))
 }
 
+/// `amount` split in proportion to `weights` in integers (shares out of
+/// 2^40, rounded down), the last one the rest; `None` when the weights do
+/// not add up to a positive number.
+fn integer_shares(amount: U256, weights: &[f64]) -> Option<Vec<U256>> {
+    const SCALE: f64 = 1_099_511_627_776.0;
+    let sum: f64 = weights.iter().sum();
+    let (_, first) = weights.split_last()?;
+    if sum.is_nan() || sum <= 0.0 {
+        return None;
+    }
+    let mut left = amount;
+    let mut out = Vec::with_capacity(weights.len());
+    for w in first {
+        let a = amount.checked_mul(U256::from((w / sum * SCALE).floor() as u64))? >> 40;
+        left = left.checked_sub(a)?;
+        out.push(a);
+    }
+    out.push(left);
+    Some(out)
+}
+
+/// `amount` down `path` on `state`, or, where the path runs out of
+/// liquidity, the most of it the path takes ([`most_taken`]): what was
+/// taken and its simulation. `Ok(None)` when it takes none; `Err` on any
+/// other failure.
+fn simulate_what_fits(
+    snapshot: &MarketSnapshot,
+    state: &Working,
+    path: &[Edge],
+    amount: U256,
+) -> Result<Option<Taken>, AmmError> {
+    match simulate(snapshot, state, path, amount) {
+        Ok(done) => Ok(Some((amount, done))),
+        Err((AmmError::InsufficientLiquidity, _)) => Ok(most_taken(snapshot, state, path, amount)),
+        Err((e, _)) => Err(e),
+    }
+}
+
 /// The most of `amount` that `path` takes on `state` (to within 2⁻⁴⁰ of
 /// it), and its simulation; `None` if it takes none.
 fn most_taken(
@@ -1291,7 +1299,7 @@ fn most_taken(
     state: &Working,
     path: &[Edge],
     amount: U256,
-) -> Option<(U256, (Vec<Step>, NextStates))> {
+) -> Option<Taken> {
     let (mut lo, mut hi) = (U256::ZERO, amount);
     let mut best = None;
     let close: U256 = (amount >> 40usize).max(U256::from(1u8));
