@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use alloy_primitives::U256;
 use switchyard_catalog::{Address, ChainId, NATIVE_TOKEN, loaders};
 use switchyard_kernel::{
-    KernelError, MarketSnapshot, Plan, RouteRequest, SearchParams, StepAction, find_routes, ladder,
+    KernelError, LadderPoint, MarketSnapshot, Plan, RouteRequest, SearchParams, StepAction,
+    find_routes, ladder,
 };
 
 const USDC: &str = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
@@ -273,6 +274,18 @@ fn a_broken_pool_is_quarantined_and_the_search_goes_on() {
     assert!(plan.legs[0].routes.iter().flat_map(|r| &r.steps).all(|st| st.address != three_pool));
 }
 
+/// A ladder point on Ethereum as a one-leg plan, to replay.
+fn plan_of(p: &LadderPoint) -> Plan {
+    Plan {
+        chain: ChainId(1),
+        destination_chain: ChainId(1),
+        bridging: Vec::new(),
+        amounts_out: vec![p.leg.amount_out],
+        gas: p.gas,
+        legs: vec![p.leg.clone()],
+    }
+}
+
 /// A ladder's every point is exact (it replays step by step), its two ends
 /// are the quotes of their amounts, and a split appears where the amount
 /// calls for one.
@@ -288,15 +301,7 @@ fn every_ladder_point_replays_exactly_and_its_ends_are_quotes() {
     assert_eq!(points.len(), amounts.len());
     for (k, (p, amount)) in points.iter().zip(&amounts).enumerate() {
         assert_eq!(p.leg.amount_in, *amount);
-        let plan = Plan {
-            chain: ChainId(1),
-            destination_chain: ChainId(1),
-            bridging: Vec::new(),
-            amounts_out: vec![p.leg.amount_out],
-            gas: p.gas,
-            legs: vec![p.leg.clone()],
-        };
-        replay(&s, &plan);
+        replay(&s, &plan_of(p));
         assert!(p.marginal > 0.0);
         if k == 0 || k + 1 == amounts.len() {
             let q = quote(&s, USDC, *amount, WETH, &params).expect("quote");
@@ -327,19 +332,16 @@ fn a_ladder_up_to_a_flow_keeps_every_point() {
     let points = ladder(&s, ChainId(1), a(WBTC), a(USDC), &amounts, &params).expect("every point");
     assert_eq!(points.len(), amounts.len());
     for (k, p) in points.iter().enumerate() {
-        let plan = Plan {
-            chain: ChainId(1),
-            destination_chain: ChainId(1),
-            bridging: Vec::new(),
-            amounts_out: vec![p.leg.amount_out],
-            gas: p.gas,
-            legs: vec![p.leg.clone()],
-        };
-        replay(&s, &plan);
+        replay(&s, &plan_of(p));
         if k > 0 {
             assert!(p.leg.amount_out > points[k - 1].leg.amount_out, "point {k} rises");
         }
         let q = quote(&s, WBTC, p.leg.amount_in, USDC, &params).expect("quote").amounts_out[0];
+        // `-- --nocapture` prints each point against its own quote (ppm).
+        eprintln!(
+            "point {k}: {} ppm of its quote",
+            p.leg.amount_out * U256::from(1_000_000u32) / q
+        );
         assert!(p.leg.amount_out * U256::from(100u32) >= q * U256::from(97u32), "point {k}");
     }
     assert!(points.last().is_some_and(|p| p.leg.splits_between()), "5,000 WBTC is a flow");
