@@ -225,6 +225,9 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
                 reserve0: r0,
                 reserve1: r1,
                 fee_bps: 30,
+                lp_supply: None,
+                k_last: None,
+                fee_on: false,
             }));
         } else {
             // Raw price of token0 in token1, its tick, and 15 nested ranges.

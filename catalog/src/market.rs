@@ -138,7 +138,13 @@ impl PoolRecord {
     /// Every token the pool trades, in pool order.
     pub fn tokens(&self) -> Vec<Address> {
         match self {
-            Self::UniswapV2(p) => vec![p.token0, p.token1],
+            Self::UniswapV2(p) => {
+                let mut t = vec![p.token0, p.token1];
+                if p.lp_supply.is_some() {
+                    t.push(p.address);
+                }
+                t
+            }
             Self::UniswapV3(p) => vec![p.token0, p.token1],
             Self::Stableswap(p) => {
                 let mut t = p.coins.clone();
@@ -188,6 +194,18 @@ pub struct UniswapV2Record {
     pub reserve1: U256,
     /// Swap fee in bps.
     pub fee_bps: u32,
+    /// The pair's liquidity token supply (`totalSupply()`): listed, the
+    /// pair's own token is entered from either coin and left into either
+    /// (Router02's `addLiquidity` / `removeLiquidity` beside a swap).
+    #[serde(default, deserialize_with = "de_opt_u256")]
+    pub lp_supply: Option<U256>,
+    /// `kLast()` (0 when omitted).
+    #[serde(default, deserialize_with = "de_opt_u256")]
+    pub k_last: Option<U256>,
+    /// Whether the factory's `feeTo` is set: the protocol's share of the
+    /// fees is then minted at the next mint or burn (off when omitted).
+    #[serde(default)]
+    pub fee_on: bool,
 }
 
 /// An initialized tick.
@@ -642,6 +660,15 @@ fn check_pool(
                 if f.kind != FactoryKind::UniswapV2 || want != p.address {
                     bad(format!("address is not the factory's CREATE2 address {want}"));
                 }
+            }
+            if p.lp_supply.is_some_and(|s| s.is_zero()) {
+                bad("lpSupply must be positive: a zap never makes a pair's first mint".into());
+            }
+            if p.lp_supply.is_none() && (p.k_last.is_some() || p.fee_on) {
+                bad("kLast and feeOn describe the liquidity token: list lpSupply too".into());
+            }
+            if p.fee_on && catalog.dex_factory(p.chain_id, &p.protocol).is_none() {
+                bad("feeOn needs the protocol's factory in the catalog".into());
             }
         }
         PoolRecord::UniswapV3(p) => {

@@ -654,6 +654,9 @@ mod tests {
             reserve0: U256::from(reserve0),
             reserve1: U256::from(reserve1),
             fee_bps: 30,
+            lp_supply: None,
+            k_last: None,
+            fee_on: false,
         })
     }
 

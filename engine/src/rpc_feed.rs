@@ -533,6 +533,9 @@ impl Spec {
                         reserve0: reserves[0],
                         reserve1: reserves[1],
                         fee_bps: V2_FEE_BPS,
+                        lp_supply: None,
+                        k_last: None,
+                        fee_on: false,
                     })
                 }
                 Tracked::V3(v) => PoolRecord::UniswapV3(UniswapV3Record {

@@ -106,6 +106,20 @@ pub struct WeightedState {
     pub pow_rule: crate::amm::weighted::PowRule,
 }
 
+/// A Uniswap V2 pair whose liquidity token (the pair itself) is listed:
+/// the pair's reserves and fee as [`PoolState::UniswapV2`] holds them, and
+/// the liquidity token's state. The pool's tokens are `[token0, token1,
+/// pair]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V2LpState {
+    /// Reserves, pool order (`uint112`s).
+    pub reserves: [U128; 2],
+    /// Fee in bps.
+    pub fee_bps: u32,
+    /// Supply, `kLast`, and whether the protocol fee is on.
+    pub liquidity: crate::amm::uniswap_v2::Liquidity,
+}
+
 /// The state of a Uniswap V3 pool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct V3State {
@@ -172,6 +186,9 @@ pub enum PoolState {
         /// Fee in bps.
         fee_bps: u32,
     },
+    /// A constant-product pair entered and left through its liquidity
+    /// token as well.
+    UniswapV2Lp(Box<V2LpState>),
     /// Concentrated liquidity.
     UniswapV3(Box<V3State>),
     /// Curve StableSwap over `coins`; the LP token, if any, is the last token
@@ -205,12 +222,39 @@ impl PoolState {
 
     /// A Uniswap V2 pair's reserves, widened (`None` for another kind).
     pub fn v2_reserves(&self) -> Option<[U256; 2]> {
+        self.v2_pair().map(|(r, _)| [U256::from(r[0]), U256::from(r[1])])
+    }
+
+    /// A Uniswap V2 pair's reserves and fee in bps, with its liquidity
+    /// token listed or not.
+    pub fn v2_pair(&self) -> Option<(&[U128; 2], u32)> {
         match self {
-            Self::UniswapV2 { reserves, .. } => {
-                Some([U256::from(reserves[0]), U256::from(reserves[1])])
-            }
+            Self::UniswapV2 { reserves, fee_bps } => Some((reserves, *fee_bps)),
+            Self::UniswapV2Lp(p) => Some((&p.reserves, p.fee_bps)),
             _ => None,
         }
+    }
+
+    /// This pair's state with `reserves` (and `liquidity`, where the token
+    /// is listed); `None` past `uint112`.
+    pub fn v2_with(
+        &self,
+        reserves: [U256; 2],
+        liquidity: Option<crate::amm::uniswap_v2::Liquidity>,
+    ) -> Option<Self> {
+        let Self::UniswapV2 { reserves: fit, fee_bps } =
+            Self::uniswap_v2(reserves, self.v2_pair()?.1)?
+        else {
+            return None;
+        };
+        Some(match (self, liquidity) {
+            (Self::UniswapV2Lp(p), l) => Self::UniswapV2Lp(Box::new(V2LpState {
+                reserves: fit,
+                fee_bps,
+                liquidity: l.unwrap_or(p.liquidity),
+            })),
+            _ => Self::UniswapV2 { reserves: fit, fee_bps },
+        })
     }
 }
 
@@ -359,6 +403,10 @@ impl Pool {
     /// are then trades with it. A pool that is its own LP token (the
     /// newer factory pools) is not entered this way.
     pub fn lp_index(&self) -> Option<usize> {
+        if let PoolState::UniswapV2Lp(_) = &self.state {
+            // The pair is its own liquidity token.
+            return (self.tokens.len() == 3 && self.tokens[2] == self.address).then_some(2);
+        }
         let PoolState::Stableswap(st) = &self.state else { return None };
         let n = st.balances.len();
         (st.lp_supply.is_some()
@@ -378,6 +426,17 @@ impl Pool {
         let r = match &self.state {
             PoolState::UniswapV2 { reserves, .. } => {
                 u128_to_f64(reserves[j]) / u128_to_f64(reserves[i])
+            }
+            PoolState::UniswapV2Lp(p) => {
+                // A small deposit sells about half for the other coin, and
+                // the pair's value is twice either reserve.
+                let supply = u256_to_f64(p.liquidity.supply);
+                let reserve = |k: usize| u128_to_f64(p.reserves[k]);
+                match (i, j) {
+                    (2, k) => 2.0 * reserve(k) / supply,
+                    (k, 2) => supply / (2.0 * reserve(k)),
+                    _ => reserve(j) / reserve(i),
+                }
             }
             PoolState::UniswapV3(v3) => {
                 if v3.liquidity == 0 {
@@ -455,6 +514,10 @@ impl Pool {
             PoolState::UniswapV2 { reserves, .. } => {
                 reserves.get(i).map_or(0.0, |r| u128_to_f64(*r))
             }
+            PoolState::UniswapV2Lp(p) => match p.reserves.get(i) {
+                Some(r) => u128_to_f64(*r),
+                None => u256_to_f64(p.liquidity.supply),
+            },
             PoolState::UniswapV3(v3) => {
                 let s = u256_to_f64(v3.sqrt_price_x96) / Q96;
                 let l = v3.liquidity as f64;

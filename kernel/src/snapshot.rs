@@ -18,7 +18,7 @@ use crate::{
     graph::{Edge, PendingEdge, TokenGraph, TokenNode},
     pool::{
         LendingState, Pool, PoolState, PoolTokens, Protocol, StableswapState, StakingState,
-        V3State, VaultState, WeightedState,
+        V2LpState, V3State, VaultState, WeightedState,
     },
     pools::Pools,
     price::PriceTable,
@@ -301,7 +301,23 @@ impl PoolState {
     /// hold it (a V2 reserve past the pair's `uint112`).
     pub fn from_record(rec: &PoolRecord) -> Option<Self> {
         Some(match rec {
-            PoolRecord::UniswapV2(p) => Self::uniswap_v2([p.reserve0, p.reserve1], p.fee_bps)?,
+            PoolRecord::UniswapV2(p) => {
+                let pair = Self::uniswap_v2([p.reserve0, p.reserve1], p.fee_bps)?;
+                match (p.lp_supply, pair) {
+                    (Some(supply), Self::UniswapV2 { reserves, fee_bps }) => {
+                        Self::UniswapV2Lp(Box::new(V2LpState {
+                            reserves,
+                            fee_bps,
+                            liquidity: crate::amm::uniswap_v2::Liquidity {
+                                supply,
+                                k_last: p.k_last.unwrap_or_default(),
+                                fee_on: p.fee_on,
+                            },
+                        }))
+                    }
+                    (_, pair) => pair,
+                }
+            }
             PoolRecord::UniswapV3(p) => Self::UniswapV3(Box::new(V3State {
                 sqrt_price_x96: p.sqrt_price_x96,
                 liquidity: p.liquidity,
@@ -366,6 +382,7 @@ fn directions(pool: &Pool) -> Vec<(usize, usize)> {
         // A Curve pool's LP token (last, when listed) is entered from a coin
         // and left into one, never exchanged.
         PoolState::Stableswap(st) => st.balances.len(),
+        PoolState::UniswapV2Lp(_) => 2,
         _ => pool.tokens.len(),
     };
     let mut out = Vec::with_capacity(n * (n - 1).max(1) + 2 * n);

@@ -40,11 +40,12 @@ fn a_delta_moves_the_quote_and_leaves_the_old_snapshot_alone() {
     // Halve WETH in every USDC/WETH V2 pool: WETH gets dearer.
     let mut delta = SnapshotDelta::default();
     for k in usdc_weth_pools(&s) {
-        if let PoolState::UniswapV2 { reserves, fee_bps } = &s.pools()[k].state {
+        // A pair whose liquidity token is listed keeps its supply.
+        let state = &s.pools()[k].state;
+        if let Some(mut r) = state.v2_reserves() {
             let w = s.pools()[k].index_of(a(WETH)).expect("weth");
-            let mut r = *reserves;
-            r[w] /= U128::from(2u8);
-            delta.pools.push((k, PoolState::UniswapV2 { reserves: r, fee_bps: *fee_bps }));
+            r[w] /= U256::from(2u8);
+            delta.pools.push((k, state.v2_with(r, None).expect("within uint112")));
         }
     }
     assert!(!delta.pools.is_empty(), "the demo market has a USDC/WETH V2 pool");

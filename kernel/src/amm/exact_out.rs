@@ -39,6 +39,7 @@ pub const fn exact_output_native(state: &PoolState) -> bool {
     matches!(
         state,
         PoolState::UniswapV2 { .. }
+            | PoolState::UniswapV2Lp(_)
             | PoolState::UniswapV3(_)
             | PoolState::Weighted(_)
             | PoolState::Erc4626(_)
@@ -68,6 +69,17 @@ impl Pool {
                 let r = [U256::from(reserves[0]), U256::from(reserves[1])];
                 let a = uniswap_v2::amount_in(amount_out, r[i], r[j], *fee_bps)?;
                 done(a, base, super::v2_after(r, *fee_bps, i, j, a, amount_out)?)
+            }
+            // A swap between the coins of a pair whose liquidity token is
+            // listed; the zaps have no exact-output form.
+            PoolState::UniswapV2Lp(p) if i < 2 && j < 2 => {
+                let r = [U256::from(p.reserves[0]), U256::from(p.reserves[1])];
+                let a = uniswap_v2::amount_in(amount_out, r[i], r[j], p.fee_bps)?;
+                let mut after = r;
+                after[i] = super::add(after[i], a)?;
+                after[j] = super::sub(after[j], amount_out)?;
+                let next = state.v2_with(after, None).ok_or(AmmError::InsufficientLiquidity)?;
+                done(a, base, next)
             }
             PoolState::UniswapV3(v3) => {
                 let (fee, spacing) = (v3.fee, v3.tick_spacing);
@@ -111,7 +123,10 @@ impl Pool {
                 done(a, base, next)
             }
             PoolState::Wrap => done(amount_out, base, PoolState::Wrap),
-            PoolState::Stableswap(_) | PoolState::Lending(_) | PoolState::LiquidStaking(_) => {
+            PoolState::Stableswap(_)
+            | PoolState::UniswapV2Lp(_)
+            | PoolState::Lending(_)
+            | PoolState::LiquidStaking(_) => {
                 let swap = |x: U256| self.swap_exact_in_from(state, i, j, x);
                 let (a, s) = least_input(amount_out, swap)?;
                 Ok(SwapIn { amount_in: a, amount_out: s.amount_out, gas: s.gas, next: s.next })

@@ -26,7 +26,7 @@ pub use error::AmmError;
 pub use exact_out::{SwapIn, exact_output_native};
 
 use crate::pool::{
-    LendingState, Pool, PoolState, StableswapState, StakingState, V3State, VaultState,
+    LendingState, Pool, PoolState, StableswapState, StakingState, V2LpState, V3State, VaultState,
     WeightedState,
 };
 
@@ -34,6 +34,12 @@ use crate::pool::{
 pub mod gas {
     /// Uniswap V2 pair: transfer in, `swap`.
     pub const UNISWAP_V2: u64 = 90_000;
+    /// One coin into a pair's liquidity through Router02: the sale, then
+    /// `addLiquidity` (two transfers and the mint), with the approvals.
+    pub const UNISWAP_V2_ZAP_IN: u64 = 230_000;
+    /// A pair's liquidity out into one coin through Router02:
+    /// `removeLiquidity` (the burn, two transfers), then the sale.
+    pub const UNISWAP_V2_ZAP_OUT: u64 = 200_000;
     /// Uniswap V3 swap, before tick crossings.
     pub const UNISWAP_V3: u64 = 110_000;
     /// Each initialized tick crossed.
@@ -63,7 +69,7 @@ impl PoolState {
     /// and what the search estimates a path at before simulating it.
     pub const fn base_gas(&self) -> u64 {
         match self {
-            Self::UniswapV2 { .. } => gas::UNISWAP_V2,
+            Self::UniswapV2 { .. } | Self::UniswapV2Lp(_) => gas::UNISWAP_V2,
             Self::UniswapV3(_) => gas::UNISWAP_V3,
             Self::Stableswap(_) => gas::STABLESWAP,
             Self::Weighted(_) => gas::WEIGHTED,
@@ -241,6 +247,63 @@ impl Pool {
         })
     }
 
+    /// A trade through a pair whose liquidity token is listed (index 2):
+    /// a swap between its coins, one coin into its liquidity
+    /// ([`uniswap_v2::zap_in`]) or its liquidity out into one coin
+    /// ([`uniswap_v2::zap_out`]).
+    fn v2_lp_swap(
+        &self,
+        p: &V2LpState,
+        i: usize,
+        j: usize,
+        amount_in: U256,
+    ) -> Result<Swap, AmmError> {
+        let r = [U256::from(p.reserves[0]), U256::from(p.reserves[1])];
+        let state = |reserves: [U256; 2], liquidity| {
+            PoolState::UniswapV2Lp(Box::new(V2LpState { liquidity, ..*p }))
+                .v2_with(reserves, Some(liquidity))
+                .ok_or(AmmError::InsufficientLiquidity)
+        };
+        match (i, j) {
+            (0 | 1, 0 | 1) => {
+                let out = uniswap_v2::amount_out(amount_in, r[i], r[j], p.fee_bps)?;
+                let (mut after, base) = (r, gas::UNISWAP_V2);
+                after[i] = add(after[i], amount_in)?;
+                after[j] = sub(after[j], out)?;
+                Ok(Swap { amount_out: out, gas: base, next: state(after, p.liquidity)? })
+            }
+            (0 | 1, 2) => {
+                let z = uniswap_v2::zap_in(amount_in, i, r, p.fee_bps, p.liquidity)?;
+                Ok(Swap {
+                    amount_out: z.minted.amount,
+                    gas: gas::UNISWAP_V2_ZAP_IN,
+                    next: state(z.minted.reserves, z.minted.liquidity)?,
+                })
+            }
+            (2, 0 | 1) => {
+                let z = uniswap_v2::zap_out(amount_in, j, r, p.fee_bps, p.liquidity)?;
+                Ok(Swap {
+                    amount_out: z.amount_out,
+                    gas: gas::UNISWAP_V2_ZAP_OUT,
+                    next: state(z.reserves, z.burned.liquidity)?,
+                })
+            }
+            _ => Err(AmmError::Unsupported),
+        }
+    }
+
+    /// For a zap of `amount` of coin `i` into this pair's liquidity token
+    /// (`j`), from `state`: the part sold for the other coin. `None` for
+    /// any other trade.
+    pub fn v2_zap_sale(&self, state: &PoolState, i: usize, j: usize, amount: U256) -> Option<U256> {
+        let PoolState::UniswapV2Lp(p) = state else { return None };
+        if self.lp_index() != Some(j) || i > 1 {
+            return None;
+        }
+        let r = [U256::from(p.reserves[0]), U256::from(p.reserves[1])];
+        uniswap_v2::zap_in(amount, i, r, p.fee_bps, p.liquidity).ok().map(|z| z.swap)
+    }
+
     /// A tokenized Curve pool's state, coin rates, parameters and supply.
     fn curve_lp_parts<'s>(
         &self,
@@ -299,6 +362,7 @@ impl Pool {
                 let next = v2_after(r, *fee_bps, i, j, amount_in, out)?;
                 Ok(Swap { amount_out: out, gas: base, next })
             }
+            PoolState::UniswapV2Lp(p) => self.v2_lp_swap(p, i, j, amount_in),
             PoolState::UniswapV3(v3) => {
                 let (fee, spacing) = (v3.fee, v3.tick_spacing);
                 let s = uniswap_v3::swap_exact_in(

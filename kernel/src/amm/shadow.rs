@@ -175,6 +175,37 @@ fn stableswap_out(
     .unwrap_or(0.0)
 }
 
+/// A trade through a pair whose liquidity token is listed, in `f64`: a
+/// swap, or the zaps' steps (the sale at the constant-product balance,
+/// then the mint; the burn, then the sale), the protocol's fee share left
+/// out.
+fn v2_lp_out(p: &crate::pool::V2LpState, i: usize, j: usize, amount: f64) -> f64 {
+    let r = [u128_to_f64(p.reserves[0]), u128_to_f64(p.reserves[1])];
+    let supply = u256_to_f64(p.liquidity.supply);
+    let g = 1.0 - f64::from(p.fee_bps) / 1e4;
+    let sell = |x: f64, r_in: f64, r_out: f64| r_out * x * g / (r_in + x * g);
+    if r[0] <= 0.0 || r[1] <= 0.0 || supply <= 0.0 {
+        return 0.0;
+    }
+    match (i, j) {
+        (0 | 1, 0 | 1) => sell(amount, r[i], r[j]),
+        (0 | 1, 2) => {
+            let ri = r[i];
+            let s = ((ri * ((1.0 + g) * (1.0 + g) * ri + 4.0 * g * amount)).sqrt()
+                - (1.0 + g) * ri)
+                / (2.0 * g);
+            (supply * (amount - s) / (ri + s)).max(0.0)
+        }
+        (2, 0 | 1) => {
+            let o = 1 - j;
+            let share = (amount / supply).min(1.0);
+            let (paid_j, paid_o) = (r[j] * share, r[o] * share);
+            paid_j + sell(paid_o, r[o] - paid_o, r[j] - paid_j)
+        }
+        _ => 0.0,
+    }
+}
+
 /// A one-coin deposit (`j` the LP token, index `n`) or withdrawal (`i`
 /// the LP token) in `f64`: the same steps as the exact math (`D0`, `D1`,
 /// the imbalance fee on each coin's distance from its proportional share,
@@ -323,6 +354,7 @@ impl Pool {
                 let x = amount_in * (1.0 - f64::from(*fee_bps) / 1e4);
                 if ri > 0.0 && rj > 0.0 { rj * x / (ri + x) } else { 0.0 }
             }
+            PoolState::UniswapV2Lp(p) => v2_lp_out(p, i, j, amount_in),
             PoolState::UniswapV3(v3) => v3_out(
                 u256_to_f64(v3.sqrt_price_x96) / Q96,
                 v3.liquidity,

@@ -72,6 +72,309 @@ pub fn amount_in(
     Ok(amount_in)
 }
 
+/// What a pair's liquidity token adds to its reserves: the supply, the
+/// `kLast` the pair stored at its last mint or burn, and whether its
+/// factory's `feeTo` is set (the protocol's share of the fee minted on the
+/// next mint or burn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Liquidity {
+    /// `totalSupply()`.
+    pub supply: U256,
+    /// `kLast()`.
+    pub k_last: U256,
+    /// `factory.feeTo() != 0`.
+    pub fee_on: bool,
+}
+
+/// A pair's reserves and liquidity after a mint or a burn, and what it
+/// minted or paid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Changed<T> {
+    /// Minted liquidity, or the two amounts paid.
+    pub amount: T,
+    /// Reserves after.
+    pub reserves: [U256; 2],
+    /// Liquidity after.
+    pub liquidity: Liquidity,
+}
+
+/// `UniswapV2Pair._mintFee`: the supply once the protocol's share of the
+/// growth of `√k` since `kLast` is minted (when the fee is on and `kLast`
+/// is set), at the reserves before the mint or burn.
+pub fn supply_after_fee(reserves: [U256; 2], l: Liquidity) -> Result<U256, AmmError> {
+    if !l.fee_on || l.k_last.is_zero() {
+        return Ok(l.supply);
+    }
+    let root_k = reserves[0].checked_mul(reserves[1]).ok_or(AmmError::InvalidState)?.root(2);
+    let root_k_last = l.k_last.root(2);
+    if root_k <= root_k_last {
+        return Ok(l.supply);
+    }
+    let numerator = l.supply.checked_mul(root_k - root_k_last).ok_or(AmmError::InvalidState)?;
+    let denominator = root_k
+        .checked_mul(U256::from(5u8))
+        .and_then(|d| d.checked_add(root_k_last))
+        .ok_or(AmmError::InvalidState)?;
+    l.supply.checked_add(numerator / denominator).ok_or(AmmError::InvalidState)
+}
+
+/// `kLast` after a mint or burn that leaves `reserves`.
+fn k_last_after(reserves: [U256; 2], fee_on: bool) -> Result<U256, AmmError> {
+    if fee_on {
+        reserves[0].checked_mul(reserves[1]).ok_or(AmmError::InvalidState)
+    } else {
+        Ok(U256::ZERO)
+    }
+}
+
+/// `UniswapV2Pair.mint` with `amounts` sent to a pair holding `reserves`
+/// (a pair with a supply; the first mint is not a zap's).
+pub fn mint(
+    amounts: [U256; 2],
+    reserves: [U256; 2],
+    l: Liquidity,
+) -> Result<Changed<U256>, AmmError> {
+    if l.supply.is_zero() || reserves[0].is_zero() || reserves[1].is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let supply = supply_after_fee(reserves, l)?;
+    let share = |k: usize| {
+        amounts[k].checked_mul(supply).map(|v| v / reserves[k]).ok_or(AmmError::InvalidState)
+    };
+    let minted = share(0)?.min(share(1)?);
+    if minted.is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let mut after = reserves;
+    for k in 0..2 {
+        after[k] = after[k]
+            .checked_add(amounts[k])
+            .filter(|r| *r <= MAX_RESERVE)
+            .ok_or(AmmError::InsufficientLiquidity)?;
+    }
+    Ok(Changed {
+        amount: minted,
+        reserves: after,
+        liquidity: Liquidity {
+            supply: supply.checked_add(minted).ok_or(AmmError::InvalidState)?,
+            k_last: k_last_after(after, l.fee_on)?,
+            fee_on: l.fee_on,
+        },
+    })
+}
+
+/// `UniswapV2Pair.burn` of `amount` liquidity sent to a pair holding
+/// `reserves` (its balances).
+pub fn burn(
+    amount: U256,
+    reserves: [U256; 2],
+    l: Liquidity,
+) -> Result<Changed<[U256; 2]>, AmmError> {
+    let supply = supply_after_fee(reserves, l)?;
+    if supply.is_zero() || amount > supply {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let paid = |k: usize| {
+        amount.checked_mul(reserves[k]).map(|v| v / supply).ok_or(AmmError::InvalidState)
+    };
+    let paid = [paid(0)?, paid(1)?];
+    if paid[0].is_zero() || paid[1].is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let after = [reserves[0] - paid[0], reserves[1] - paid[1]];
+    Ok(Changed {
+        amount: paid,
+        reserves: after,
+        liquidity: Liquidity {
+            supply: supply - amount,
+            k_last: k_last_after(after, l.fee_on)?,
+            fee_on: l.fee_on,
+        },
+    })
+}
+
+/// `UniswapV2Library.quote`: `amount` of one side at the reserves' ratio.
+fn quote(amount: U256, reserve_a: U256, reserve_b: U256) -> Result<U256, AmmError> {
+    if amount.is_zero() || reserve_a.is_zero() || reserve_b.is_zero() {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    amount.checked_mul(reserve_b).map(|v| v / reserve_a).ok_or(AmmError::InvalidState)
+}
+
+/// One coin into a pair's liquidity token through Router02: `swap` of it
+/// sold for the other coin (`swapExactTokensForTokens`), then
+/// `addLiquidity(coin, other, amount − swap, bought, 0, 0)`, which takes
+/// what the reserves' ratio admits of each (`UniswapV2Library.quote`) and
+/// leaves the rest with the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZapIn {
+    /// Of the coin, what is sold for the other.
+    pub swap: U256,
+    /// What the sale bought.
+    pub bought: U256,
+    /// What `addLiquidity` took of the coin and of the other, pool order
+    /// of the two (the coin first).
+    pub added: [U256; 2],
+    /// The mint, reserves and liquidity after.
+    pub minted: Changed<U256>,
+}
+
+impl ZapIn {
+    /// What stays with the caller: of the coin, of the other. The sale
+    /// [`zap_in`] chooses leaves about one unit of the dearer coin's worth
+    /// at most (none at all in about a third of random cases).
+    pub fn left(&self, amount: U256) -> [U256; 2] {
+        [amount - self.swap - self.added[0], self.bought - self.added[1]]
+    }
+}
+
+/// [`ZapIn`] selling exactly `swap` of coin `i` out of `amount`.
+pub fn zap_in_with(
+    amount: U256,
+    swap: U256,
+    i: usize,
+    reserves: [U256; 2],
+    fee_bps: u32,
+    l: Liquidity,
+) -> Result<ZapIn, AmmError> {
+    let j = 1 - i;
+    if swap.is_zero() || swap >= amount {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let bought = amount_out(swap, reserves[i], reserves[j], fee_bps)?;
+    let mut r = reserves;
+    r[i] += swap;
+    r[j] -= bought;
+    let (a, b) = (amount - swap, bought);
+    let b_optimal = quote(a, r[i], r[j])?;
+    let added = if b_optimal <= b {
+        [a, b_optimal]
+    } else {
+        let a_optimal = quote(b, r[j], r[i])?;
+        if a_optimal > a {
+            return Err(AmmError::InvalidState);
+        }
+        [a_optimal, b]
+    };
+    let mut amounts = [U256::ZERO; 2];
+    amounts[i] = added[0];
+    amounts[j] = added[1];
+    let minted = mint(amounts, r, l)?;
+    Ok(ZapIn { swap, bought, added, minted })
+}
+
+/// One coin into a pair's liquidity token ([`ZapIn`]), selling the share
+/// of `amount` that mints the most and, among sales that mint as much,
+/// leaves the least behind (by value at the reserves after).
+///
+/// The sale starts from the root of the constant-product balance
+/// (`γs² + (1+γ)·R·s − R·amount = 0`, `γ` the fee's complement), in
+/// integers. Where a unit of the coin buys less than a unit of the other,
+/// a run of sales buys the same amount; the best of a run is at its ends,
+/// so the candidates are the root's neighbours and the ends of the runs
+/// that buy one unit less, as much, and one more than the root's.
+pub fn zap_in(
+    amount: U256,
+    i: usize,
+    reserves: [U256; 2],
+    fee_bps: u32,
+    l: Liquidity,
+) -> Result<ZapIn, AmmError> {
+    if i > 1 || fee_bps >= 10_000 {
+        return Err(AmmError::Unsupported);
+    }
+    let j = 1 - i;
+    let r = reserves[i];
+    let g = U256::from(10_000 - fee_bps);
+    let one_plus = U256::from(10_000u32) + g;
+    let too_big = || AmmError::InsufficientLiquidity;
+    // s = (√(R·((1+γ)²R + 4γ·amount)) − (1+γ)R) / 2γ, in units of 1e-4.
+    let inner = one_plus
+        .checked_mul(one_plus)
+        .and_then(|c| c.checked_mul(r))
+        .and_then(|c| c.checked_add(U256::from(40_000u32).checked_mul(g)?.checked_mul(amount)?))
+        .and_then(|c| c.checked_mul(r))
+        .ok_or_else(too_big)?;
+    let base = one_plus.checked_mul(r).ok_or_else(too_big)?;
+    let root = inner.root(2).saturating_sub(base) / (g * U256::from(2u8));
+    let mut sales: Vec<U256> =
+        (0..7u8).filter_map(|k| (root + U256::from(k)).checked_sub(U256::from(3u8))).collect();
+    if let Ok(bought) = amount_out(root.max(U256::ONE), r, reserves[j], fee_bps) {
+        // The least sale buying `b`: `getAmountIn`'s answer or one less.
+        let least = |b: U256| amount_in(b, r, reserves[j], fee_bps).ok();
+        for b in [bought.saturating_sub(U256::ONE), bought, bought + U256::ONE] {
+            for end in [least(b), least(b + U256::ONE)].into_iter().flatten() {
+                sales.extend([end.saturating_sub(U256::from(2u8)), end - U256::ONE, end]);
+            }
+        }
+    }
+    sales.sort_unstable();
+    sales.dedup();
+    // Left behind, valued in the other coin at the reserves after (times
+    // the coin's reserve, so in integers).
+    let worth = |z: &ZapIn| {
+        let [ci, cj] = z.left(amount);
+        let (x, y) = (z.minted.reserves[i], z.minted.reserves[j]);
+        ci.saturating_mul(y).saturating_add(cj.saturating_mul(x))
+    };
+    let mut best: Option<(ZapIn, U256)> = None;
+    let mut last_err = AmmError::InsufficientLiquidity;
+    for swap in sales {
+        match zap_in_with(amount, swap, i, reserves, fee_bps, l) {
+            Ok(z) => {
+                let w = worth(&z);
+                let better = best.as_ref().is_none_or(|(b, bw)| {
+                    z.minted.amount > b.minted.amount
+                        || z.minted.amount == b.minted.amount && w < *bw
+                });
+                if better {
+                    best = Some((z, w));
+                }
+            }
+            Err(e) => last_err = e,
+        }
+    }
+    best.map(|(z, _)| z).ok_or(last_err)
+}
+
+/// A pair's liquidity token out into coin `j` through Router02:
+/// `removeLiquidity` pays both coins, then the other is sold for `j`
+/// (`swapExactTokensForTokens`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZapOut {
+    /// The burn: the two coins paid (pool order), reserves and liquidity
+    /// after it.
+    pub burned: Changed<[U256; 2]>,
+    /// What selling the other coin bought of `j`.
+    pub bought: U256,
+    /// Of `j` in all.
+    pub amount_out: U256,
+    /// Reserves after the sale.
+    pub reserves: [U256; 2],
+}
+
+/// [`ZapOut`] of `amount` liquidity into coin `j`.
+pub fn zap_out(
+    amount: U256,
+    j: usize,
+    reserves: [U256; 2],
+    fee_bps: u32,
+    l: Liquidity,
+) -> Result<ZapOut, AmmError> {
+    if j > 1 {
+        return Err(AmmError::Unsupported);
+    }
+    let i = 1 - j;
+    let burned = burn(amount, reserves, l)?;
+    let r = burned.reserves;
+    let bought = amount_out(burned.amount[i], r[i], r[j], fee_bps)?;
+    let mut after = r;
+    after[i] += burned.amount[i];
+    after[j] -= bought;
+    let amount_out = burned.amount[j].checked_add(bought).ok_or(AmmError::InvalidState)?;
+    Ok(ZapOut { burned, bought, amount_out, reserves: after })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +433,97 @@ mod tests {
             amount_out(max - reserve + U256::ONE, reserve, reserve, 30),
             Err(AmmError::InsufficientLiquidity)
         );
+    }
+
+    fn e(x: u64, d: u8) -> U256 {
+        U256::from(x) * U256::from(10u64).pow(U256::from(d))
+    }
+
+    const LIQ: Liquidity = Liquidity { supply: U256::ZERO, k_last: U256::ZERO, fee_on: false };
+
+    /// 1,000 WETH / 3,000,000 USDC with the supply at `√(x·y)`.
+    fn pair() -> ([U256; 2], Liquidity) {
+        let r = [e(3_000_000, 6), e(1_000, 18)];
+        let supply = (r[0] * r[1]).root(2);
+        (r, Liquidity { supply, ..LIQ })
+    }
+
+    #[test]
+    fn a_zap_in_leaves_at_most_a_unit_of_value_behind() {
+        let (r, l) = pair();
+        for (amount, i) in [(e(1_000, 6), 0), (e(250_000, 6), 0), (e(1, 18), 1), (e(300, 18), 1)] {
+            let z = zap_in(amount, i, r, 30, l).expect("zap");
+            let [left_in, left_other] = z.left(amount);
+            // What stays is worth less than one more unit of the coin sold
+            // would buy, on either side.
+            let per_unit = r[1 - i] / r[i] + U256::from(2u8);
+            assert!(
+                left_in <= U256::from(2u8) && left_other <= per_unit,
+                "{amount} {i}: {left_in} {left_other}"
+            );
+            // Minted as the pair's formula gives on the state after the sale.
+            let rest = [z.minted.reserves[0], z.minted.reserves[1]];
+            assert_eq!(z.minted.liquidity.supply, l.supply + z.minted.amount);
+            assert!(rest[i] > r[i] && rest[1 - i] <= r[1 - i] + z.added[1]);
+        }
+    }
+
+    #[test]
+    fn the_chosen_sale_mints_at_least_its_neighbours() {
+        let (r, l) = pair();
+        let amount = e(40_000, 6);
+        let z = zap_in(amount, 0, r, 30, l).expect("zap");
+        for d in 1..40u64 {
+            for s in [z.swap + U256::from(d * 997), z.swap - U256::from(d * 997)] {
+                if let Ok(o) = zap_in_with(amount, s, 0, r, 30, l) {
+                    assert!(o.minted.amount <= z.minted.amount, "{s}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn in_and_out_again_never_gains() {
+        let (r, l) = pair();
+        for amount in [e(10, 6), e(5_000, 6), e(900_000, 6)] {
+            let z = zap_in(amount, 0, r, 30, l).expect("in");
+            let back = zap_out(z.minted.amount, 0, z.minted.reserves, 30, z.minted.liquidity)
+                .expect("out");
+            assert!(back.amount_out < amount, "{amount}: {}", back.amount_out);
+            // Two sales at 0.3% each of about half: about 0.3% lost in all.
+            assert!(back.amount_out * U256::from(1000u32) > amount * U256::from(995u32));
+        }
+    }
+
+    #[test]
+    fn the_protocol_fee_is_minted_on_the_growth_of_root_k() {
+        let (r, l) = pair();
+        let off = Liquidity { k_last: r[0] * r[1], ..l };
+        let on = Liquidity { fee_on: true, ..off };
+        // k grew 1% since kLast: √k by about 0.4988%; a sixth of that
+        // growth's share of the supply is minted to feeTo.
+        let grown = [r[0] * U256::from(101u8) / U256::from(100u8), r[1]];
+        assert_eq!(supply_after_fee(grown, off), Ok(l.supply));
+        let minted = supply_after_fee(grown, on).expect("fee") - l.supply;
+        let share = crate::pool::u256_to_f64(minted) / crate::pool::u256_to_f64(l.supply);
+        assert!((share - 0.004988 / 6.0).abs() < 2e-5, "{share}");
+        // The burn after it pays from the larger supply, and sets kLast.
+        let b = burn(e(1, 15), grown, on).expect("burn");
+        assert_eq!(b.liquidity.supply, l.supply + minted - e(1, 15));
+        assert_eq!(b.liquidity.k_last, b.reserves[0] * b.reserves[1]);
+        let plain = burn(e(1, 15), grown, off).expect("burn");
+        assert!(b.amount[0] < plain.amount[0]);
+        assert_eq!(plain.liquidity.k_last, U256::ZERO);
+    }
+
+    #[test]
+    fn zaps_refuse_what_the_pair_would_revert() {
+        let (r, l) = pair();
+        // Nothing to sell, or all of it.
+        assert!(zap_in(U256::ONE, 0, r, 30, l).is_err());
+        // More liquidity than exists.
+        assert!(zap_out(l.supply + U256::ONE, 0, r, 30, l).is_err());
+        // A pair without supply is never zapped into.
+        assert_eq!(mint([e(1, 6), e(1, 15)], r, LIQ), Err(AmmError::InsufficientLiquidity));
     }
 }

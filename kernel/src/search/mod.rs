@@ -120,17 +120,31 @@ impl PoolKinds {
     pub const fn admits(self, state: &PoolState) -> bool {
         match self {
             Self::All => true,
-            Self::Uniswap => matches!(state, PoolState::UniswapV2 { .. } | PoolState::UniswapV3(_)),
+            Self::Uniswap => matches!(
+                state,
+                PoolState::UniswapV2 { .. } | PoolState::UniswapV2Lp(_) | PoolState::UniswapV3(_)
+            ),
             Self::ExactOutput => matches!(
                 state,
                 PoolState::UniswapV2 { .. }
+                    | PoolState::UniswapV2Lp(_)
                     | PoolState::UniswapV3(_)
                     | PoolState::Weighted(_)
                     | PoolState::Erc4626(_)
             ),
-            Self::UniswapV2 => matches!(state, PoolState::UniswapV2 { .. }),
+            Self::UniswapV2 => {
+                matches!(state, PoolState::UniswapV2 { .. } | PoolState::UniswapV2Lp(_))
+            }
             Self::UniswapV3 => matches!(state, PoolState::UniswapV3(_)),
         }
+    }
+
+    /// Whether the direction `i → j` of `pool` may be routed through: a
+    /// pool of an admitted kind, and for exact outputs not its liquidity
+    /// token (a zap has no exact-output entry point).
+    pub fn admits_direction(self, pool: &Pool, i: usize, j: usize) -> bool {
+        self.admits(&pool.state)
+            && !(self == Self::ExactOutput && pool.lp_index().is_some_and(|lp| lp == i || lp == j))
     }
 }
 
@@ -222,6 +236,10 @@ pub struct Step {
     pub amount_out: U256,
     /// Gas estimate.
     pub gas: u64,
+    /// A zap into a Uniswap V2 pair's liquidity token: how much of
+    /// `amount_in` is sold for the pair's other coin before the rest is
+    /// added with what that bought ([`crate::amm::uniswap_v2::zap_in`]).
+    pub sold: Option<U256>,
 }
 
 /// One path carrying part (or all) of an input, or of what earlier routes
@@ -379,6 +397,7 @@ fn simulate(
                     amount_in: x,
                     amount_out: received,
                     gas: s.gas,
+                    sold: pool.v2_zap_sale(&from, i, j, x),
                 });
                 next_states.push((idx, s.next));
                 x = received;
@@ -399,6 +418,7 @@ fn simulate(
                     amount_in: x,
                     amount_out: out,
                     gas: BRIDGE_GAS,
+                    sold: None,
                 });
                 x = out;
             }
@@ -526,13 +546,13 @@ fn route_leg(
     // miss at 100k pools, for every edge the search looks at) only when a
     // protocol is excluded.
     let allowed = |e: Edge| match e {
-        Edge::Pool { pool, .. } => {
+        Edge::Pool { pool, i, j } => {
             !quarantine.borrow().contains(&pool)
                 && !params.excluded_pools.contains(&pool)
                 && (params.excluded_protocols.is_empty() && params.kinds == PoolKinds::All
                     || snapshot.pools().get(pool as usize).is_some_and(|p| {
                         !params.excluded_protocols.contains(&*p.protocol)
-                            && params.kinds.admits(&p.state)
+                            && params.kinds.admits_direction(p, usize::from(i), usize::from(j))
                     }))
         }
         Edge::Bridge { bridge } => snapshot

@@ -133,13 +133,18 @@ impl<'a> Curve<'a> {
         let p = snapshot.pools().get(pool as usize)?;
         let (i, j) = (usize::from(i), usize::from(j));
         let (r_in, r_out, gamma, walk, capacity) = match &p.state {
-            PoolState::UniswapV2 { reserves, fee_bps } => (
-                u128_to_f64(*reserves.get(i)?),
-                u128_to_f64(*reserves.get(j)?),
-                1.0 - f64::from(*fee_bps) / 10_000.0,
-                None,
-                f64::INFINITY,
-            ),
+            PoolState::UniswapV2 { .. } | PoolState::UniswapV2Lp(_) => {
+                // A pair's coins only: its liquidity token's zaps are no
+                // constant-product curve.
+                let (reserves, fee_bps) = p.state.v2_pair()?;
+                (
+                    u128_to_f64(*reserves.get(i)?),
+                    u128_to_f64(*reserves.get(j)?),
+                    1.0 - f64::from(fee_bps) / 10_000.0,
+                    None,
+                    f64::INFINITY,
+                )
+            }
             PoolState::UniswapV3(v3) => {
                 let s = u256_to_f64(v3.sqrt_price_x96) / 2f64.powi(96);
                 let l = v3.liquidity as f64;
