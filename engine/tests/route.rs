@@ -25,6 +25,8 @@ const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
 const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
 const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
 const STE_CRV: Address = address!("06325440d014e39736583c165c2963ba99faf14e");
+/// Uniswap V2 USDC/WETH: the pair is its own liquidity token.
+const UNI_V2_USDC_WETH: Address = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("switchyard-route-{name}-{}", std::process::id()));
@@ -106,6 +108,16 @@ async fn router_routes_execute_and_deliver_the_quote() {
         (STE_CRV, 3_000_000_000_000_000_000, NATIVE_TOKEN),
         (STETH, 3_000_000_000_000_000_000, STE_CRV),
         (STE_CRV, 2_000_000_000_000_000_000, USDC),
+        // Uniswap V2 LP zaps through Router02: a coin in (part sold, then
+        // `addLiquidity`), the token out (`removeLiquidity`, the other coin
+        // sold), and on through other pools.
+        (USDC, 10_000_000_000, UNI_V2_USDC_WETH),
+        (WETH, 3_000_000_000_000_000_000, UNI_V2_USDC_WETH),
+        (NATIVE_TOKEN, 1_000_000_000_000_000_000, UNI_V2_USDC_WETH),
+        (DAI, 5_000_000_000_000_000_000_000, UNI_V2_USDC_WETH),
+        (UNI_V2_USDC_WETH, 100_000_000_000_000, USDC),
+        (UNI_V2_USDC_WETH, 1_000_000_000_000_000, WETH),
+        (UNI_V2_USDC_WETH, 100_000_000_000_000, DAI),
         // Beyond the market's depth: the optimal flow, split and merged at
         // intermediate tokens (each token's routes share what arrived).
         (WBTC, 500_000_000_000, USDC),

@@ -362,7 +362,10 @@ pub fn one_call_per_path(snapshot: &MarketSnapshot, plan: &Plan) -> bool {
             steps.windows(2).all(|w| w[0].protocol == w[1].protocol)
                 && steps.iter().all(|s| {
                     s.action == switchyard_kernel::StepAction::Swap
-                        && matches!(kind(s.pool), Some(S::UniswapV2 { .. } | S::UniswapV3(_)))
+                        && matches!(
+                            kind(s.pool),
+                            Some(S::UniswapV2 { .. } | S::UniswapV2Lp(_) | S::UniswapV3(_))
+                        )
                 })
         }
     })

@@ -186,6 +186,262 @@ fn uniswap_v2_pair_accepts_exactly_the_kernel_output() {
     stats.expect_at_least(&stats.dust, 12, "V2 swaps too small to buy anything");
 }
 
+// ------------------------------------------- Uniswap V2 liquidity (zaps)
+//
+// Issue 15's Uniswap V2 LP zaps, through the published pair and Router02:
+// a pair given a supply by a first mint (the protocol fee on or off), its
+// `√k` grown by a swap since, then one coin in (the kernel's sale through
+// `swapExactTokensForTokens`, then `addLiquidity`) and liquidity out
+// (`removeLiquidity`, then the other coin sold). The minted and paid
+// amounts, the reserves, the supply and `kLast` after each must be the
+// kernel's to the wei.
+
+const FEE_TO: Address = Address::repeat_byte(0xfe);
+const PROVIDER: Address = Address::repeat_byte(0x1b);
+const ZAPPER: Address = Address::repeat_byte(0x2a);
+/// What a zap may leave behind, in units of the dearer coin.
+const DUST_UNITS: u8 = 2;
+
+#[derive(Debug, Clone)]
+struct ZapCase {
+    reserves: [U256; 2],
+    fee_on: bool,
+    /// Input sold through the pair before the zaps, of 2^16 of its reserve.
+    growth: u64,
+    growth_zero_for_one: bool,
+    /// Coin in, of 2^32 of its reserve (up to 4×).
+    amount_in: u64,
+    coin: usize,
+    /// Liquidity out, of 2^32 of the provider's.
+    amount_out: u64,
+    out_coin: usize,
+}
+
+fn zap_case() -> impl Strategy<Value = ZapCase> {
+    (
+        (bits(30, 100), bits(30, 100), any::<bool>()),
+        (0u64..=1 << 16, any::<bool>()),
+        (prop_oneof![8 => 0u64..1 << 32, 2 => 0u64..1 << 34], 0usize..2),
+        (0u64..=1 << 32, 0usize..2),
+    )
+        .prop_map(
+            |((r0, r1, fee_on), (growth, gz), (amount_in, coin), (amount_out, out_coin))| ZapCase {
+                reserves: [r0, r1],
+                fee_on,
+                growth,
+                growth_zero_for_one: gz,
+                amount_in,
+                coin,
+                amount_out,
+                out_coin,
+            },
+        )
+}
+
+fn lp_state(evm: &mut Evm, pair: Address, fee_on: bool) -> Result<PoolState, TestCaseError> {
+    let r = evm.view(pair, &UniswapV2Pair::getReservesCall {})?;
+    let liquidity = switchyard_kernel::amm::uniswap_v2::Liquidity {
+        supply: evm.view(pair, &UniswapV2Pair::totalSupplyCall {})?,
+        k_last: evm.view(pair, &UniswapV2Pair::kLastCall {})?,
+        fee_on,
+    };
+    let PoolState::UniswapV2 { reserves, fee_bps } =
+        v2_state([U256::from(r.reserve0), U256::from(r.reserve1)], 30)
+    else {
+        return Err(TestCaseError::fail("a pair's state"));
+    };
+    Ok(PoolState::UniswapV2Lp(Box::new(switchyard_kernel::V2LpState {
+        reserves,
+        fee_bps,
+        liquidity,
+    })))
+}
+
+fn router_swap(
+    evm: &mut Evm,
+    router: Address,
+    from: Address,
+    path: [Address; 2],
+    amount: U256,
+) -> Result<(), EvmError> {
+    evm.call_sol(from, path[0], &TestERC20::approveCall { spender: router, amount })?;
+    evm.call_sol(
+        from,
+        router,
+        &IUniswapV2Router::swapExactTokensForTokensCall {
+            amountIn: amount,
+            amountOutMin: U256::ZERO,
+            path: path.to_vec(),
+            to: from,
+            deadline: U256::MAX,
+        },
+    )
+    .map(drop)
+}
+
+fn zap_differential(base: &V2RouterBase, c: ZapCase, stats: &common::Stats) -> CaseResult {
+    let mut evm = base.evm.clone();
+    if c.fee_on {
+        evm.call_sol(DEPLOYER, base.factory, &UniswapV2Factory::setFeeToCall { feeTo: FEE_TO })?;
+    }
+    let a = deploy_token(&mut evm, 18)?;
+    let b = deploy_token(&mut evm, 18)?;
+    let pair = evm.call_sol(
+        DEPLOYER,
+        base.factory,
+        &UniswapV2Factory::createPairCall { tokenA: a, tokenB: b },
+    )?;
+    let tokens = [
+        evm.view(pair, &UniswapV2Pair::token0Call {})?,
+        evm.view(pair, &UniswapV2Pair::token1Call {})?,
+    ];
+    for (token, reserve) in tokens.iter().zip(c.reserves) {
+        mint(&mut evm, *token, pair, reserve)?;
+    }
+    // The first mint gives the provider the supply (less the locked 1000).
+    if evm.call_sol(DEPLOYER, pair, &UniswapV2Pair::mintCall { to: PROVIDER }).is_err() {
+        stats.hit("too small to mint");
+        return Ok(());
+    }
+    // Trading since grows √k past kLast: the protocol's share to mint.
+    let (gi, gj) = if c.growth_zero_for_one { (0, 1) } else { (1, 0) };
+    let sold = (c.reserves[gi] * U256::from(c.growth)) >> 16usize;
+    if !sold.is_zero() {
+        mint(&mut evm, tokens[gi], TRADER, sold)?;
+        if router_swap(&mut evm, base.router, TRADER, [tokens[gi], tokens[gj]], sold).is_ok() {
+            stats.hit("grown");
+        }
+    }
+    let kernel_pool =
+        |state| common::pool(pair, vec![tokens[0], tokens[1], pair], vec![18, 18, 18], state);
+
+    // One coin in.
+    let state = lp_state(&mut evm, pair, c.fee_on)?;
+    let i = c.coin;
+    let amount = ((U256::from(state.v2_reserves().unwrap_or_default()[i])
+        * U256::from(c.amount_in))
+        >> 32usize)
+        .max(U256::from(2u8));
+    let p = kernel_pool(state.clone());
+    match (p.swap_exact_in(i, 2, amount), p.v2_zap_sale(&state, i, 2, amount)) {
+        (Ok(z), Some(sale)) => {
+            stats.hit("zapped in");
+            let j = 1 - i;
+            mint(&mut evm, tokens[i], ZAPPER, amount)?;
+            router_swap(&mut evm, base.router, ZAPPER, [tokens[i], tokens[j]], sale)?;
+            let bought = balance(&mut evm, tokens[j], ZAPPER)?;
+            for (t, x) in [(tokens[i], amount - sale), (tokens[j], bought)] {
+                evm.call_sol(
+                    ZAPPER,
+                    t,
+                    &TestERC20::approveCall { spender: base.router, amount: x },
+                )?;
+            }
+            evm.call_sol(
+                ZAPPER,
+                base.router,
+                &IUniswapV2Router::addLiquidityCall {
+                    tokenA: tokens[i],
+                    tokenB: tokens[j],
+                    amountADesired: amount - sale,
+                    amountBDesired: bought,
+                    amountAMin: U256::ZERO,
+                    amountBMin: U256::ZERO,
+                    to: RECIPIENT,
+                    deadline: U256::MAX,
+                },
+            )?;
+            prop_assert_eq!(
+                evm.view(pair, &UniswapV2Pair::balanceOfCall { owner: RECIPIENT })?,
+                z.amount_out
+            );
+            prop_assert_eq!(&lp_state(&mut evm, pair, c.fee_on)?, &z.next);
+            // What stays with the zapper (swept back to the refund
+            // receiver by a program): worth a few units of the dearer coin
+            // at most, at the reserves' ratio after the zap.
+            let left =
+                [balance(&mut evm, tokens[i], ZAPPER)?, balance(&mut evm, tokens[j], ZAPPER)?];
+            let r = z.next.v2_reserves().unwrap_or_default();
+            let worth = left[0] * r[j] + left[1] * r[i];
+            let dearer_unit = r[i].max(r[j]);
+            prop_assert!(
+                worth <= dearer_unit * U256::from(DUST_UNITS),
+                "left {:?} at reserves {:?}",
+                left,
+                r
+            );
+            if left == [U256::ZERO; 2] {
+                stats.hit("no dust at all");
+            }
+        }
+        (Err(_), _) => stats.hit("zap in refused"),
+        (Ok(_), None) => prop_assert!(false, "a zap without its sale"),
+    }
+
+    // Liquidity out, from the provider's.
+    let state = lp_state(&mut evm, pair, c.fee_on)?;
+    let held = evm.view(pair, &UniswapV2Pair::balanceOfCall { owner: PROVIDER })?;
+    let amount = ((held * U256::from(c.amount_out)) >> 32usize).max(U256::ONE);
+    let (j, o) = (c.out_coin, 1 - c.out_coin);
+    let kernel = kernel_pool(state).swap_exact_in(2, j, amount);
+    evm.call_sol(
+        PROVIDER,
+        pair,
+        &UniswapV2Pair::approveCall { spender: base.router, value: amount },
+    )?;
+    let removed = evm.call_sol(
+        PROVIDER,
+        base.router,
+        &IUniswapV2Router::removeLiquidityCall {
+            tokenA: tokens[j],
+            tokenB: tokens[o],
+            liquidity: amount,
+            amountAMin: U256::ZERO,
+            amountBMin: U256::ZERO,
+            to: PROVIDER,
+            deadline: U256::MAX,
+        },
+    );
+    let sold = removed.and_then(|_| {
+        let paid = balance(&mut evm, tokens[o], PROVIDER)?;
+        router_swap(&mut evm, base.router, PROVIDER, [tokens[o], tokens[j]], paid)
+    });
+    match kernel {
+        Ok(z) => {
+            stats.hit("zapped out");
+            prop_assert!(sold.is_ok(), "the kernel's zap out reverted: {sold:?}");
+            prop_assert_eq!(balance(&mut evm, tokens[j], PROVIDER)?, z.amount_out);
+            prop_assert_eq!(balance(&mut evm, tokens[o], PROVIDER)?, U256::ZERO);
+            prop_assert_eq!(lp_state(&mut evm, pair, c.fee_on)?, z.next);
+        }
+        Err(_) => {
+            stats.hit("zap out refused");
+            prop_assert!(sold.is_err(), "refused by the kernel, done by the router");
+        }
+    }
+    if c.fee_on && !evm.view(pair, &UniswapV2Pair::balanceOfCall { owner: FEE_TO })?.is_zero() {
+        stats.hit("protocol fee minted");
+    }
+    Ok(())
+}
+
+#[test]
+fn uniswap_v2_zaps_mint_and_burn_exactly_as_the_kernel() {
+    let base = v2_router_base().expect("V2 factory and router deploy");
+    let stats = common::Stats::default();
+    check_out(200, zap_case(), |c| zap_differential(&base, c, &stats));
+    stats.report("uniswap v2 zaps");
+    for (what, n) in [
+        ("zapped in", 120),
+        ("zapped out", 120),
+        ("grown", 100),
+        ("protocol fee minted", 30),
+        ("no dust at all", 30),
+    ] {
+        stats.expect_at_least(what, n);
+    }
+}
+
 // ------------------------------------------------------------- Uniswap V3
 
 /// Fee tiers the factory enables, with their tick spacings.

@@ -138,6 +138,25 @@ sol! {
             uint256 deadline
         ) external returns (uint256[] amounts);
         function getAmountsIn(uint256 amountOut, address[] path) external view returns (uint256[] amounts);
+        function addLiquidity(
+            address tokenA,
+            address tokenB,
+            uint256 amountADesired,
+            uint256 amountBDesired,
+            uint256 amountAMin,
+            uint256 amountBMin,
+            address to,
+            uint256 deadline
+        ) external returns (uint256 amountA, uint256 amountB, uint256 liquidity);
+        function removeLiquidity(
+            address tokenA,
+            address tokenB,
+            uint256 liquidity,
+            uint256 amountAMin,
+            uint256 amountBMin,
+            address to,
+            uint256 deadline
+        ) external returns (uint256 amountA, uint256 amountB);
     }
 
     /// Uniswap V3 `SwapRouter` (`@uniswap/v3-periphery`).

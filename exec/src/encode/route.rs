@@ -13,6 +13,12 @@
 //!     V2     approve(router); router.swapExactTokensForTokens(x, 0, [in, out], account, max)
 //!            (out = balance after − before)
 //!     V3     approve(swapRouter); out = swapRouter.exactInputSingle((in, out, fee, account, …, x, 0, 0))
+//!            LP in:  sold = x·sold/amountIn; approve; router.swapExactTokensForTokens(sold, 0, [in, other], account, max)
+//!                    approve ×2; router.addLiquidity(in, other, x − sold, bought, 0, 0, account, max)
+//!                    (bought, out = balance after − before)
+//!            LP out: approve; router.removeLiquidity(out, other, x, 0, 0, account, max);
+//!                    approve; router.swapExactTokensForTokens(paid, 0, [other, out], account, max)
+//!                    (paid, out = balance after − before)
 //!     curve  out = pool.get_dy(i, j, x); approve; pool.exchange{value?}(i, j, x, out)
 //!            LP in:  approve; pool.add_liquidity{value?}([.., x at i, ..], 0)   (out = LP balance after − before)
 //!            LP out: out = pool.calc_withdraw_one_coin(x, j); pool.remove_liquidity_one_coin(x, j, out)
@@ -279,7 +285,17 @@ pub fn encode_plan_then(
             } else {
                 [st.token_in, st.token_out]
             };
-            for t in tokens {
+            // A zap through a pair's liquidity token leaves a few units of
+            // either coin.
+            let coins = spec
+                .snapshot
+                .pools()
+                .get(st.pool)
+                .filter(|p| {
+                    st.action != StepAction::Bridge && matches!(p.state, PoolState::UniswapV2Lp(_))
+                })
+                .map_or(&[][..], |p| &p.tokens[..2]);
+            for t in tokens.into_iter().chain(coins.iter().copied()) {
                 if !out_set.contains(&t) && !touched.contains(&t) {
                     touched.push(t);
                 }
@@ -512,7 +528,7 @@ pub fn encode_leg_exact_out(
         let deadline = b.uint(U256::MAX)?;
         let acct_in = ctx.account_in.clone();
         let zero = b.uint(U256::ZERO)?;
-        if pools.iter().all(|p| matches!(p.state, PoolState::UniswapV2 { .. })) {
+        if pools.iter().all(|p| p.state.v2_pair().is_some()) {
             let router = periphery(ctx, pools[0], &[DeploymentRole::UniswapV2Router])?.1;
             approve(b, first.token_in, router, max.clone())?;
             let mut path = vec![b.address(first.token_in)?];
@@ -694,8 +710,12 @@ fn step_calls(
     }
     let pool = ctx.snapshot.pools().get(st.pool).ok_or(EncodeError::UnknownPool(st.pool))?;
     let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
+    let lp_step = pool
+        .lp_index()
+        .is_some_and(|lp| pool.tokens[lp] == st.token_in || pool.tokens[lp] == st.token_out);
     match &pool.state {
-        PoolState::UniswapV2 { .. } => {
+        PoolState::UniswapV2Lp(_) if lp_step => v2_liquidity(b, ctx, pool, st, x),
+        PoolState::UniswapV2 { .. } | PoolState::UniswapV2Lp(_) => {
             let router = periphery(ctx, pool, &[DeploymentRole::UniswapV2Router])?.1;
             approve(b, st.token_in, router, x.clone())?;
             let path = In::Array(vec![b.address(st.token_in)?, b.address(st.token_out)?]);
@@ -736,13 +756,7 @@ fn step_calls(
             let out = b.call(CallKind::Call, router, selector, &args, Out::Word)?;
             out.map(In::Fixed).ok_or_else(unsupported)
         }
-        PoolState::Stableswap(_)
-            if pool.lp_index().is_some_and(|lp| {
-                pool.tokens[lp] == st.token_in || pool.tokens[lp] == st.token_out
-            }) =>
-        {
-            curve_liquidity(b, ctx, pool, st, x)
-        }
+        PoolState::Stableswap(_) if lp_step => curve_liquidity(b, ctx, pool, st, x),
         PoolState::Stableswap(_) => {
             let (Some(i), Some(j)) = (pool.index_of(st.token_in), pool.index_of(st.token_out))
             else {
@@ -986,6 +1000,93 @@ fn curve_liquidity(
             Out::Ignore,
         )?;
         Ok(dy)
+    }
+}
+
+/// One coin into a Uniswap V2 pair's liquidity token, or the token out
+/// into one coin, through Router02.
+///
+/// In: the kernel's share of the input is sold for the other coin (`x ·
+/// sold / amountIn`: exactly the quoted sale when `x` is the quoted
+/// input), then `addLiquidity(coin, other, x − sold, bought, 0, 0)`; the
+/// router takes what the reserves' ratio admits, and the few units it
+/// leaves (at most a unit's worth, [`switchyard_kernel::amm::uniswap_v2::ZapIn::left`])
+/// stay with the account, swept to the refund receiver with the rest.
+/// Out: `removeLiquidity` pays both coins; the other is sold for the one
+/// asked for. What the sale bought and what arrived in all are measured,
+/// since the router's functions return tuples and arrays.
+fn v2_liquidity(
+    b: &mut ProgramBuilder,
+    ctx: &StepCtx<'_>,
+    pool: &Pool,
+    st: &Step,
+    x: In,
+) -> Result<In, EncodeError> {
+    let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
+    let router = periphery(ctx, pool, &[DeploymentRole::UniswapV2Router])?.1;
+    let pair = pool.address;
+    let other_than =
+        |t: Address| pool.tokens[..2].iter().copied().find(|c| *c != t).ok_or_else(unsupported);
+    let acct = ctx.account_in.clone();
+    let zero = b.uint(U256::ZERO)?;
+    let deadline = b.uint(U256::MAX)?;
+    let sell = |b: &mut ProgramBuilder,
+                from: Address,
+                to: Address,
+                amount: In|
+     -> Result<(), EncodeError> {
+        approve(b, from, router, amount.clone())?;
+        let path = In::Array(vec![b.address(from)?, b.address(to)?]);
+        let (zero, deadline) = (b.uint(U256::ZERO)?, b.uint(U256::MAX)?);
+        b.call(
+            CallKind::Call,
+            router,
+            IUniswapV2Router::swapExactTokensForTokensCall::SELECTOR,
+            &[amount, zero, path, acct.clone(), deadline],
+            Out::Ignore,
+        )?;
+        Ok(())
+    };
+    if st.token_out == pair {
+        let (coin, other) = (st.token_in, other_than(st.token_in)?);
+        let sold = st.sold.filter(|s| !s.is_zero()).ok_or_else(unsupported)?;
+        let (sold, quoted) = (b.uint(sold)?, b.uint(st.amount_in)?);
+        let scaled = helper(b, BinaryOp::Mul, &[x.clone(), sold])?;
+        let sold = helper(b, BinaryOp::Div, &[scaled, quoted])?;
+        let bought = measured(b, other, &acct, |b| sell(b, coin, other, sold.clone()))?;
+        let rest = helper(b, BinaryOp::Sub, &[x, sold])?;
+        approve(b, coin, router, rest.clone())?;
+        approve(b, other, router, bought.clone())?;
+        let (a, o) = (b.address(coin)?, b.address(other)?);
+        measured(b, pair, &acct, |b| {
+            b.call(
+                CallKind::Call,
+                router,
+                IUniswapV2Router::addLiquidityCall::SELECTOR,
+                &[a, o, rest, bought, zero.clone(), zero, acct.clone(), deadline],
+                Out::Ignore,
+            )?;
+            Ok(())
+        })
+    } else if st.token_in == pair {
+        let (target, other) = (st.token_out, other_than(st.token_out)?);
+        approve(b, pair, router, x.clone())?;
+        let (t, o) = (b.address(target)?, b.address(other)?);
+        measured(b, target, &acct.clone(), |b| {
+            let paid = measured(b, other, &acct, |b| {
+                b.call(
+                    CallKind::Call,
+                    router,
+                    IUniswapV2Router::removeLiquidityCall::SELECTOR,
+                    &[t, o, x, zero.clone(), zero, acct.clone(), deadline],
+                    Out::Ignore,
+                )?;
+                Ok(())
+            })?;
+            sell(b, other, target, paid)
+        })
+    } else {
+        Err(unsupported())
     }
 }
 

@@ -562,6 +562,8 @@ sol! {
         function getPair(address tokenA, address tokenB) external view returns (address pair);
         function allPairsLength() external view returns (uint256);
         function createPair(address tokenA, address tokenB) external returns (address pair);
+        function feeTo() external view returns (address);
+        function setFeeTo(address feeTo) external;
     }
 
     /// `@uniswap/v2-core` `UniswapV2Pair`.
@@ -586,6 +588,10 @@ sol! {
         function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes data) external;
         function skim(address to) external;
         function sync() external;
+        function totalSupply() external view returns (uint256);
+        function kLast() external view returns (uint256);
+        function balanceOf(address owner) external view returns (uint256);
+        function approve(address spender, uint256 value) external returns (bool);
     }
 
     /// `@uniswap/v3-core` `UniswapV3Factory`.

@@ -12,7 +12,9 @@
 //!
 //! - `UniswapV2Pair`: `factory` (slot 5), `token0` (6), `token1` (7),
 //!   `reserve0 | reserve1 << 112 | blockTimestampLast << 224` (8), and the
-//!   reentrancy lock `unlocked = 1` (12);
+//!   reentrancy lock `unlocked = 1` (12); with its liquidity token listed,
+//!   `totalSupply` (0), `kLast` (11) and the seed holder's `balanceOf`
+//!   (mapping at 1) holding the whole supply;
 //! - `UniswapV3Pool`: `slot0` (0: `sqrtPriceX96 | tick << 160 |
 //!   observationIndex << 184 | observationCardinality << 200 |
 //!   observationCardinalityNext << 216 | feeProtocol << 232 | unlocked <<
@@ -46,6 +48,9 @@ use revm::{
     state::AccountInfo,
 };
 use switchyard_kernel::{Pool, PoolState, Pools, V3State};
+
+/// `UniswapV2ERC20.balanceOf`'s mapping slot.
+pub const V2_BALANCE_OF_SLOT: u64 = 1;
 
 /// The placeholder tokens a V3 template is created with (sorted, and
 /// patterns no other code contains), replaced by a pool's own.
@@ -378,13 +383,24 @@ impl LazyPools {
         let code = self.v2_code.clone()?;
         let word = |a: Address| U256::from_be_slice(a.as_slice());
         let ts = U256::from(self.timestamp & u64::from(u32::MAX));
-        let storage = HashMap::from([
+        let mut storage = HashMap::from([
             (U256::from(5u8), word(factory)),
             (U256::from(6u8), word(*pool.tokens.first()?)),
             (U256::from(7u8), word(*pool.tokens.get(1)?)),
             (U256::from(8u8), r0 | (r1 << 112) | (ts << 224)),
             (U256::from(12u8), U256::ONE),
         ]);
+        if let PoolState::UniswapV2Lp(lp) = &pool.state {
+            // The listed liquidity token: its supply, `kLast`, and all of
+            // it with the seed holder, which funding moves it from.
+            let l = lp.liquidity;
+            storage.insert(U256::ZERO, l.supply);
+            storage.insert(U256::from(11u8), l.k_last);
+            storage.insert(
+                super::world::mapping_slot(super::world::SEED_HOLDER, V2_BALANCE_OF_SLOT),
+                l.supply,
+            );
+        }
         Some(Derived { info: account(code), storage })
     }
 

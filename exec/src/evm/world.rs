@@ -79,6 +79,10 @@ pub const GAUGE_STAKE: U256 = uint!(1000000000000000000000000_U256);
 /// Holds the shares or LP supply a snapshot says exist, so totals match.
 pub const SEED_HOLDER: Address = address!("5eed0000000000000000000000000000000005ee");
 
+/// The `feeTo` of a Uniswap V2 factory whose protocol fee is on: it
+/// receives the fee's liquidity and nothing else reads it.
+pub const V2_FEE_TO: Address = address!("5eed000000000000000000000000000000000fee");
+
 /// Why a world could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum WorldError {
@@ -138,6 +142,9 @@ pub enum TokenImpl {
     /// all of it held by [`SEED_HOLDER`] when placed; funding moves tokens
     /// from that holder, so the supply the pool's math reads never changes.
     CurveLp,
+    /// A Uniswap V2 pair's own liquidity token, the same way: the supply
+    /// is the pair's state, held by [`SEED_HOLDER`] (`balanceOf`, slot 1).
+    V2Lp,
 }
 
 /// The shortcut contracts of one chain, by strategy.
@@ -435,6 +442,20 @@ impl ChainWorld {
                         self.set_pool_balances(evm, b, held)?;
                     }
                 }
+                // A derived pair whose liquidity token is listed: its
+                // storage (supply and `kLast` too) follows the state.
+                (PoolState::UniswapV2Lp(was), PoolState::UniswapV2Lp(now))
+                    if lazy
+                        && was.fee_bps == now.fee_bps
+                        && was.liquidity.fee_on == now.liquidity.fee_on =>
+                {
+                    moved.push(kb);
+                    if written {
+                        let reserves = b.state.v2_reserves()?;
+                        let evm = evm.get_or_insert_with(|| Evm::thaw(&self.base, block));
+                        self.set_pool_balances(evm, b, reserves)?;
+                    }
+                }
                 // A StableSwap pool that only traded (its parameters as
                 // they were): its balances array and its coins' balances.
                 (PoolState::Stableswap(was), PoolState::Stableswap(now))
@@ -683,7 +704,7 @@ where
         }
         // A Curve LP token's funding refuses, before it writes anything,
         // more than the seed holder still has.
-        Some(TokenImpl::Erc20 | TokenImpl::CurveLp) | None => return Ok(()),
+        Some(TokenImpl::Erc20 | TokenImpl::CurveLp | TokenImpl::V2Lp) | None => return Ok(()),
     }
     if amount > U256::from(u128::MAX) {
         return Err(EvmError::Unfundable(format!("{amount} wei of a native coin")));
@@ -750,6 +771,18 @@ where
             evm.set_storage(token, slot, left);
             add_to_mapping(evm, Artifact::ReferenceCurveToken, "balanceOf", amount)
         }
+        Some(TokenImpl::V2Lp) => {
+            let from = mapping_slot(SEED_HOLDER, lazy::V2_BALANCE_OF_SLOT);
+            let held = evm.storage(token, from);
+            let left = held.checked_sub(amount).ok_or_else(|| {
+                EvmError::Unfundable(format!("{amount} LP tokens, above the {held} unallocated"))
+            })?;
+            evm.set_storage(token, from, left);
+            let to = mapping_slot(holder, lazy::V2_BALANCE_OF_SLOT);
+            let b = evm.storage(token, to);
+            evm.set_storage(token, to, b.saturating_add(amount));
+            Ok(())
+        }
         Some(TokenImpl::StEth) => {
             let pooled =
                 evm.storage(token, var_slot(Artifact::ReferenceStETH, "_totalPooledEther")?);
@@ -772,6 +805,9 @@ struct ChainBuilder<'a> {
     tokens: HashMap<Address, TokenImpl>,
     /// Uniswap V2 factories placed at their catalog address.
     v2_factories: HashMap<Address, Address>,
+    /// Whether each factory's `feeTo` was set, by the first pair whose
+    /// liquidity token is listed.
+    v2_fee_set: HashMap<Address, bool>,
     /// Scratch V3 factory and the swapper that mints positions.
     v3: Option<Address>,
     /// The Uniswap pools, derived on first touch ([`lazy`]).
@@ -810,6 +846,7 @@ impl<'a> ChainBuilder<'a> {
             npm,
             tokens: HashMap::new(),
             v2_factories: HashMap::new(),
+            v2_fee_set: HashMap::new(),
             v3: None,
             lazy: lazy::LazyPools::new(switchyard_kernel::Pools::default(), block.timestamp),
             debts: Vec::new(),
@@ -1048,6 +1085,26 @@ impl<'a> ChainBuilder<'a> {
                 let reserves = pool.state.v2_reserves().unwrap_or_default();
                 self.v2_pair(k, pool, &r.protocol, reserves, *fee_bps)
             }
+            (PoolState::UniswapV2Lp(lp), Some(PoolRecord::UniswapV2(r))) => {
+                // The published pair mints and burns; our configurable-fee
+                // pair only swaps.
+                if lp.fee_bps != 30 {
+                    return Err(self.inconsistent(
+                        pool.address,
+                        "a listed liquidity token needs the published 0.3% pair",
+                    ));
+                }
+                let reserves = pool.state.v2_reserves().unwrap_or_default();
+                self.v2_pair(k, pool, &r.protocol, reserves, lp.fee_bps)?;
+                if !self.lazy.serves(pool.address) {
+                    return Err(
+                        self.inconsistent(pool.address, "the pair's factory is not the catalog's")
+                    );
+                }
+                self.v2_fee_to(pool.address, &r.protocol, lp.liquidity.fee_on)?;
+                self.tokens.insert(pool.address, TokenImpl::V2Lp);
+                Ok(())
+            }
             (PoolState::UniswapV3(_), Some(PoolRecord::UniswapV3(_))) => self.v3_pool(k, pool),
             (PoolState::Erc4626(v), Some(PoolRecord::Erc4626(r))) => {
                 self.erc4626(pool, r.asset, v.total_assets, v.total_supply, v.rule)
@@ -1149,6 +1206,25 @@ impl<'a> ChainBuilder<'a> {
         self.lazy.add_v2(k, factory);
         self.placed.insert(pool.address, Artifact::UniswapV2Pair);
         self.pool_balances(pool, reserves)
+    }
+
+    /// The factory's `feeTo` (slot 0) as a pair whose liquidity token is
+    /// listed says: [`V2_FEE_TO`] when the protocol fee is on, zero when
+    /// off; pairs of one factory that disagree are inconsistent.
+    fn v2_fee_to(&mut self, pair: Address, protocol: &str, on: bool) -> Result<(), WorldError> {
+        let Some(f) = self.catalog.dex_factory(self.chain, protocol) else {
+            return Err(self.inconsistent(pair, "the pair's factory is not in the catalog"));
+        };
+        let want = if on { U256::from_be_slice(V2_FEE_TO.as_slice()) } else { U256::ZERO };
+        let was = self.evm.storage(f.factory, U256::ZERO);
+        let set = self.v2_fee_set.entry(f.factory).or_insert(on);
+        if *set != on {
+            return Err(self.inconsistent(pair, "pairs of one factory disagree on feeOn"));
+        }
+        if was != want {
+            self.evm.set_storage(f.factory, U256::ZERO, want);
+        }
+        Ok(())
     }
 
     /// A concentrated-liquidity pool, derived on first touch ([`lazy`]):
