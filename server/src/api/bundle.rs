@@ -250,8 +250,10 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// vocabulary (Enso's) is still parsed far enough to answer 501 naming what
 /// is not built, or 422 where the world lacks the contracts:
 ///
-/// - no Uniswap V2 or Balancer LP positions yet, no concentrated-liquidity
-///   positions; multi-token deposits and redeems through Curve pools only;
+/// - Uniswap V2 LP positions one coin at a time (a pair whose market
+///   record lists its supply), no Balancer LP positions yet, no
+///   concentrated-liquidity positions; multi-token deposits and redeems
+///   through Curve pools only;
 /// - no flash loans, paymaster fees, or withdrawals by position id;
 /// - no Compound V3 market in the world;
 /// - a bundle's bridge answers 422 (no deployed bridge receiver is
@@ -268,7 +270,7 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         | "multiwithdraw"
         | "bridge" => false,
         "deposit" | "redeem" | "singledeposit" | "singleredeem" => {
-            !matches!(protocol, "uniswap-v2" | "balancer-v2" | "compound-v3")
+            !matches!(protocol, "balancer-v2" | "compound-v3")
         }
         // Several tokens in or out together: a tokenized Curve pool.
         "multideposit" | "tokenizedmultideposit" | "multiredeem" | "tokenizedmultiredeem" => {
