@@ -40,6 +40,8 @@ pub mod gas {
     /// A pair's liquidity out into one coin through Router02:
     /// `removeLiquidity` (the burn, two transfers), then the sale.
     pub const UNISWAP_V2_ZAP_OUT: u64 = 200_000;
+    /// Router02's `addLiquidity` of both coins (two transfers, the mint).
+    pub const UNISWAP_V2_ADD_LIQUIDITY: u64 = 150_000;
     /// Uniswap V3 swap, before tick crossings.
     pub const UNISWAP_V3: u64 = 110_000;
     /// Each initialized tick crossed.
@@ -114,6 +116,16 @@ pub(crate) fn v2_after(
     r[i] = add(r[i], amount_in)?;
     r[j] = sub(r[j], amount_out)?;
     PoolState::uniswap_v2(r, fee_bps).ok_or(AmmError::InsufficientLiquidity)
+}
+
+/// A pair whose liquidity token is listed, and its reserves widened.
+fn v2_lp_parts(state: &PoolState) -> Result<(&V2LpState, [U256; 2]), AmmError> {
+    match state {
+        PoolState::UniswapV2Lp(p) => {
+            Ok((p, [U256::from(p.reserves[0]), U256::from(p.reserves[1])]))
+        }
+        _ => Err(AmmError::Unsupported),
+    }
 }
 
 /// A V3 pool's moving part.
@@ -290,6 +302,35 @@ impl Pool {
             }
             _ => Err(AmmError::Unsupported),
         }
+    }
+
+    /// Router02's `addLiquidity(token0, token1, ..)` of both coins
+    /// (`desired`, pool order) into this pair from `state`: what it takes
+    /// of each, the liquidity minted (`amount_out`) and the state after.
+    pub fn v2_add_liquidity(
+        &self,
+        state: &PoolState,
+        desired: [U256; 2],
+    ) -> Result<([U256; 2], Swap), AmmError> {
+        let (p, r) = v2_lp_parts(state)?;
+        let (taken, m) = uniswap_v2::add_liquidity(desired, 0, r, p.liquidity)?;
+        let next =
+            state.v2_with(m.reserves, Some(m.liquidity)).ok_or(AmmError::InsufficientLiquidity)?;
+        Ok((taken, Swap { amount_out: m.amount, gas: gas::UNISWAP_V2_ADD_LIQUIDITY, next }))
+    }
+
+    /// Router02's `removeLiquidity` of `amount` from this pair in `state`:
+    /// both coins paid, pool order, and the state after.
+    pub fn v2_remove_liquidity(
+        &self,
+        state: &PoolState,
+        amount: U256,
+    ) -> Result<([U256; 2], PoolState), AmmError> {
+        let (p, r) = v2_lp_parts(state)?;
+        let b = uniswap_v2::burn(amount, r, p.liquidity)?;
+        let next =
+            state.v2_with(b.reserves, Some(b.liquidity)).ok_or(AmmError::InsufficientLiquidity)?;
+        Ok((b.amount, next))
     }
 
     /// For a zap of `amount` of coin `i` into this pair's liquidity token

@@ -245,22 +245,43 @@ pub fn zap_in_with(
     let mut r = reserves;
     r[i] += swap;
     r[j] -= bought;
-    let (a, b) = (amount - swap, bought);
-    let b_optimal = quote(a, r[i], r[j])?;
-    let added = if b_optimal <= b {
-        [a, b_optimal]
+    let mut desired = [U256::ZERO; 2];
+    desired[i] = amount - swap;
+    desired[j] = bought;
+    let (taken, minted) = add_liquidity(desired, i, r, l)?;
+    Ok(ZapIn { swap, bought, added: [taken[i], taken[j]], minted })
+}
+
+/// Router02's `addLiquidity(tokenA, tokenB, desiredA, desiredB, 0, 0)`
+/// on a pair with a supply, `tokenA` the coin at index `a`: what it takes
+/// of each (all of `tokenA` and `tokenB` at the reserves' ratio,
+/// `UniswapV2Library.quote`, when that is within `desiredB`; else all of
+/// `tokenB` and `tokenA` at the ratio), pool order, and the mint. The rest
+/// stays with the caller. Which coin is `tokenA` changes the rounding.
+pub fn add_liquidity(
+    desired: [U256; 2],
+    a: usize,
+    reserves: [U256; 2],
+    l: Liquidity,
+) -> Result<([U256; 2], Changed<U256>), AmmError> {
+    if a > 1 {
+        return Err(AmmError::Unsupported);
+    }
+    let b = 1 - a;
+    let b_optimal = quote(desired[a], reserves[a], reserves[b])?;
+    let mut taken = [U256::ZERO; 2];
+    if b_optimal <= desired[b] {
+        taken[a] = desired[a];
+        taken[b] = b_optimal;
     } else {
-        let a_optimal = quote(b, r[j], r[i])?;
-        if a_optimal > a {
+        let a_optimal = quote(desired[b], reserves[b], reserves[a])?;
+        if a_optimal > desired[a] {
             return Err(AmmError::InvalidState);
         }
-        [a_optimal, b]
-    };
-    let mut amounts = [U256::ZERO; 2];
-    amounts[i] = added[0];
-    amounts[j] = added[1];
-    let minted = mint(amounts, r, l)?;
-    Ok(ZapIn { swap, bought, added, minted })
+        taken[a] = a_optimal;
+        taken[b] = desired[b];
+    }
+    Ok((taken, mint(taken, reserves, l)?))
 }
 
 /// One coin into a pair's liquidity token ([`ZapIn`]), selling the share
