@@ -18,6 +18,8 @@ const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
 const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
 const V2_ROUTER: Address = address!("7a250d5630b4cf539739df2c5dacb4c659f2488d");
+/// Uniswap V2 USDC/WETH, whose own token the embedded market lists.
+const USDC_WETH_V2: Address = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
 const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -679,6 +681,95 @@ fn address_of(key: &k256::ecdsa::SigningKey) -> Address {
 /// interface at its address), and a route spends them. A signature by
 /// anyone else is refused when the bundle is executed before answering;
 /// on the shared executor a permit is refused outright.
+/// Uniswap V2 positions through Router02, named by the router as Enso
+/// names them: one coin in (part sold, then `addLiquidity`), both coins in
+/// (`addLiquidity`, the router taking one whole and the other at the
+/// reserves' ratio), and out into both. Whatever the router leaves goes
+/// back: the shared executor ends holding nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_zap_into_and_out_of_a_uniswap_v2_pair() {
+    let dir = temp_dir("v2-lp");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let (_, executor) = world.shortcuts.router.expect("router");
+    let v2 = |kind| Action { protocol: "uniswap-v2".into(), kind };
+    let (usdc, weth) = (U256::from(1_000_000_000u64), U256::from(4u128 * 10u128.pow(17)));
+    let actions = vec![
+        v2(ActionKind::Deposit {
+            token_in: USDC,
+            token_out: Some(USDC_WETH_V2),
+            amount_in: Amount::Value(usdc),
+            primary: V2_ROUTER,
+            receiver: None,
+        }),
+        v2(ActionKind::MultiDeposit {
+            tokens_in: vec![WETH, USDC],
+            amounts_in: vec![Amount::Value(weth), Amount::Value(usdc)],
+            token_out: Some(USDC_WETH_V2),
+            primary: V2_ROUTER,
+            receiver: None,
+        }),
+    ];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("deposits");
+    let minted = *b.amounts_out.get(&USDC_WETH_V2).expect("the pair's token");
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, usdc + usdc), (USER, WETH, weth)],
+        approvals: b.approvals.clone(),
+        watch: vec![
+            (USER, USDC_WETH_V2),
+            (USER, WETH),
+            (executor, USDC),
+            (executor, WETH),
+            (executor, USDC_WETH_V2),
+        ],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(minted), "exactly the liquidity answered");
+    // About $3,000 in: the one-coin zap of 1,000 USDC (8.93e12 alone),
+    // then 1,000 USDC with about 0.333 WETH, twice that.
+    assert!(minted > U256::from(26_700_000_000_000u64), "{minted}");
+    assert!(minted < U256::from(26_900_000_000_000u64), "{minted}");
+    // The router took all the USDC and about 0.333 WETH; the rest of the
+    // 0.4 WETH came back.
+    let spent = out.before[1] - out.after[1];
+    assert!(
+        spent > U256::from(33u128 * 10u128.pow(16))
+            && spent < weth / U256::from(100u8) * U256::from(84u8),
+        "{spent}"
+    );
+    for k in 2..5 {
+        assert_eq!(out.after[k], U256::ZERO, "the executor keeps nothing: {:?}", setup.watch[k]);
+    }
+
+    // Delegate: the pair's token out into both coins.
+    let lp = U256::from(100_000_000_000_000u64);
+    let actions = vec![v2(ActionKind::MultiRedeem {
+        token_in: Some(USDC_WETH_V2),
+        tokens_out: vec![USDC, WETH],
+        amount_in: Amount::Value(lp),
+        primary: USDC_WETH_V2,
+        receiver: None,
+    })];
+    let b = engine.bundle(request(RoutingStrategy::Delegate, actions)).await.expect("redeem");
+    let setup = SimSetup {
+        funds: vec![(USER, USDC_WETH_V2, lp)],
+        approvals: b.approvals.clone(),
+        delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(USER, USDC), (USER, WETH), (USER, USDC_WETH_V2)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], b.amounts_out.get(&USDC).copied());
+    assert_eq!(out.gains[1], b.amounts_out.get(&WETH).copied());
+    assert_eq!(out.after[2], U256::ZERO, "every LP token burnt");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_pull_tokens_with_a_permit2_signature() {
     let dir = temp_dir("permit2");

@@ -17,7 +17,7 @@ use std::{
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, market::LendingModel};
+use switchyard_catalog::{ApiCode, ChainId, DeploymentRole, NATIVE_TOKEN, market::LendingModel};
 use switchyard_kernel::{
     BridgeRoute, KernelError, MarketSnapshot, Plan, Pool, PoolState, RouteRequest as KernelRoute,
     SnapshotDelta, apply_plan, find_routes, plan_through,
@@ -32,7 +32,7 @@ use crate::{
     encode::{
         self, Approval, Runner, TokenAmount, Tx,
         helpers::{Helpers, Op, bps_of, check, helper, require_at_least, require_zero},
-        protocols::IERC20,
+        protocols::{IERC20, IUniswapV2Router},
         route::{StepCtx, encode_leg},
         tx::{TxSpec, final_state},
         weiroll::{CallKind, In, Out, ProgramBuilder, WeirollError},
@@ -133,6 +133,9 @@ struct Compiler<'a> {
     external: BTreeMap<Address, U256>,
     /// Tokens produced inside the bundle, in order.
     produced: Vec<Address>,
+    /// Coins a Uniswap V2 zap may leave a few units of (swept back to the
+    /// refund receiver from a shared executor).
+    dust: Vec<Address>,
     plans: Vec<Plan>,
     /// Exact predictions to hold the execution to: `(where, slot, value)`.
     checks: Vec<(String, In, U256)>,
@@ -180,6 +183,7 @@ impl<'a> Compiler<'a> {
             outputs: Vec::with_capacity(req.actions.len()),
             external: BTreeMap::new(),
             produced: Vec::new(),
+            dust: Vec::new(),
             plans: Vec::new(),
             checks: Vec::new(),
             mins: BTreeMap::new(),
@@ -491,6 +495,17 @@ impl<'a> Compiler<'a> {
         for o in outs.into_iter().skip(1) {
             total = self.helper(BinaryOp::Add, &[total, o], at)?;
         }
+        for st in plan.legs.iter().flat_map(|l| &l.routes).flat_map(|r| &r.steps) {
+            let zap = self.snapshot.pools().get(st.pool).filter(|p| {
+                matches!(p.state, PoolState::UniswapV2Lp(_))
+                    && st.action != switchyard_kernel::StepAction::Bridge
+            });
+            for c in zap.map_or(&[][..], |p| &p.tokens[..2]) {
+                if !self.dust.contains(c) {
+                    self.dust.push(*c);
+                }
+            }
+        }
         self.snapshot = Arc::new(apply_plan(&self.snapshot, &plan).map_err(ExecError::Route)?);
         self.plans.push(plan);
         Ok(total)
@@ -594,9 +609,16 @@ impl<'a> Compiler<'a> {
         at: &str,
     ) -> Result<(usize, Address, Address), BundleError> {
         let family = self.templates.family(protocol);
+        // Enso names a Uniswap V2 position by its protocol's Router02; the
+        // pair is then the token the action mints or burns.
+        let by_router = self.is_v2_router(protocol, primary);
+        let pair = if deposit { token_out } else { token_in };
         for (k, p) in self.snapshot.pools().iter().enumerate() {
             let lp = p.lp_index();
-            let named = p.address == primary || lp.is_some_and(|lp| p.tokens[lp] == primary);
+            let named = p.address == primary
+                || lp.is_some_and(|lp| {
+                    p.tokens[lp] == primary || by_router && Some(p.tokens[lp]) == pair
+                });
             if p.chain != self.chain || !family.contains(&*p.protocol) || !named {
                 continue;
             }
@@ -686,25 +708,44 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: out, predicted, exact, token: Some(to) })
     }
 
-    /// The tokenized Curve pool `primary` names (the pool or its LP
-    /// token): the only place several coins go in or come out together.
-    fn curve_pool(
+    /// Whether `primary` is the Router02 of `protocol`'s Uniswap V2
+    /// factory on this chain.
+    fn is_v2_router(&self, protocol: &str, primary: Address) -> bool {
+        let catalog = &self.state.catalog;
+        catalog.dex_factory(self.chain, protocol).is_some_and(|f| {
+            catalog
+                .deployment(self.chain, DeploymentRole::UniswapV2Router, Some(f.factory))
+                .is_some_and(|d| d.address == primary)
+        })
+    }
+
+    /// The pool with a listed LP token that `primary` names (the pool or
+    /// its LP token; or, for Uniswap V2, its protocol's Router02 with the
+    /// pair named by `lp`): the only places several coins go in or come out
+    /// together (a tokenized Curve pool, a Uniswap V2 pair).
+    fn lp_pool(
         &self,
         protocol: &str,
         primary: Address,
+        lp_hint: Option<Address>,
         at: &str,
     ) -> Result<(usize, Pool), BundleError> {
         let family = self.templates.family(protocol);
+        let by_router = self.is_v2_router(protocol, primary);
         let found = self.snapshot.pools().iter().enumerate().find(|(_, p)| {
             p.chain == self.chain
                 && family.contains(&*p.protocol)
-                && p.lp_index().is_some_and(|lp| p.address == primary || p.tokens[lp] == primary)
+                && p.lp_index().is_some_and(|lp| {
+                    p.address == primary
+                        || p.tokens[lp] == primary
+                        || by_router && Some(p.tokens[lp]) == lp_hint
+                })
         });
         let Some((k, p)) = found else {
             return Err(BundleError::invalid(
                 format!("{at}.primaryAddress"),
                 format!(
-                    "no tokenized {protocol} pool at {primary:#x} on chain {}: several tokens go in or come out together only through a Curve pool that lists its LP token",
+                    "no tokenized {protocol} pool at {primary:#x} on chain {}: several tokens go in or come out together only through a Curve pool that lists its LP token or a Uniswap V2 pair whose supply the market lists (named by its Router02 with the pair as tokenOut or tokenIn)",
                     self.chain
                 ),
             ));
@@ -730,7 +771,10 @@ impl<'a> Compiler<'a> {
     /// predicted by the kernel from the amounts as planned.
     fn curve_multi_deposit(&mut self, d: &MultiDeposit<'_>, at: &str) -> Result<Output, ExecError> {
         let MultiDeposit { protocol, tokens_in, amounts_in, token_out, primary, receiver } = *d;
-        let (k, pool) = self.curve_pool(protocol, primary, at)?;
+        let (k, pool) = self.lp_pool(protocol, primary, token_out, at)?;
+        if matches!(pool.state, PoolState::UniswapV2Lp(_)) {
+            return self.v2_multi_deposit(d, k, &pool, at);
+        }
         let lp = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
         let lp_token = pool.tokens[lp];
         if tokens_in.is_empty() || tokens_in.len() != amounts_in.len() {
@@ -810,6 +854,120 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(lp_token) })
     }
 
+    /// Router02's `addLiquidity(token0, token1, ..)` of both coins of a
+    /// Uniswap V2 pair: each approved to the router, the liquidity minted
+    /// measured and predicted by the kernel from the amounts as planned.
+    /// The router takes one coin whole and the other at the reserves'
+    /// ratio; what it leaves stays with the account (swept back to the
+    /// refund receiver from a shared executor).
+    fn v2_multi_deposit(
+        &mut self,
+        d: &MultiDeposit<'_>,
+        k: usize,
+        pool: &Pool,
+        at: &str,
+    ) -> Result<Output, ExecError> {
+        let MultiDeposit { tokens_in, amounts_in, token_out, receiver, .. } = *d;
+        let pair = pool.address;
+        if let Some(t) = token_out.filter(|t| *t != pair) {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenOut"),
+                format!("the pair {pair:#x} mints its own token, not {t:#x}"),
+            )
+            .into());
+        }
+        if tokens_in.len() != 2 || amounts_in.len() != 2 {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenIn"),
+                format!(
+                    "addLiquidity of {pair:#x} takes both its coins, each once with its amount: {:#x}, {:#x}",
+                    pool.tokens[0], pool.tokens[1]
+                ),
+            )
+            .into());
+        }
+        let router = self.v2_router(&pool.protocol, at)?;
+        let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
+        let mut args = vec![zero.clone(); 2];
+        let mut desired = [U256::ZERO; 2];
+        let mut named = [false; 2];
+        let mut exact = true;
+        for (i, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
+            let field = format!("{at}.tokenIn[{i}]");
+            let c = pool.index_of(*t).filter(|c| *c < 2 && !named[*c]).ok_or_else(|| {
+                BundleError::invalid(
+                    &field,
+                    format!(
+                        "{t:#x} is not a coin of the pair {pair:#x} named once ({:#x}, {:#x})",
+                        pool.tokens[0], pool.tokens[1]
+                    ),
+                )
+            })?;
+            named[c] = true;
+            let amount_at = format!("{at}.amountIn[{i}]");
+            let (x, pred, ex) = self.amount(a, &amount_at)?;
+            self.consume(*t, a, &field)?;
+            desired[c] = self.planned_amount(&x, pred, &amount_at)?;
+            exact &= ex && pred.is_some();
+            encode::route::approve(&mut self.b, *t, router, x.clone()).map_err(encode_err(at))?;
+            args[c] = x;
+        }
+        let (_, minted) = pool.v2_add_liquidity(&pool.state, desired).map_err(|e| {
+            BundleError::unroutable(at, format!("{pair:#x} cannot take these amounts now: {e}"))
+        })?;
+        let account = self.account_in.clone();
+        let (t0, t1) = (
+            self.b.address(pool.tokens[0]).map_err(weiroll(at))?,
+            self.b.address(pool.tokens[1]).map_err(weiroll(at))?,
+        );
+        let deadline = self.b.uint(U256::MAX).map_err(weiroll(at))?;
+        let [x0, x1] = [args[0].clone(), args[1].clone()];
+        let call = [t0, t1, x0, x1, zero.clone(), zero, account.clone(), deadline];
+        let out = encode::route::measured(&mut self.b, pair, &account, |b| {
+            b.call(
+                CallKind::Call,
+                router,
+                IUniswapV2Router::addLiquidityCall::SELECTOR,
+                &call,
+                Out::Ignore,
+            )?;
+            Ok(())
+        })
+        .map_err(encode_err(at))?;
+        for c in &pool.tokens[..2] {
+            if !self.dust.contains(c) {
+                self.dust.push(*c);
+            }
+        }
+        self.pool_moved(k, minted.next)?;
+        if exact {
+            self.checks.push((at.to_owned(), out.clone(), minted.amount_out));
+        }
+        self.produce(pair);
+        if let Some(r) = receiver.filter(|r| *r != self.account) {
+            self.send(pair, r, out.clone(), at)?;
+            self.receivers.insert(r);
+        }
+        Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(pair) })
+    }
+
+    /// The Router02 of a Uniswap V2 protocol's factory on this chain.
+    fn v2_router(&self, protocol: &str, at: &str) -> Result<Address, BundleError> {
+        let catalog = &self.state.catalog;
+        catalog
+            .dex_factory(self.chain, protocol)
+            .and_then(|f| {
+                catalog.deployment(self.chain, DeploymentRole::UniswapV2Router, Some(f.factory))
+            })
+            .map(|d| d.address)
+            .ok_or_else(|| {
+                BundleError::unroutable(
+                    at,
+                    format!("no {protocol} Router02 on chain {}", self.chain),
+                )
+            })
+    }
+
     /// `remove_liquidity`: the LP tokens burnt for every coin in
     /// proportion, each coin's payment measured, in the order the action
     /// names them.
@@ -819,7 +977,7 @@ impl<'a> Compiler<'a> {
         at: &str,
     ) -> Result<Vec<Output>, ExecError> {
         let MultiRedeem { protocol, token_in, tokens_out, amount_in, primary, receiver } = *r;
-        let (k, pool) = self.curve_pool(protocol, primary, at)?;
+        let (k, pool) = self.lp_pool(protocol, primary, token_in, at)?;
         let lp = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
         let lp_token = pool.tokens[lp];
         if let Some(t) = token_in.filter(|t| *t != lp_token) {
@@ -852,17 +1010,39 @@ impl<'a> Compiler<'a> {
         self.consume(lp_token, amount_in, &format!("{at}.tokenIn"))?;
         let amount = self.planned_amount(&x, pred, &amount_at)?;
         let exact = exact && pred.is_some();
-        let (paid, next) = pool.curve_remove_liquidity(&pool.state, amount).map_err(|e| {
+        let v2 = matches!(pool.state, PoolState::UniswapV2Lp(_));
+        let removed = if v2 {
+            pool.v2_remove_liquidity(&pool.state, amount).map(|(paid, next)| (paid.to_vec(), next))
+        } else {
+            pool.curve_remove_liquidity(&pool.state, amount)
+        };
+        let (paid, next) = removed.map_err(|e| {
             BundleError::unroutable(
                 at,
                 format!("{:#x} cannot pay out {amount} now: {e}", pool.address),
             )
         })?;
-        let selector = encode::route::curve_remove_liquidity_selector(lp)
-            .ok_or_else(|| BundleError::invalid(at, format!("a pool of {lp} coins")))?;
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        let mut args = vec![x];
-        args.extend(std::iter::repeat_n(zero, lp));
+        // A Uniswap V2 pair burns through Router02's `removeLiquidity`; a
+        // Curve pool's `remove_liquidity` is its own.
+        let (target, selector, args) = if v2 {
+            let router = self.v2_router(&pool.protocol, at)?;
+            encode::route::approve(&mut self.b, lp_token, router, x.clone())
+                .map_err(encode_err(at))?;
+            let (t0, t1) = (
+                self.b.address(pool.tokens[0]).map_err(weiroll(at))?,
+                self.b.address(pool.tokens[1]).map_err(weiroll(at))?,
+            );
+            let deadline = self.b.uint(U256::MAX).map_err(weiroll(at))?;
+            let args = vec![t0, t1, x, zero.clone(), zero, self.account_in.clone(), deadline];
+            (router, IUniswapV2Router::removeLiquidityCall::SELECTOR, args)
+        } else {
+            let selector = encode::route::curve_remove_liquidity_selector(lp)
+                .ok_or_else(|| BundleError::invalid(at, format!("a pool of {lp} coins")))?;
+            let mut args = vec![x];
+            args.extend(std::iter::repeat_n(zero, lp));
+            (pool.address, selector, args)
+        };
         let account = self.account_in.clone();
         let mut before = Vec::with_capacity(lp);
         for t in tokens_out {
@@ -871,9 +1051,7 @@ impl<'a> Compiler<'a> {
                     .map_err(encode_err(at))?,
             );
         }
-        self.b
-            .call(CallKind::Call, pool.address, selector, &args, Out::Ignore)
-            .map_err(weiroll(at))?;
+        self.b.call(CallKind::Call, target, selector, &args, Out::Ignore).map_err(weiroll(at))?;
         let mut outs = Vec::with_capacity(lp);
         for ((t, c), was) in tokens_out.iter().zip(&order).zip(before) {
             let now = encode::route::balance_of(&mut self.b, *t, account.clone())
@@ -1715,6 +1893,12 @@ impl<'a> Compiler<'a> {
                     self.external
                         .keys()
                         .filter(|t| !self.produced.contains(t))
+                        .map(|t| (*t, refund)),
+                )
+                .chain(
+                    self.dust
+                        .iter()
+                        .filter(|t| !self.produced.contains(t) && !self.external.contains_key(*t))
                         .map(|t| (*t, refund)),
                 )
                 .collect();

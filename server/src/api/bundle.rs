@@ -64,6 +64,11 @@ impl<'v, 'a> Args<'v, 'a> {
         self.one_address(name).map(Some)
     }
 
+    /// Whether `name` is an array of more than one item.
+    fn many(&self, name: &str) -> bool {
+        matches!(self.get(name), Some(V::Array(items)) if items.len() > 1)
+    }
+
     fn addresses(&self, name: &str) -> Result<Vec<Address>, ApiError> {
         match self.required(name)? {
             V::Array(items) => items
@@ -250,10 +255,10 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// vocabulary (Enso's) is still parsed far enough to answer 501 naming what
 /// is not built, or 422 where the world lacks the contracts:
 ///
-/// - Uniswap V2 LP positions one coin at a time (a pair whose market
-///   record lists its supply), no Balancer LP positions yet, no
-///   concentrated-liquidity positions; multi-token deposits and redeems
-///   through Curve pools only;
+/// - Uniswap V2 LP positions (a pair whose market record lists its
+///   supply: one coin, or both through `addLiquidity`), no Balancer LP
+///   positions yet, no concentrated-liquidity positions; multi-token
+///   deposits and redeems through Curve pools and Uniswap V2 pairs only;
 /// - no flash loans, paymaster fees, or withdrawals by position id;
 /// - no Compound V3 market in the world;
 /// - a bundle's bridge answers 422 (no deployed bridge receiver is
@@ -272,9 +277,10 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         "deposit" | "redeem" | "singledeposit" | "singleredeem" => {
             !matches!(protocol, "balancer-v2" | "compound-v3")
         }
-        // Several tokens in or out together: a tokenized Curve pool.
+        // Several tokens in or out together: a tokenized Curve pool, a
+        // Uniswap V2 pair (of the published 0.3% pair code).
         "multideposit" | "tokenizedmultideposit" | "multiredeem" | "tokenizedmultiredeem" => {
-            protocol == "curve"
+            matches!(protocol, "curve" | "uniswap-v2" | "sushiswap-v2")
         }
         "withdraw" | "singlewithdraw" | "borrow" | "repay" => protocol != "compound-v3",
         "transfer" => protocol != "erc721",
@@ -365,6 +371,23 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             primary: args.address("primaryAddress")?,
             receiver: args.opt_address("receiver")?,
             slippage_bps: args.bps("slippage", 10_000)?,
+        },
+        // Several coins named at once: a multi-token deposit (a tokenized
+        // Curve pool's `add_liquidity`, a Uniswap V2 pair's
+        // `addLiquidity`), as Enso's `deposit` takes them.
+        "deposit" if args.many("tokenIn") => ActionKind::MultiDeposit {
+            tokens_in: args.addresses("tokenIn")?,
+            amounts_in: args.amounts("amountIn")?,
+            token_out: args.opt_address("tokenOut")?,
+            primary: args.address("primaryAddress")?,
+            receiver: args.opt_address("receiver")?,
+        },
+        "redeem" if args.many("tokenOut") => ActionKind::MultiRedeem {
+            token_in: args.opt_address("tokenIn")?,
+            tokens_out: args.addresses("tokenOut")?,
+            amount_in: args.amount("amountIn")?,
+            primary: args.address("primaryAddress")?,
+            receiver: args.opt_address("receiver")?,
         },
         "deposit" | "singledeposit" | "tokenizedsingledeposit" => ActionKind::Deposit {
             token_in: args.one_address("tokenIn")?,
