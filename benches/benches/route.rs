@@ -38,6 +38,8 @@ const DAI: Address = address!("6b175474e89094c44da98b954eedeac495271d0f");
 const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
 const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
 const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
+/// Uniswap V2 USDC/WETH: the pair is its own liquidity token.
+const UNI_V2: Address = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
 
 fn request(token_in: Address, amount: u128, token_out: Address, to: Option<u64>) -> RouteRequest {
@@ -69,6 +71,8 @@ fn routes(c: &mut Criterion) {
         ("deposit_dai_sdai", request(DAI, 1_000_000_000_000_000_000_000, SDAI, None)),
         ("zap_usdc_3crv", request(USDC, 1_000_000_000, THREE_CRV, None)),
         ("zap_3crv_usdt", request(THREE_CRV, 1_000_000_000_000_000_000_000, USDT, None)),
+        ("zap_usdc_univ2", request(USDC, 1_000_000_000, UNI_V2, None)),
+        ("zap_univ2_weth", request(UNI_V2, 100_000_000_000_000, WETH, None)),
     ];
     let mut group = c.benchmark_group("route");
     for (name, req) in &cases {

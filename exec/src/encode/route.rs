@@ -1010,7 +1010,8 @@ fn curve_liquidity(
 /// sold / amountIn`: exactly the quoted sale when `x` is the quoted
 /// input), then `addLiquidity(coin, other, x − sold, bought, 0, 0)`; the
 /// router takes what the reserves' ratio admits, and the few units it
-/// leaves (at most a unit's worth, [`switchyard_kernel::amm::uniswap_v2::ZapIn::left`])
+/// leaves (a few units of the dearer coin's worth at most,
+/// [`switchyard_kernel::amm::uniswap_v2::ZapIn::left`])
 /// stay with the account, swept to the refund receiver with the rest.
 /// Out: `removeLiquidity` pays both coins; the other is sold for the one
 /// asked for. What the sale bought and what arrived in all are measured,

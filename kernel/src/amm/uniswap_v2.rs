@@ -221,8 +221,9 @@ pub struct ZapIn {
 
 impl ZapIn {
     /// What stays with the caller: of the coin, of the other. The sale
-    /// [`zap_in`] chooses leaves about one unit of the dearer coin's worth
-    /// at most (none at all in about a third of random cases).
+    /// [`zap_in`] chooses leaves a few units of the dearer coin's worth at
+    /// most (in 3,000 random pairs: none at all in a third, more than one
+    /// unit in 12%, more than two in 0.8%, never more than four).
     pub fn left(&self, amount: U256) -> [U256; 2] {
         [amount - self.swap - self.added[0], self.bought - self.added[1]]
     }
@@ -318,10 +319,12 @@ pub fn zap_in(
         .ok_or_else(too_big)?;
     let base = one_plus.checked_mul(r).ok_or_else(too_big)?;
     let root = inner.root(2).saturating_sub(base) / (g * U256::from(2u8));
+    // The root's neighbours, and, where a unit of the coin buys less than
+    // a unit of the other, the ends of the runs of sales that buy the same
+    // amount (the least sale buying `b` is `getAmountIn(b)` or one less).
     let mut sales: Vec<U256> =
         (0..7u8).filter_map(|k| (root + U256::from(k)).checked_sub(U256::from(3u8))).collect();
     if let Ok(bought) = amount_out(root.max(U256::ONE), r, reserves[j], fee_bps) {
-        // The least sale buying `b`: `getAmountIn`'s answer or one less.
         let least = |b: U256| amount_in(b, r, reserves[j], fee_bps).ok();
         for b in [bought.saturating_sub(U256::ONE), bought, bought + U256::ONE] {
             for end in [least(b), least(b + U256::ONE)].into_iter().flatten() {
@@ -470,7 +473,7 @@ mod tests {
     }
 
     #[test]
-    fn a_zap_in_leaves_at_most_a_unit_of_value_behind() {
+    fn a_zap_in_leaves_little_behind() {
         let (r, l) = pair();
         for (amount, i) in [(e(1_000, 6), 0), (e(250_000, 6), 0), (e(1, 18), 1), (e(300, 18), 1)] {
             let z = zap_in(amount, i, r, 30, l).expect("zap");
