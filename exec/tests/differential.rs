@@ -359,8 +359,8 @@ fn zap_differential(base: &V2RouterBase, c: ZapCase, stats: &common::Stats) -> C
             // What stays with the zapper (swept back to the refund
             // receiver by a program): worth a few units of the dearer coin
             // at most, at the reserves' ratio after the zap. Over 3,000
-            // cases (run with more cases by hand): none at all in 989, more
-            // than one unit in 346, more than two in 23, more than four in
+            // cases (run with more cases by hand): none at all in 990, more
+            // than one unit in 344, more than two in 23, more than four in
             // none. The sale maximizes the mint, whose floors decide it.
             let left =
                 [balance(&mut evm, tokens[i], ZAPPER)?, balance(&mut evm, tokens[j], ZAPPER)?];
