@@ -661,6 +661,12 @@ fn check_pool(
                     bad(format!("address is not the factory's CREATE2 address {want}"));
                 }
             }
+            if p.lp_supply.is_some() && p.fee_bps != 30 {
+                bad(format!(
+                    "lpSupply with feeBps {}: only a 30 bps pair (the published pair's code) mints and burns here; another is only swapped through",
+                    p.fee_bps
+                ));
+            }
             if p.lp_supply.is_some_and(|s| s.is_zero()) {
                 bad("lpSupply must be positive: a zap never makes a pair's first mint".into());
             }

@@ -228,6 +228,12 @@ fn market_validation_reports_every_problem() {
         {"kind":"uniswapV2","chainId":1,"protocol":"uniswap-v2","address":"0x0000000000000000000000000000000000000002",
          "token0":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","token1":"0x0000000000000000000000000000000000000009",
          "reserve0":"1","reserve1":"5192296858534827628530496329220095","feeBps":30},
+        {"kind":"uniswapV2","chainId":1,"protocol":"uniswap-v2","address":"0x0000000000000000000000000000000000000004",
+         "token0":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","token1":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+         "reserve0":"10","reserve1":"10","feeBps":25,"lpSupply":"0"},
+        {"kind":"uniswapV2","chainId":1,"protocol":"uniswap-v2","address":"0x0000000000000000000000000000000000000005",
+         "token0":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","token1":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+         "reserve0":"10","reserve1":"10","feeBps":30,"kLast":"100","feeOn":true},
         {"kind":"uniswapV3","chainId":1,"protocol":"uniswap-v3","address":"0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640",
          "token0":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","token1":"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
          "fee":500,"tickSpacing":10,"sqrtPriceX96":"1","tick":0,"liquidity":"5",
@@ -252,6 +258,11 @@ fn market_validation_reports_every_problem() {
         "{all}"
     );
     assert_eq!(all.matches("uint112").count(), 1, "{all}");
+    // A pair's liquidity token: only the 30 bps pair's, with a positive
+    // supply, and its kLast and feeOn only beside a supply.
+    assert!(all.contains("lpSupply with feeBps 25"), "{all}");
+    assert!(all.contains("lpSupply must be positive"), "{all}");
+    assert!(all.contains("kLast and feeOn describe the liquidity token"), "{all}");
     assert!(p.len() >= 7, "{all}");
 }
 

@@ -114,10 +114,17 @@ fn v2_swap(evm: &mut Evm, pair: Address, out_index: usize, out: U256) -> Result<
     .map(drop)
 }
 
-fn v2_differential(base: &(Evm, Address), c: V2Case, stats: &Stats) -> CaseResult {
-    let (mut evm, factory) = (base.0.clone(), base.1);
-    let a = deploy_token(&mut evm, c.decimals[0])?;
-    let b = deploy_token(&mut evm, c.decimals[1])?;
+/// A pair the published factory creates over two new tokens of
+/// `decimals`, holding `reserves` (minted to it, not yet synced): the pair
+/// and its tokens in pool order, with their decimals.
+fn new_pair(
+    evm: &mut Evm,
+    factory: Address,
+    decimals: [u8; 2],
+    reserves: [U256; 2],
+) -> Result<(Address, [Address; 2], [u8; 2]), TestCaseError> {
+    let a = deploy_token(evm, decimals[0])?;
+    let b = deploy_token(evm, decimals[1])?;
     let pair = evm.call_sol(
         DEPLOYER,
         factory,
@@ -127,10 +134,16 @@ fn v2_differential(base: &(Evm, Address), c: V2Case, stats: &Stats) -> CaseResul
         evm.view(pair, &UniswapV2Pair::token0Call {})?,
         evm.view(pair, &UniswapV2Pair::token1Call {})?,
     ];
-    let decimals = if tokens[0] == a { c.decimals } else { [c.decimals[1], c.decimals[0]] };
-    for (token, reserve) in tokens.iter().zip(c.reserves) {
-        mint(&mut evm, *token, pair, reserve)?;
+    for (token, reserve) in tokens.iter().zip(reserves) {
+        mint(evm, *token, pair, reserve)?;
     }
+    let decimals = if tokens[0] == a { decimals } else { [decimals[1], decimals[0]] };
+    Ok((pair, tokens, decimals))
+}
+
+fn v2_differential(base: &(Evm, Address), c: V2Case, stats: &Stats) -> CaseResult {
+    let (mut evm, factory) = (base.0.clone(), base.1);
+    let (pair, tokens, decimals) = new_pair(&mut evm, factory, c.decimals, c.reserves)?;
     evm.call_sol(DEPLOYER, pair, &UniswapV2Pair::syncCall {})?;
 
     let (i, j) = if c.zero_for_one { (0, 1) } else { (1, 0) };
@@ -284,20 +297,7 @@ fn zap_differential(base: &V2RouterBase, c: ZapCase, stats: &common::Stats) -> C
     if c.fee_on {
         evm.call_sol(DEPLOYER, base.factory, &UniswapV2Factory::setFeeToCall { feeTo: FEE_TO })?;
     }
-    let a = deploy_token(&mut evm, 18)?;
-    let b = deploy_token(&mut evm, 18)?;
-    let pair = evm.call_sol(
-        DEPLOYER,
-        base.factory,
-        &UniswapV2Factory::createPairCall { tokenA: a, tokenB: b },
-    )?;
-    let tokens = [
-        evm.view(pair, &UniswapV2Pair::token0Call {})?,
-        evm.view(pair, &UniswapV2Pair::token1Call {})?,
-    ];
-    for (token, reserve) in tokens.iter().zip(c.reserves) {
-        mint(&mut evm, *token, pair, reserve)?;
-    }
+    let (pair, tokens, _) = new_pair(&mut evm, base.factory, [18, 18], c.reserves)?;
     // The first mint gives the provider the supply (less the locked 1000).
     if evm.call_sol(DEPLOYER, pair, &UniswapV2Pair::mintCall { to: PROVIDER }).is_err() {
         stats.hit("too small to mint");
@@ -1335,20 +1335,7 @@ fn v2_router_base() -> Result<V2RouterBase, EvmError> {
 
 fn v2_out_differential(base: &V2RouterBase, c: V2OutCase, stats: &common::Stats) -> CaseResult {
     let mut evm = base.evm.clone();
-    let a = deploy_token(&mut evm, c.decimals[0])?;
-    let b = deploy_token(&mut evm, c.decimals[1])?;
-    let pair = evm.call_sol(
-        DEPLOYER,
-        base.factory,
-        &UniswapV2Factory::createPairCall { tokenA: a, tokenB: b },
-    )?;
-    let tokens = [
-        evm.view(pair, &UniswapV2Pair::token0Call {})?,
-        evm.view(pair, &UniswapV2Pair::token1Call {})?,
-    ];
-    for (token, reserve) in tokens.iter().zip(c.reserves) {
-        mint(&mut evm, *token, pair, reserve)?;
-    }
+    let (pair, tokens, _) = new_pair(&mut evm, base.factory, c.decimals, c.reserves)?;
     evm.call_sol(DEPLOYER, pair, &UniswapV2Pair::syncCall {})?;
     let (i, j) = if c.zero_for_one { (0, 1) } else { (1, 0) };
     let want = ((c.reserves[j] * U256::from(c.share)) >> 32usize).max(U256::ONE);

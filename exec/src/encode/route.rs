@@ -717,19 +717,8 @@ fn step_calls(
         PoolState::UniswapV2Lp(_) if lp_step => v2_liquidity(b, ctx, pool, st, x),
         PoolState::UniswapV2 { .. } | PoolState::UniswapV2Lp(_) => {
             let router = periphery(ctx, pool, &[DeploymentRole::UniswapV2Router])?.1;
-            approve(b, st.token_in, router, x.clone())?;
-            let path = In::Array(vec![b.address(st.token_in)?, b.address(st.token_out)?]);
-            let zero = b.uint(U256::ZERO)?;
-            let deadline = b.uint(U256::MAX)?;
             measured(b, st.token_out, acct_in, |b| {
-                b.call(
-                    CallKind::Call,
-                    router,
-                    IUniswapV2Router::swapExactTokensForTokensCall::SELECTOR,
-                    &[x, zero, path, acct_in.clone(), deadline],
-                    Out::Ignore,
-                )?;
-                Ok(())
+                v2_sell(b, router, [st.token_in, st.token_out], x, acct_in)
             })
         }
         PoolState::UniswapV3(v3) => {
@@ -1031,22 +1020,8 @@ fn v2_liquidity(
     let acct = ctx.account_in.clone();
     let zero = b.uint(U256::ZERO)?;
     let deadline = b.uint(U256::MAX)?;
-    let sell = |b: &mut ProgramBuilder,
-                from: Address,
-                to: Address,
-                amount: In|
-     -> Result<(), EncodeError> {
-        approve(b, from, router, amount.clone())?;
-        let path = In::Array(vec![b.address(from)?, b.address(to)?]);
-        let (zero, deadline) = (b.uint(U256::ZERO)?, b.uint(U256::MAX)?);
-        b.call(
-            CallKind::Call,
-            router,
-            IUniswapV2Router::swapExactTokensForTokensCall::SELECTOR,
-            &[amount, zero, path, acct.clone(), deadline],
-            Out::Ignore,
-        )?;
-        Ok(())
+    let sell = |b: &mut ProgramBuilder, from: Address, to: Address, amount: In| {
+        v2_sell(b, router, [from, to], amount, &acct)
     };
     if st.token_out == pair {
         let (coin, other) = (st.token_in, other_than(st.token_in)?);
@@ -1089,6 +1064,29 @@ fn v2_liquidity(
     } else {
         Err(unsupported())
     }
+}
+
+/// `approve(router, amount)` of `path[0]`, then Router02's
+/// `swapExactTokensForTokens(amount, 0, path, account, max)`; its output
+/// (an array) is ignored, for the caller to measure.
+fn v2_sell(
+    b: &mut ProgramBuilder,
+    router: Address,
+    path: [Address; 2],
+    amount: In,
+    acct_in: &In,
+) -> Result<(), EncodeError> {
+    approve(b, path[0], router, amount.clone())?;
+    let path = In::Array(vec![b.address(path[0])?, b.address(path[1])?]);
+    let (zero, deadline) = (b.uint(U256::ZERO)?, b.uint(U256::MAX)?);
+    b.call(
+        CallKind::Call,
+        router,
+        IUniswapV2Router::swapExactTokensForTokensCall::SELECTOR,
+        &[amount, zero, path, acct_in.clone(), deadline],
+        Out::Ignore,
+    )?;
+    Ok(())
 }
 
 /// `calls` framed by the account's balance of `token` before and after:

@@ -288,6 +288,28 @@ pub fn builds(protocol: &str, action: &str) -> bool {
     }
 }
 
+/// Several coins into one position at once.
+fn multi_deposit(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
+    Ok(ActionKind::MultiDeposit {
+        tokens_in: args.addresses("tokenIn")?,
+        amounts_in: args.amounts("amountIn")?,
+        token_out: args.opt_address("tokenOut")?,
+        primary: args.address("primaryAddress")?,
+        receiver: args.opt_address("receiver")?,
+    })
+}
+
+/// One position out into several coins at once.
+fn multi_redeem(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
+    Ok(ActionKind::MultiRedeem {
+        token_in: args.opt_address("tokenIn")?,
+        tokens_out: args.addresses("tokenOut")?,
+        amount_in: args.amount("amountIn")?,
+        primary: args.address("primaryAddress")?,
+        receiver: args.opt_address("receiver")?,
+    })
+}
+
 /// What parsing actions needs from the instance.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Instance {
@@ -375,20 +397,8 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
         // Several coins named at once: a multi-token deposit (a tokenized
         // Curve pool's `add_liquidity`, a Uniswap V2 pair's
         // `addLiquidity`), as Enso's `deposit` takes them.
-        "deposit" if args.many("tokenIn") => ActionKind::MultiDeposit {
-            tokens_in: args.addresses("tokenIn")?,
-            amounts_in: args.amounts("amountIn")?,
-            token_out: args.opt_address("tokenOut")?,
-            primary: args.address("primaryAddress")?,
-            receiver: args.opt_address("receiver")?,
-        },
-        "redeem" if args.many("tokenOut") => ActionKind::MultiRedeem {
-            token_in: args.opt_address("tokenIn")?,
-            tokens_out: args.addresses("tokenOut")?,
-            amount_in: args.amount("amountIn")?,
-            primary: args.address("primaryAddress")?,
-            receiver: args.opt_address("receiver")?,
-        },
+        "deposit" if args.many("tokenIn") => multi_deposit(&args)?,
+        "redeem" if args.many("tokenOut") => multi_redeem(&args)?,
         "deposit" | "singledeposit" | "tokenizedsingledeposit" => ActionKind::Deposit {
             token_in: args.one_address("tokenIn")?,
             token_out: args.opt_one_address("tokenOut")?,
@@ -404,22 +414,10 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             receiver: args.opt_address("receiver")?,
         },
         "multideposit" | "tokenizedmultideposit" if builds(&protocol, &action) => {
-            ActionKind::MultiDeposit {
-                tokens_in: args.addresses("tokenIn")?,
-                amounts_in: args.amounts("amountIn")?,
-                token_out: args.opt_address("tokenOut")?,
-                primary: args.address("primaryAddress")?,
-                receiver: args.opt_address("receiver")?,
-            }
+            multi_deposit(&args)?
         }
         "multiredeem" | "tokenizedmultiredeem" if builds(&protocol, &action) => {
-            ActionKind::MultiRedeem {
-                token_in: args.opt_address("tokenIn")?,
-                tokens_out: args.addresses("tokenOut")?,
-                amount_in: args.amount("amountIn")?,
-                primary: args.address("primaryAddress")?,
-                receiver: args.opt_address("receiver")?,
-            }
+            multi_redeem(&args)?
         }
         "withdraw" | "singlewithdraw" => ActionKind::Withdraw {
             token_out: args.one_address("tokenOut")?,
