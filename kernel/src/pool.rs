@@ -210,14 +210,7 @@ impl PoolState {
     /// A Uniswap V2 pair's state, or `None` when a reserve exceeds the
     /// pair's `uint112`.
     pub fn uniswap_v2(reserves: [U256; 2], fee_bps: u32) -> Option<Self> {
-        let max = crate::amm::uniswap_v2::MAX_RESERVE;
-        if reserves[0] > max || reserves[1] > max {
-            return None;
-        }
-        Some(Self::UniswapV2 {
-            reserves: [U128::from(reserves[0]), U128::from(reserves[1])],
-            fee_bps,
-        })
+        Some(Self::UniswapV2 { reserves: pair_reserves(reserves)?, fee_bps })
     }
 
     /// A Uniswap V2 pair's reserves, widened (`None` for another kind).
@@ -242,20 +235,24 @@ impl PoolState {
         reserves: [U256; 2],
         liquidity: Option<crate::amm::uniswap_v2::Liquidity>,
     ) -> Option<Self> {
-        let Self::UniswapV2 { reserves: fit, fee_bps } =
-            Self::uniswap_v2(reserves, self.v2_pair()?.1)?
-        else {
-            return None;
-        };
-        Some(match (self, liquidity) {
-            (Self::UniswapV2Lp(p), l) => Self::UniswapV2Lp(Box::new(V2LpState {
-                reserves: fit,
-                fee_bps,
-                liquidity: l.unwrap_or(p.liquidity),
+        let reserves = pair_reserves(reserves)?;
+        Some(match self {
+            Self::UniswapV2 { fee_bps, .. } => Self::UniswapV2 { reserves, fee_bps: *fee_bps },
+            Self::UniswapV2Lp(p) => Self::UniswapV2Lp(Box::new(V2LpState {
+                reserves,
+                fee_bps: p.fee_bps,
+                liquidity: liquidity.unwrap_or(p.liquidity),
             })),
-            _ => Self::UniswapV2 { reserves: fit, fee_bps },
+            _ => return None,
         })
     }
+}
+
+/// Reserves in the width a pair stores them (`uint112`), `None` past it.
+fn pair_reserves(reserves: [U256; 2]) -> Option<[U128; 2]> {
+    let max = crate::amm::uniswap_v2::MAX_RESERVE;
+    (reserves[0] <= max && reserves[1] <= max)
+        .then(|| [U128::from(reserves[0]), U128::from(reserves[1])])
 }
 
 /// A protocol slug, shared by every pool of the protocol: one pointer wide.

@@ -135,7 +135,7 @@ struct Compiler<'a> {
     produced: Vec<Address>,
     /// Coins a Uniswap V2 zap may leave a few units of (swept back to the
     /// refund receiver from a shared executor).
-    dust: Vec<Address>,
+    dust: BTreeSet<Address>,
     plans: Vec<Plan>,
     /// Exact predictions to hold the execution to: `(where, slot, value)`.
     checks: Vec<(String, In, U256)>,
@@ -183,7 +183,7 @@ impl<'a> Compiler<'a> {
             outputs: Vec::with_capacity(req.actions.len()),
             external: BTreeMap::new(),
             produced: Vec::new(),
-            dust: Vec::new(),
+            dust: BTreeSet::new(),
             plans: Vec::new(),
             checks: Vec::new(),
             mins: BTreeMap::new(),
@@ -500,11 +500,7 @@ impl<'a> Compiler<'a> {
                 matches!(p.state, PoolState::UniswapV2Lp(_))
                     && st.action != switchyard_kernel::StepAction::Bridge
             });
-            for c in zap.map_or(&[][..], |p| &p.tokens[..2]) {
-                if !self.dust.contains(c) {
-                    self.dust.push(*c);
-                }
-            }
+            self.dust.extend(zap.map_or(&[][..], |p| &p.tokens[..2]));
         }
         self.snapshot = Arc::new(apply_plan(&self.snapshot, &plan).map_err(ExecError::Route)?);
         self.plans.push(plan);
@@ -711,12 +707,14 @@ impl<'a> Compiler<'a> {
     /// Whether `primary` is the Router02 of `protocol`'s Uniswap V2
     /// factory on this chain.
     fn is_v2_router(&self, protocol: &str, primary: Address) -> bool {
-        let catalog = &self.state.catalog;
-        catalog.dex_factory(self.chain, protocol).is_some_and(|f| {
-            catalog
-                .deployment(self.chain, DeploymentRole::UniswapV2Router, Some(f.factory))
-                .is_some_and(|d| d.address == primary)
-        })
+        self.v2_router_of(protocol).is_ok_and(|r| r == primary)
+    }
+
+    /// The Router02 of `protocol`'s Uniswap V2 factory on this chain.
+    fn v2_router_of(&self, protocol: &str) -> Result<Address, encode::EncodeError> {
+        let roles = [DeploymentRole::UniswapV2Router];
+        encode::route::periphery_of(&self.state.catalog, self.chain, protocol, &roles)
+            .map(|(_, a)| a)
     }
 
     /// The pool with a listed LP token that `primary` names (the pool or
@@ -934,11 +932,7 @@ impl<'a> Compiler<'a> {
             Ok(())
         })
         .map_err(encode_err(at))?;
-        for c in &pool.tokens[..2] {
-            if !self.dust.contains(c) {
-                self.dust.push(*c);
-            }
-        }
+        self.dust.extend(&pool.tokens[..2]);
         self.pool_moved(k, minted.next)?;
         if exact {
             self.checks.push((at.to_owned(), out.clone(), minted.amount_out));
@@ -953,19 +947,9 @@ impl<'a> Compiler<'a> {
 
     /// The Router02 of a Uniswap V2 protocol's factory on this chain.
     fn v2_router(&self, protocol: &str, at: &str) -> Result<Address, BundleError> {
-        let catalog = &self.state.catalog;
-        catalog
-            .dex_factory(self.chain, protocol)
-            .and_then(|f| {
-                catalog.deployment(self.chain, DeploymentRole::UniswapV2Router, Some(f.factory))
-            })
-            .map(|d| d.address)
-            .ok_or_else(|| {
-                BundleError::unroutable(
-                    at,
-                    format!("no {protocol} Router02 on chain {}", self.chain),
-                )
-            })
+        self.v2_router_of(protocol).map_err(|_| {
+            BundleError::unroutable(at, format!("no {protocol} Router02 on chain {}", self.chain))
+        })
     }
 
     /// `remove_liquidity`: the LP tokens burnt for every coin in

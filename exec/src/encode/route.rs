@@ -1111,12 +1111,21 @@ fn periphery(
     pool: &Pool,
     roles: &[DeploymentRole],
 ) -> Result<(DeploymentRole, Address), EncodeError> {
-    let missing = EncodeError::DeploymentUnavailable { chain: pool.chain, role: roles[0] };
-    let factory = ctx.catalog.dex_factory(pool.chain, &pool.protocol).ok_or(missing.clone())?;
+    periphery_of(ctx.catalog, pool.chain, &pool.protocol, roles)
+}
+
+/// The periphery router (of the first of `roles` the catalog records)
+/// bound to `protocol`'s factory on `chain`.
+pub(crate) fn periphery_of(
+    catalog: &Catalog,
+    chain: ChainId,
+    protocol: &str,
+    roles: &[DeploymentRole],
+) -> Result<(DeploymentRole, Address), EncodeError> {
+    let missing = EncodeError::DeploymentUnavailable { chain, role: roles[0] };
+    let factory = catalog.dex_factory(chain, protocol).ok_or(missing.clone())?;
     roles
         .iter()
-        .find_map(|r| {
-            ctx.catalog.deployment(pool.chain, *r, Some(factory.factory)).map(|d| (*r, d.address))
-        })
+        .find_map(|r| catalog.deployment(chain, *r, Some(factory.factory)).map(|d| (*r, d.address)))
         .ok_or(missing)
 }

@@ -66,19 +66,13 @@ impl Pool {
         let done = |amount_in, gas, next| Ok(SwapIn { amount_in, amount_out, gas, next });
         match state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
-                let r = [U256::from(reserves[0]), U256::from(reserves[1])];
-                let a = uniswap_v2::amount_in(amount_out, r[i], r[j], *fee_bps)?;
-                done(a, base, super::v2_after(r, *fee_bps, i, j, a, amount_out)?)
+                let (a, next) = v2_swap_out(state, reserves, *fee_bps, i, j, amount_out)?;
+                done(a, base, next)
             }
             // A swap between the coins of a pair whose liquidity token is
             // listed; the zaps have no exact-output form.
             PoolState::UniswapV2Lp(p) if i < 2 && j < 2 => {
-                let r = [U256::from(p.reserves[0]), U256::from(p.reserves[1])];
-                let a = uniswap_v2::amount_in(amount_out, r[i], r[j], p.fee_bps)?;
-                let mut after = r;
-                after[i] = super::add(after[i], a)?;
-                after[j] = super::sub(after[j], amount_out)?;
-                let next = state.v2_with(after, None).ok_or(AmmError::InsufficientLiquidity)?;
+                let (a, next) = v2_swap_out(state, &p.reserves, p.fee_bps, i, j, amount_out)?;
                 done(a, base, next)
             }
             PoolState::UniswapV3(v3) => {
@@ -133,6 +127,21 @@ impl Pool {
             }
         }
     }
+}
+
+/// The input for exactly `amount_out` of coin `j` from a pair in `state`
+/// (its reserves and fee `reserves`, `fee_bps`), and the state after.
+fn v2_swap_out(
+    state: &PoolState,
+    reserves: &[alloy_primitives::U128; 2],
+    fee_bps: u32,
+    i: usize,
+    j: usize,
+    amount_out: U256,
+) -> Result<(U256, PoolState), AmmError> {
+    let r = [U256::from(reserves[0]), U256::from(reserves[1])];
+    let a = uniswap_v2::amount_in(amount_out, r[i], r[j], fee_bps)?;
+    Ok((a, super::v2_after(state, r, i, j, a, amount_out)?))
 }
 
 /// The least input whose exact-in trade pays at least `want`, and that

@@ -21,7 +21,7 @@ pub mod uniswap_v3;
 pub mod vault;
 pub mod weighted;
 
-use alloy_primitives::U256;
+use alloy_primitives::{U128, U256};
 pub use error::AmmError;
 pub use exact_out::{SwapIn, exact_output_native};
 
@@ -102,12 +102,14 @@ fn sub(a: U256, b: U256) -> Result<U256, AmmError> {
     a.checked_sub(b).ok_or(AmmError::InvalidState)
 }
 
-/// A pair's state after `amount_in` of token `i` came in and `amount_out`
-/// of token `j` left; a reserve past `uint112` is refused (the pair would
-/// revert).
+/// A pair in `state` (its liquidity token listed or not) after
+/// `amount_in` of coin `i` came into its reserves `r` and `amount_out` of
+/// coin `j` left; a reserve past `uint112` is refused (the pair would
+/// revert). The liquidity token's supply and `kLast` stay: a swap moves
+/// neither.
 pub(crate) fn v2_after(
+    state: &PoolState,
     mut r: [U256; 2],
-    fee_bps: u32,
     i: usize,
     j: usize,
     amount_in: U256,
@@ -115,7 +117,23 @@ pub(crate) fn v2_after(
 ) -> Result<PoolState, AmmError> {
     r[i] = add(r[i], amount_in)?;
     r[j] = sub(r[j], amount_out)?;
-    PoolState::uniswap_v2(r, fee_bps).ok_or(AmmError::InsufficientLiquidity)
+    state.v2_with(r, None).ok_or(AmmError::InsufficientLiquidity)
+}
+
+/// An exact-in swap between the two coins of a pair in `state`, whose
+/// reserves and fee are `reserves` and `fee_bps`.
+fn v2_swap(
+    state: &PoolState,
+    reserves: &[U128; 2],
+    fee_bps: u32,
+    i: usize,
+    j: usize,
+    amount_in: U256,
+) -> Result<Swap, AmmError> {
+    let r = [U256::from(reserves[0]), U256::from(reserves[1])];
+    let out = uniswap_v2::amount_out(amount_in, r[i], r[j], fee_bps)?;
+    let next = v2_after(state, r, i, j, amount_in, out)?;
+    Ok(Swap { amount_out: out, gas: gas::UNISWAP_V2, next })
 }
 
 /// A pair whose liquidity token is listed, and its reserves widened.
@@ -259,46 +277,39 @@ impl Pool {
         })
     }
 
-    /// A trade through a pair whose liquidity token is listed (index 2):
-    /// a swap between its coins, one coin into its liquidity
-    /// ([`uniswap_v2::zap_in`]) or its liquidity out into one coin
-    /// ([`uniswap_v2::zap_out`]).
-    fn v2_lp_swap(
+    /// One coin into the liquidity token of a pair in `p` (index 2,
+    /// [`uniswap_v2::zap_in`], with the part of it sold), or the token out
+    /// into one coin ([`uniswap_v2::zap_out`]).
+    fn v2_zap(
         &self,
+        from: &PoolState,
         p: &V2LpState,
         i: usize,
         j: usize,
         amount_in: U256,
-    ) -> Result<Swap, AmmError> {
+    ) -> Result<(Swap, Option<U256>), AmmError> {
         let r = [U256::from(p.reserves[0]), U256::from(p.reserves[1])];
         let state = |reserves: [U256; 2], liquidity| {
-            PoolState::UniswapV2Lp(Box::new(V2LpState { liquidity, ..*p }))
-                .v2_with(reserves, Some(liquidity))
-                .ok_or(AmmError::InsufficientLiquidity)
+            from.v2_with(reserves, Some(liquidity)).ok_or(AmmError::InsufficientLiquidity)
         };
         match (i, j) {
-            (0 | 1, 0 | 1) => {
-                let out = uniswap_v2::amount_out(amount_in, r[i], r[j], p.fee_bps)?;
-                let (mut after, base) = (r, gas::UNISWAP_V2);
-                after[i] = add(after[i], amount_in)?;
-                after[j] = sub(after[j], out)?;
-                Ok(Swap { amount_out: out, gas: base, next: state(after, p.liquidity)? })
-            }
             (0 | 1, 2) => {
                 let z = uniswap_v2::zap_in(amount_in, i, r, p.fee_bps, p.liquidity)?;
-                Ok(Swap {
+                let swap = Swap {
                     amount_out: z.minted.amount,
                     gas: gas::UNISWAP_V2_ZAP_IN,
                     next: state(z.minted.reserves, z.minted.liquidity)?,
-                })
+                };
+                Ok((swap, Some(z.swap)))
             }
             (2, 0 | 1) => {
                 let z = uniswap_v2::zap_out(amount_in, j, r, p.fee_bps, p.liquidity)?;
-                Ok(Swap {
+                let swap = Swap {
                     amount_out: z.amount_out,
                     gas: gas::UNISWAP_V2_ZAP_OUT,
                     next: state(z.reserves, z.burned.liquidity)?,
-                })
+                };
+                Ok((swap, None))
             }
             _ => Err(AmmError::Unsupported),
         }
@@ -333,16 +344,23 @@ impl Pool {
         Ok((b.amount, next))
     }
 
-    /// For a zap of `amount` of coin `i` into this pair's liquidity token
-    /// (`j`), from `state`: the part sold for the other coin. `None` for
-    /// any other trade.
-    pub fn v2_zap_sale(&self, state: &PoolState, i: usize, j: usize, amount: U256) -> Option<U256> {
-        let PoolState::UniswapV2Lp(p) = state else { return None };
-        if self.lp_index() != Some(j) || i > 1 {
-            return None;
+    /// [`Self::swap_exact_in_from`], and for a zap into a Uniswap V2
+    /// pair's liquidity token the part of the input sold for the other
+    /// coin first (the program needs it; computed once with the zap).
+    pub fn swap_exact_in_noting_sale(
+        &self,
+        state: &PoolState,
+        i: usize,
+        j: usize,
+        amount_in: U256,
+    ) -> Result<(Swap, Option<U256>), AmmError> {
+        match state {
+            PoolState::UniswapV2Lp(p) if self.lp_index() == Some(j) => {
+                self.check_trade(i, j, amount_in)?;
+                self.v2_zap(state, p, i, j, amount_in)
+            }
+            _ => self.swap_exact_in_from(state, i, j, amount_in).map(|s| (s, None)),
         }
-        let r = [U256::from(p.reserves[0]), U256::from(p.reserves[1])];
-        uniswap_v2::zap_in(amount, i, r, p.fee_bps, p.liquidity).ok().map(|z| z.swap)
     }
 
     /// A tokenized Curve pool's state, coin rates, parameters and supply.
@@ -398,12 +416,12 @@ impl Pool {
         let base = state.base_gas();
         match state {
             PoolState::UniswapV2 { reserves, fee_bps } => {
-                let r = [U256::from(reserves[0]), U256::from(reserves[1])];
-                let out = uniswap_v2::amount_out(amount_in, r[i], r[j], *fee_bps)?;
-                let next = v2_after(r, *fee_bps, i, j, amount_in, out)?;
-                Ok(Swap { amount_out: out, gas: base, next })
+                v2_swap(state, reserves, *fee_bps, i, j, amount_in)
             }
-            PoolState::UniswapV2Lp(p) => self.v2_lp_swap(p, i, j, amount_in),
+            PoolState::UniswapV2Lp(p) if i < 2 && j < 2 => {
+                v2_swap(state, &p.reserves, p.fee_bps, i, j, amount_in)
+            }
+            PoolState::UniswapV2Lp(p) => self.v2_zap(state, p, i, j, amount_in).map(|(s, _)| s),
             PoolState::UniswapV3(v3) => {
                 let (fee, spacing) = (v3.fee, v3.tick_spacing);
                 let s = uniswap_v3::swap_exact_in(

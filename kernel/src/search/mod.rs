@@ -381,7 +381,8 @@ fn simulate(
                 let (i, j) = (usize::from(i), usize::from(j));
                 let pool = snapshot.pools().get(idx).ok_or((AmmError::InvalidState, e))?;
                 let from = trading_state(snapshot, working, &next_states, idx, pool);
-                let s = pool.swap_exact_in_from(&from, i, j, x).map_err(|err| (err, e))?;
+                let (s, sold) =
+                    pool.swap_exact_in_noting_sale(&from, i, j, x).map_err(|err| (err, e))?;
                 let received =
                     share_receipt(snapshot, working, &next_states, pool, j, s.amount_out)
                         .ok_or((AmmError::InvalidState, e))?;
@@ -397,7 +398,7 @@ fn simulate(
                     amount_in: x,
                     amount_out: received,
                     gas: s.gas,
-                    sold: pool.v2_zap_sale(&from, i, j, x),
+                    sold,
                 });
                 next_states.push((idx, s.next));
                 x = received;
