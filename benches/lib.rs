@@ -161,6 +161,7 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
                 weights: vec![e18 - w, w],
                 swap_fee: U256::from(3_000_000_000_000_000u64),
                 pool_version: None,
+                bpt_supply: None,
             }));
             continue;
         }

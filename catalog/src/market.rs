@@ -153,7 +153,13 @@ impl PoolRecord {
                 }
                 t
             }
-            Self::Weighted(p) => p.tokens.clone(),
+            Self::Weighted(p) => {
+                let mut t = p.tokens.clone();
+                if p.bpt_supply.is_some() {
+                    t.push(p.address);
+                }
+                t
+            }
             Self::Erc4626(p) => vec![p.asset, p.address],
             Self::Lending(p) => vec![p.asset, p.receipt],
             Self::LiquidStaking(p) => vec![p.asset, p.receipt],
@@ -326,6 +332,12 @@ pub struct WeightedRecord {
     /// has no shortcut for exponents 1, 2 and 4; later versions when omitted.
     #[serde(default)]
     pub pool_version: Option<u8>,
+    /// The pool token's (BPT's) `totalSupply`. When listed, the pool is
+    /// its own last token: one coin joins it, and it exits into one coin.
+    /// The pool's protocol fee percentages must then be zero (the joins
+    /// and exits are quoted without the protocol's share of fees).
+    #[serde(default, deserialize_with = "de_opt_u256")]
+    pub bpt_supply: Option<U256>,
 }
 
 /// ERC-4626 vault.
@@ -740,6 +752,9 @@ fn check_pool(
             }
             if p.swap_fee >= wad {
                 bad("swapFee must be below 1e18".into());
+            }
+            if p.bpt_supply.is_some_and(|s| s.is_zero()) {
+                bad("bptSupply must be positive".into());
             }
         }
         PoolRecord::Erc4626(p) => {

@@ -135,6 +135,10 @@ pub enum DeploymentRole {
     UniswapV3SwapRouter02,
     /// The Balancer V2 `Vault`, through which every weighted pool swaps.
     BalancerVault,
+    /// Enso's `BalancerHelpers` (VERSION 2): `encodeDataForJoinKindOne`
+    /// and `encodeDataForExitKindZero`, the `userData` of a join or exit
+    /// whose amount a program computes.
+    BalancerHelpers,
     /// Enso's `PercentageMathHelpers` (`percentMul`, `percentDiv`): called
     /// by clients' own `call` actions; several generations may be listed.
     PercentageMathHelpers,
@@ -164,6 +168,7 @@ impl DeploymentRole {
             Self::UniswapV3SwapRouter => "uniswapV3SwapRouter",
             Self::UniswapV3SwapRouter02 => "uniswapV3SwapRouter02",
             Self::BalancerVault => "balancerVault",
+            Self::BalancerHelpers => "balancerHelpers",
             Self::PercentageMathHelpers => "percentageMathHelpers",
             Self::CurvePoolList => "curvePoolList",
             Self::Permit2 => "permit2",

@@ -1095,6 +1095,7 @@ async fn register_balancer_pools(
                         weights: Vec::new(),
                         swap_fee: U256::ZERO,
                         pool_version: None,
+                        bpt_supply: None,
                     }))
                 });
             } else if let Ok(e) = TokensRegistered::decode_raw_log(topics, &log.data)
@@ -1911,6 +1912,7 @@ mod tests {
             weights: vec![U256::from(1), U256::from(1)],
             swap_fee: U256::ZERO,
             pool_version: None,
+            bpt_supply: None,
         });
         let lenders = held_lenders(Some(vault), &[weighted], &wanted);
         assert_eq!(lenders.get(&new), Some(&Lender::Held(vault)));

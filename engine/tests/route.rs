@@ -27,6 +27,8 @@ const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
 const STE_CRV: Address = address!("06325440d014e39736583c165c2963ba99faf14e");
 /// Uniswap V2 USDC/WETH: the pair is its own liquidity token.
 const UNI_V2_USDC_WETH: Address = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
+/// Balancer's 50/50 WBTC/WETH weighted pool: its own BPT.
+const B_50WBTC_50WETH: Address = address!("a6f548df93de924d73be7d25dc02554c6bd66db5");
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("switchyard-route-{name}-{}", std::process::id()));
@@ -118,6 +120,15 @@ async fn router_routes_execute_and_deliver_the_quote() {
         (UNI_V2_USDC_WETH, 100_000_000_000_000, USDC),
         (UNI_V2_USDC_WETH, 1_000_000_000_000_000, WETH),
         (UNI_V2_USDC_WETH, 100_000_000_000_000, DAI),
+        // Balancer joins and exits through the Vault: a coin in (one-coin
+        // `EXACT_TOKENS_IN_FOR_BPT_OUT`), BPT out into one coin
+        // (`EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`), and on through other pools.
+        (WBTC, 100_000_000, B_50WBTC_50WETH),
+        (WETH, 5_000_000_000_000_000_000, B_50WBTC_50WETH),
+        (USDC, 20_000_000_000, B_50WBTC_50WETH),
+        (B_50WBTC_50WETH, 1_000_000_000_000_000_000, WBTC),
+        (B_50WBTC_50WETH, 2_000_000_000_000_000_000, WETH),
+        (B_50WBTC_50WETH, 1_000_000_000_000_000_000, USDC),
         // Beyond the market's depth: the optimal flow, split and merged at
         // intermediate tokens (each token's routes share what arrived).
         (WBTC, 500_000_000_000, USDC),

@@ -46,7 +46,7 @@ use std::{
 };
 
 use alloy_primitives::{Address, B256, Bytes, I256, U256};
-use alloy_sol_types::{SolCall, SolConstructor, SolEvent, SolInterface, sol};
+use alloy_sol_types::{SolCall, SolConstructor, SolEvent, SolInterface, SolValue, sol};
 use common::{CaseResult, DEPLOYER, balance, bits, deploy_token, mint, pool};
 use proptest::{prelude::*, test_runner::TestCaseError};
 use serde_json::Value;
@@ -800,6 +800,7 @@ impl WeightedPool {
                 weights: self.weights.clone(),
                 swap_fee: self.fee,
                 pow_rule: self.rule,
+                bpt_supply: None,
             })),
         ))
     }
@@ -1595,6 +1596,10 @@ struct PublishedStats {
     not_joinable: Cell<u32>,
     given_out: Cell<u32>,
     given_out_refused: Cell<u32>,
+    joined: Cell<u32>,
+    join_refused: Cell<u32>,
+    exited: Cell<u32>,
+    exit_refused: Cell<u32>,
 }
 
 /// One case on a published pool, the 2021 `WeightedPool2Tokens` (first
@@ -1678,7 +1683,7 @@ fn published_differential(
         request: BalancerVault::JoinPoolRequest {
             assets: tokens.clone(),
             maxAmountsIn: balances.clone(),
-            userData: alloy_sol_types::SolValue::abi_encode_params(&(U256::ZERO, balances)).into(),
+            userData: (U256::ZERO, balances).abi_encode_params().into(),
             fromInternalBalance: false,
         },
     };
@@ -1702,6 +1707,7 @@ fn published_differential(
                 weights: weights.clone(),
                 swap_fee: c.fee,
                 pow_rule: c.rule,
+                bpt_supply: None,
             })),
         );
         let amount = match a {
@@ -1751,6 +1757,7 @@ fn published_differential(
             weights: weights.clone(),
             swap_fee: c.fee,
             pow_rule: c.rule,
+            bpt_supply: None,
         }));
         let kernel =
             pool(address, tokens.clone(), decimals.clone(), state).swap_exact_out(i, j, want);
@@ -1773,6 +1780,152 @@ fn published_differential(
             }
             (Err(_), Err(_)) => stats.given_out_refused.set(stats.given_out_refused.get() + 1),
             (k, o) => prop_assert!(false, "given out {want}: kernel {k:?}, vault {o:?}"),
+        }
+    }
+    let published = Published { vault, id, address, tokens, decimals, weights, fee: c.fee };
+    for (zero_in, a) in &c.swaps {
+        let i = usize::from(!*zero_in);
+        published_join_exit(&mut evm, &published, c.rule, (i, 1 - i), a, stats)?;
+    }
+    Ok(())
+}
+
+/// A published pool, as the join and exit cases read it.
+struct Published {
+    vault: Address,
+    id: B256,
+    address: Address,
+    tokens: Vec<Address>,
+    decimals: Vec<u8>,
+    weights: Vec<U256>,
+    fee: U256,
+}
+
+impl Published {
+    /// The kernel's pool with its BPT listed, from the Vault's balances and
+    /// the pool's `totalSupply`.
+    fn kernel(&self, evm: &mut Evm, rule: PowRule) -> Result<Pool, TestCaseError> {
+        use switchyard_exec::evm::abi::BalancerVault;
+        let held = evm.view(self.vault, &BalancerVault::getPoolTokensCall { poolId: self.id })?;
+        let supply = evm.view(self.address, &TestERC20::totalSupplyCall {})?;
+        let mut tokens = self.tokens.clone();
+        tokens.push(self.address);
+        let mut decimals = self.decimals.clone();
+        decimals.push(18);
+        Ok(pool(
+            self.address,
+            tokens,
+            decimals,
+            PoolState::Weighted(Box::new(WeightedState {
+                balances: held.balances,
+                weights: self.weights.clone(),
+                swap_fee: self.fee,
+                pow_rule: rule,
+                bpt_supply: Some(supply),
+            })),
+        ))
+    }
+}
+
+/// One join of coin `i` (`EXACT_TOKENS_IN_FOR_BPT_OUT`, the other coin at
+/// zero) sized by `a`, then an exit of part of what it minted
+/// (`EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`) into coin `j`, kernel against the
+/// published pool through `Vault.joinPool` / `exitPool`: BPT minted, coin
+/// paid, the Vault's balances and the supply after, to the wei. A kernel
+/// refusal is a revert, or a join minting nothing.
+fn published_join_exit(
+    evm: &mut Evm,
+    p: &Published,
+    rule: PowRule,
+    (i, j): (usize, usize),
+    a: &Amount,
+    stats: &PublishedStats,
+) -> CaseResult {
+    use switchyard_exec::evm::abi::BalancerVault;
+    let n = p.tokens.len();
+    let kernel_pool = p.kernel(evm, rule)?;
+    let PoolState::Weighted(w) = &kernel_pool.state else { unreachable!() };
+    let amount = match a {
+        Amount::Relative(scale) => f64_to_u256(u256_to_f64(w.balances[i]) * scale.exp2()),
+        Amount::Fraction(f) => f64_to_u256(u256_to_f64(w.balances[i]) * f * 4.0),
+        Amount::Raw(x) => *x,
+    };
+    let kernel = kernel_pool.swap_exact_in(i, n, amount);
+    mint(evm, p.tokens[i], TRADER, amount)?;
+    let mut amounts = vec![U256::ZERO; n];
+    amounts[i] = amount;
+    let join = BalancerVault::joinPoolCall {
+        poolId: p.id,
+        sender: TRADER,
+        recipient: TRADER,
+        request: BalancerVault::JoinPoolRequest {
+            assets: p.tokens.clone(),
+            maxAmountsIn: amounts.clone(),
+            userData: (U256::ONE, amounts, U256::ZERO).abi_encode_params().into(),
+            fromInternalBalance: false,
+        },
+    };
+    let before = balance(evm, p.address, TRADER)?;
+    let onchain = evm.call_sol(TRADER, p.vault, &join);
+    let minted = match (kernel, onchain) {
+        (Ok(swap), Ok(_)) => {
+            let got = balance(evm, p.address, TRADER)? - before;
+            prop_assert_eq!(got, swap.amount_out, "join of {} of coin {}", amount, i);
+            prop_assert_eq!(p.kernel(evm, rule)?.state, swap.next);
+            stats.joined.set(stats.joined.get() + 1);
+            got
+        }
+        (Err(_), Err(_)) => {
+            stats.join_refused.set(stats.join_refused.get() + 1);
+            return Ok(());
+        }
+        (Err(e), Ok(_)) => {
+            let got = balance(evm, p.address, TRADER)? - before;
+            prop_assert!(got.is_zero(), "kernel {e}, the pool minted {got}");
+            stats.join_refused.set(stats.join_refused.get() + 1);
+            return Ok(());
+        }
+        (Ok(swap), Err(e)) => {
+            prop_assert!(false, "kernel minted {}, the Vault reverted: {e}", swap.amount_out);
+            unreachable!()
+        }
+    };
+    // Exit with part of it, or past 30% of the supply (refused).
+    let kernel_pool = p.kernel(evm, rule)?;
+    let PoolState::Weighted(w) = &kernel_pool.state else { unreachable!() };
+    let bpt = match a {
+        Amount::Fraction(f) => f64_to_u256(u256_to_f64(w.bpt_supply.unwrap_or_default()) * f),
+        _ => minted / U256::from(2u8) + U256::ONE,
+    }
+    .min(balance(evm, p.address, TRADER)?);
+    let kernel = kernel_pool.swap_exact_in(n, j, bpt);
+    let exit = BalancerVault::exitPoolCall {
+        poolId: p.id,
+        sender: TRADER,
+        recipient: RECIPIENT,
+        request: BalancerVault::ExitPoolRequest {
+            assets: p.tokens.clone(),
+            minAmountsOut: vec![U256::ZERO; n],
+            userData: (U256::ZERO, bpt, U256::from(j)).abi_encode_params().into(),
+            toInternalBalance: false,
+        },
+    };
+    let got_before = balance(evm, p.tokens[j], RECIPIENT)?;
+    match (kernel, evm.call_sol(TRADER, p.vault, &exit)) {
+        (Ok(swap), Ok(_)) => {
+            let got = balance(evm, p.tokens[j], RECIPIENT)? - got_before;
+            prop_assert_eq!(got, swap.amount_out, "exit of {} BPT into coin {}", bpt, j);
+            prop_assert_eq!(p.kernel(evm, rule)?.state, swap.next);
+            stats.exited.set(stats.exited.get() + 1);
+        }
+        (Err(_), Err(_)) => stats.exit_refused.set(stats.exit_refused.get() + 1),
+        (Err(e), Ok(_)) => {
+            let got = balance(evm, p.tokens[j], RECIPIENT)? - got_before;
+            prop_assert!(got.is_zero(), "kernel {e}, the pool paid {got}");
+            stats.exit_refused.set(stats.exit_refused.get() + 1);
+        }
+        (Ok(swap), Err(e)) => {
+            prop_assert!(false, "kernel paid {}, the Vault reverted: {e}", swap.amount_out);
         }
     }
     Ok(())
@@ -1802,6 +1955,16 @@ fn published_balancer_pools_swap_exactly_as_the_kernel() {
         expect_at_least(&stats.given_out, 60, "given-out swaps on the published pool");
         expect_at_least(&stats.given_out_refused, 5, "given-out swaps both refuse");
         expect_at_least(&stats.refused, 5, "swaps both refuse");
+        eprintln!(
+            "published weighted, {rule:?} rule: joined {} (refused {}), exited {} (refused {})",
+            stats.joined.get(),
+            stats.join_refused.get(),
+            stats.exited.get(),
+            stats.exit_refused.get(),
+        );
+        expect_at_least(&stats.joined, 60, "joins of one coin on the published pool");
+        expect_at_least(&stats.exited, 60, "exits into one coin on the published pool");
+        expect_at_least(&stats.exit_refused, 3, "exits past the invariant ratio both refuse");
     }
 }
 

@@ -105,7 +105,8 @@ fuzz_target!(|data: &[u8]| {
                 swap_fee: e18 / U256::from(1_000_000u32)
                     * U256::from(1 + u32::from(data[40]) * 100),
                 pow_rule: if data[41] % 2 == 0 { PowRule::First } else { PowRule::Current },
-            }))
+                bpt_supply: None,
+            })) 
         }
         _ => PoolState::Erc4626(Box::new(VaultState {
             total_assets: u(&data[13..26]),

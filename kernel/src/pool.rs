@@ -104,6 +104,9 @@ pub struct WeightedState {
     pub swap_fee: U256,
     /// The pool code's `powUp`.
     pub pow_rule: crate::amm::weighted::PowRule,
+    /// The pool token's (BPT's) `totalSupply`, when it is listed: the pool
+    /// is then its own last token, joined and exited one coin at a time.
+    pub bpt_supply: Option<U256>,
 }
 
 /// A Uniswap V2 pair whose liquidity token (the pair itself) is listed:
@@ -404,6 +407,14 @@ impl Pool {
             // The pair is its own liquidity token.
             return (self.tokens.len() == 3 && self.tokens[2] == self.address).then_some(2);
         }
+        if let PoolState::Weighted(w) = &self.state {
+            // A Balancer pool is its own pool token.
+            let n = w.balances.len();
+            return (w.bpt_supply.is_some()
+                && self.tokens.len() == n + 1
+                && self.tokens[n] == self.address)
+                .then_some(n);
+        }
         let PoolState::Stableswap(st) = &self.state else { return None };
         let n = st.balances.len();
         (st.lp_supply.is_some()
@@ -474,10 +485,17 @@ impl Pool {
                 }
             }
             PoolState::Weighted(w) => {
-                let WeightedState { balances, weights, .. } = &**w;
-                let bi = u256_to_f64(balances[i]) / u256_to_f64(weights[i]);
-                let bj = u256_to_f64(balances[j]) / u256_to_f64(weights[j]);
-                bj / bi
+                let WeightedState { balances, weights, bpt_supply, .. } = &**w;
+                // Value per raw unit of coin k, in units of the invariant's
+                // share: weight / balance. A BPT is supply⁻¹ of the whole.
+                let per = |k: usize| -> Option<f64> {
+                    match (balances.get(k), weights.get(k)) {
+                        (Some(b), Some(w)) => Some(u256_to_f64(*w) / 1e18 / u256_to_f64(*b)),
+                        _ if self.lp_index() == Some(k) => Some(1.0 / u256_to_f64((*bpt_supply)?)),
+                        _ => None,
+                    }
+                };
+                per(i)? / per(j)?
             }
             PoolState::Erc4626(v) => {
                 let (a, s) = (u256_to_f64(v.total_assets), u256_to_f64(v.total_supply));
@@ -525,7 +543,11 @@ impl Pool {
                 None if self.lp_index() == Some(i) => st.lp_supply.map_or(0.0, u256_to_f64),
                 None => 0.0,
             },
-            PoolState::Weighted(w) => w.balances.get(i).map_or(0.0, |b| u256_to_f64(*b)),
+            PoolState::Weighted(w) => match w.balances.get(i) {
+                Some(b) => u256_to_f64(*b),
+                None if self.lp_index() == Some(i) => w.bpt_supply.map_or(0.0, u256_to_f64),
+                None => 0.0,
+            },
             PoolState::Erc4626(v) => {
                 u256_to_f64(if i == 0 { v.total_assets } else { v.total_supply })
             }

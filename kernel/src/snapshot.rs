@@ -348,6 +348,7 @@ impl PoolState {
                 } else {
                     crate::amm::weighted::PowRule::Current
                 },
+                bpt_supply: p.bpt_supply,
             })),
             PoolRecord::Erc4626(p) => Self::Erc4626(Box::new(VaultState {
                 total_assets: p.total_assets,
@@ -383,6 +384,8 @@ fn directions(pool: &Pool) -> Vec<(usize, usize)> {
         // and left into one, never exchanged.
         PoolState::Stableswap(st) => st.balances.len(),
         PoolState::UniswapV2Lp(_) => 2,
+        // A Balancer pool's BPT likewise.
+        PoolState::Weighted(w) => w.balances.len(),
         _ => pool.tokens.len(),
     };
     let mut out = Vec::with_capacity(n * (n - 1).max(1) + 2 * n);

@@ -138,6 +138,7 @@ fn pool(balances: [U256; 2], decimals: [u8; 2], weights: [U256; 2], swap_fee: U2
             weights: weights.to_vec(),
             swap_fee,
             pow_rule: PowRule::Current,
+            bpt_supply: None,
         })),
     }
 }

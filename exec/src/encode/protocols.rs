@@ -93,6 +93,30 @@ sol! {
         }
         function swap(SingleSwap singleSwap, FundManagement funds, uint256 limit, uint256 deadline)
             external payable returns (uint256 amountCalculated);
+        struct JoinPoolRequest {
+            address[] assets;
+            uint256[] maxAmountsIn;
+            bytes userData;
+            bool fromInternalBalance;
+        }
+        struct ExitPoolRequest {
+            address[] assets;
+            uint256[] minAmountsOut;
+            bytes userData;
+            bool toInternalBalance;
+        }
+        function joinPool(bytes32 poolId, address sender, address recipient, JoinPoolRequest request)
+            external payable;
+        function exitPool(bytes32 poolId, address sender, address recipient, ExitPoolRequest request)
+            external;
+    }
+
+    /// Enso's `BalancerHelpers` (VERSION 2, the deployed interface).
+    interface IBalancerHelpers {
+        function encodeDataForJoinKindOne(uint256 joinKind, uint256[] amounts, uint256 minimumBPT)
+            external pure returns (bytes);
+        function encodeDataForExitKindZero(uint256 exitKind, uint256 amount, uint256 tokenIndex)
+            external pure returns (bytes);
     }
 
     /// Aave V3 pool.

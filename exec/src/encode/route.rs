@@ -49,8 +49,9 @@ use super::{
     EncodeError, TokenAmount,
     helpers::{BinaryOp, Helpers, helper, require_at_least},
     protocols::{
-        IAavePool, IBalancerVault, ICToken, ICurvePool, ICurvePool2, ICurvePool3, ICurvePool4,
-        IERC20, IERC4626, IStETH, ISwapRouter, ISwapRouter02, IUniswapV2Router, IWETH, IWstETH,
+        IAavePool, IBalancerHelpers, IBalancerVault, ICToken, ICurvePool, ICurvePool2, ICurvePool3,
+        ICurvePool4, IERC20, IERC4626, IStETH, ISwapRouter, ISwapRouter02, IUniswapV2Router, IWETH,
+        IWstETH,
     },
     weiroll::{CallKind, In, Out, Program, ProgramBuilder},
 };
@@ -776,6 +777,7 @@ fn step_calls(
             )?;
             Ok(dy)
         }
+        PoolState::Weighted(_) if lp_step => balancer_liquidity(b, ctx, pool, st, x),
         PoolState::Weighted(_) => {
             let vault = balancer_vault(ctx, pool)?;
             approve(b, st.token_in, vault, x.clone())?;
@@ -989,6 +991,94 @@ fn curve_liquidity(
             Out::Ignore,
         )?;
         Ok(dy)
+    }
+}
+
+/// One coin into a Balancer weighted pool's BPT, or BPT out into one
+/// coin, through the Vault, the account sending and receiving.
+///
+/// In: the Vault is approved for `x`, Enso's `BalancerHelpers` encodes the
+/// `userData` of an `EXACT_TOKENS_IN_FOR_BPT_OUT` join with `x` at the
+/// coin's index (the others zero, no minimum: the program checks its
+/// outputs), and `joinPool` mints; the BPT minted is measured (the Vault
+/// returns nothing). Out: the helper encodes `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`
+/// of `x` for the coin's index, `exitPool` burns and pays; the coin paid is
+/// measured.
+fn balancer_liquidity(
+    b: &mut ProgramBuilder,
+    ctx: &StepCtx<'_>,
+    pool: &Pool,
+    st: &Step,
+    x: In,
+) -> Result<In, EncodeError> {
+    let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
+    let n = pool.lp_index().ok_or_else(unsupported)?;
+    let pool_id =
+        ctx.book.pool_id(pool.chain, pool.address).ok_or(EncodeError::UnknownPool(st.pool))?;
+    let vault = balancer_vault(ctx, pool)?;
+    let encoder = ctx
+        .catalog
+        .deployment(pool.chain, DeploymentRole::BalancerHelpers, None)
+        .map(|d| d.address)
+        .ok_or(EncodeError::DeploymentUnavailable {
+            chain: pool.chain,
+            role: DeploymentRole::BalancerHelpers,
+        })?;
+    let acct = ctx.account_in.clone();
+    let coins = pool.tokens[..n].to_vec();
+    let id = b.word(pool_id)?;
+    let assets = b.dynamic(&coins)?;
+    let no = b.word(false)?;
+    let zero = b.uint(U256::ZERO)?;
+    if st.token_out == pool.address {
+        let i = pool.index_of(st.token_in).filter(|i| *i < n).ok_or_else(unsupported)?;
+        approve(b, st.token_in, vault, x.clone())?;
+        let mut amounts = vec![zero.clone(); n];
+        amounts[i] = x;
+        let kind = b.uint(U256::ONE)?;
+        let user_data = b.call(
+            CallKind::StaticCall,
+            encoder,
+            IBalancerHelpers::encodeDataForJoinKindOneCall::SELECTOR,
+            &[kind, In::Array(amounts), zero],
+            Out::Var,
+        )?;
+        let user_data = user_data.map(In::Var).ok_or_else(unsupported)?;
+        let mut max_in = vec![U256::ZERO; n];
+        max_in[i] = U256::MAX;
+        let max_in = b.dynamic(&max_in)?;
+        measured(b, pool.address, &acct, |b| {
+            b.call(
+                CallKind::Call,
+                vault,
+                IBalancerVault::joinPoolCall::SELECTOR,
+                &[id, acct.clone(), acct.clone(), In::Tuple(vec![assets, max_in, user_data, no])],
+                Out::Ignore,
+            )?;
+            Ok(())
+        })
+    } else {
+        let j = pool.index_of(st.token_out).filter(|j| *j < n).ok_or_else(unsupported)?;
+        let index = b.uint(U256::from(j))?;
+        let user_data = b.call(
+            CallKind::StaticCall,
+            encoder,
+            IBalancerHelpers::encodeDataForExitKindZeroCall::SELECTOR,
+            &[zero, x, index],
+            Out::Var,
+        )?;
+        let user_data = user_data.map(In::Var).ok_or_else(unsupported)?;
+        let min_out = b.dynamic(&vec![U256::ZERO; n])?;
+        measured(b, st.token_out, &acct, |b| {
+            b.call(
+                CallKind::Call,
+                vault,
+                IBalancerVault::exitPoolCall::SELECTOR,
+                &[id, acct.clone(), acct.clone(), In::Tuple(vec![assets, min_out, user_data, no])],
+                Out::Ignore,
+            )?;
+            Ok(())
+        })
     }
 }
 

@@ -191,6 +191,15 @@ impl ProgramBuilder {
         self.constant_bytes(Bytes::from(enc[32..].to_vec())).map(In::Var)
     }
 
+    /// A dynamic constant (`address[]`, `uint256[]`…) as a member of a
+    /// tuple takes it: its ABI tail (length word and elements).
+    pub fn dynamic<T: SolValue>(&mut self, value: &T) -> Result<In, WeirollError> {
+        let enc = value.abi_encode();
+        // `abi.encode(T)` of a dynamic `T` is an offset word, then the tail.
+        let tail = enc.get(32..).ok_or(WeirollError::BadEncoding(0))?;
+        self.constant_bytes(Bytes::from(tail.to_vec())).map(In::Var)
+    }
+
     /// A slot holding `value` exactly, as raw calldata for [`Self::raw_call`].
     pub fn raw(&mut self, value: &[u8]) -> Result<Slot, WeirollError> {
         self.constant_bytes(Bytes::from(value.to_vec()))

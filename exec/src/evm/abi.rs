@@ -338,11 +338,20 @@ sol! {
             bool fromInternalBalance;
         }
 
+        struct ExitPoolRequest {
+            address[] assets;
+            uint256[] minAmountsOut;
+            bytes userData;
+            bool toInternalBalance;
+        }
+
         constructor(address authorizer, address weth, uint256 pauseWindowDuration, uint256 bufferPeriodDuration);
 
         function registerPool(uint8 specialization) external returns (bytes32);
         function joinPool(bytes32 poolId, address sender, address recipient, JoinPoolRequest request)
             external payable;
+        function exitPool(bytes32 poolId, address sender, address recipient, ExitPoolRequest request)
+            external;
         function getPoolTokens(bytes32 poolId) external view
             returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock);
     }

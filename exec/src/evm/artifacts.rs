@@ -123,6 +123,8 @@ pub enum Artifact {
     ReferenceErc20,
     /// `ReferencePercentageMathHelpers.sol`: Enso's `PercentageMathHelpers`.
     ReferencePercentageMathHelpers,
+    /// `ReferenceBalancerHelpers.sol`: Enso's `BalancerHelpers` (VERSION 2).
+    ReferenceBalancerHelpers,
     /// `OpenZeppelinVault.sol`: `@openzeppelin/contracts@5.7.0`'s `ERC4626`;
     /// constructor `(address asset, string name, string symbol, uint8
     /// decimalsOffset)`.
@@ -250,7 +252,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 66] = [
+    pub const ALL: [Self; 67] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -291,6 +293,7 @@ impl Artifact {
         Self::ReferenceShortcutsHelpersV2,
         Self::ReferenceErc20,
         Self::ReferencePercentageMathHelpers,
+        Self::ReferenceBalancerHelpers,
         Self::OpenZeppelinVault,
         Self::ReferenceV2Router,
         Self::UniswapV2Router02,
@@ -363,6 +366,7 @@ impl Artifact {
             Self::ReferenceShortcutsHelpersV2 => "ReferenceShortcutsHelpersV2",
             Self::ReferenceErc20 => "ReferenceERC20",
             Self::ReferencePercentageMathHelpers => "ReferencePercentageMathHelpers",
+            Self::ReferenceBalancerHelpers => "ReferenceBalancerHelpers",
             Self::OpenZeppelinVault => "OpenZeppelinVault",
             Self::ReferenceV2Router => "ReferenceV2Router",
             Self::UniswapV2Router02 => "UniswapV2Router02",
@@ -483,6 +487,9 @@ impl Artifact {
             }
             Self::ReferencePercentageMathHelpers => {
                 include_str!("../../../contracts/artifacts/ReferencePercentageMathHelpers.json")
+            }
+            Self::ReferenceBalancerHelpers => {
+                include_str!("../../../contracts/artifacts/ReferenceBalancerHelpers.json")
             }
             Self::OpenZeppelinVault => {
                 include_str!("../../../contracts/artifacts/OpenZeppelinVault.json")

@@ -145,7 +145,18 @@ pub enum TokenImpl {
     /// A Uniswap V2 pair's own liquidity token, the same way: the supply
     /// is the pair's state, held by [`SEED_HOLDER`] (`balanceOf`, slot 1).
     V2Lp,
+    /// A Balancer pool's own BPT, the same way: the supply is the
+    /// snapshot's, held by [`SEED_HOLDER`] but for the minimum BPT the
+    /// pool burnt at its INIT join (`balanceOf`, slot 0).
+    Bpt,
 }
+
+/// Storage of the published Balancer pools' `BalancerPoolToken` (both the
+/// 2021 `WeightedPool2Tokens` and the 2023 `WeightedPool`): the balance
+/// mapping's slot and `_totalSupply`'s. Checked against `totalSupply()`
+/// and `balanceOf` wherever they are written.
+const BPT_BALANCE_SLOT: u64 = 0;
+const BPT_SUPPLY_SLOT: u64 = 2;
 
 /// The shortcut contracts of one chain, by strategy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -704,7 +715,9 @@ where
         }
         // A Curve LP token's funding refuses, before it writes anything,
         // more than the seed holder still has.
-        Some(TokenImpl::Erc20 | TokenImpl::CurveLp | TokenImpl::V2Lp) | None => return Ok(()),
+        Some(TokenImpl::Erc20 | TokenImpl::CurveLp | TokenImpl::V2Lp | TokenImpl::Bpt) | None => {
+            return Ok(());
+        }
     }
     if amount > U256::from(u128::MAX) {
         return Err(EvmError::Unfundable(format!("{amount} wei of a native coin")));
@@ -772,17 +785,9 @@ where
             add_to_mapping(evm, Artifact::ReferenceCurveToken, "balanceOf", amount)
         }
         Some(TokenImpl::V2Lp) => {
-            let from = mapping_slot(SEED_HOLDER, lazy::V2_BALANCE_OF_SLOT);
-            let held = evm.storage(token, from);
-            let left = held.checked_sub(amount).ok_or_else(|| {
-                EvmError::Unfundable(format!("{amount} LP tokens, above the {held} unallocated"))
-            })?;
-            evm.set_storage(token, from, left);
-            let to = mapping_slot(holder, lazy::V2_BALANCE_OF_SLOT);
-            let b = evm.storage(token, to);
-            evm.set_storage(token, to, b.saturating_add(amount));
-            Ok(())
+            from_seed_holder(evm, token, holder, amount, lazy::V2_BALANCE_OF_SLOT)
         }
+        Some(TokenImpl::Bpt) => from_seed_holder(evm, token, holder, amount, BPT_BALANCE_SLOT),
         Some(TokenImpl::StEth) => {
             let pooled =
                 evm.storage(token, var_slot(Artifact::ReferenceStETH, "_totalPooledEther")?);
@@ -793,6 +798,31 @@ where
         }
         None => Err(EvmError::NotAContract(token)),
     }
+}
+
+/// A transfer of `amount` of `token` from [`SEED_HOLDER`] to `holder`, in
+/// the balance mapping at `slot`: the supply stays the pool's. Refused,
+/// before anything is written, past what the holder has left.
+fn from_seed_holder<E>(
+    evm: &mut Evm<E>,
+    token: Address,
+    holder: Address,
+    amount: U256,
+    slot: u64,
+) -> Result<(), EvmError>
+where
+    E: revm::database_interface::DatabaseRef<Error = std::convert::Infallible> + std::fmt::Debug,
+{
+    let from = mapping_slot(SEED_HOLDER, slot);
+    let held = evm.storage(token, from);
+    let left = held.checked_sub(amount).ok_or_else(|| {
+        EvmError::Unfundable(format!("{amount} LP tokens, above the {held} unallocated"))
+    })?;
+    evm.set_storage(token, from, left);
+    let to = mapping_slot(holder, slot);
+    let b = evm.storage(token, to);
+    evm.set_storage(token, to, b.saturating_add(amount));
+    Ok(())
 }
 
 /// Builds one chain.
@@ -1474,7 +1504,9 @@ impl<'a> ChainBuilder<'a> {
         pool_id: Option<B256>,
     ) -> Result<(), WorldError> {
         let vault = self.balancer_vault()?;
-        let specialization: u8 = if pool.tokens.len() == 2 { 2 } else { 1 };
+        // The coins; the BPT, when listed, is the pool itself.
+        let coins = pool.tokens.get(..w.balances.len()).unwrap_or_default();
+        let specialization: u8 = if coins.len() == 2 { 2 } else { 1 };
         // A pool the market records no id for gets the Vault's next nonce.
         let pool_id = pool_id.unwrap_or_else(|| {
             let mut id = [0u8; 32];
@@ -1487,13 +1519,13 @@ impl<'a> ChainBuilder<'a> {
             return Err(self.inconsistent(pool.address, "its pool id names another address"));
         }
         let first = w.pow_rule == switchyard_kernel::amm::weighted::PowRule::First;
-        if (first && pool.tokens.len() != 2) || pool_id[21] != specialization {
+        if (first && coins.len() != 2) || pool_id[21] != specialization {
             return Err(self.inconsistent(
                 pool.address,
                 "its pool id's specialization is not its published pool's",
             ));
         }
-        if pool.tokens.windows(2).any(|t| t[0] >= t[1]) {
+        if coins.len() < 2 || coins.windows(2).any(|t| t[0] >= t[1]) {
             return Err(self.inconsistent(pool.address, "its tokens are not in ascending order"));
         }
         let nonce = u128::from_be_bytes({
@@ -1527,8 +1559,8 @@ impl<'a> ChainBuilder<'a> {
                     vault,
                     name,
                     symbol,
-                    token0: pool.tokens[0],
-                    token1: pool.tokens[1],
+                    token0: coins[0],
+                    token1: coins[1],
                     normalizedWeight0: w.weights[0],
                     normalizedWeight1: w.weights[1],
                     swapFeePercentage: w.swap_fee,
@@ -1543,12 +1575,12 @@ impl<'a> ChainBuilder<'a> {
         } else {
             // The 2023 pool (v3): the current pow rule.
             let fees = self.balancer_fee_provider(vault)?;
-            let n = pool.tokens.len();
+            let n = coins.len();
             let args = BalancerWeightedPoolV3::constructorCall {
                 params: BalancerWeightedPoolV3::NewPoolParams {
                     name,
                     symbol,
-                    tokens: pool.tokens.to_vec(),
+                    tokens: coins.to_vec(),
                     normalizedWeights: w.weights.clone(),
                     rateProviders: vec![Address::ZERO; n],
                     assetManagers: vec![Address::ZERO; n],
@@ -1575,7 +1607,7 @@ impl<'a> ChainBuilder<'a> {
         }
         self.balancer_ids.insert(pool.address, pool_id);
         // INIT join: the pool's balances are what it is joined with.
-        for (token, balance) in pool.tokens.iter().zip(&w.balances) {
+        for (token, balance) in coins.iter().zip(&w.balances) {
             self.fund(*token, DEPLOYER, *balance)?;
             let approve = TestERC20::approveCall { spender: vault, amount: *balance };
             self.evm.call_sol(DEPLOYER, *token, &approve).doing(|| format!("approving {token}"))?;
@@ -1585,7 +1617,7 @@ impl<'a> ChainBuilder<'a> {
             sender: DEPLOYER,
             recipient: DEPLOYER,
             request: BalancerVault::JoinPoolRequest {
-                assets: pool.tokens.to_vec(),
+                assets: coins.to_vec(),
                 maxAmountsIn: w.balances.clone(),
                 userData: (U256::ZERO, w.balances.clone()).abi_encode_params().into(),
                 fromInternalBalance: false,
@@ -1599,6 +1631,37 @@ impl<'a> ChainBuilder<'a> {
         if held.balances != w.balances {
             return Err(self.inconsistent(pool.address, "the INIT join booked other balances"));
         }
+        if let Some(supply) = w.bpt_supply {
+            self.bpt_supply(pool.address, supply)?;
+        }
+        Ok(())
+    }
+
+    /// A weighted pool's BPT at the snapshot's `supply`: what the INIT join
+    /// minted its joiner moves to [`SEED_HOLDER`], which then holds the
+    /// supply less the minimum BPT the pool burnt to the zero address.
+    fn bpt_supply(&mut self, pool: Address, supply: U256) -> Result<(), WorldError> {
+        let burnt = ChainWorld::balance_of(&mut self.evm, pool, Address::ZERO)
+            .doing(|| format!("the minimum BPT of {pool}"))?;
+        let Some(held) = supply.checked_sub(burnt).filter(|h| !h.is_zero()) else {
+            return Err(self.inconsistent(
+                pool,
+                format!("its BPT supply is not above the {burnt} its INIT join burns"),
+            ));
+        };
+        self.evm.set_storage(pool, U256::from(BPT_SUPPLY_SLOT), supply);
+        self.evm.set_storage(pool, mapping_slot(DEPLOYER, BPT_BALANCE_SLOT), U256::ZERO);
+        self.evm.set_storage(pool, mapping_slot(SEED_HOLDER, BPT_BALANCE_SLOT), held);
+        let read = self
+            .evm
+            .view(pool, &TestERC20::totalSupplyCall {})
+            .doing(|| format!("the BPT supply of {pool}"))?;
+        let seeded = ChainWorld::balance_of(&mut self.evm, pool, SEED_HOLDER)
+            .doing(|| format!("the BPT of {pool}"))?;
+        if read != supply || seeded != held {
+            return Err(self.inconsistent(pool, "its BPT storage is not where it was written"));
+        }
+        self.tokens.insert(pool, TokenImpl::Bpt);
         Ok(())
     }
 
@@ -1949,6 +2012,9 @@ impl<'a> ChainBuilder<'a> {
                 }
                 DeploymentRole::PercentageMathHelpers => {
                     self.deploy_at(Artifact::ReferencePercentageMathHelpers, &[], d.address)
+                }
+                DeploymentRole::BalancerHelpers => {
+                    self.deploy_at(Artifact::ReferenceBalancerHelpers, &[], d.address)
                 }
                 DeploymentRole::BalancerVault if d.address == BALANCER_VAULT => {
                     self.balancer_vault().map(drop)

@@ -63,6 +63,13 @@ pub mod gas {
     pub const WRAP: u64 = 40_000;
     /// Balancer V2 weighted pool swap through the Vault.
     pub const WEIGHTED: u64 = 120_000;
+    /// A Balancer join of one coin through the Vault: the user data
+    /// encoded by Enso's `BalancerHelpers`, the approval, `joinPool` (two
+    /// invariants, the mint) and the measurement of the BPT minted.
+    pub const WEIGHTED_JOIN: u64 = 200_000;
+    /// A Balancer exit into one coin: the user data, `exitPool` (two
+    /// invariants, the burn, the transfer) and the measurement.
+    pub const WEIGHTED_EXIT: u64 = 180_000;
 }
 
 impl PoolState {
@@ -277,6 +284,51 @@ impl Pool {
         })
     }
 
+    /// One coin into a Balancer pool's BPT (its last token): a join of
+    /// `EXACT_TOKENS_IN_FOR_BPT_OUT` with the other coins at zero; or BPT
+    /// out into one coin, an exit of `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`. The
+    /// Vault books the whole coin in (the fee stays in the pool) or out.
+    fn weighted_join_exit(
+        &self,
+        w: &WeightedState,
+        i: usize,
+        j: usize,
+        amount_in: U256,
+    ) -> Result<Swap, AmmError> {
+        let n = w.balances.len();
+        let supply = w.bpt_supply.ok_or(AmmError::Unsupported)?;
+        let coins = weighted::Coins {
+            balances: &w.balances,
+            decimals: self.decimals().get(..n).ok_or(AmmError::InvalidState)?,
+            weights: &w.weights,
+            swap_fee: w.swap_fee,
+        };
+        let mut balances = w.balances.clone();
+        let (out, gas, supply) = if j == n {
+            let mut amounts = vec![U256::ZERO; n];
+            *amounts.get_mut(i).ok_or(AmmError::Unsupported)? = amount_in;
+            let minted = weighted::join_exact_tokens_in(w.pow_rule, coins, supply, &amounts)?;
+            balances[i] = add(balances[i], amount_in)?;
+            (minted, gas::WEIGHTED_JOIN, add(supply, minted)?)
+        } else {
+            let paid = weighted::exit_exact_bpt_in(w.pow_rule, coins, supply, amount_in, j)?;
+            balances[j] = sub(balances[j], paid)?;
+            (paid, gas::WEIGHTED_EXIT, sub(supply, amount_in)?)
+        };
+        if out.is_zero() {
+            return Err(AmmError::InsufficientLiquidity);
+        }
+        Ok(Swap {
+            amount_out: out,
+            gas,
+            next: PoolState::Weighted(Box::new(WeightedState {
+                balances,
+                bpt_supply: Some(supply),
+                ..w.clone()
+            })),
+        })
+    }
+
     /// One coin into the liquidity token of a pair in `p` (index 2,
     /// [`uniswap_v2::zap_in`], with the part of it sold), or the token out
     /// into one coin ([`uniswap_v2::zap_out`]).
@@ -463,6 +515,9 @@ impl Pool {
                 b[j] = sub(sub(b[j], out)?, admin)?;
                 let next = StableswapState { balances: b, ..(**st).clone() };
                 Ok(Swap { amount_out: out, gas: base, next: PoolState::Stableswap(Box::new(next)) })
+            }
+            PoolState::Weighted(w) if self.lp_index().is_some_and(|lp| lp == i || lp == j) => {
+                self.weighted_join_exit(w, i, j, amount_in)
             }
             PoolState::Weighted(w) => {
                 let [(bi, di, wi), (bo, d_out, wo)] = self.weighted_sides(w, i, j)?;

@@ -335,6 +335,31 @@ impl Solved {
     }
 }
 
+/// A Balancer pool's join of one coin (`j` is the BPT) or exit into one
+/// (`i` is): the BPT grows with the invariant, `(1 + a/b)^w`, the fee
+/// taken on the part beyond the coin's weight; an exit is the inverse,
+/// within `MIN_INVARIANT_RATIO`.
+fn weighted_lp_out(w: &crate::pool::WeightedState, i: usize, j: usize, amount: f64) -> f64 {
+    let n = w.balances.len();
+    let supply = w.bpt_supply.map_or(0.0, u256_to_f64);
+    let coin = |k: usize| (u256_to_f64(w.balances[k]), u256_to_f64(w.weights[k]) / 1e18);
+    let fee = u256_to_f64(w.swap_fee) / 1e18;
+    if supply <= 0.0 {
+        return 0.0;
+    }
+    if j == n && i < n {
+        let (b, wt) = coin(i);
+        let net = amount * (1.0 - fee * (1.0 - wt));
+        if b > 0.0 { supply * (wt * (net / b).ln_1p()).exp_m1() } else { 0.0 }
+    } else if i == n && j < n && amount < 0.3 * supply {
+        let (b, wt) = coin(j);
+        let gross = -b * ((-amount / supply).ln_1p() / wt).exp_m1();
+        gross * (1.0 - fee * (1.0 - wt))
+    } else {
+        0.0
+    }
+}
+
 impl Pool {
     /// Approximate output in `f64` (raw units) for `amount_in` of token `i`
     /// into token `j`, from the snapshot state; `0.0` when the pool cannot
@@ -376,6 +401,9 @@ impl Pool {
                 j,
                 amount_in,
             ),
+            PoolState::Weighted(w) if self.lp_index().is_some_and(|lp| lp == i || lp == j) => {
+                weighted_lp_out(w, i, j, amount_in)
+            }
             PoolState::Weighted(w) => {
                 let f = |v: &[U256], k: usize| v.get(k).map_or(0.0, |x| u256_to_f64(*x));
                 let (bi, bo, wi, wo) =

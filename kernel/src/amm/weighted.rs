@@ -133,6 +133,36 @@ pub fn pow_up_v1(x: U256, y: U256) -> Result<U256> {
     pow_up_general(x, y)
 }
 
+/// `LogExpMath.pow(x, y)` narrowed by its error bound, rounding down:
+/// `raw - (raw.mulUp(1e-14) + 1)`, or zero when that is negative.
+fn pow_down_general(x: U256, y: U256) -> Result<U256> {
+    let raw = pow(x, y)?;
+    let max_error =
+        mul_up(raw, MAX_POW_RELATIVE_ERROR)?.checked_add(U256::from(1u8)).ok_or(INVALID)?;
+    Ok(raw.saturating_sub(max_error))
+}
+
+/// `FixedPoint.powDown` of solidity-utils 4.0.0: `x^y` rounded down, with
+/// the exact shortcuts for `y` of 1, 2 and 4.
+pub fn pow_down(x: U256, y: U256) -> Result<U256> {
+    if y == ONE {
+        Ok(x)
+    } else if y == TWO {
+        mul_down(x, x)
+    } else if y == FOUR {
+        let square = mul_down(x, x)?;
+        mul_down(square, square)
+    } else {
+        pow_down_general(x, y)
+    }
+}
+
+/// `FixedPoint.powDown` of the first (2021) V2 deployments: always through
+/// `LogExpMath`.
+pub fn pow_down_v1(x: U256, y: U256) -> Result<U256> {
+    pow_down_general(x, y)
+}
+
 // ---------------------------------------------------------------------------
 // LogExpMath
 // ---------------------------------------------------------------------------
@@ -468,6 +498,124 @@ impl PowRule {
             Self::Current => pow_up,
         }
     }
+
+    fn pow_down(self) -> fn(U256, U256) -> Result<U256> {
+        match self {
+            Self::First => pow_down_v1,
+            Self::Current => pow_down,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Joins and exits
+// ---------------------------------------------------------------------------
+
+/// `WeightedMath._MIN_INVARIANT_RATIO`: an exit of one token may shrink
+/// the invariant to no less than 70%.
+pub const MIN_INVARIANT_RATIO: U256 = uint!(700_000_000_000_000_000_U256);
+
+/// A weighted pool's coins as its joins and exits read them: balances
+/// (raw), decimals and normalized weights, pool order, and its swap fee.
+#[derive(Debug, Clone, Copy)]
+pub struct Coins<'a> {
+    /// Balances, raw units.
+    pub balances: &'a [U256],
+    /// Each coin's decimals.
+    pub decimals: &'a [u8],
+    /// Normalized weights, 18-decimal fixed point.
+    pub weights: &'a [U256],
+    /// Swap fee, 18-decimal fixed point.
+    pub swap_fee: U256,
+}
+
+impl Coins<'_> {
+    fn coin(&self, k: usize) -> Result<(U256, U256, U256)> {
+        let balance = *self.balances.get(k).ok_or(INVALID)?;
+        let factor = scaling_factor(*self.decimals.get(k).ok_or(INVALID)?)?;
+        let weight = *self.weights.get(k).ok_or(INVALID)?;
+        Ok((mul_down(balance, factor)?, factor, weight))
+    }
+}
+
+/// BPT minted by a join of `EXACT_TOKENS_IN_FOR_BPT_OUT` (kind 1) with
+/// `amounts_in` (raw, pool order) into a pool of `supply` BPT, as
+/// `WeightedMath._calcBptOutGivenExactTokensIn` computes it on upscaled
+/// balances and amounts. Each coin added past the invariant's growth pays
+/// the swap fee on the excess (`taxable.mulUp(fee)` off it), and the
+/// invariant ratio is the product of `(balance + net) / balance` to the
+/// coin's weight, with `powDown` of `rule`. A coin that adds nothing still
+/// takes its `powDown(1, w)`, one less its error bound, on both the 2021
+/// and the 2023 (v3) pools: a single-coin join mints a little less than
+/// its ratio alone would.
+pub fn join_exact_tokens_in(
+    rule: PowRule,
+    coins: Coins<'_>,
+    supply: U256,
+    amounts_in: &[U256],
+) -> Result<U256> {
+    let n = coins.balances.len();
+    if amounts_in.len() != n || coins.weights.len() != n {
+        return Err(INVALID);
+    }
+    let mut upscaled = Vec::with_capacity(n);
+    let mut ratio_with_fees = U256::ZERO;
+    for (k, amount) in amounts_in.iter().enumerate() {
+        let (balance, factor, weight) = coins.coin(k)?;
+        let amount = mul_down(*amount, factor)?;
+        let ratio = div_down(balance.checked_add(amount).ok_or(INVALID)?, balance)?;
+        ratio_with_fees = ratio_with_fees.checked_add(mul_down(ratio, weight)?).ok_or(INVALID)?;
+        upscaled.push((balance, weight, amount, ratio));
+    }
+    let pow_down = rule.pow_down();
+    let mut invariant_ratio = ONE;
+    for (balance, weight, amount, ratio) in upscaled {
+        let net = if ratio > ratio_with_fees {
+            let excess = ratio_with_fees.checked_sub(ONE).ok_or(INVALID)?;
+            let non_taxable = mul_down(balance, excess)?;
+            let taxable = amount.checked_sub(non_taxable).ok_or(INVALID)?;
+            let fee = mul_up(taxable, coins.swap_fee)?;
+            non_taxable + (taxable.checked_sub(fee).ok_or(INVALID)?)
+        } else {
+            amount
+        };
+        let balance_ratio = div_down(balance.checked_add(net).ok_or(INVALID)?, balance)?;
+        invariant_ratio = mul_down(invariant_ratio, pow_down(balance_ratio, weight)?)?;
+    }
+    if invariant_ratio > ONE { mul_down(supply, invariant_ratio - ONE) } else { Ok(U256::ZERO) }
+}
+
+/// Coin `j` (raw) paid by an exit of `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`
+/// (kind 0) burning `bpt_in` of `supply`, as
+/// `WeightedMath._calcTokenOutGivenExactBptIn` computes it: the invariant
+/// ratio `(supply - bptIn) / supply` rounded up (at least 70%, else
+/// `InsufficientLiquidity`), the balance ratio its `powUp` to `1 / w`, the
+/// swap fee off the part beyond the coin's weight, downscaled rounding
+/// down.
+pub fn exit_exact_bpt_in(
+    rule: PowRule,
+    coins: Coins<'_>,
+    supply: U256,
+    bpt_in: U256,
+    j: usize,
+) -> Result<U256> {
+    let (balance, factor, weight) = coins.coin(j)?;
+    let left = supply.checked_sub(bpt_in).ok_or(AmmError::InsufficientLiquidity)?;
+    let invariant_ratio = div_up(left, supply)?;
+    if invariant_ratio < MIN_INVARIANT_RATIO {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let balance_ratio = rule.pow_up()(invariant_ratio, div_down(ONE, weight)?)?;
+    let without_fee = mul_down(balance, complement(balance_ratio))?;
+    let taxable = mul_up(without_fee, complement(weight))?;
+    let non_taxable = without_fee.checked_sub(taxable).ok_or(INVALID)?;
+    // The 2021 pools take the fee off rounding it up; the 2023 pools keep
+    // `taxable · (1 - fee)` rounding up, a unit more at most.
+    let kept = match rule {
+        PowRule::First => mul_down(taxable, complement(coins.swap_fee))?,
+        PowRule::Current => mul_up(taxable, complement(coins.swap_fee))?,
+    };
+    div_down(non_taxable + kept, factor)
 }
 
 /// Exact output, raw units of the output token, of swapping `amount_in` raw
