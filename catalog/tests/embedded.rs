@@ -239,7 +239,10 @@ fn market_validation_reports_every_problem() {
          "fee":500,"tickSpacing":10,"sqrtPriceX96":"1","tick":0,"liquidity":"5",
          "ticks":[{"index":-10,"liquidityNet":"7"},{"index":10,"liquidityNet":"-7"}]},
         {"kind":"weighted","chainId":10,"protocol":"balancer-v2","address":"0x0000000000000000000000000000000000000003",
-         "tokens":[],"balances":[],"weights":[],"swapFee":"1"}
+         "tokens":[],"balances":[],"weights":[],"swapFee":"1"},
+        {"kind":"weighted","chainId":1,"protocol":"balancer-v2","address":"0x0000000000000000000000000000000000000006",
+         "tokens":["0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"],
+         "balances":["1","1"],"weights":["500000000000000000","500000000000000000"],"swapFee":"1","bptSupply":"0"}
       ]}"#;
     let p = problems_of(bad);
     let all = p.join("\n");
@@ -263,7 +266,9 @@ fn market_validation_reports_every_problem() {
     assert!(all.contains("lpSupply with feeBps 25"), "{all}");
     assert!(all.contains("lpSupply must be positive"), "{all}");
     assert!(all.contains("kLast and feeOn describe the liquidity token"), "{all}");
-    assert!(p.len() >= 7, "{all}");
+    // A Balancer pool's BPT, when listed, has a supply.
+    assert!(all.contains("bptSupply must be positive"), "{all}");
+    assert!(p.len() >= 8, "{all}");
 }
 
 #[test]

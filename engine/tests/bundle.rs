@@ -770,6 +770,106 @@ async fn bundles_zap_into_and_out_of_a_uniswap_v2_pair() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d566bf2c8");
+/// Balancer's 50/50 WBTC/WETH weighted pool, its own BPT.
+const B_WBTC_WETH: Address = address!("a6f548df93de924d73be7d25dc02554c6bd66db5");
+
+/// Balancer joins and exits in bundles: a `deposit` of one coin named by
+/// the Vault (the pool as `tokenOut`), a `multideposit` of both coins
+/// named by the pool, then (delegate) a `redeem` into one coin and a
+/// `multiredeem` into both; every amount exact on the published pool and
+/// Vault, the executor left with nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_join_and_exit_a_balancer_pool() {
+    let dir = temp_dir("balancer-lp");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let (_, executor) = world.shortcuts.router.expect("router");
+    let bal = |kind| Action { protocol: "balancer-v2".into(), kind };
+    let (wbtc, weth) = (U256::from(10_000_000u64), U256::from(3u128 * 10u128.pow(18)));
+    let actions = vec![
+        bal(ActionKind::Deposit {
+            token_in: WBTC,
+            token_out: Some(B_WBTC_WETH),
+            amount_in: Amount::Value(wbtc),
+            primary: BALANCER_VAULT,
+            receiver: None,
+        }),
+        bal(ActionKind::MultiDeposit {
+            tokens_in: vec![WETH, WBTC],
+            amounts_in: vec![Amount::Value(weth), Amount::Value(wbtc)],
+            token_out: None,
+            primary: B_WBTC_WETH,
+            receiver: None,
+        }),
+    ];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("joins");
+    let minted = *b.amounts_out.get(&B_WBTC_WETH).expect("the pool's BPT");
+    let setup = SimSetup {
+        funds: vec![(USER, WBTC, wbtc + wbtc), (USER, WETH, weth)],
+        approvals: b.approvals.clone(),
+        watch: vec![
+            (USER, B_WBTC_WETH),
+            (executor, WBTC),
+            (executor, WETH),
+            (executor, B_WBTC_WETH),
+        ],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(minted), "exactly the BPT answered");
+    // Into a pool of 25.26 WBTC, 800 WETH and 284.33 BPT: 0.1 WBTC alone
+    // (0.40% of one half: about 0.56 BPT), then 3 WETH with 0.1 WBTC
+    // (0.375% and 0.40%: about 1.10 BPT).
+    assert!(minted > U256::from(1_650_000_000_000_000_000u128), "{minted}");
+    assert!(minted < U256::from(1_665_000_000_000_000_000u128), "{minted}");
+    for k in 1..4 {
+        assert_eq!(out.after[k], U256::ZERO, "the executor keeps nothing: {:?}", setup.watch[k]);
+    }
+
+    // Delegate: BPT out into WETH alone, then into both coins.
+    let bpt = U256::from(10u128.pow(18));
+    let actions = vec![
+        bal(ActionKind::Redeem {
+            token_in: Some(B_WBTC_WETH),
+            token_out: WETH,
+            amount_in: Amount::Value(bpt),
+            primary: BALANCER_VAULT,
+            receiver: None,
+        }),
+        bal(ActionKind::MultiRedeem {
+            token_in: None,
+            tokens_out: vec![WETH, WBTC],
+            amount_in: Amount::Value(bpt),
+            primary: B_WBTC_WETH,
+            receiver: None,
+        }),
+    ];
+    let b = engine.bundle(request(RoutingStrategy::Delegate, actions)).await.expect("exits");
+    let setup = SimSetup {
+        funds: vec![(USER, B_WBTC_WETH, bpt + bpt)],
+        approvals: b.approvals.clone(),
+        delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(USER, WETH), (USER, WBTC), (USER, B_WBTC_WETH)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], b.amounts_out.get(&WETH).copied());
+    assert_eq!(out.gains[1], b.amounts_out.get(&WBTC).copied());
+    assert_eq!(out.after[2], U256::ZERO, "every BPT burnt");
+    // One BPT of 284.33 is about 5.6 WETH alone (a single-coin exit of a
+    // 50/50 pool, less the fee), and 2.81 WETH with 0.0888 WBTC in
+    // proportion.
+    let weth_out = b.amounts_out.get(&WETH).copied().unwrap_or_default();
+    assert!(weth_out > U256::from(8_300_000_000_000_000_000u128), "{weth_out}");
+    assert!(weth_out < U256::from(8_500_000_000_000_000_000u128), "{weth_out}");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_pull_tokens_with_a_permit2_signature() {
     let dir = temp_dir("permit2");

@@ -1600,6 +1600,8 @@ struct PublishedStats {
     join_refused: Cell<u32>,
     exited: Cell<u32>,
     exit_refused: Cell<u32>,
+    joined_both: Cell<u32>,
+    exited_all: Cell<u32>,
 }
 
 /// One case on a published pool, the 2021 `WeightedPool2Tokens` (first
@@ -1928,6 +1930,102 @@ fn published_join_exit(
             prop_assert!(false, "kernel paid {}, the Vault reverted: {e}", swap.amount_out);
         }
     }
+    published_both_coins(evm, p, rule, a, stats)
+}
+
+/// A join of both coins at once (`EXACT_TOKENS_IN_FOR_BPT_OUT`, unequal
+/// shares of the balances), then a proportional exit
+/// (`EXACT_BPT_IN_FOR_TOKENS_OUT`) of part of it, its `userData` as Enso's
+/// `BalancerHelpers.encodeDataForExitKindZero(1, bpt, 0)` writes it (a
+/// third word the pool's decoder ignores): to the wei, kernel against the
+/// published pool.
+fn published_both_coins(
+    evm: &mut Evm,
+    p: &Published,
+    rule: PowRule,
+    a: &Amount,
+    stats: &PublishedStats,
+) -> CaseResult {
+    use switchyard_exec::evm::abi::BalancerVault;
+    let n = p.tokens.len();
+    let kernel_pool = p.kernel(evm, rule)?;
+    let PoolState::Weighted(w) = &kernel_pool.state else { unreachable!() };
+    let amounts: Vec<U256> = (0..n)
+        .map(|k| {
+            let share = match a {
+                Amount::Relative(scale) => scale.exp2() * (k as f64 + 1.0),
+                Amount::Fraction(f) => f * 3.0 / (k as f64 + 1.0),
+                Amount::Raw(_) => 1e-3 / (k as f64 + 1.0),
+            };
+            f64_to_u256(u256_to_f64(w.balances[k]) * share)
+        })
+        .collect();
+    let kernel = kernel_pool.balancer_join(&kernel_pool.state, &amounts);
+    for (t, x) in p.tokens.iter().zip(&amounts) {
+        mint(evm, *t, TRADER, *x)?;
+    }
+    let join = BalancerVault::joinPoolCall {
+        poolId: p.id,
+        sender: TRADER,
+        recipient: TRADER,
+        request: BalancerVault::JoinPoolRequest {
+            assets: p.tokens.clone(),
+            maxAmountsIn: amounts.clone(),
+            userData: (U256::ONE, amounts.clone(), U256::ZERO).abi_encode_params().into(),
+            fromInternalBalance: false,
+        },
+    };
+    let before = balance(evm, p.address, TRADER)?;
+    match (kernel, evm.call_sol(TRADER, p.vault, &join)) {
+        (Ok(swap), Ok(_)) => {
+            let got = balance(evm, p.address, TRADER)? - before;
+            prop_assert_eq!(got, swap.amount_out, "join of {:?}", amounts);
+            prop_assert_eq!(p.kernel(evm, rule)?.state, swap.next);
+            stats.joined_both.set(stats.joined_both.get() + 1);
+        }
+        (Err(_), Err(_)) => {}
+        (Err(e), Ok(_)) => {
+            let got = balance(evm, p.address, TRADER)? - before;
+            prop_assert!(got.is_zero(), "kernel {e}, the pool minted {got}");
+        }
+        (Ok(swap), Err(e)) => {
+            prop_assert!(false, "kernel minted {}, the Vault reverted: {e}", swap.amount_out);
+        }
+    }
+    let held = balance(evm, p.address, TRADER)?;
+    if held.is_zero() {
+        return Ok(());
+    }
+    let bpt = held / U256::from(3u8) + U256::ONE;
+    let kernel_pool = p.kernel(evm, rule)?;
+    let kernel = kernel_pool.balancer_exit_proportional(&kernel_pool.state, bpt);
+    let exit = BalancerVault::exitPoolCall {
+        poolId: p.id,
+        sender: TRADER,
+        recipient: RECIPIENT,
+        request: BalancerVault::ExitPoolRequest {
+            assets: p.tokens.clone(),
+            minAmountsOut: vec![U256::ZERO; n],
+            userData: (U256::ONE, bpt, U256::ZERO).abi_encode_params().into(),
+            toInternalBalance: false,
+        },
+    };
+    let mut before = Vec::with_capacity(n);
+    for t in &p.tokens {
+        before.push(balance(evm, *t, RECIPIENT)?);
+    }
+    match (kernel, evm.call_sol(TRADER, p.vault, &exit)) {
+        (Ok((paid, next)), Ok(_)) => {
+            for (k, t) in p.tokens.iter().enumerate() {
+                prop_assert_eq!(balance(evm, *t, RECIPIENT)? - before[k], paid[k], "coin {}", k);
+            }
+            prop_assert_eq!(p.kernel(evm, rule)?.state, next);
+            stats.exited_all.set(stats.exited_all.get() + 1);
+        }
+        (k, o) => {
+            prop_assert!(false, "proportional exit of {bpt}: kernel {k:?}, vault {:?}", o.map(drop))
+        }
+    }
     Ok(())
 }
 
@@ -1956,15 +2054,20 @@ fn published_balancer_pools_swap_exactly_as_the_kernel() {
         expect_at_least(&stats.given_out_refused, 5, "given-out swaps both refuse");
         expect_at_least(&stats.refused, 5, "swaps both refuse");
         eprintln!(
-            "published weighted, {rule:?} rule: joined {} (refused {}), exited {} (refused {})",
+            "published weighted, {rule:?} rule: joined {} (refused {}), exited {} (refused {}), \
+             joined both {}, exited all {}",
             stats.joined.get(),
             stats.join_refused.get(),
             stats.exited.get(),
             stats.exit_refused.get(),
+            stats.joined_both.get(),
+            stats.exited_all.get(),
         );
         expect_at_least(&stats.joined, 60, "joins of one coin on the published pool");
         expect_at_least(&stats.exited, 60, "exits into one coin on the published pool");
         expect_at_least(&stats.exit_refused, 3, "exits past the invariant ratio both refuse");
+        expect_at_least(&stats.joined_both, 60, "joins of both coins on the published pool");
+        expect_at_least(&stats.exited_all, 60, "proportional exits on the published pool");
     }
 }
 

@@ -605,9 +605,10 @@ impl<'a> Compiler<'a> {
         at: &str,
     ) -> Result<(usize, Address, Address), BundleError> {
         let family = self.templates.family(protocol);
-        // Enso names a Uniswap V2 position by its protocol's Router02; the
-        // pair is then the token the action mints or burns.
-        let by_router = self.is_v2_router(protocol, primary);
+        // Enso names a Uniswap V2 position by its protocol's Router02, and
+        // a Balancer one by the Vault; the pair or pool is then the token
+        // the action mints or burns.
+        let by_router = self.names_by_periphery(protocol, primary);
         let pair = if deposit { token_out } else { token_in };
         for (k, p) in self.snapshot.pools().iter().enumerate() {
             let lp = p.lp_index();
@@ -705,9 +706,16 @@ impl<'a> Compiler<'a> {
     }
 
     /// Whether `primary` is the Router02 of `protocol`'s Uniswap V2
-    /// factory on this chain.
-    fn is_v2_router(&self, protocol: &str, primary: Address) -> bool {
+    /// factory on this chain, or the chain's Balancer Vault: contracts
+    /// through which a position is entered, the position named by the
+    /// action's token.
+    fn names_by_periphery(&self, protocol: &str, primary: Address) -> bool {
         self.v2_router_of(protocol).is_ok_and(|r| r == primary)
+            || self
+                .state
+                .catalog
+                .deployment(self.chain, DeploymentRole::BalancerVault, None)
+                .is_some_and(|d| d.address == primary)
     }
 
     /// The Router02 of `protocol`'s Uniswap V2 factory on this chain.
@@ -729,7 +737,7 @@ impl<'a> Compiler<'a> {
         at: &str,
     ) -> Result<(usize, Pool), BundleError> {
         let family = self.templates.family(protocol);
-        let by_router = self.is_v2_router(protocol, primary);
+        let by_router = self.names_by_periphery(protocol, primary);
         let found = self.snapshot.pools().iter().enumerate().find(|(_, p)| {
             p.chain == self.chain
                 && family.contains(&*p.protocol)
@@ -743,7 +751,7 @@ impl<'a> Compiler<'a> {
             return Err(BundleError::invalid(
                 format!("{at}.primaryAddress"),
                 format!(
-                    "no tokenized {protocol} pool at {primary:#x} on chain {}: several tokens go in or come out together only through a Curve pool that lists its LP token or a Uniswap V2 pair whose supply the market lists (named by its Router02 with the pair as tokenOut or tokenIn)",
+                    "no tokenized {protocol} pool at {primary:#x} on chain {}: several tokens go in or come out together only through a Curve pool that lists its LP token, a Uniswap V2 pair whose supply the market lists (named by its Router02 with the pair as tokenOut or tokenIn) or a Balancer pool whose BPT supply it lists (named by the pool or the Vault with the pool as tokenOut or tokenIn)",
                     self.chain
                 ),
             ));
@@ -770,8 +778,10 @@ impl<'a> Compiler<'a> {
     fn curve_multi_deposit(&mut self, d: &MultiDeposit<'_>, at: &str) -> Result<Output, ExecError> {
         let MultiDeposit { protocol, tokens_in, amounts_in, token_out, primary, receiver } = *d;
         let (k, pool) = self.lp_pool(protocol, primary, token_out, at)?;
-        if matches!(pool.state, PoolState::UniswapV2Lp(_)) {
-            return self.v2_multi_deposit(d, k, &pool, at);
+        match pool.state {
+            PoolState::UniswapV2Lp(_) => return self.v2_multi_deposit(d, k, &pool, at),
+            PoolState::Weighted(_) => return self.balancer_multi_deposit(d, k, &pool, at),
+            _ => {}
         }
         let lp = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
         let lp_token = pool.tokens[lp];
@@ -945,6 +955,82 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(pair) })
     }
 
+    /// A Balancer join of several coins (`EXACT_TOKENS_IN_FOR_BPT_OUT`):
+    /// each approved to the Vault, the `userData` encoded by Enso's
+    /// `BalancerHelpers` from the amounts as they arrive, `joinPool`, the
+    /// BPT minted measured and predicted by the kernel from the amounts as
+    /// planned. The coins not named join with zero.
+    fn balancer_multi_deposit(
+        &mut self,
+        d: &MultiDeposit<'_>,
+        k: usize,
+        pool: &Pool,
+        at: &str,
+    ) -> Result<Output, ExecError> {
+        let MultiDeposit { tokens_in, amounts_in, token_out, receiver, .. } = *d;
+        let bpt = pool.address;
+        let n = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
+        if let Some(t) = token_out.filter(|t| *t != bpt) {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenOut"),
+                format!("the pool {bpt:#x} mints its own BPT, not {t:#x}"),
+            )
+            .into());
+        }
+        if tokens_in.is_empty() || tokens_in.len() != amounts_in.len() {
+            return Err(BundleError::invalid(
+                format!("{at}.amountIn"),
+                "amountIn needs one amount per tokenIn",
+            )
+            .into());
+        }
+        let coins = encode::route::curve_coin_list(pool, n);
+        let book = crate::route::Book(self.state);
+        let call =
+            encode::route::BalancerCall::of(&self.state.catalog, &book, pool).map_err(|e| {
+                BundleError::unroutable(at, format!("{bpt:#x} cannot be joined here: {e}"))
+            })?;
+        let vault = call.vault();
+        let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
+        let mut args = vec![zero; n];
+        let mut amounts = vec![U256::ZERO; n];
+        let mut named = vec![false; n];
+        let mut exact = true;
+        for (i, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
+            let field = format!("{at}.tokenIn[{i}]");
+            let c = pool.index_of(*t).filter(|c| *c < n && !named[*c]).ok_or_else(|| {
+                BundleError::invalid(
+                    &field,
+                    format!("{t:#x} is not a coin of the pool {bpt:#x} named once ({coins})"),
+                )
+            })?;
+            named[c] = true;
+            let amount_at = format!("{at}.amountIn[{i}]");
+            let (x, pred, ex) = self.amount(a, &amount_at)?;
+            self.consume(*t, a, &field)?;
+            amounts[c] = self.planned_amount(&x, pred, &amount_at)?;
+            exact &= ex && pred.is_some();
+            encode::route::approve(&mut self.b, *t, vault, x.clone()).map_err(encode_err(at))?;
+            args[c] = x;
+        }
+        let minted = pool.balancer_join(&pool.state, &amounts).map_err(|e| {
+            BundleError::unroutable(at, format!("{bpt:#x} cannot take these amounts now: {e}"))
+        })?;
+        let account = self.account_in.clone();
+        let out = encode::route::balancer_join(&mut self.b, &call, args, &named, &account)
+            .map_err(encode_err(at))?;
+        self.pool_moved(k, minted.next)?;
+        if exact {
+            self.checks.push((at.to_owned(), out.clone(), minted.amount_out));
+        }
+        self.produce(bpt);
+        if let Some(r) = receiver.filter(|r| *r != self.account) {
+            self.send(bpt, r, out.clone(), at)?;
+            self.receivers.insert(r);
+        }
+        Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(bpt) })
+    }
+
     /// The Router02 of a Uniswap V2 protocol's factory on this chain.
     fn v2_router(&self, protocol: &str, at: &str) -> Result<Address, BundleError> {
         self.v2_router_of(protocol).map_err(|_| {
@@ -983,7 +1069,7 @@ impl<'a> Compiler<'a> {
             return Err(BundleError::invalid(
                 format!("{at}.tokenOut"),
                 format!(
-                    "remove_liquidity of {:#x} pays every coin of the pool, each named once: {}",
+                    "a proportional withdrawal from {:#x} pays every coin of the pool, each named once: {}",
                     pool.address, coins
                 ),
             )
@@ -995,10 +1081,13 @@ impl<'a> Compiler<'a> {
         let amount = self.planned_amount(&x, pred, &amount_at)?;
         let exact = exact && pred.is_some();
         let v2 = matches!(pool.state, PoolState::UniswapV2Lp(_));
-        let removed = if v2 {
-            pool.v2_remove_liquidity(&pool.state, amount).map(|(paid, next)| (paid.to_vec(), next))
-        } else {
-            pool.curve_remove_liquidity(&pool.state, amount)
+        let balancer = matches!(pool.state, PoolState::Weighted(_));
+        let removed = match pool.state {
+            PoolState::UniswapV2Lp(_) => pool
+                .v2_remove_liquidity(&pool.state, amount)
+                .map(|(paid, next)| (paid.to_vec(), next)),
+            PoolState::Weighted(_) => pool.balancer_exit_proportional(&pool.state, amount),
+            _ => pool.curve_remove_liquidity(&pool.state, amount),
         };
         let (paid, next) = removed.map_err(|e| {
             BundleError::unroutable(
@@ -1007,9 +1096,12 @@ impl<'a> Compiler<'a> {
             )
         })?;
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        // A Uniswap V2 pair burns through Router02's `removeLiquidity`; a
-        // Curve pool's `remove_liquidity` is its own.
-        let (target, selector, args) = if v2 {
+        // A Uniswap V2 pair burns through Router02's `removeLiquidity`, a
+        // Balancer pool through the Vault's `exitPool`; a Curve pool's
+        // `remove_liquidity` is its own.
+        let burn = if balancer {
+            None
+        } else if v2 {
             let router = self.v2_router(&pool.protocol, at)?;
             encode::route::approve(&mut self.b, lp_token, router, x.clone())
                 .map_err(encode_err(at))?;
@@ -1018,14 +1110,15 @@ impl<'a> Compiler<'a> {
                 self.b.address(pool.tokens[1]).map_err(weiroll(at))?,
             );
             let deadline = self.b.uint(U256::MAX).map_err(weiroll(at))?;
-            let args = vec![t0, t1, x, zero.clone(), zero, self.account_in.clone(), deadline];
-            (router, IUniswapV2Router::removeLiquidityCall::SELECTOR, args)
+            let args =
+                vec![t0, t1, x.clone(), zero.clone(), zero, self.account_in.clone(), deadline];
+            Some((router, IUniswapV2Router::removeLiquidityCall::SELECTOR, args))
         } else {
             let selector = encode::route::curve_remove_liquidity_selector(lp)
                 .ok_or_else(|| BundleError::invalid(at, format!("a pool of {lp} coins")))?;
-            let mut args = vec![x];
+            let mut args = vec![x.clone()];
             args.extend(std::iter::repeat_n(zero, lp));
-            (pool.address, selector, args)
+            Some((pool.address, selector, args))
         };
         let account = self.account_in.clone();
         let mut before = Vec::with_capacity(lp);
@@ -1035,7 +1128,18 @@ impl<'a> Compiler<'a> {
                     .map_err(encode_err(at))?,
             );
         }
-        self.b.call(CallKind::Call, target, selector, &args, Out::Ignore).map_err(weiroll(at))?;
+        if let Some((target, selector, args)) = burn {
+            self.b
+                .call(CallKind::Call, target, selector, &args, Out::Ignore)
+                .map_err(weiroll(at))?;
+        } else {
+            let book = crate::route::Book(self.state);
+            let call = encode::route::BalancerCall::of(&self.state.catalog, &book, &pool)
+                .map_err(encode_err(at))?;
+            let exit = encode::route::BalancerExit::Proportional;
+            encode::route::balancer_exit(&mut self.b, &call, exit, x, &account)
+                .map_err(encode_err(at))?;
+        }
         let mut outs = Vec::with_capacity(lp);
         for ((t, c), was) in tokens_out.iter().zip(&order).zip(before) {
             let now = encode::route::balance_of(&mut self.b, *t, account.clone())

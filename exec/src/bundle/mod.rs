@@ -132,7 +132,9 @@ pub enum ActionKind {
     },
     /// `<protocol> multideposit` (and `tokenizedmultideposit`): several
     /// coins into one position at once (a tokenized Curve pool's
-    /// `add_liquidity`).
+    /// `add_liquidity`, a Uniswap V2 pair through Router02's
+    /// `addLiquidity`, a Balancer pool's `EXACT_TOKENS_IN_FOR_BPT_OUT`
+    /// join).
     MultiDeposit {
         /// Input tokens, each a coin of the pool.
         tokens_in: Vec<Address>,
@@ -140,14 +142,17 @@ pub enum ActionKind {
         amounts_in: Vec<Amount>,
         /// The position token, when named.
         token_out: Option<Address>,
-        /// The pool, or its LP token.
+        /// The pool, or its LP token (or the Router02 or the Vault through
+        /// which it is entered, the position then named by its token).
         primary: Address,
         /// Receiver of the position token.
         receiver: Option<Address>,
     },
     /// `<protocol> multiredeem` (and `tokenizedmultiredeem`): a position
-    /// into several tokens at once (a tokenized Curve pool's
-    /// `remove_liquidity`, which pays every coin in proportion).
+    /// into several tokens at once, every coin in proportion (a tokenized
+    /// Curve pool's `remove_liquidity`, a Uniswap V2 pair through
+    /// Router02's `removeLiquidity`, a Balancer pool's
+    /// `EXACT_BPT_IN_FOR_TOKENS_OUT` exit).
     MultiRedeem {
         /// The position token, when named.
         token_in: Option<Address>,
@@ -155,7 +160,8 @@ pub enum ActionKind {
         tokens_out: Vec<Address>,
         /// Amount of the position token.
         amount_in: Amount,
-        /// The pool, or its LP token.
+        /// The pool, or its LP token (or the Router02 or the Vault through
+        /// which it is entered, the position then named by its token).
         primary: Address,
         /// Receiver of the outputs.
         receiver: Option<Address>,

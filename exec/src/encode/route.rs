@@ -995,15 +995,9 @@ fn curve_liquidity(
 }
 
 /// One coin into a Balancer weighted pool's BPT, or BPT out into one
-/// coin, through the Vault, the account sending and receiving.
-///
-/// In: the Vault is approved for `x`, Enso's `BalancerHelpers` encodes the
-/// `userData` of an `EXACT_TOKENS_IN_FOR_BPT_OUT` join with `x` at the
-/// coin's index (the others zero, no minimum: the program checks its
-/// outputs), and `joinPool` mints; the BPT minted is measured (the Vault
-/// returns nothing). Out: the helper encodes `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`
-/// of `x` for the coin's index, `exitPool` burns and pays; the coin paid is
-/// measured.
+/// coin, through the Vault, the account sending and receiving: a
+/// [`balancer_join`] of `x` at the coin's index (the Vault approved for
+/// it), or a [`balancer_exit`] of `x` BPT into the coin, measured.
 fn balancer_liquidity(
     b: &mut ProgramBuilder,
     ctx: &StepCtx<'_>,
@@ -1012,74 +1006,159 @@ fn balancer_liquidity(
     x: In,
 ) -> Result<In, EncodeError> {
     let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
-    let n = pool.lp_index().ok_or_else(unsupported)?;
-    let pool_id =
-        ctx.book.pool_id(pool.chain, pool.address).ok_or(EncodeError::UnknownPool(st.pool))?;
-    let vault = balancer_vault(ctx, pool)?;
-    let encoder = ctx
-        .catalog
-        .deployment(pool.chain, DeploymentRole::BalancerHelpers, None)
-        .map(|d| d.address)
-        .ok_or(EncodeError::DeploymentUnavailable {
-            chain: pool.chain,
-            role: DeploymentRole::BalancerHelpers,
-        })?;
-    let acct = ctx.account_in.clone();
-    let coins = pool.tokens[..n].to_vec();
-    let id = b.word(pool_id)?;
-    let assets = b.dynamic(&coins)?;
-    let no = b.word(false)?;
-    let zero = b.uint(U256::ZERO)?;
+    let call = BalancerCall::of(ctx.catalog, ctx.book, pool)?;
+    let n = call.coins;
     if st.token_out == pool.address {
         let i = pool.index_of(st.token_in).filter(|i| *i < n).ok_or_else(unsupported)?;
-        approve(b, st.token_in, vault, x.clone())?;
-        let mut amounts = vec![zero.clone(); n];
+        approve(b, st.token_in, call.vault, x.clone())?;
+        let zero = b.uint(U256::ZERO)?;
+        let mut amounts = vec![zero; n];
         amounts[i] = x;
-        let kind = b.uint(U256::ONE)?;
-        let user_data = b.call(
-            CallKind::StaticCall,
-            encoder,
-            IBalancerHelpers::encodeDataForJoinKindOneCall::SELECTOR,
-            &[kind, In::Array(amounts), zero],
-            Out::Var,
-        )?;
-        let user_data = user_data.map(In::Var).ok_or_else(unsupported)?;
-        let mut max_in = vec![U256::ZERO; n];
-        max_in[i] = U256::MAX;
-        let max_in = b.dynamic(&max_in)?;
-        measured(b, pool.address, &acct, |b| {
-            b.call(
-                CallKind::Call,
-                vault,
-                IBalancerVault::joinPoolCall::SELECTOR,
-                &[id, acct.clone(), acct.clone(), In::Tuple(vec![assets, max_in, user_data, no])],
-                Out::Ignore,
-            )?;
-            Ok(())
-        })
+        let mut named = vec![false; n];
+        named[i] = true;
+        balancer_join(b, &call, amounts, &named, &ctx.account_in)
     } else {
         let j = pool.index_of(st.token_out).filter(|j| *j < n).ok_or_else(unsupported)?;
-        let index = b.uint(U256::from(j))?;
-        let user_data = b.call(
-            CallKind::StaticCall,
-            encoder,
-            IBalancerHelpers::encodeDataForExitKindZeroCall::SELECTOR,
-            &[zero, x, index],
-            Out::Var,
-        )?;
-        let user_data = user_data.map(In::Var).ok_or_else(unsupported)?;
-        let min_out = b.dynamic(&vec![U256::ZERO; n])?;
-        measured(b, st.token_out, &acct, |b| {
-            b.call(
-                CallKind::Call,
-                vault,
-                IBalancerVault::exitPoolCall::SELECTOR,
-                &[id, acct.clone(), acct.clone(), In::Tuple(vec![assets, min_out, user_data, no])],
-                Out::Ignore,
-            )?;
-            Ok(())
+        measured(b, st.token_out, &ctx.account_in, |b| {
+            balancer_exit(b, &call, BalancerExit::OneCoin(j), x, &ctx.account_in)
         })
     }
+}
+
+/// A Balancer weighted pool whose BPT is listed, and what a program calls
+/// to join or exit it.
+pub(crate) struct BalancerCall<'a> {
+    pool: &'a Pool,
+    /// Its coins (the BPT is the next token).
+    coins: usize,
+    pool_id: B256,
+    vault: Address,
+    /// Enso's `BalancerHelpers`.
+    encoder: Address,
+}
+
+impl<'a> BalancerCall<'a> {
+    /// The pool's id, the chain's Vault and `BalancerHelpers`.
+    pub(crate) fn of(
+        catalog: &Catalog,
+        book: &dyn ProtocolBook,
+        pool: &'a Pool,
+    ) -> Result<Self, EncodeError> {
+        let unsupported = || EncodeError::UnsupportedStep { protocol: pool.protocol.to_string() };
+        let coins = pool.lp_index().ok_or_else(unsupported)?;
+        let pool_id = book.pool_id(pool.chain, pool.address).ok_or_else(unsupported)?;
+        let deployed = |role| {
+            catalog
+                .deployment(pool.chain, role, None)
+                .map(|d| d.address)
+                .ok_or(EncodeError::DeploymentUnavailable { chain: pool.chain, role })
+        };
+        Ok(Self {
+            pool,
+            coins,
+            pool_id,
+            vault: deployed(DeploymentRole::BalancerVault)?,
+            encoder: deployed(DeploymentRole::BalancerHelpers)?,
+        })
+    }
+
+    /// The Vault.
+    pub(crate) const fn vault(&self) -> Address {
+        self.vault
+    }
+}
+
+/// `joinPool` of `EXACT_TOKENS_IN_FOR_BPT_OUT` with `amounts` (one slot
+/// per coin, pool order; the Vault already approved for each): Enso's
+/// `BalancerHelpers` encodes the `userData` from the amounts as they
+/// arrive (no minimum: the program checks its outputs), the most each
+/// `named` coin may take is unbounded and the others' zero. Returns the
+/// BPT minted, measured (the Vault returns nothing).
+pub(crate) fn balancer_join(
+    b: &mut ProgramBuilder,
+    call: &BalancerCall<'_>,
+    amounts: Vec<In>,
+    named: &[bool],
+    account: &In,
+) -> Result<In, EncodeError> {
+    let kind = b.uint(U256::ONE)?;
+    let zero = b.uint(U256::ZERO)?;
+    let user_data = b.call(
+        CallKind::StaticCall,
+        call.encoder,
+        IBalancerHelpers::encodeDataForJoinKindOneCall::SELECTOR,
+        &[kind, In::Array(amounts), zero],
+        Out::Var,
+    )?;
+    let user_data = user_data.map(In::Var).ok_or(EncodeError::Unsupported("a join's userData"))?;
+    let max_in: Vec<U256> = named.iter().map(|n| if *n { U256::MAX } else { U256::ZERO }).collect();
+    let request = vec![
+        b.dynamic(&call.pool.tokens[..call.coins].to_vec())?,
+        b.dynamic(&max_in)?,
+        user_data,
+        b.word(false)?,
+    ];
+    let id = b.word(call.pool_id)?;
+    measured(b, call.pool.address, account, |b| {
+        b.call(
+            CallKind::Call,
+            call.vault,
+            IBalancerVault::joinPoolCall::SELECTOR,
+            &[id, account.clone(), account.clone(), In::Tuple(request)],
+            Out::Ignore,
+        )?;
+        Ok(())
+    })
+}
+
+/// Which exit a program asks of a Balancer pool.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum BalancerExit {
+    /// `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT` into the coin at this index.
+    OneCoin(usize),
+    /// `EXACT_BPT_IN_FOR_TOKENS_OUT`: every coin in proportion.
+    Proportional,
+}
+
+/// `exitPool` burning `x` BPT of the account, paying it: the `userData`
+/// encoded by Enso's `BalancerHelpers.encodeDataForExitKindZero(kind, x,
+/// index)` (a proportional exit's decoder reads the first two words and
+/// ignores the index), no minimum (the program measures and checks).
+pub(crate) fn balancer_exit(
+    b: &mut ProgramBuilder,
+    call: &BalancerCall<'_>,
+    exit: BalancerExit,
+    x: In,
+    account: &In,
+) -> Result<(), EncodeError> {
+    let (kind, index) = match exit {
+        BalancerExit::OneCoin(j) => (0u8, j),
+        BalancerExit::Proportional => (1, 0),
+    };
+    let (kind, index) = (b.uint(U256::from(kind))?, b.uint(U256::from(index))?);
+    let user_data = b.call(
+        CallKind::StaticCall,
+        call.encoder,
+        IBalancerHelpers::encodeDataForExitKindZeroCall::SELECTOR,
+        &[kind, x, index],
+        Out::Var,
+    )?;
+    let user_data = user_data.map(In::Var).ok_or(EncodeError::Unsupported("an exit's userData"))?;
+    let request = vec![
+        b.dynamic(&call.pool.tokens[..call.coins].to_vec())?,
+        b.dynamic(&vec![U256::ZERO; call.coins])?,
+        user_data,
+        b.word(false)?,
+    ];
+    let id = b.word(call.pool_id)?;
+    b.call(
+        CallKind::Call,
+        call.vault,
+        IBalancerVault::exitPoolCall::SELECTOR,
+        &[id, account.clone(), account.clone(), In::Tuple(request)],
+        Out::Ignore,
+    )?;
+    Ok(())
 }
 
 /// One coin into a Uniswap V2 pair's liquidity token, or the token out

@@ -286,16 +286,47 @@ impl Pool {
 
     /// One coin into a Balancer pool's BPT (its last token): a join of
     /// `EXACT_TOKENS_IN_FOR_BPT_OUT` with the other coins at zero; or BPT
-    /// out into one coin, an exit of `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`. The
-    /// Vault books the whole coin in (the fee stays in the pool) or out.
+    /// out into one coin, an exit of `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`.
     fn weighted_join_exit(
         &self,
-        w: &WeightedState,
+        state: &PoolState,
         i: usize,
         j: usize,
         amount_in: U256,
     ) -> Result<Swap, AmmError> {
+        let (w, coins, supply) = self.balancer_parts(state)?;
         let n = w.balances.len();
+        if j == n {
+            let mut amounts = vec![U256::ZERO; n];
+            *amounts.get_mut(i).ok_or(AmmError::Unsupported)? = amount_in;
+            return self.balancer_join(state, &amounts);
+        }
+        let paid = weighted::exit_exact_bpt_in(w.pow_rule, coins, supply, amount_in, j)?;
+        if paid.is_zero() {
+            return Err(AmmError::InsufficientLiquidity);
+        }
+        let mut balances = w.balances.clone();
+        balances[j] = sub(balances[j], paid)?;
+        Ok(Swap {
+            amount_out: paid,
+            gas: gas::WEIGHTED_EXIT,
+            next: PoolState::Weighted(Box::new(WeightedState {
+                balances,
+                bpt_supply: Some(sub(supply, amount_in)?),
+                ..w.clone()
+            })),
+        })
+    }
+
+    /// A Balancer pool's state, its coins as its joins and exits read them,
+    /// and its BPT supply; `Unsupported` unless the BPT is listed.
+    fn balancer_parts<'s>(
+        &'s self,
+        state: &'s PoolState,
+    ) -> Result<(&'s WeightedState, weighted::Coins<'s>, U256), AmmError> {
+        let (PoolState::Weighted(w), Some(n)) = (state, self.lp_index()) else {
+            return Err(AmmError::Unsupported);
+        };
         let supply = w.bpt_supply.ok_or(AmmError::Unsupported)?;
         let coins = weighted::Coins {
             balances: &w.balances,
@@ -303,30 +334,50 @@ impl Pool {
             weights: &w.weights,
             swap_fee: w.swap_fee,
         };
-        let mut balances = w.balances.clone();
-        let (out, gas, supply) = if j == n {
-            let mut amounts = vec![U256::ZERO; n];
-            *amounts.get_mut(i).ok_or(AmmError::Unsupported)? = amount_in;
-            let minted = weighted::join_exact_tokens_in(w.pow_rule, coins, supply, &amounts)?;
-            balances[i] = add(balances[i], amount_in)?;
-            (minted, gas::WEIGHTED_JOIN, add(supply, minted)?)
-        } else {
-            let paid = weighted::exit_exact_bpt_in(w.pow_rule, coins, supply, amount_in, j)?;
-            balances[j] = sub(balances[j], paid)?;
-            (paid, gas::WEIGHTED_EXIT, sub(supply, amount_in)?)
-        };
-        if out.is_zero() {
+        Ok((w, coins, supply))
+    }
+
+    /// A Balancer join of `EXACT_TOKENS_IN_FOR_BPT_OUT` with `amounts`
+    /// (one per coin, pool order) from `state`: the BPT minted
+    /// (`amount_out`, refused when nothing) and the state after (the Vault
+    /// books every amount whole; the fee stays in the pool).
+    pub fn balancer_join(&self, state: &PoolState, amounts: &[U256]) -> Result<Swap, AmmError> {
+        let (w, coins, supply) = self.balancer_parts(state)?;
+        let minted = weighted::join_exact_tokens_in(w.pow_rule, coins, supply, amounts)?;
+        if minted.is_zero() {
             return Err(AmmError::InsufficientLiquidity);
         }
+        let balances =
+            w.balances.iter().zip(amounts).map(|(b, a)| add(*b, *a)).collect::<Result<_, _>>()?;
         Ok(Swap {
-            amount_out: out,
-            gas,
+            amount_out: minted,
+            gas: gas::WEIGHTED_JOIN,
             next: PoolState::Weighted(Box::new(WeightedState {
                 balances,
-                bpt_supply: Some(supply),
+                bpt_supply: Some(add(supply, minted)?),
                 ..w.clone()
             })),
         })
+    }
+
+    /// A Balancer exit of `EXACT_BPT_IN_FOR_TOKENS_OUT` burning `amount`
+    /// BPT from `state`: every coin paid in proportion (pool order), and
+    /// the state after.
+    pub fn balancer_exit_proportional(
+        &self,
+        state: &PoolState,
+        amount: U256,
+    ) -> Result<(Vec<U256>, PoolState), AmmError> {
+        let (w, coins, supply) = self.balancer_parts(state)?;
+        let paid = weighted::exit_exact_bpt_in_for_tokens(coins, supply, amount)?;
+        let balances =
+            w.balances.iter().zip(&paid).map(|(b, p)| sub(*b, *p)).collect::<Result<_, _>>()?;
+        let next = PoolState::Weighted(Box::new(WeightedState {
+            balances,
+            bpt_supply: Some(sub(supply, amount)?),
+            ..w.clone()
+        }));
+        Ok((paid, next))
     }
 
     /// One coin into the liquidity token of a pair in `p` (index 2,
@@ -516,8 +567,8 @@ impl Pool {
                 let next = StableswapState { balances: b, ..(**st).clone() };
                 Ok(Swap { amount_out: out, gas: base, next: PoolState::Stableswap(Box::new(next)) })
             }
-            PoolState::Weighted(w) if self.lp_index().is_some_and(|lp| lp == i || lp == j) => {
-                self.weighted_join_exit(w, i, j, amount_in)
+            PoolState::Weighted(_) if self.lp_index().is_some_and(|lp| lp == i || lp == j) => {
+                self.weighted_join_exit(state, i, j, amount_in)
             }
             PoolState::Weighted(w) => {
                 let [(bi, di, wi), (bo, d_out, wo)] = self.weighted_sides(w, i, j)?;

@@ -585,6 +585,27 @@ pub fn join_exact_tokens_in(
     if invariant_ratio > ONE { mul_down(supply, invariant_ratio - ONE) } else { Ok(U256::ZERO) }
 }
 
+/// Every coin (raw, pool order) paid by an exit of
+/// `EXACT_BPT_IN_FOR_TOKENS_OUT` (kind 1) burning `bpt_in` of `supply`:
+/// `_calcTokensOutGivenExactBptIn`, each upscaled balance times
+/// `bptIn.divDown(supply)` rounding down, downscaled rounding down. No fee.
+pub fn exit_exact_bpt_in_for_tokens(
+    coins: Coins<'_>,
+    supply: U256,
+    bpt_in: U256,
+) -> Result<Vec<U256>> {
+    if bpt_in > supply {
+        return Err(AmmError::InsufficientLiquidity);
+    }
+    let ratio = div_down(bpt_in, supply)?;
+    (0..coins.balances.len())
+        .map(|k| {
+            let (balance, factor, _) = coins.coin(k)?;
+            div_down(mul_down(balance, ratio)?, factor)
+        })
+        .collect()
+}
+
 /// Coin `j` (raw) paid by an exit of `EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`
 /// (kind 0) burning `bpt_in` of `supply`, as
 /// `WeightedMath._calcTokenOutGivenExactBptIn` computes it: the invariant

@@ -274,13 +274,12 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         | "singlewithdrawwithpositionid"
         | "multiwithdraw"
         | "bridge" => false,
-        "deposit" | "redeem" | "singledeposit" | "singleredeem" => {
-            !matches!(protocol, "balancer-v2" | "compound-v3")
-        }
+        "deposit" | "redeem" | "singledeposit" | "singleredeem" => protocol != "compound-v3",
         // Several tokens in or out together: a tokenized Curve pool, a
-        // Uniswap V2 pair (of the published 0.3% pair code).
+        // Uniswap V2 pair (of the published 0.3% pair code), a Balancer
+        // weighted pool whose BPT supply the market lists.
         "multideposit" | "tokenizedmultideposit" | "multiredeem" | "tokenizedmultiredeem" => {
-            matches!(protocol, "curve" | "uniswap-v2" | "sushiswap-v2")
+            matches!(protocol, "curve" | "uniswap-v2" | "sushiswap-v2" | "balancer-v2")
         }
         "withdraw" | "singlewithdraw" | "borrow" | "repay" => protocol != "compound-v3",
         "transfer" => protocol != "erc721",
