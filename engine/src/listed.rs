@@ -16,7 +16,7 @@
 //! | kind | read |
 //! |---|---|
 //! | StableSwap | `balances(i)`, `A()` (and `A_precise()`, exact mid-ramp), `fee()`, `admin_fee()`, the LP token's `totalSupply()` |
-//! | weighted | the Vault's `getPoolTokens(poolId)`, the pool's `getNormalizedWeights()` and `getSwapFeePercentage()`; `getLastInvariant()`, which only the 2021 pools answer, names the pow rule; a pool with rate providers (`getRateProviders()`) is left out |
+//! | weighted | the Vault's `getPoolTokens(poolId)`, the pool's `getNormalizedWeights()` and `getSwapFeePercentage()`; `getLastInvariant()`, which only the 2021 pools answer, names the pow rule; a pool with rate providers (`getRateProviders()`) is left out; a listed BPT's `totalSupply()`, entered only while the protocol's swap fee share is zero (the fees collector's `getSwapFeePercentage()` for a 2021 pool, `getProtocolFeePercentageCache(0)` for a later one) |
 //! | ERC-4626 | `totalAssets()`, `totalSupply()` |
 //! | Aave V3 | the pool's `getReserveNormalizedIncome(asset)`, the asset's `balanceOf(aToken)` |
 //! | Compound V2 | `exchangeRateCurrent()` (accrued to the block), `getCash()` |
@@ -59,6 +59,7 @@ sol! {
     function getSwapFeePercentage() external view returns (uint256);
     function getLastInvariant() external view returns (uint256);
     function getRateProviders() external view returns (address[] providers);
+    function getProtocolFeePercentageCache(uint256 feeType) external view returns (uint256);
     function totalAssets() external view returns (uint256);
     function getReserveNormalizedIncome(address asset) external view returns (uint256);
     function balanceOf(address who) external view returns (uint256);
@@ -95,6 +96,12 @@ fn calls(record: &PoolRecord) -> Vec<LensCall> {
             call(p.address, getSwapFeePercentageCall {}.abi_encode()),
             call(p.address, getLastInvariantCall {}.abi_encode()),
             call(p.address, getRateProvidersCall {}.abi_encode()),
+            call(p.address, totalSupplyCall {}.abi_encode()),
+            // The protocol's share of swap fees: the 2021 pools are told
+            // it by the Vault, from its fees collector; the later ones
+            // cache the provider's (fee type 0, swaps).
+            call(balancer_fees_collector(), getSwapFeePercentageCall {}.abi_encode()),
+            call(p.address, getProtocolFeePercentageCacheCall { feeType: U256::ZERO }.abi_encode()),
         ],
         PoolRecord::Erc4626(p) => vec![
             call(p.address, totalAssetsCall {}.abi_encode()),
@@ -250,7 +257,29 @@ fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), Unread
     // The 2021 pools (the first factories) answer `getLastInvariant()`,
     // the later ones do not: their pow has the exact shortcuts.
     p.pool_version = answers[3].ok.then_some(1);
+    // A listed BPT takes the pool's supply; a pool that pays the protocol
+    // a share of its swap fees mints it on every join and exit, which the
+    // kernel does not quote: its BPT is then not entered.
+    if p.bpt_supply.is_some() {
+        let fee = if p.pool_version == Some(1) {
+            ret::<getSwapFeePercentageCall>(&answers[6], "the fees collector's swap fee")
+        } else {
+            ret::<getProtocolFeePercentageCacheCall>(&answers[7], "the protocol swap fee cache")
+        };
+        p.bpt_supply = match fee {
+            Ok(f) if f.is_zero() => {
+                Some(ret::<totalSupplyCall>(&answers[5], "the BPT's totalSupply()")?)
+            }
+            _ => None,
+        };
+    }
     Ok(())
+}
+
+/// Balancer's `ProtocolFeesCollector`: the first contract the Vault
+/// creates in its constructor, at the same address wherever the Vault is.
+fn balancer_fees_collector() -> Address {
+    BALANCER_VAULT.create(1)
 }
 
 /// An answer's bytes, as [`chunks`] counts them: whether it succeeded and
@@ -436,6 +465,67 @@ mod tests {
         let failed = LensAnswer::failed();
         let err = apply(&t, &[failed, word(1)]).expect_err("a revert leaves it out");
         assert!(err.why.contains("totalAssets()") && !err.other_kind, "{err:?}");
+    }
+
+    #[test]
+    fn a_listed_bpt_takes_its_supply_while_the_protocol_takes_no_fee_share() {
+        let e16 = 10_000_000_000_000_000u64;
+        let (t0, t1) = (Address::repeat_byte(2), Address::repeat_byte(3));
+        let t = PoolRecord::Weighted(WeightedRecord {
+            chain_id: ChainId(1),
+            address: Address::repeat_byte(1),
+            protocol: "balancer-v2".into(),
+            pool_id: Some(B256::repeat_byte(9)),
+            tokens: vec![t0, t1],
+            balances: vec![U256::ZERO; 2],
+            weights: vec![U256::ZERO; 2],
+            swap_fee: U256::ZERO,
+            pool_version: None,
+            bpt_supply: Some(U256::ONE),
+        });
+        assert_eq!(calls(&t).len(), 8);
+        // Balancer's ProtocolFeesCollector, as deployed with the Vault.
+        assert_eq!(balancer_fees_collector(), address!("ce88686553686da562ce7cea497ce749da109f9f"));
+        let tokens = LensAnswer {
+            ok: true,
+            data: getPoolTokensCall::abi_encode_returns(&getPoolTokensReturn {
+                tokens: vec![t0, t1],
+                balances: vec![U256::from(5), U256::from(7)],
+                lastChangeBlock: U256::ZERO,
+            })
+            .into(),
+        };
+        let weights = LensAnswer {
+            ok: true,
+            data: vec![U256::from(50 * e16), U256::from(50 * e16)].abi_encode().into(),
+        };
+        let failed = LensAnswer::failed;
+        // A 2021 pool (answers getLastInvariant) whose collector takes 0.
+        let v1 = [
+            tokens.clone(),
+            weights.clone(),
+            word(e16),
+            word(1),
+            failed(),
+            word(900),
+            word(0),
+            failed(),
+        ];
+        let PoolRecord::Weighted(p) = apply(&t, &v1).expect("read") else { panic!() };
+        assert_eq!((p.pool_version, p.bpt_supply), (Some(1), Some(U256::from(900))));
+        // The collector takes half of the swap fees: the BPT is not entered.
+        let mut taxed = v1.clone();
+        taxed[6] = word(50 * e16);
+        let PoolRecord::Weighted(p) = apply(&t, &taxed).expect("read") else { panic!() };
+        assert_eq!(p.bpt_supply, None);
+        // A later pool reads its own cache.
+        let v3 = [tokens, weights, word(e16), failed(), failed(), word(800), failed(), word(0)];
+        let PoolRecord::Weighted(p) = apply(&t, &v3).expect("read") else { panic!() };
+        assert_eq!((p.pool_version, p.bpt_supply), (None, Some(U256::from(800))));
+        let mut cached = v3.clone();
+        cached[7] = failed();
+        let PoolRecord::Weighted(p) = apply(&t, &cached).expect("read") else { panic!() };
+        assert_eq!(p.bpt_supply, None, "an unreadable fee share is not assumed zero");
     }
 
     #[test]
