@@ -40,6 +40,9 @@ const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
 const USDT: Address = address!("dac17f958d2ee523a2206206994597c13d831ec7");
 /// Uniswap V2 USDC/WETH: the pair is its own liquidity token.
 const UNI_V2: Address = address!("b4e16d0168e52d35cacd2c6185b44281ec28c9dc");
+const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
+/// Balancer's 50/50 WBTC/WETH pool, its own BPT.
+const B_WBTC_WETH: Address = address!("a6f548df93de924d73be7d25dc02554c6bd66db5");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
 
 fn request(token_in: Address, amount: u128, token_out: Address, to: Option<u64>) -> RouteRequest {
@@ -73,6 +76,8 @@ fn routes(c: &mut Criterion) {
         ("zap_3crv_usdt", request(THREE_CRV, 1_000_000_000_000_000_000_000, USDT, None)),
         ("zap_usdc_univ2", request(USDC, 1_000_000_000, UNI_V2, None)),
         ("zap_univ2_weth", request(UNI_V2, 100_000_000_000_000, WETH, None)),
+        ("join_weth_bpt", request(WETH, 5_000_000_000_000_000_000, B_WBTC_WETH, None)),
+        ("exit_bpt_wbtc", request(B_WBTC_WETH, 1_000_000_000_000_000_000, WBTC, None)),
     ];
     let mut group = c.benchmark_group("route");
     for (name, req) in &cases {
@@ -116,7 +121,8 @@ fn routes(c: &mut Criterion) {
             exact_out_max_in: None,
         };
         let runner = Runner::Router { router, executor };
-        let book: &dyn ProtocolBook = &();
+        // Balancer pool ids as the routes find them.
+        let book: &dyn ProtocolBook = &switchyard_engine::route::Book(&state);
         let program = encode::encode_plan(&spec, book).expect("encodes").program;
         group.bench_function(format!("guard/{name}"), |b| {
             b.iter(|| {

@@ -201,7 +201,7 @@ fn delegation(world: &ChainWorld, runner: Runner) -> Option<(Address, Address)> 
 
 /// Weighted pool ids: the market record's, else the one the world's Vault
 /// registered the pool under.
-pub(crate) struct Book<'a>(pub(crate) &'a MarketState);
+pub struct Book<'a>(pub &'a MarketState);
 
 impl ProtocolBook for Book<'_> {
     fn pool_id(&self, chain: ChainId, pool: Address) -> Option<B256> {
