@@ -514,7 +514,7 @@ mod tests {
         let PoolRecord::Weighted(p) = apply(&t, &v1).expect("read") else { panic!() };
         assert_eq!((p.pool_version, p.bpt_supply), (Some(1), Some(U256::from(900))));
         // The collector takes half of the swap fees: the BPT is not entered.
-        let mut taxed = v1.clone();
+        let mut taxed = v1;
         taxed[6] = word(50 * e16);
         let PoolRecord::Weighted(p) = apply(&t, &taxed).expect("read") else { panic!() };
         assert_eq!(p.bpt_supply, None);
@@ -522,7 +522,7 @@ mod tests {
         let v3 = [tokens, weights, word(e16), failed(), failed(), word(800), failed(), word(0)];
         let PoolRecord::Weighted(p) = apply(&t, &v3).expect("read") else { panic!() };
         assert_eq!((p.pool_version, p.bpt_supply), (None, Some(U256::from(800))));
-        let mut cached = v3.clone();
+        let mut cached = v3;
         cached[7] = failed();
         let PoolRecord::Weighted(p) = apply(&t, &cached).expect("read") else { panic!() };
         assert_eq!(p.bpt_supply, None, "an unreadable fee share is not assumed zero");
