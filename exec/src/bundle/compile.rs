@@ -850,16 +850,7 @@ impl<'a> Compiler<'a> {
             Ok(())
         })
         .map_err(encode_err(at))?;
-        self.pool_moved(k, minted.next)?;
-        if exact {
-            self.checks.push((at.to_owned(), out.clone(), minted.amount_out));
-        }
-        self.produce(lp_token);
-        if let Some(r) = receiver.filter(|r| *r != self.account) {
-            self.send(lp_token, r, out.clone(), at)?;
-            self.receivers.insert(r);
-        }
-        Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(lp_token) })
+        self.position_minted(k, minted, (lp_token, out), exact, receiver, at)
     }
 
     /// Router02's `addLiquidity(token0, token1, ..)` of both coins of a
@@ -943,16 +934,7 @@ impl<'a> Compiler<'a> {
         })
         .map_err(encode_err(at))?;
         self.dust.extend(&pool.tokens[..2]);
-        self.pool_moved(k, minted.next)?;
-        if exact {
-            self.checks.push((at.to_owned(), out.clone(), minted.amount_out));
-        }
-        self.produce(pair);
-        if let Some(r) = receiver.filter(|r| *r != self.account) {
-            self.send(pair, r, out.clone(), at)?;
-            self.receivers.insert(r);
-        }
-        Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(pair) })
+        self.position_minted(k, minted, (pair, out), exact, receiver, at)
     }
 
     /// A Balancer join of several coins (`EXACT_TOKENS_IN_FOR_BPT_OUT`):
@@ -1019,16 +1001,32 @@ impl<'a> Compiler<'a> {
         let account = self.account_in.clone();
         let out = encode::route::balancer_join(&mut self.b, &call, args, &named, &account)
             .map_err(encode_err(at))?;
+        self.position_minted(k, minted, (bpt, out), exact, receiver, at)
+    }
+
+    /// After several coins went into pool `k` and its position `token` was
+    /// measured into `out`: the pool's state for the actions after, the
+    /// kernel's mint held to execution when the amounts were exact, the
+    /// token produced and sent on to a receiver other than the account.
+    fn position_minted(
+        &mut self,
+        k: usize,
+        minted: switchyard_kernel::amm::Swap,
+        (token, out): (Address, In),
+        exact: bool,
+        receiver: Option<Address>,
+        at: &str,
+    ) -> Result<Output, ExecError> {
         self.pool_moved(k, minted.next)?;
         if exact {
             self.checks.push((at.to_owned(), out.clone(), minted.amount_out));
         }
-        self.produce(bpt);
+        self.produce(token);
         if let Some(r) = receiver.filter(|r| *r != self.account) {
-            self.send(bpt, r, out.clone(), at)?;
+            self.send(token, r, out.clone(), at)?;
             self.receivers.insert(r);
         }
-        Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(bpt) })
+        Ok(Output { slot: out, predicted: Some(minted.amount_out), exact, token: Some(token) })
     }
 
     /// The Router02 of a Uniswap V2 protocol's factory on this chain.

@@ -1066,6 +1066,30 @@ impl<'a> BalancerCall<'a> {
     pub(crate) const fn vault(&self) -> Address {
         self.vault
     }
+
+    /// `joinPool` or `exitPool` (`selector`) of the account's own, the
+    /// request's assets the coins, its limits `limits` (`maxAmountsIn` or
+    /// `minAmountsOut`), its `userData` the slot `user_data`, no internal
+    /// balances: the two requests have the same layout.
+    fn vault_call(
+        &self,
+        b: &mut ProgramBuilder,
+        selector: [u8; 4],
+        limits: &Vec<U256>,
+        user_data: In,
+        account: &In,
+    ) -> Result<(), EncodeError> {
+        let request = vec![
+            b.dynamic(&self.pool.tokens[..self.coins].to_vec())?,
+            b.dynamic(limits)?,
+            user_data,
+            b.word(false)?,
+        ];
+        let id = b.word(self.pool_id)?;
+        let args = [id, account.clone(), account.clone(), In::Tuple(request)];
+        b.call(CallKind::Call, self.vault, selector, &args, Out::Ignore)?;
+        Ok(())
+    }
 }
 
 /// `joinPool` of `EXACT_TOKENS_IN_FOR_BPT_OUT` with `amounts` (one slot
@@ -1092,22 +1116,8 @@ pub(crate) fn balancer_join(
     )?;
     let user_data = user_data.map(In::Var).ok_or(EncodeError::Unsupported("a join's userData"))?;
     let max_in: Vec<U256> = named.iter().map(|n| if *n { U256::MAX } else { U256::ZERO }).collect();
-    let request = vec![
-        b.dynamic(&call.pool.tokens[..call.coins].to_vec())?,
-        b.dynamic(&max_in)?,
-        user_data,
-        b.word(false)?,
-    ];
-    let id = b.word(call.pool_id)?;
     measured(b, call.pool.address, account, |b| {
-        b.call(
-            CallKind::Call,
-            call.vault,
-            IBalancerVault::joinPoolCall::SELECTOR,
-            &[id, account.clone(), account.clone(), In::Tuple(request)],
-            Out::Ignore,
-        )?;
-        Ok(())
+        call.vault_call(b, IBalancerVault::joinPoolCall::SELECTOR, &max_in, user_data, account)
     })
 }
 
@@ -1144,21 +1154,8 @@ pub(crate) fn balancer_exit(
         Out::Var,
     )?;
     let user_data = user_data.map(In::Var).ok_or(EncodeError::Unsupported("an exit's userData"))?;
-    let request = vec![
-        b.dynamic(&call.pool.tokens[..call.coins].to_vec())?,
-        b.dynamic(&vec![U256::ZERO; call.coins])?,
-        user_data,
-        b.word(false)?,
-    ];
-    let id = b.word(call.pool_id)?;
-    b.call(
-        CallKind::Call,
-        call.vault,
-        IBalancerVault::exitPoolCall::SELECTOR,
-        &[id, account.clone(), account.clone(), In::Tuple(request)],
-        Out::Ignore,
-    )?;
-    Ok(())
+    let min_out = vec![U256::ZERO; call.coins];
+    call.vault_call(b, IBalancerVault::exitPoolCall::SELECTOR, &min_out, user_data, account)
 }
 
 /// One coin into a Uniswap V2 pair's liquidity token, or the token out
