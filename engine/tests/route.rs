@@ -153,6 +153,120 @@ async fn router_routes_execute_and_deliver_the_quote() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A 2023 Balancer pool (the current pow rule) of three coins whose BPT
+/// the market lists, added to the embedded data by a catalog file (the
+/// BPT as a token) and a market file: one coin in and the BPT out into
+/// another, on routes, execute on the published `WeightedPool` v3 and
+/// deliver the quote; and a bundle joining with all three coins, then
+/// exiting in proportion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_coin_2023_balancer_pool_is_joined_and_exited() {
+    let dir = temp_dir("balancer-v3");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let bpt = address!("00000000000000000000000000000000000b9703");
+    let catalog = dir.join("catalog.json");
+    let token = serde_json::json!({"tokens": [{
+        "chainId": 1, "address": format!("{bpt:#x}"), "type": "defi", "decimals": 18,
+        "symbol": "B-33DAI-33USDC-33WETH", "name": "Balancer DAI/USDC/WETH", "logosUri": [],
+        "project": "balancer", "protocolSlug": "balancer-v2",
+        "primaryAddress": "0xba12222222228d8ba445958a75a0704d566bf2c8",
+        "underlyingTokens": [format!("{DAI:#x}"), format!("{USDC:#x}"), format!("{WETH:#x}")],
+        "apy": null, "apyBase": null, "apyReward": null, "tvl": null,
+        "borrowApyBase": null, "borrowApyReward": null
+    }]});
+    std::fs::write(&catalog, token.to_string()).expect("catalog file");
+    let mut market: serde_json::Value =
+        serde_json::from_str(include_str!("../../catalog/data/market.json")).expect("market");
+    let third = "333333333333333333";
+    market["pools"].as_array_mut().expect("pools").push(serde_json::json!({
+        "kind": "weighted", "chainId": 1, "protocol": "balancer-v2",
+        "address": format!("{bpt:#x}"),
+        // Ascending, as the pool requires.
+        "tokens": [format!("{DAI:#x}"), format!("{USDC:#x}"), format!("{WETH:#x}")],
+        "balances": ["3000000000000000000000000", "3000000000000", "1000000000000000000000"],
+        "weights": ["333333333333333334", third, third],
+        "swapFee": "3000000000000000",
+        "bptSupply": "8657213990183477172611"
+    }));
+    let market_file = dir.join("market.json");
+    std::fs::write(&market_file, market.to_string()).expect("market file");
+    let (engine, shutdown) = Engine::start(EngineConfig {
+        data_dir: dir.clone(),
+        catalog_files: vec![catalog],
+        market_file: Some(market_file),
+        ..EngineConfig::default()
+    })
+    .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world built");
+    let w1 = world.chain(ChainId(1)).expect("chain 1");
+    for (tin, amount, tout) in [
+        (USDC, 50_000_000_000u128, bpt),
+        (DAI, 20_000_000_000_000_000_000_000, bpt),
+        (bpt, 30_000_000_000_000_000_000, WETH),
+        (bpt, 10_000_000_000_000_000_000, USDC),
+    ] {
+        let mut req = request(tin, amount, tout);
+        req.quote.ignore_standards =
+            ["uniswap-v2", "uniswap-v3", "curve"].map(String::from).to_vec();
+        let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {tout}: {e:?}"));
+        let steps: Vec<_> = r.quote.plan.legs[0].routes.iter().flat_map(|r| &r.steps).collect();
+        assert!(steps.iter().any(|s| s.address == bpt), "{tin} → {tout} joins or exits {bpt}");
+        replay(w1, &r, &req, USER);
+    }
+    // Bundles: all three coins in one join; BPT out in proportion.
+    use switchyard_engine::bundle::{Action, ActionKind, Amount, BundleRequest};
+    let bundle = |kind| {
+        let action = Action { protocol: "balancer-v2".into(), kind };
+        let id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+        BundleRequest::new(ChainId(1), USER, RoutingStrategy::Router, id, vec![action])
+    };
+    let (dai, usdc, weth) = (
+        U256::from(10_000_000_000_000_000_000_000u128),
+        U256::from(5_000_000_000u64),
+        U256::from(2_000_000_000_000_000_000u128),
+    );
+    let join = bundle(ActionKind::MultiDeposit {
+        tokens_in: vec![WETH, DAI, USDC],
+        amounts_in: vec![Amount::Value(weth), Amount::Value(dai), Amount::Value(usdc)],
+        token_out: Some(bpt),
+        primary: bpt,
+        receiver: None,
+    });
+    let b = engine.bundle(join).await.expect("join");
+    let setup = SimSetup {
+        funds: vec![(USER, DAI, dai), (USER, USDC, usdc), (USER, WETH, weth)],
+        approvals: b.approvals.clone(),
+        watch: vec![(USER, bpt)],
+        ..SimSetup::default()
+    };
+    let out = simulate(w1, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], b.amounts_out.get(&bpt).copied(), "the BPT answered");
+    let exit = bundle(ActionKind::MultiRedeem {
+        token_in: Some(bpt),
+        tokens_out: vec![USDC, WETH, DAI],
+        amount_in: Amount::Value(U256::from(10u128.pow(18))),
+        primary: bpt,
+        receiver: None,
+    });
+    let b = engine.bundle(exit).await.expect("exit");
+    let setup = SimSetup {
+        funds: vec![(USER, bpt, U256::from(10u128.pow(18)))],
+        approvals: b.approvals.clone(),
+        watch: vec![(USER, USDC), (USER, WETH), (USER, DAI), (USER, bpt)],
+        ..SimSetup::default()
+    };
+    let out = simulate(w1, &b.tx, &setup).expect("executes again");
+    for (k, t) in [USDC, WETH, DAI].iter().enumerate() {
+        let paid = b.amounts_out.get(t).copied();
+        assert!(paid.is_some_and(|p| !p.is_zero()), "{t} paid");
+        assert_eq!(out.gains[k], paid, "{t}");
+    }
+    assert_eq!(out.after[3], U256::ZERO, "every BPT burnt");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pairwise_outputs_that_are_also_inputs() {
     let dir = temp_dir("pairwise");
