@@ -756,6 +756,11 @@ fn check_pool(
             if p.bpt_supply.is_some_and(|s| s.is_zero()) {
                 bad("bptSupply must be positive".into());
             }
+            // A pool direction names its tokens in 3 bits: the BPT, after
+            // the coins, may be the eighth token at most.
+            if p.bpt_supply.is_some() && p.tokens.len() > 7 {
+                bad("bptSupply on a pool of more than 7 coins: its BPT would be a ninth token, past what a pool direction indexes".into());
+            }
         }
         PoolRecord::Erc4626(p) => {
             if p.total_supply.is_zero() != p.total_assets.is_zero() {

@@ -242,7 +242,16 @@ fn market_validation_reports_every_problem() {
          "tokens":[],"balances":[],"weights":[],"swapFee":"1"},
         {"kind":"weighted","chainId":1,"protocol":"balancer-v2","address":"0x0000000000000000000000000000000000000006",
          "tokens":["0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"],
-         "balances":["1","1"],"weights":["500000000000000000","500000000000000000"],"swapFee":"1","bptSupply":"0"}
+         "balances":["1","1"],"weights":["500000000000000000","500000000000000000"],"swapFee":"1","bptSupply":"0"},
+        {"kind":"weighted","chainId":1,"protocol":"balancer-v2","address":"0x0000000000000000000000000000000000000007",
+         "tokens":["0x0000000000000000000000000000000000000011","0x0000000000000000000000000000000000000012",
+                   "0x0000000000000000000000000000000000000013","0x0000000000000000000000000000000000000014",
+                   "0x0000000000000000000000000000000000000015","0x0000000000000000000000000000000000000016",
+                   "0x0000000000000000000000000000000000000017","0x0000000000000000000000000000000000000018"],
+         "balances":["1","1","1","1","1","1","1","1"],
+         "weights":["125000000000000000","125000000000000000","125000000000000000","125000000000000000",
+                    "125000000000000000","125000000000000000","125000000000000000","125000000000000000"],
+         "swapFee":"1","bptSupply":"5"}
       ]}"#;
     let p = problems_of(bad);
     let all = p.join("\n");
@@ -268,6 +277,7 @@ fn market_validation_reports_every_problem() {
     assert!(all.contains("kLast and feeOn describe the liquidity token"), "{all}");
     // A Balancer pool's BPT, when listed, has a supply.
     assert!(all.contains("bptSupply must be positive"), "{all}");
+    assert!(all.contains("bptSupply on a pool of more than 7 coins"), "{all}");
     assert!(p.len() >= 8, "{all}");
 }
 

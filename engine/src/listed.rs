@@ -87,22 +87,31 @@ fn calls(record: &PoolRecord) -> Vec<LensCall> {
             out.push(call(p.lp_token.unwrap_or(p.address), totalSupplyCall {}.abi_encode()));
             out
         }
-        PoolRecord::Weighted(p) => vec![
-            call(
-                BALANCER_VAULT,
-                getPoolTokensCall { poolId: p.pool_id.unwrap_or_default() }.abi_encode(),
-            ),
-            call(p.address, getNormalizedWeightsCall {}.abi_encode()),
-            call(p.address, getSwapFeePercentageCall {}.abi_encode()),
-            call(p.address, getLastInvariantCall {}.abi_encode()),
-            call(p.address, getRateProvidersCall {}.abi_encode()),
-            call(p.address, totalSupplyCall {}.abi_encode()),
-            // The protocol's share of swap fees: the 2021 pools are told
-            // it by the Vault, from its fees collector; the later ones
-            // cache the provider's (fee type 0, swaps).
-            call(balancer_fees_collector(), getSwapFeePercentageCall {}.abi_encode()),
-            call(p.address, getProtocolFeePercentageCacheCall { feeType: U256::ZERO }.abi_encode()),
-        ],
+        PoolRecord::Weighted(p) => {
+            let mut out = vec![
+                call(
+                    BALANCER_VAULT,
+                    getPoolTokensCall { poolId: p.pool_id.unwrap_or_default() }.abi_encode(),
+                ),
+                call(p.address, getNormalizedWeightsCall {}.abi_encode()),
+                call(p.address, getSwapFeePercentageCall {}.abi_encode()),
+                call(p.address, getLastInvariantCall {}.abi_encode()),
+                call(p.address, getRateProvidersCall {}.abi_encode()),
+            ];
+            if p.bpt_supply.is_some() {
+                // The BPT's supply, and the protocol's share of swap fees:
+                // the 2021 pools are told it by the Vault, from its fees
+                // collector; the later ones cache the provider's (fee
+                // type 0, swaps).
+                out.push(call(p.address, totalSupplyCall {}.abi_encode()));
+                out.push(call(balancer_fees_collector(), getSwapFeePercentageCall {}.abi_encode()));
+                out.push(call(
+                    p.address,
+                    getProtocolFeePercentageCacheCall { feeType: U256::ZERO }.abi_encode(),
+                ));
+            }
+            out
+        }
         PoolRecord::Erc4626(p) => vec![
             call(p.address, totalAssetsCall {}.abi_encode()),
             call(p.address, totalSupplyCall {}.abi_encode()),
@@ -257,19 +266,21 @@ fn weighted(p: &mut WeightedRecord, answers: &[LensAnswer]) -> Result<(), Unread
     // The 2021 pools (the first factories) answer `getLastInvariant()`,
     // the later ones do not: their pow has the exact shortcuts.
     p.pool_version = answers[3].ok.then_some(1);
-    // A listed BPT takes the pool's supply; a pool that pays the protocol
-    // a share of its swap fees mints it on every join and exit, which the
-    // kernel does not quote: its BPT is then not entered.
+    // A listed BPT takes the pool's supply. A pool that pays the protocol
+    // a share of its swap fees collects it on every join and exit (the
+    // 2021 pools in coins out of the balances, the later ones in BPT
+    // minted), which the kernel does not quote: its BPT is then not
+    // entered, nor when its supply or that share cannot be read; its coins
+    // still trade.
     if p.bpt_supply.is_some() {
         let fee = if p.pool_version == Some(1) {
             ret::<getSwapFeePercentageCall>(&answers[6], "the fees collector's swap fee")
         } else {
             ret::<getProtocolFeePercentageCacheCall>(&answers[7], "the protocol swap fee cache")
         };
-        p.bpt_supply = match fee {
-            Ok(f) if f.is_zero() => {
-                Some(ret::<totalSupplyCall>(&answers[5], "the BPT's totalSupply()")?)
-            }
+        let supply = ret::<totalSupplyCall>(&answers[5], "the BPT's totalSupply()");
+        p.bpt_supply = match (fee, supply) {
+            (Ok(f), Ok(s)) if f.is_zero() && !s.is_zero() => Some(s),
             _ => None,
         };
     }
@@ -522,10 +533,21 @@ mod tests {
         let v3 = [tokens, weights, word(e16), failed(), failed(), word(800), failed(), word(0)];
         let PoolRecord::Weighted(p) = apply(&t, &v3).expect("read") else { panic!() };
         assert_eq!((p.pool_version, p.bpt_supply), (None, Some(U256::from(800))));
-        let mut cached = v3;
+        let mut cached = v3.clone();
         cached[7] = failed();
         let PoolRecord::Weighted(p) = apply(&t, &cached).expect("read") else { panic!() };
         assert_eq!(p.bpt_supply, None, "an unreadable fee share is not assumed zero");
+        // An unreadable supply leaves the BPT out, not the pool.
+        let mut unread = v3;
+        unread[5] = failed();
+        let PoolRecord::Weighted(p) = apply(&t, &unread).expect("the coins still read") else {
+            panic!()
+        };
+        assert_eq!((p.bpt_supply, p.balances.len()), (None, 2));
+        // A pool whose BPT is not listed asks for none of it.
+        let PoolRecord::Weighted(mut plain) = t else { panic!() };
+        plain.bpt_supply = None;
+        assert_eq!(calls(&PoolRecord::Weighted(plain)).len(), 5);
     }
 
     #[test]

@@ -397,11 +397,12 @@ impl Pool {
         self.tokens.iter().position(|t| *t == token)
     }
 
-    /// The index of a Curve pool's LP token among its tokens (after the
-    /// coins), when the pool lists one with its supply and the token is a
-    /// contract of its own: depositing one coin and withdrawing into one
-    /// are then trades with it. A pool that is its own LP token (the
-    /// newer factory pools) is not entered this way.
+    /// The index of a pool's liquidity token among its tokens (after the
+    /// coins), when the market lists its supply: depositing one coin and
+    /// withdrawing into one are then trades with it. A Curve pool's LP
+    /// token must be a contract of its own (a Curve pool that is its own
+    /// LP token, as the newer factory pools are, is not entered this way);
+    /// a Uniswap V2 pair and a Balancer pool are their own tokens.
     pub fn lp_index(&self) -> Option<usize> {
         if let PoolState::UniswapV2Lp(_) = &self.state {
             // The pair is its own liquidity token.

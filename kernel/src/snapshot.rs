@@ -165,6 +165,7 @@ impl MarketSnapshot {
                     }
                     (PoolState::Weighted(a), PoolState::Weighted(b)) => {
                         a.balances.len() == b.balances.len()
+                            && a.bpt_supply.is_some() == b.bpt_supply.is_some()
                     }
                     _ => true,
                 };

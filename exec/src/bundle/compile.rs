@@ -608,13 +608,14 @@ impl<'a> Compiler<'a> {
         // Enso names a Uniswap V2 position by its protocol's Router02, and
         // a Balancer one by the Vault; the pair or pool is then the token
         // the action mints or burns.
-        let by_router = self.names_by_periphery(protocol, primary);
+        let by_periphery = self.periphery_of_kind(protocol, primary);
         let pair = if deposit { token_out } else { token_in };
         for (k, p) in self.snapshot.pools().iter().enumerate() {
             let lp = p.lp_index();
             let named = p.address == primary
                 || lp.is_some_and(|lp| {
-                    p.tokens[lp] == primary || by_router && Some(p.tokens[lp]) == pair
+                    p.tokens[lp] == primary
+                        || by_periphery.is_some_and(|kind| kind(p)) && Some(p.tokens[lp]) == pair
                 });
             if p.chain != self.chain || !family.contains(&*p.protocol) || !named {
                 continue;
@@ -705,17 +706,19 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: out, predicted, exact, token: Some(to) })
     }
 
-    /// Whether `primary` is the Router02 of `protocol`'s Uniswap V2
-    /// factory on this chain, or the chain's Balancer Vault: contracts
-    /// through which a position is entered, the position named by the
-    /// action's token.
-    fn names_by_periphery(&self, protocol: &str, primary: Address) -> bool {
-        self.v2_router_of(protocol).is_ok_and(|r| r == primary)
-            || self
-                .state
-                .catalog
-                .deployment(self.chain, DeploymentRole::BalancerVault, None)
-                .is_some_and(|d| d.address == primary)
+    /// Which kind of pool `primary` names by the contract through which its
+    /// position is entered, the position then named by the action's token:
+    /// a Uniswap V2 pair by the Router02 of `protocol`'s factory on this
+    /// chain, a Balancer pool by the chain's Vault.
+    fn periphery_of_kind(&self, protocol: &str, primary: Address) -> Option<fn(&Pool) -> bool> {
+        if self.v2_router_of(protocol).is_ok_and(|r| r == primary) {
+            return Some(|p| matches!(p.state, PoolState::UniswapV2Lp(_)));
+        }
+        self.state
+            .catalog
+            .deployment(self.chain, DeploymentRole::BalancerVault, None)
+            .is_some_and(|d| d.address == primary)
+            .then_some(|p| matches!(p.state, PoolState::Weighted(_)))
     }
 
     /// The Router02 of `protocol`'s Uniswap V2 factory on this chain.
@@ -726,9 +729,10 @@ impl<'a> Compiler<'a> {
     }
 
     /// The pool with a listed LP token that `primary` names (the pool or
-    /// its LP token; or, for Uniswap V2, its protocol's Router02 with the
-    /// pair named by `lp`): the only places several coins go in or come out
-    /// together (a tokenized Curve pool, a Uniswap V2 pair).
+    /// its LP token; or, for Uniswap V2, its protocol's Router02, and for
+    /// Balancer the Vault, with the pair or pool named by `lp_hint`): the
+    /// only places several coins go in or come out together (a tokenized
+    /// Curve pool, a Uniswap V2 pair, a Balancer pool).
     fn lp_pool(
         &self,
         protocol: &str,
@@ -737,14 +741,14 @@ impl<'a> Compiler<'a> {
         at: &str,
     ) -> Result<(usize, Pool), BundleError> {
         let family = self.templates.family(protocol);
-        let by_router = self.names_by_periphery(protocol, primary);
+        let by_periphery = self.periphery_of_kind(protocol, primary);
         let found = self.snapshot.pools().iter().enumerate().find(|(_, p)| {
             p.chain == self.chain
                 && family.contains(&*p.protocol)
                 && p.lp_index().is_some_and(|lp| {
                     p.address == primary
                         || p.tokens[lp] == primary
-                        || by_router && Some(p.tokens[lp]) == lp_hint
+                        || by_periphery.is_some_and(|kind| kind(p)) && Some(p.tokens[lp]) == lp_hint
                 })
         });
         let Some((k, p)) = found else {
@@ -1036,9 +1040,10 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    /// `remove_liquidity`: the LP tokens burnt for every coin in
-    /// proportion, each coin's payment measured, in the order the action
-    /// names them.
+    /// The LP tokens burnt for every coin in proportion (a Curve pool's
+    /// `remove_liquidity`, Router02's `removeLiquidity`, a Balancer
+    /// `EXACT_BPT_IN_FOR_TOKENS_OUT` exit), each coin's payment measured, in
+    /// the order the action names them.
     fn curve_multi_redeem(
         &mut self,
         r: &MultiRedeem<'_>,

@@ -342,21 +342,24 @@ impl Solved {
 fn weighted_lp_out(w: &crate::pool::WeightedState, i: usize, j: usize, amount: f64) -> f64 {
     let n = w.balances.len();
     let supply = w.bpt_supply.map_or(0.0, u256_to_f64);
-    let coin = |k: usize| (u256_to_f64(w.balances[k]), u256_to_f64(w.weights[k]) / 1e18);
+    let coin = |k: usize| match (w.balances.get(k), w.weights.get(k)) {
+        (Some(b), Some(wt)) => Some((u256_to_f64(*b), u256_to_f64(*wt) / 1e18)),
+        _ => None,
+    };
     let fee = u256_to_f64(w.swap_fee) / 1e18;
     if supply <= 0.0 {
         return 0.0;
     }
-    if j == n && i < n {
-        let (b, wt) = coin(i);
-        let net = amount * (1.0 - fee * (1.0 - wt));
-        if b > 0.0 { supply * (wt * (net / b).ln_1p()).exp_m1() } else { 0.0 }
-    } else if i == n && j < n && amount < 0.3 * supply {
-        let (b, wt) = coin(j);
-        let gross = -b * ((-amount / supply).ln_1p() / wt).exp_m1();
-        gross * (1.0 - fee * (1.0 - wt))
-    } else {
-        0.0
+    match (coin(i), coin(j)) {
+        (Some((b, wt)), None) if j == n && b > 0.0 => {
+            let net = amount * (1.0 - fee * (1.0 - wt));
+            supply * (wt * (net / b).ln_1p()).exp_m1()
+        }
+        (None, Some((b, wt))) if i == n && amount < 0.3 * supply && wt > 0.0 => {
+            let gross = -b * ((-amount / supply).ln_1p() / wt).exp_m1();
+            gross * (1.0 - fee * (1.0 - wt))
+        }
+        _ => 0.0,
     }
 }
 
