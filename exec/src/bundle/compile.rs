@@ -789,13 +789,6 @@ impl<'a> Compiler<'a> {
         }
         let lp = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
         let lp_token = pool.tokens[lp];
-        if tokens_in.is_empty() || tokens_in.len() != amounts_in.len() {
-            return Err(BundleError::invalid(
-                format!("{at}.amountIn"),
-                "amountIn needs one amount per tokenIn",
-            )
-            .into());
-        }
         if let Some(t) = token_out.filter(|t| *t != lp_token) {
             return Err(BundleError::invalid(
                 format!("{at}.tokenOut"),
@@ -803,38 +796,9 @@ impl<'a> Compiler<'a> {
             )
             .into());
         }
-        let coins = encode::route::curve_coin_list(&pool, lp);
-        let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        let mut args = vec![zero.clone(); lp];
-        let mut amounts = vec![U256::ZERO; lp];
-        let mut named = vec![false; lp];
-        let (mut exact, mut value) = (true, None);
-        for (i, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
-            let field = format!("{at}.tokenIn[{i}]");
-            let c = pool.index_of(*t).filter(|c| *c < lp && !named[*c]).ok_or_else(|| {
-                BundleError::invalid(
-                    &field,
-                    format!(
-                        "{t:#x} is not a coin of the pool {:#x} named once ({})",
-                        pool.address, coins
-                    ),
-                )
-            })?;
-            named[c] = true;
-            let amount_at = format!("{at}.amountIn[{i}]");
-            let (x, pred, ex) = self.amount(a, &amount_at)?;
-            self.consume(*t, a, &field)?;
-            amounts[c] = self.planned_amount(&x, pred, &amount_at)?;
-            exact &= ex && pred.is_some();
-            if *t == NATIVE_TOKEN {
-                value = Some(x.clone());
-            } else {
-                encode::route::approve(&mut self.b, *t, pool.address, x.clone())
-                    .map_err(encode_err(at))?;
-            }
-            args[c] = x;
-        }
-        args.push(zero);
+        let CoinsIn { mut args, amounts, exact, value, .. } =
+            self.coins_in(&pool, lp, tokens_in, amounts_in, pool.address, at)?;
+        args.push(self.b.uint(U256::ZERO).map_err(weiroll(at))?);
         let selector = encode::route::curve_add_liquidity_selector(lp)
             .ok_or_else(|| BundleError::invalid(at, format!("a pool of {lp} coins")))?;
         let kind = match value {
@@ -890,31 +854,10 @@ impl<'a> Compiler<'a> {
             .into());
         }
         let router = self.v2_router(&pool.protocol, at)?;
+        let CoinsIn { args, amounts, exact, .. } =
+            self.coins_in(pool, 2, tokens_in, amounts_in, router, at)?;
+        let desired = [amounts[0], amounts[1]];
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        let mut args = vec![zero.clone(); 2];
-        let mut desired = [U256::ZERO; 2];
-        let mut named = [false; 2];
-        let mut exact = true;
-        for (i, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
-            let field = format!("{at}.tokenIn[{i}]");
-            let c = pool.index_of(*t).filter(|c| *c < 2 && !named[*c]).ok_or_else(|| {
-                BundleError::invalid(
-                    &field,
-                    format!(
-                        "{t:#x} is not a coin of the pair {pair:#x} named once ({:#x}, {:#x})",
-                        pool.tokens[0], pool.tokens[1]
-                    ),
-                )
-            })?;
-            named[c] = true;
-            let amount_at = format!("{at}.amountIn[{i}]");
-            let (x, pred, ex) = self.amount(a, &amount_at)?;
-            self.consume(*t, a, &field)?;
-            desired[c] = self.planned_amount(&x, pred, &amount_at)?;
-            exact &= ex && pred.is_some();
-            encode::route::approve(&mut self.b, *t, router, x.clone()).map_err(encode_err(at))?;
-            args[c] = x;
-        }
         let (_, minted) = pool.v2_add_liquidity(&pool.state, desired).map_err(|e| {
             BundleError::unroutable(at, format!("{pair:#x} cannot take these amounts now: {e}"))
         })?;
@@ -963,6 +906,34 @@ impl<'a> Compiler<'a> {
             )
             .into());
         }
+        let book = crate::route::Book(self.state);
+        let call =
+            encode::route::BalancerCall::of(&self.state.catalog, &book, pool).map_err(|e| {
+                BundleError::unroutable(at, format!("{bpt:#x} cannot be joined here: {e}"))
+            })?;
+        let CoinsIn { args, amounts, named, exact, .. } =
+            self.coins_in(pool, n, tokens_in, amounts_in, call.vault(), at)?;
+        let minted = pool.balancer_join(&pool.state, &amounts).map_err(|e| {
+            BundleError::unroutable(at, format!("{bpt:#x} cannot take these amounts now: {e}"))
+        })?;
+        let account = self.account_in.clone();
+        let out = encode::route::balancer_join(&mut self.b, &call, args, &named, &account)
+            .map_err(encode_err(at))?;
+        self.position_minted(k, minted, (bpt, out), exact, receiver, at)
+    }
+
+    /// The coins an action puts into `pool` together (of its first `n`
+    /// tokens, each named once with its amount), each approved to
+    /// `spender` (the native coin is sent as value instead).
+    fn coins_in(
+        &mut self,
+        pool: &Pool,
+        n: usize,
+        tokens_in: &[Address],
+        amounts_in: &[Amount],
+        spender: Address,
+        at: &str,
+    ) -> Result<CoinsIn, ExecError> {
         if tokens_in.is_empty() || tokens_in.len() != amounts_in.len() {
             return Err(BundleError::invalid(
                 format!("{at}.amountIn"),
@@ -971,41 +942,40 @@ impl<'a> Compiler<'a> {
             .into());
         }
         let coins = encode::route::curve_coin_list(pool, n);
-        let book = crate::route::Book(self.state);
-        let call =
-            encode::route::BalancerCall::of(&self.state.catalog, &book, pool).map_err(|e| {
-                BundleError::unroutable(at, format!("{bpt:#x} cannot be joined here: {e}"))
-            })?;
-        let vault = call.vault();
         let zero = self.b.uint(U256::ZERO).map_err(weiroll(at))?;
-        let mut args = vec![zero; n];
-        let mut amounts = vec![U256::ZERO; n];
-        let mut named = vec![false; n];
-        let mut exact = true;
+        let mut c_in = CoinsIn {
+            args: vec![zero; n],
+            amounts: vec![U256::ZERO; n],
+            named: vec![false; n],
+            exact: true,
+            value: None,
+        };
         for (i, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
             let field = format!("{at}.tokenIn[{i}]");
-            let c = pool.index_of(*t).filter(|c| *c < n && !named[*c]).ok_or_else(|| {
+            let c = pool.index_of(*t).filter(|c| *c < n && !c_in.named[*c]).ok_or_else(|| {
                 BundleError::invalid(
                     &field,
-                    format!("{t:#x} is not a coin of the pool {bpt:#x} named once ({coins})"),
+                    format!(
+                        "{t:#x} is not a coin of the pool {:#x} named once ({coins})",
+                        pool.address
+                    ),
                 )
             })?;
-            named[c] = true;
+            c_in.named[c] = true;
             let amount_at = format!("{at}.amountIn[{i}]");
             let (x, pred, ex) = self.amount(a, &amount_at)?;
             self.consume(*t, a, &field)?;
-            amounts[c] = self.planned_amount(&x, pred, &amount_at)?;
-            exact &= ex && pred.is_some();
-            encode::route::approve(&mut self.b, *t, vault, x.clone()).map_err(encode_err(at))?;
-            args[c] = x;
+            c_in.amounts[c] = self.planned_amount(&x, pred, &amount_at)?;
+            c_in.exact &= ex && pred.is_some();
+            if *t == NATIVE_TOKEN {
+                c_in.value = Some(x.clone());
+            } else {
+                encode::route::approve(&mut self.b, *t, spender, x.clone())
+                    .map_err(encode_err(at))?;
+            }
+            c_in.args[c] = x;
         }
-        let minted = pool.balancer_join(&pool.state, &amounts).map_err(|e| {
-            BundleError::unroutable(at, format!("{bpt:#x} cannot take these amounts now: {e}"))
-        })?;
-        let account = self.account_in.clone();
-        let out = encode::route::balancer_join(&mut self.b, &call, args, &named, &account)
-            .map_err(encode_err(at))?;
-        self.position_minted(k, minted, (bpt, out), exact, receiver, at)
+        Ok(c_in)
     }
 
     /// After several coins went into pool `k` and its position `token` was
@@ -2200,6 +2170,20 @@ struct Assembled {
     setup: SimSetup,
     approvals: Vec<Approval>,
     prologue: usize,
+}
+
+/// The coins an action puts into a pool together, pool order.
+struct CoinsIn {
+    /// Each coin's amount slot (a zero constant for a coin not named).
+    args: Vec<In>,
+    /// Each coin's amount as planned.
+    amounts: Vec<U256>,
+    /// Which coins the action named.
+    named: Vec<bool>,
+    /// Whether every amount is known exactly.
+    exact: bool,
+    /// The native coin's amount slot, sent as value.
+    value: Option<In>,
 }
 
 /// A binary operation's value on known operands.
