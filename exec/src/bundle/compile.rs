@@ -776,17 +776,14 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    /// `add_liquidity` of several coins: each approved to the pool (the
-    /// native coin sent as value), the LP tokens minted measured, and
-    /// predicted by the kernel from the amounts as planned.
+    /// Several coins into the pool `primary` names, its LP token named by
+    /// `tokenOut` or not at all: a Uniswap V2 pair's `addLiquidity`, a
+    /// Balancer join, or a Curve pool's `add_liquidity` (each coin approved
+    /// to the pool, the native coin sent as value), the LP tokens minted
+    /// measured and predicted by the kernel from the amounts as planned.
     fn curve_multi_deposit(&mut self, d: &MultiDeposit<'_>, at: &str) -> Result<Output, ExecError> {
         let MultiDeposit { protocol, tokens_in, amounts_in, token_out, primary, receiver } = *d;
         let (k, pool) = self.lp_pool(protocol, primary, token_out, at)?;
-        match pool.state {
-            PoolState::UniswapV2Lp(_) => return self.v2_multi_deposit(d, k, &pool, at),
-            PoolState::Weighted(_) => return self.balancer_multi_deposit(d, k, &pool, at),
-            _ => {}
-        }
         let lp = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
         let lp_token = pool.tokens[lp];
         if let Some(t) = token_out.filter(|t| *t != lp_token) {
@@ -795,6 +792,11 @@ impl<'a> Compiler<'a> {
                 format!("the pool {:#x} mints {lp_token:#x}, not {t:#x}", pool.address),
             )
             .into());
+        }
+        match pool.state {
+            PoolState::UniswapV2Lp(_) => return self.v2_multi_deposit(d, k, &pool, at),
+            PoolState::Weighted(_) => return self.balancer_multi_deposit(d, k, &pool, at),
+            _ => {}
         }
         let CoinsIn { mut args, amounts, exact, value, .. } =
             self.coins_in(&pool, lp, tokens_in, amounts_in, pool.address, at)?;
@@ -834,15 +836,8 @@ impl<'a> Compiler<'a> {
         pool: &Pool,
         at: &str,
     ) -> Result<Output, ExecError> {
-        let MultiDeposit { tokens_in, amounts_in, token_out, receiver, .. } = *d;
+        let MultiDeposit { tokens_in, amounts_in, receiver, .. } = *d;
         let pair = pool.address;
-        if let Some(t) = token_out.filter(|t| *t != pair) {
-            return Err(BundleError::invalid(
-                format!("{at}.tokenOut"),
-                format!("the pair {pair:#x} mints its own token, not {t:#x}"),
-            )
-            .into());
-        }
         if tokens_in.len() != 2 || amounts_in.len() != 2 {
             return Err(BundleError::invalid(
                 format!("{at}.tokenIn"),
@@ -896,16 +891,9 @@ impl<'a> Compiler<'a> {
         pool: &Pool,
         at: &str,
     ) -> Result<Output, ExecError> {
-        let MultiDeposit { tokens_in, amounts_in, token_out, receiver, .. } = *d;
+        let MultiDeposit { tokens_in, amounts_in, receiver, .. } = *d;
         let bpt = pool.address;
         let n = pool.lp_index().ok_or_else(|| BundleError::invalid(at, "not tokenized"))?;
-        if let Some(t) = token_out.filter(|t| *t != bpt) {
-            return Err(BundleError::invalid(
-                format!("{at}.tokenOut"),
-                format!("the pool {bpt:#x} mints its own BPT, not {t:#x}"),
-            )
-            .into());
-        }
         let book = crate::route::Book(self.state);
         let call =
             encode::route::BalancerCall::of(&self.state.catalog, &book, pool).map_err(|e| {
