@@ -774,15 +774,10 @@ where
         Some(TokenImpl::Mapping(artifact, var)) => add_to_mapping(evm, artifact, var, amount),
         Some(TokenImpl::AToken { index }) => aave::fund_a_token(evm, token, holder, amount, index),
         Some(TokenImpl::CurveLp) => {
-            // A transfer from the seed holder: the supply stays the pool's.
-            let slot = var_slot(Artifact::ReferenceCurveToken, "balanceOf")
-                .map(|s| mapping_slot(SEED_HOLDER, s.to::<u64>()))?;
-            let held = evm.storage(token, slot);
-            let left = held.checked_sub(amount).ok_or_else(|| {
-                EvmError::Unfundable(format!("{amount} LP tokens, above the {held} unallocated"))
-            })?;
-            evm.set_storage(token, slot, left);
-            add_to_mapping(evm, Artifact::ReferenceCurveToken, "balanceOf", amount)
+            let slot = Artifact::ReferenceCurveToken
+                .storage_slot("balanceOf")
+                .ok_or(EvmError::NotAContract(token))?;
+            from_seed_holder(evm, token, holder, amount, slot)
         }
         Some(TokenImpl::V2Lp) => {
             from_seed_holder(evm, token, holder, amount, lazy::V2_BALANCE_OF_SLOT)
