@@ -103,12 +103,18 @@ pub fn complement(x: U256) -> U256 {
     if x < ONE { ONE - x } else { U256::ZERO }
 }
 
-/// `LogExpMath.pow(x, y)` widened by its error bound, rounding up:
-/// `raw + (raw.mulUp(1e-14) + 1)`.
-fn pow_up_general(x: U256, y: U256) -> Result<U256> {
+/// `LogExpMath.pow(x, y)` and its error bound, `raw.mulUp(1e-14) + 1`,
+/// which `powUp` adds and `powDown` takes off.
+fn pow_and_error(x: U256, y: U256) -> Result<(U256, U256)> {
     let raw = pow(x, y)?;
     let max_error =
         mul_up(raw, MAX_POW_RELATIVE_ERROR)?.checked_add(U256::from(1u8)).ok_or(INVALID)?;
+    Ok((raw, max_error))
+}
+
+/// `LogExpMath.pow(x, y)` widened by its error bound, rounding up.
+fn pow_up_general(x: U256, y: U256) -> Result<U256> {
+    let (raw, max_error) = pow_and_error(x, y)?;
     raw.checked_add(max_error).ok_or(INVALID)
 }
 
@@ -133,12 +139,10 @@ pub fn pow_up_v1(x: U256, y: U256) -> Result<U256> {
     pow_up_general(x, y)
 }
 
-/// `LogExpMath.pow(x, y)` narrowed by its error bound, rounding down:
-/// `raw - (raw.mulUp(1e-14) + 1)`, or zero when that is negative.
+/// `LogExpMath.pow(x, y)` narrowed by its error bound, rounding down, or
+/// zero when the bound is larger.
 fn pow_down_general(x: U256, y: U256) -> Result<U256> {
-    let raw = pow(x, y)?;
-    let max_error =
-        mul_up(raw, MAX_POW_RELATIVE_ERROR)?.checked_add(U256::from(1u8)).ok_or(INVALID)?;
+    let (raw, max_error) = pow_and_error(x, y)?;
     Ok(raw.saturating_sub(max_error))
 }
 
