@@ -315,6 +315,7 @@ fn place_v3(
                 fee: p.tier.0,
                 tick_spacing: p.tier.1,
                 ticks: ticks.into(),
+                range: switchyard_kernel::RangeHint::default(),
             };
             let storage = lazy::v3_pool_storage(&state, 1).ok_or("a tick out of range")?;
             for (slot, v) in storage {

@@ -571,13 +571,16 @@ fn v3_state(evm: &mut Evm, p: &V3Pool) -> Result<PoolState, TestCaseError> {
             ticks.push((t, info.liquidityNet));
         }
     }
+    let tick = i32::try_from(slot0.tick).expect("int24 fits i32");
+    let ticks = TickList::from(ticks);
     Ok(PoolState::UniswapV3(Box::new(V3State {
         sqrt_price_x96: U256::from(slot0.sqrtPriceX96),
         liquidity,
-        tick: i32::try_from(slot0.tick).expect("int24 fits i32"),
+        tick,
         fee: p.fee,
         tick_spacing: p.spacing,
-        ticks: TickList::from(ticks),
+        range: switchyard_kernel::RangeHint::of(tick, &ticks),
+        ticks,
     })))
 }
 

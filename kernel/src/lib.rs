@@ -34,8 +34,8 @@ pub use bridge::BridgeRoute;
 pub use error::KernelError;
 pub use graph::{Edge, TokenGraph, TokenIx, TokenNode};
 pub use pool::{
-    LendingState, Pool, PoolState, PoolTokens, Protocol, StableswapState, StakingState, TickList,
-    V2LpState, V3State, VaultState, WeightedState,
+    LendingState, Pool, PoolState, PoolTokens, Protocol, RangeHint, StableswapState, StakingState,
+    TickList, V2LpState, V3State, VaultState, WeightedState,
 };
 pub use pools::Pools;
 pub use price::{PriceEntry, PriceTable, USD_ANCHOR_SYMBOLS, derive_prices, usd_anchors};

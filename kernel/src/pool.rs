@@ -73,6 +73,69 @@ impl TickList {
     pub fn sqrt_prices(&self) -> &[f64] {
         &self.0.sqrt
     }
+
+    /// This list's identity (its shared allocation), read without touching
+    /// the list: a [`RangeHint`] names the list it was computed over.
+    fn id(&self) -> usize {
+        std::sync::Arc::as_ptr(&self.0) as usize
+    }
+}
+
+/// Where a V3 pool's current tick sits in its [`TickList`], and the
+/// `sqrt(1.0001^tick)` of the initialized ticks on either side, kept in the
+/// state itself. The shadow quote of a trade that stays within the current
+/// range then reads only the state, not the tick list behind two more
+/// pointers: on a cold cache (a request after the server sat idle, when
+/// other programs have taken the caches) each pointer followed is a miss,
+/// and most pools a search prices are asked for less than their range
+/// holds.
+///
+/// A hint is for one tick over one list. It answers only while the state's
+/// `tick` and `ticks` are the ones it was computed for, so a state whose
+/// tick was moved without a new hint (or a default one) is priced from the
+/// list as before; the answer is the same either way. It takes no part in
+/// equality.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RangeHint {
+    tick: i32,
+    /// Number of initialized ticks at or below `tick`.
+    at: u32,
+    list: usize,
+    /// `sqrt(1.0001^t)` of the nearest initialized tick at or below `tick`
+    /// (0 when none is).
+    below: f64,
+    /// Of the nearest above it (infinity when none is).
+    above: f64,
+}
+
+impl PartialEq for RangeHint {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl RangeHint {
+    /// The hint for `tick` over `ticks`.
+    pub fn of(tick: i32, ticks: &TickList) -> Self {
+        let at = ticks.partition_point(|(t, _)| *t <= tick);
+        let sqrt = ticks.sqrt_prices();
+        Self {
+            tick,
+            at: u32::try_from(at).unwrap_or(u32::MAX),
+            list: ticks.id(),
+            below: at.checked_sub(1).and_then(|p| sqrt.get(p)).copied().unwrap_or(0.0),
+            above: sqrt.get(at).copied().unwrap_or(f64::INFINITY),
+        }
+    }
+
+    /// `(at, below, above)` if the hint is for `tick` over `ticks`.
+    pub(crate) fn get(&self, tick: i32, ticks: &TickList) -> Option<(usize, f64, f64)> {
+        (self.list == ticks.id() && self.tick == tick && self.at != u32::MAX).then_some((
+            self.at as usize,
+            self.below,
+            self.above,
+        ))
+    }
 }
 
 /// The state of a Curve StableSwap pool.
@@ -139,6 +202,9 @@ pub struct V3State {
     /// Initialized ticks (index, liquidityNet), sorted; shared, since swaps
     /// never change them.
     pub ticks: TickList,
+    /// The current range, for the shadow quote: [`RangeHint::of`] `tick`
+    /// and `ticks`, or the default (no hint).
+    pub range: RangeHint,
 }
 
 /// The state of an ERC-4626 vault; the pool's tokens are `[asset, share]`.
@@ -625,6 +691,7 @@ mod tests {
                 fee: 3000,
                 tick_spacing: 60,
                 ticks: TickList::from(Vec::new()),
+                range: RangeHint::default(),
             })),
             vec![18, 18],
         );

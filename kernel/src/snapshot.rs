@@ -319,19 +319,19 @@ impl PoolState {
                     (_, pair) => pair,
                 }
             }
-            PoolRecord::UniswapV3(p) => Self::UniswapV3(Box::new(V3State {
-                sqrt_price_x96: p.sqrt_price_x96,
-                liquidity: p.liquidity,
-                tick: p.tick,
-                fee: p.fee,
-                tick_spacing: p.tick_spacing,
-                ticks: p
-                    .ticks
-                    .iter()
-                    .map(|t| (t.index, t.liquidity_net))
-                    .collect::<Vec<_>>()
-                    .into(),
-            })),
+            PoolRecord::UniswapV3(p) => {
+                let ticks: crate::TickList =
+                    p.ticks.iter().map(|t| (t.index, t.liquidity_net)).collect::<Vec<_>>().into();
+                Self::UniswapV3(Box::new(V3State {
+                    sqrt_price_x96: p.sqrt_price_x96,
+                    liquidity: p.liquidity,
+                    tick: p.tick,
+                    fee: p.fee,
+                    tick_spacing: p.tick_spacing,
+                    range: crate::RangeHint::of(p.tick, &ticks),
+                    ticks,
+                }))
+            }
             PoolRecord::Stableswap(p) => Self::Stableswap(Box::new(StableswapState {
                 balances: p.balances.clone(),
                 amp: p.amp_precise(),

@@ -167,6 +167,7 @@ pub(crate) fn v3_after(v3: &V3State, slot: uniswap_v3::V3Slot) -> PoolState {
         fee: v3.fee,
         tick_spacing: v3.tick_spacing,
         ticks: v3.ticks.clone(),
+        range: crate::pool::RangeHint::of(slot.tick, &v3.ticks),
     }))
 }
 

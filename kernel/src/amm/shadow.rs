@@ -26,12 +26,16 @@ fn i128_to_f64(x: i128) -> f64 {
 }
 
 /// Exact-in through concentrated liquidity in `f64`: token0 in when
-/// `zero_for_one`. `s` is `sqrtPriceX96 / 2^96`.
+/// `zero_for_one`. `s` is `sqrtPriceX96 / 2^96`. With the state's valid
+/// [`crate::pool::RangeHint`] (`(at, below, above)`), a trade that stays in
+/// the current range never reads the tick list; the answer is the same.
+#[allow(clippy::too_many_arguments)]
 fn v3_out(
     s: f64,
     liquidity: u128,
     tick: i32,
     ticks: &TickList,
+    hint: Option<(usize, f64, f64)>,
     keep: f64,
     zero_for_one: bool,
     amount_in: f64,
@@ -41,16 +45,22 @@ fn v3_out(
     let Ok(mut li) = i128::try_from(liquidity) else { return 0.0 };
     let mut s = s;
     let mut x = amount_in * keep;
-    let sqrt = ticks.sqrt_prices();
     let mut out = 0.0;
+    // Initialized ticks at or below the current one.
+    let mut k = match hint {
+        Some((at, ..)) => at,
+        None => ticks.partition_point(|(t, _)| *t <= tick),
+    };
+    // The current range's bound on the side the price moves to, from the
+    // hint; every later one from the list.
+    let mut first = hint.map(|(_, below, above)| if zero_for_one { below } else { above });
     if zero_for_one {
-        // Initialized ticks at or below the current one, nearest first.
-        let mut k = ticks.partition_point(|(t, _)| *t <= tick);
+        // Nearest first, down.
         loop {
-            let (bound, net) = match k.checked_sub(1) {
-                Some(p) => (sqrt[p], ticks[p].1),
-                None => (0.0, 0),
-            };
+            let bound = first.take().unwrap_or_else(|| match k.checked_sub(1) {
+                Some(p) => ticks.sqrt_prices()[p],
+                None => 0.0,
+            });
             let l = i128_to_f64(li);
             if li > 0 {
                 let need = l * (1.0 / bound - 1.0 / s);
@@ -67,18 +77,16 @@ fn v3_out(
                 return 0.0;
             }
             s = bound;
-            let Some(next) = li.checked_sub(net) else { return 0.0 };
+            let Some(next) = li.checked_sub(ticks[k - 1].1) else { return 0.0 };
             li = next;
             k -= 1;
         }
     } else {
-        // Initialized ticks above the current one, nearest first.
-        let mut k = ticks.partition_point(|(t, _)| *t <= tick);
+        // Nearest first, up.
         loop {
-            let (bound, net) = match ticks.get(k) {
-                Some((_, n)) => (sqrt[k], *n),
-                None => (f64::INFINITY, 0),
-            };
+            let bound = first
+                .take()
+                .unwrap_or_else(|| ticks.sqrt_prices().get(k).copied().unwrap_or(f64::INFINITY));
             let l = i128_to_f64(li);
             if li > 0 {
                 let need = l * (bound - s);
@@ -89,11 +97,9 @@ fn v3_out(
                 out += l * (1.0 / s - 1.0 / bound);
                 x -= need;
             }
-            if k >= ticks.len() {
-                return 0.0;
-            }
+            let Some((_, net)) = ticks.get(k) else { return 0.0 };
             s = bound;
-            let Some(next) = li.checked_add(net) else { return 0.0 };
+            let Some(next) = li.checked_add(*net) else { return 0.0 };
             li = next;
             k += 1;
         }
@@ -388,6 +394,7 @@ impl Pool {
                 v3.liquidity,
                 v3.tick,
                 &v3.ticks,
+                v3.range.get(v3.tick, &v3.ticks),
                 1.0 - f64::from(v3.fee) / 1e6,
                 i == 0,
                 amount_in,
@@ -435,7 +442,7 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pool::{StableswapState, V3State, test_pool as pool};
+    use crate::pool::{RangeHint, StableswapState, V3State, test_pool as pool};
 
     fn rel(a: f64, b: f64) -> f64 {
         (a - b).abs() / b.abs().max(1.0)
@@ -459,6 +466,7 @@ mod tests {
                 fee: 3000,
                 tick_spacing: 60,
                 ticks,
+                range: RangeHint::default(),
             })),
             vec![18, 18],
         );
@@ -588,6 +596,7 @@ mod tests {
                     (120_000, -l2),
                     (887_220, -(1i128 << 40)),
                 ]),
+                range: RangeHint::default(),
             })),
             vec![18, 18],
         );
@@ -610,11 +619,68 @@ mod tests {
                 fee: 500,
                 tick_spacing: 10,
                 ticks: TickList::from(vec![(-10, 1_000_000i128), (10, -1_000_000)]),
+                range: RangeHint::default(),
             })),
             vec![18, 18],
         );
         assert_eq!(p.shadow_out(0, 1, 1e18), 0.0);
         assert_eq!(p.shadow_out(0, 1, f64::NAN), 0.0);
         assert_eq!(p.shadow_out(0, 0, 1.0), 0.0);
+    }
+
+    #[test]
+    fn a_range_hint_changes_no_shadow() {
+        // The same answers, bit for bit, with the state's hint, without
+        // one, and with one left from another tick: at a tick, between
+        // ticks, below and above every initialized tick, in range and
+        // across ranges.
+        let ticks = TickList::from(vec![
+            (-1200, 3_000_000_000_000_000_000_000i128),
+            (-600, 1_000_000_000_000_000_000_000),
+            (600, -1_000_000_000_000_000_000_000),
+            (1200, -3_000_000_000_000_000_000_000),
+        ]);
+        let liquidity = |tick: i32| -> u128 {
+            let net: i128 = ticks.iter().filter(|(t, _)| *t <= tick).map(|(_, n)| n).sum();
+            net.max(0) as u128
+        };
+        let mut compared = 0;
+        for tick in [-1500, -1200, -900, -600, -1, 0, 599, 600, 601, 1199, 1200, 1500] {
+            let sqrt = crate::amm::uniswap_v3::sqrt_ratio_at_tick(tick).expect("tick");
+            let state = |range| {
+                pool(
+                    PoolState::UniswapV3(Box::new(V3State {
+                        sqrt_price_x96: sqrt,
+                        liquidity: liquidity(tick),
+                        tick,
+                        fee: 3000,
+                        tick_spacing: 60,
+                        ticks: ticks.clone(),
+                        range,
+                    })),
+                    vec![18, 18],
+                )
+            };
+            let hinted = state(RangeHint::of(tick, &ticks));
+            let plain = state(RangeHint::default());
+            let stale = state(RangeHint::of(tick + 700, &ticks));
+            for (i, j) in [(0, 1), (1, 0)] {
+                for amount in [1e9, 1e15, 1e19, 1e20, 2e20, 5e20, 1e22, 1e24] {
+                    let want = plain.shadow_out(i, j, amount).to_bits();
+                    assert_eq!(
+                        hinted.shadow_out(i, j, amount).to_bits(),
+                        want,
+                        "{tick} {i}->{j} {amount}"
+                    );
+                    assert_eq!(
+                        stale.shadow_out(i, j, amount).to_bits(),
+                        want,
+                        "{tick} {i}->{j} {amount}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 12 * 2 * 8);
     }
 }

@@ -553,13 +553,16 @@ impl Ledger {
 
     /// The pool's state for the kernel.
     pub fn state(&self) -> crate::PoolState {
+        let ticks: crate::TickList =
+            self.ticks.iter().map(|(i, (_, net))| (*i, *net)).collect::<Vec<_>>().into();
         crate::PoolState::UniswapV3(Box::new(crate::pool::V3State {
             sqrt_price_x96: self.sqrt_price_x96,
             liquidity: self.liquidity,
             tick: self.tick,
             fee: self.fee,
             tick_spacing: self.tick_spacing,
-            ticks: self.ticks.iter().map(|(i, (_, net))| (*i, *net)).collect::<Vec<_>>().into(),
+            range: crate::RangeHint::of(self.tick, &ticks),
+            ticks,
         }))
     }
 }
