@@ -13,7 +13,7 @@
 //! expansions per token reached, whatever the size of the market.
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::HashMap,
     hash::{BuildHasherDefault, Hasher},
 };
 
@@ -46,6 +46,84 @@ impl Hasher for TokenHasher {
 
 /// Maps keyed by token index.
 type TokenMap<V> = HashMap<TokenIx, V, BuildHasherDefault<TokenHasher>>;
+
+/// Most labels kept per token ([`Scope::labels_per_token`] is capped here):
+/// a token's labels sit inline, so a layer reaching a thousand tokens
+/// allocates nothing per token.
+pub(super) const MAX_LABELS: usize = 8;
+
+/// Up to [`MAX_LABELS`] values in insertion order, inline.
+#[derive(Clone, Copy)]
+struct Few<T: Copy + Default> {
+    items: [T; MAX_LABELS],
+    len: u8,
+}
+
+impl<T: Copy + Default> Default for Few<T> {
+    fn default() -> Self {
+        Self { items: [T::default(); MAX_LABELS], len: 0 }
+    }
+}
+
+impl<T: Copy + Default> Few<T> {
+    fn as_slice(&self) -> &[T] {
+        &self.items[..usize::from(self.len)]
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Appends `v`; a full list is left as it is (callers keep `len` below
+    /// the cap).
+    fn push(&mut self, v: T) {
+        if let Some(slot) = self.items.get_mut(usize::from(self.len)) {
+            *slot = v;
+            self.len += 1;
+        }
+    }
+
+    /// Removes the item at `w`, keeping the others' order.
+    fn remove(&mut self, w: usize) {
+        let n = usize::from(self.len);
+        if w < n {
+            self.items.copy_within(w + 1..n, w);
+            self.len -= 1;
+        }
+    }
+}
+
+/// The edges that close into the target, grouped by the token they leave,
+/// each group in the order found: one sorted list and an index, not a
+/// vector per token.
+struct Closing {
+    edges: Vec<(TokenIx, Edge)>,
+    runs: TokenMap<(u32, u32)>,
+}
+
+impl Closing {
+    fn new(mut found: Vec<(TokenIx, Edge)>) -> Self {
+        // Stable: each token's edges keep the order they were found in.
+        found.sort_by_key(|(t, _)| *t);
+        let mut runs = TokenMap::default();
+        let mut start = 0;
+        while start < found.len() {
+            let t = found[start].0;
+            let end = start + found[start..].iter().take_while(|(u, _)| *u == t).count();
+            runs.insert(t, (start as u32, end as u32));
+            start = end;
+        }
+        Self { edges: found, runs }
+    }
+
+    fn get(&self, t: TokenIx) -> &[(TokenIx, Edge)] {
+        self.runs.get(&t).map_or(&[], |(a, b)| &self.edges[*a as usize..*b as usize])
+    }
+
+    fn contains(&self, t: TokenIx) -> bool {
+        self.runs.contains_key(&t)
+    }
+}
 
 /// Closing pools listed from the target's side, per pool a token expands.
 const CLOSING_POOLS_PER_EXPANDED: usize = 64;
@@ -129,10 +207,10 @@ pub(super) fn candidates(
     // the target's deepest pools (depth in the target token, so comparable)
     // taken in reverse. A thinner pool into the target is still found when
     // the expansion meets it.
-    let mut into: TokenMap<Vec<Edge>> = TokenMap::default();
+    let mut found: Vec<(TokenIx, Edge)> = Vec::new();
     for (src, e) in graph.bridges_into(to) {
         if (scope.allowed)(e) {
-            into.entry(src).or_default().push(e);
+            found.push((src, e));
         }
     }
     for (t, e) in graph
@@ -143,19 +221,21 @@ pub(super) fn candidates(
         if let Edge::Pool { pool, i, j } = e {
             let back = Edge::Pool { pool, i: j, j: i };
             if (scope.allowed)(back) {
-                into.entry(t).or_default().push(back);
+                found.push((t, back));
             }
         }
     }
+    let into = Closing::new(found);
     let mut labels = vec![Label { token: from, amount, prev: None, edge: None, bridged: false }];
     let mut layer: Vec<u32> = vec![0];
     // The best amounts at each token over the layers so far.
-    let mut seen: TokenMap<Vec<f64>> = TokenMap::default();
+    let mut seen: TokenMap<Few<f64>> = TokenMap::default();
+    let labels_per_token = scope.labels_per_token.clamp(1, MAX_LABELS);
     let mut closed: Vec<(f64, u32, Edge)> = Vec::new();
     for hop in 0..scope.max_hops {
         for &k in &layer {
             let l = labels[k as usize];
-            for &e in into.get(&l.token).into_iter().flatten() {
+            for &(_, e) in into.get(l.token) {
                 let is_bridge = matches!(e, Edge::Bridge { .. });
                 if is_bridge && (l.bridged || !scope.cross_chain)
                     || !is_bridge && scope.cross_chain && !l.bridged
@@ -172,9 +252,9 @@ pub(super) fn candidates(
         if hop + 1 == scope.max_hops {
             break;
         }
-        // Best labels per token reached in this layer; a BTreeMap keeps the
-        // next layer in a fixed order.
-        let mut next: BTreeMap<TokenIx, Vec<u32>> = BTreeMap::new();
+        // Best labels per token reached in this layer (the next layer is
+        // taken in token order, a fixed one).
+        let mut next: TokenMap<Few<u32>> = TokenMap::default();
         for &k in &layer {
             let l = labels[k as usize];
             // The deepest `max_pools_per_token` usable pools, looking at no
@@ -210,9 +290,9 @@ pub(super) fn candidates(
                 // a token without a pool into it is not worth quoting there.
                 let last_layer = hop + 2 == scope.max_hops;
                 if t == from
-                    || (last_layer && !into.contains_key(&t))
+                    || (last_layer && !into.contains(t))
                     || !(scope.allowed)(e)
-                    || (graph.degree(t) <= 1 && !into.contains_key(&t))
+                    || (graph.degree(t) <= 1 && !into.contains(t))
                     || visits(&labels, Some(k), t, e)
                 {
                     continue;
@@ -225,16 +305,17 @@ pub(super) fn candidates(
                 // `labels_per_token` times, in fewer hops.
                 if out <= 0.0
                     || seen.get(&t).is_some_and(|s| {
-                        s.len() == scope.labels_per_token && s.iter().all(|v| *v >= out)
+                        s.len() == labels_per_token && s.as_slice().iter().all(|v| *v >= out)
                     })
                 {
                     continue;
                 }
                 let Ok(id) = u32::try_from(labels.len()) else { break };
                 let slot = next.entry(t).or_default();
-                if slot.len() == scope.labels_per_token {
+                if slot.len() == labels_per_token {
                     // Replace the worst, if this one is better.
                     let (w, worst) = slot
+                        .as_slice()
                         .iter()
                         .enumerate()
                         .map(|(w, id)| (w, labels[*id as usize].amount))
@@ -255,13 +336,28 @@ pub(super) fn candidates(
                 });
             }
         }
-        for (t, ids) in &next {
+        let mut reached: Vec<(TokenIx, Few<u32>)> = next.into_iter().collect();
+        reached.sort_unstable_by_key(|(t, _)| *t);
+        for (t, ids) in &reached {
+            // The best `labels_per_token` of what was seen and what is new.
             let best = seen.entry(*t).or_default();
-            best.extend(ids.iter().map(|id| labels[*id as usize].amount));
-            best.sort_by(|a, b| b.total_cmp(a));
-            best.truncate(scope.labels_per_token);
+            let mut all = [0.0f64; 2 * MAX_LABELS];
+            let n = best.len() + ids.len();
+            for (slot, v) in all.iter_mut().zip(
+                best.as_slice()
+                    .iter()
+                    .copied()
+                    .chain(ids.as_slice().iter().map(|id| labels[*id as usize].amount)),
+            ) {
+                *slot = v;
+            }
+            all[..n].sort_by(|a, b| b.total_cmp(a));
+            *best = Few::default();
+            for v in &all[..n.min(labels_per_token)] {
+                best.push(*v);
+            }
         }
-        layer = next.into_values().flatten().collect();
+        layer = reached.iter().flat_map(|(_, ids)| ids.as_slice().iter().copied()).collect();
         if layer.is_empty() {
             break;
         }

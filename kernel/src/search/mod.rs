@@ -57,7 +57,8 @@ pub struct SearchParams {
     /// Pools expanded per token, deepest first: the liquidity-pruned
     /// candidate subgraph that keeps a search away from thin pools.
     pub max_pools_per_token: usize,
-    /// Path prefixes kept per token and hop count during relaxation.
+    /// Path prefixes kept per token and hop count during relaxation (at
+    /// most 8: more are taken as 8).
     pub labels_per_token: usize,
     /// Most exact candidates evaluated per pair.
     pub max_candidates: usize,
