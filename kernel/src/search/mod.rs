@@ -643,12 +643,27 @@ fn route_leg(
     let upper = if may_split { split::upper_bound(snapshot, &found_paths, amount_f) } else { 0.0 };
     let worth_splitting =
         may_split && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_SPLIT_GAIN);
+    // The optimal routing is solved below only if the candidates promise
+    // this much more.
+    let optimal_ahead =
+        worth_splitting && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN);
     if worth_splitting {
         // Paths good for a share of the amount, which the search at the full
         // amount ranks below deeper ones, through twice as many pools per
         // token.
-        let wide =
-            candidates::Scope { max_pools_per_token: scope.max_pools_per_token * 2, ..scope };
+        // When the optimal stage will not run (the candidates promise less
+        // than `MIN_OPTIMAL_GAIN` over the single path), these paths feed
+        // only the candidates' split, where paths of four pools at a
+        // sixteenth of the amount added at most 0.04% on the quote mix
+        // (BENCHMARKS.md); three pools deep, the search touches a fraction
+        // of the pools, which is most of a cold request's time. When it
+        // will, they also choose the tokens of its subgraph, and a large
+        // trade's optimum goes four deep.
+        let wide = candidates::Scope {
+            max_pools_per_token: scope.max_pools_per_token * 2,
+            max_hops: if optimal_ahead { scope.max_hops } else { scope.max_hops.min(WIDE_HOPS) },
+            ..scope
+        };
         let share = amount_f / params.max_splits as f64;
         shadow_ranked.extend(
             candidates::candidates(&wide, from, to, share, params.max_candidates.max(1) * 4)
@@ -682,9 +697,7 @@ fn route_leg(
     };
     // The paths of the optimal routing over the subgraph around the
     // candidates, split over the same way: kept if they deliver more.
-    let optimal = if worth_splitting
-        && upper > u256_to_f64(out_of(&single.1)) * (1.0 + MIN_OPTIMAL_GAIN)
-    {
+    let optimal = if optimal_ahead {
         let (tokens, middle) = subgraph_tokens(snapshot, &allowed, from, to, &shadow_ranked);
         let edges = subgraph(snapshot, &allowed, &tokens.union(&middle).copied().collect());
         let solve = |edges: &[(TokenIx, TokenIx, Edge)], walk_v3| {
@@ -1190,6 +1203,10 @@ const FLOW_MARGIN: f64 = 1e-4;
 
 /// Smallest gain (relative) a split must be able to reach to be tried.
 const MIN_SPLIT_GAIN: f64 = 1e-4;
+
+/// Most pools in a path of the wider search for split shares, when the
+/// optimal routing is not solved after it.
+const WIDE_HOPS: usize = 3;
 
 /// Smallest gain (relative) over the single path that the best marginal
 /// rate of the candidates must promise before the optimal routing is
