@@ -93,35 +93,45 @@ impl<T: Copy + Default> Few<T> {
     }
 }
 
-/// The edges that close into the target, grouped by the token they leave,
-/// each group in the order found: one sorted list and an index, not a
-/// vector per token.
+/// The edges that close into the target, by the token they leave, each
+/// token's in the order found: the list as found, each edge linked to the
+/// next of its token, and each token's first; no sort, no vector per
+/// token.
 struct Closing {
     edges: Vec<(TokenIx, Edge)>,
-    runs: TokenMap<(u32, u32)>,
+    /// Per edge, the index of the next edge leaving the same token
+    /// (`u32::MAX` after the last).
+    next: Vec<u32>,
+    first: TokenMap<u32>,
 }
 
 impl Closing {
-    fn new(mut found: Vec<(TokenIx, Edge)>) -> Self {
-        // Stable: each token's edges keep the order they were found in.
-        found.sort_by_key(|(t, _)| *t);
-        let mut runs = TokenMap::default();
-        let mut start = 0;
-        while start < found.len() {
-            let t = found[start].0;
-            let end = start + found[start..].iter().take_while(|(u, _)| *u == t).count();
-            runs.insert(t, (start as u32, end as u32));
-            start = end;
+    fn new(edges: Vec<(TokenIx, Edge)>) -> Self {
+        let mut next = vec![u32::MAX; edges.len()];
+        let mut first: TokenMap<u32> = TokenMap::default();
+        first.reserve(edges.len());
+        // From the back, so each token's chain runs in the order found.
+        for (k, (t, _)) in edges.iter().enumerate().rev() {
+            let k = k as u32;
+            if let Some(head) = first.insert(*t, k) {
+                next[k as usize] = head;
+            }
         }
-        Self { edges: found, runs }
+        Self { edges, next, first }
     }
 
-    fn get(&self, t: TokenIx) -> &[(TokenIx, Edge)] {
-        self.runs.get(&t).map_or(&[], |(a, b)| &self.edges[*a as usize..*b as usize])
+    /// The edges leaving `t`, in the order found.
+    fn get(&self, t: TokenIx) -> impl Iterator<Item = Edge> + '_ {
+        let mut at = self.first.get(&t).copied().unwrap_or(u32::MAX);
+        std::iter::from_fn(move || {
+            let (_, e) = *self.edges.get(at as usize)?;
+            at = self.next.get(at as usize).copied().unwrap_or(u32::MAX);
+            Some(e)
+        })
     }
 
     fn contains(&self, t: TokenIx) -> bool {
-        self.runs.contains_key(&t)
+        self.first.contains_key(&t)
     }
 }
 
@@ -235,7 +245,7 @@ pub(super) fn candidates(
     for hop in 0..scope.max_hops {
         for &k in &layer {
             let l = labels[k as usize];
-            for &(_, e) in into.get(l.token) {
+            for e in into.get(l.token) {
                 let is_bridge = matches!(e, Edge::Bridge { .. });
                 if is_bridge && (l.bridged || !scope.cross_chain)
                     || !is_bridge && scope.cross_chain && !l.bridged
