@@ -12,10 +12,8 @@ cd "$(dirname "$0")/.."
 dir=$1
 port=${PORT:-18121}
 bin=${BIN:-target/release/switchyard}
-before_serve() { key=$("$bin" keys create --rate 1000000000 --data-dir "$data" | tail -n 1); }
-# shellcheck source=scripts/serve-market.sh
-. scripts/serve-market.sh
-for _ in $(seq 600); do curl -fs "http://127.0.0.1:$port/ready" > /dev/null && break; sleep 0.2; done
+# shellcheck source=scripts/quote-server.sh
+. scripts/quote-server.sh
 python3 - "$port" "$key" "$dir/synthetic-tokens.json" <<'PY'
 import http.client, json, sys, time
 port, key, tokens = int(sys.argv[1]), sys.argv[2], sys.argv[3]
