@@ -27,7 +27,8 @@ use alloy_primitives::{Address, U256};
 use libfuzzer_sys::fuzz_target;
 use switchyard_catalog::{ChainId, market::VaultRule};
 use switchyard_kernel::{
-    Pool, PoolState, PoolTokens, StableswapState, TickList, V3State, VaultState, WeightedState,
+    Pool, PoolState, PoolTokens, RangeHint, StableswapState, TickList, V3State, VaultState,
+    WeightedState,
     amm::{uniswap_v3::tick_at_sqrt_ratio, weighted::PowRule},
     pool::u256_to_f64,
 };
@@ -68,6 +69,14 @@ fuzz_target!(|data: &[u8]| {
             let l = |k: usize| i128::from(u16::from_be_bytes([data[40 + k], data[41 + k]])) << 50;
             let sqrt_price_x96 = u(&data[13..33]);
             let Ok(tick) = tick_at_sqrt_ratio(sqrt_price_x96) else { return };
+            let ticks = TickList::from(vec![
+                (-887_220, 1i128 << 40),
+                (-6_000, l(0)),
+                (6_000, -l(0)),
+                (60_000, l(2)),
+                (120_000, -l(2)),
+                (887_220, -(1i128 << 40)),
+            ]);
             PoolState::UniswapV3(Box::new(V3State {
                 sqrt_price_x96,
                 liquidity: u128::from_be_bytes({
@@ -78,14 +87,8 @@ fuzz_target!(|data: &[u8]| {
                 tick,
                 fee: [100, 500, 3000, 10_000][usize::from(data[47] % 4)],
                 tick_spacing: 60,
-                ticks: TickList::from(vec![
-                    (-887_220, 1i128 << 40),
-                    (-6_000, l(0)),
-                    (6_000, -l(0)),
-                    (60_000, l(2)),
-                    (120_000, -l(2)),
-                    (887_220, -(1i128 << 40)),
-                ]),
+                range: RangeHint::of(tick, &ticks),
+                ticks,
             }))
         }
         2 => PoolState::Stableswap(Box::new(StableswapState {
@@ -106,7 +109,7 @@ fuzz_target!(|data: &[u8]| {
                     * U256::from(1 + u32::from(data[40]) * 100),
                 pow_rule: if data[41] % 2 == 0 { PowRule::First } else { PowRule::Current },
                 bpt_supply: None,
-            })) 
+            }))
         }
         _ => PoolState::Erc4626(Box::new(VaultState {
             total_assets: u(&data[13..26]),
@@ -142,6 +145,13 @@ fuzz_target!(|data: &[u8]| {
                 close(shadow, s.amount_out, 1e-9, 1.0);
             }
             PoolState::UniswapV3(v3) => {
+                // The state's range hint changes no shadow: the same bits
+                // priced from the tick list alone.
+                let mut plain = pool.clone();
+                if let PoolState::UniswapV3(p) = &mut plain.state {
+                    p.range = RangeHint::default();
+                }
+                assert_eq!(plain.shadow_out(i, j, u256_to_f64(amount)).to_bits(), shadow.to_bits());
                 // The exact loop stops at every bitmap word (256 spacings) and
                 // rounds the input of each step, and its fee, up by a unit.
                 let PoolState::UniswapV3(after) = &s.next else { continue };
