@@ -5,7 +5,7 @@
 use alloy_primitives::U256;
 use proptest::prelude::*;
 use switchyard_kernel::{
-    PoolState,
+    PoolState, RangeHint,
     amm::{AmmError, uniswap_v2},
     pool::u256_to_f64,
 };
@@ -49,7 +49,8 @@ proptest! {
         // couple of units or the double buys a couple of units.
         // A pair's burn is refused when either coin rounds to nothing, so
         // a zap out of its liquidity token is dust when the double burns
-        // a couple of units of one coin.
+        // a couple of units of one coin; a Balancer join likewise below its
+        // power's error bound.
         if let (Err(AmmError::InsufficientLiquidity), Ok(b)) = (&r1, &r2) {
             let burned_dust = match &pool.state {
                 PoolState::UniswapV2Lp(p) if pool.lp_index() == Some(i) => {
@@ -57,6 +58,13 @@ proptest! {
                     uniswap_v2::burn(x * U256::from(2u8), reserves, p.liquidity)
                         .is_ok_and(|burned| burned.amount.iter().any(|a| *a <= U256::from(2u8)))
                 }
+                // A Balancer join's invariant ratio is a product of
+                // `powDown`s, each less its error bound (about 1e-14,
+                // relative): a join that grows the invariant by less mints
+                // nothing, while twice it mints a sliver of the supply.
+                PoolState::Weighted(w) if pool.lp_index() == Some(j) => w
+                    .bpt_supply
+                    .is_some_and(|supply| u256_to_f64(b.amount_out) <= u256_to_f64(supply) * 1e-13),
                 _ => false,
             };
             prop_assert!(
@@ -64,6 +72,31 @@ proptest! {
                 "{x} failed but {} came out of twice it", b.amount_out
             );
         }
+    }
+
+    #[test]
+    fn a_v3_range_hint_changes_no_shadow(
+        pool_idx in 0usize..64, i in 0usize..2, exp in 0u32..30, mantissa in 1u64..1000, off in -2000i32..2000,
+    ) {
+        // The snapshot's V3 states carry their hint: the same bits with it,
+        // without it, and with one computed for another tick, for trades
+        // in range and across ticks.
+        let s = snapshot();
+        let v3: Vec<_> =
+            s.pools().iter().filter(|p| matches!(p.state, PoolState::UniswapV3(_))).collect();
+        prop_assume!(!v3.is_empty());
+        let pool = v3[pool_idx % v3.len()];
+        let amount = u256_to_f64(U256::from(mantissa) * U256::from(10u8).pow(U256::from(exp)));
+        let with = |range: Option<RangeHint>| {
+            let mut p = pool.clone();
+            if let PoolState::UniswapV3(st) = &mut p.state {
+                st.range = range.unwrap_or_else(|| RangeHint::of(st.tick + off, &st.ticks));
+            }
+            p.shadow_out(i, 1 - i, amount).to_bits()
+        };
+        let hinted = pool.shadow_out(i, 1 - i, amount).to_bits();
+        prop_assert_eq!(with(Some(RangeHint::default())), hinted);
+        prop_assert_eq!(with(None), hinted);
     }
 
     #[test]
