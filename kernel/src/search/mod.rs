@@ -651,6 +651,7 @@ fn route_leg(
         // Paths good for a share of the amount, which the search at the full
         // amount ranks below deeper ones, through twice as many pools per
         // token.
+        //
         // When the optimal stage will not run (the candidates promise less
         // than `MIN_OPTIMAL_GAIN` over the single path), these paths feed
         // only the candidates' split, where paths of four pools at a
