@@ -22,3 +22,32 @@ impl AmmError {
         matches!(self, Self::InvalidState)
     }
 }
+
+/// Why a concentrated-liquidity position cannot be minted as asked
+/// (`NonfungiblePositionManager.mint` would revert).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// Not a Uniswap V3 pool.
+    #[error("not a concentrated-liquidity pool")]
+    NotConcentrated,
+    /// The ticks are not increasing, out of range, or off the spacing.
+    #[error(
+        "the ticks must be increasing, within [{min}, {max}], and multiples of the pool's tick spacing {spacing}",
+        min = super::uniswap_v3::MIN_TICK,
+        max = super::uniswap_v3::MAX_TICK
+    )]
+    Ticks {
+        /// The pool's tick spacing.
+        spacing: i32,
+    },
+    /// The amounts back no liquidity over the range (the pool's `mint`
+    /// refuses zero).
+    #[error("these amounts back no liquidity over the range at the current price")]
+    NoLiquidity,
+    /// More liquidity than one tick may reference.
+    #[error("the liquidity exceeds what one tick of the pool may hold")]
+    TooMuch,
+    /// The arithmetic overflows where the contracts revert.
+    #[error(transparent)]
+    Math(#[from] AmmError),
+}

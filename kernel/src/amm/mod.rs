@@ -22,7 +22,7 @@ pub mod vault;
 pub mod weighted;
 
 use alloy_primitives::{U128, U256};
-pub use error::AmmError;
+pub use error::{AmmError, PositionError};
 pub use exact_out::{SwapIn, exact_output_native};
 
 use crate::pool::{
@@ -98,6 +98,17 @@ pub struct Swap {
     /// Gas estimate of the step.
     pub gas: u64,
     /// The pool's state after the trade.
+    pub next: PoolState,
+}
+
+/// A concentrated-liquidity position minted ([`Pool::v3_mint`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct V3Mint {
+    /// The position's liquidity.
+    pub liquidity: u128,
+    /// What the pool took of token0 and token1.
+    pub taken: [U256; 2],
+    /// The pool's state after the mint.
     pub next: PoolState,
 }
 
@@ -432,6 +443,75 @@ impl Pool {
         let next =
             state.v2_with(m.reserves, Some(m.liquidity)).ok_or(AmmError::InsufficientLiquidity)?;
         Ok((taken, Swap { amount_out: m.amount, gas: gas::UNISWAP_V2_ADD_LIQUIDITY, next }))
+    }
+
+    /// `NonfungiblePositionManager.mint` of a position over `[lower,
+    /// upper)` in this Uniswap V3 pool from `state`, with `desired` of
+    /// token0 and token1: the liquidity the periphery computes at the
+    /// current price, what the pool's `mint` takes of each for it (rounded
+    /// up), and the state after (both ticks booked, the active liquidity
+    /// raised when the range holds the current tick). What is not taken
+    /// stays with the payer.
+    pub fn v3_mint(
+        &self,
+        state: &PoolState,
+        (lower, upper): (i32, i32),
+        desired: [U256; 2],
+    ) -> Result<V3Mint, PositionError> {
+        let PoolState::UniswapV3(v3) = state else {
+            return Err(PositionError::NotConcentrated);
+        };
+        let spacing = v3.tick_spacing;
+        if spacing <= 0
+            || lower >= upper
+            || lower < uniswap_v3::MIN_TICK
+            || upper > uniswap_v3::MAX_TICK
+            || lower % spacing != 0
+            || upper % spacing != 0
+        {
+            return Err(PositionError::Ticks { spacing });
+        }
+        let (a, b) =
+            (uniswap_v3::sqrt_ratio_at_tick(lower)?, uniswap_v3::sqrt_ratio_at_tick(upper)?);
+        let liquidity = uniswap_v3::liquidity_for_amounts(v3.sqrt_price_x96, a, b, desired)?;
+        if liquidity == 0 {
+            return Err(PositionError::NoLiquidity);
+        }
+        // Each tick's gross is at least its net's magnitude; the pool
+        // checks the gross after the mint against the per-tick cap.
+        let cap = uniswap_v3::max_liquidity_per_tick(spacing);
+        let net_at =
+            |t: i32| v3.ticks.binary_search_by_key(&t, |(i, _)| *i).map_or(0, |k| v3.ticks[k].1);
+        for t in [lower, upper] {
+            if net_at(t).unsigned_abs().saturating_add(liquidity) > cap {
+                return Err(PositionError::TooMuch);
+            }
+        }
+        let taken =
+            uniswap_v3::mint_amounts(v3.sqrt_price_x96, v3.tick, (lower, upper), liquidity)?;
+        let signed = i128::try_from(liquidity).map_err(|_| PositionError::TooMuch)?;
+        let mut ticks = v3.ticks.to_vec();
+        for (t, net) in [(lower, signed), (upper, -signed)] {
+            match ticks.binary_search_by_key(&t, |(i, _)| *i) {
+                Ok(k) => {
+                    ticks[k].1 = ticks[k].1.checked_add(net).ok_or(PositionError::TooMuch)?;
+                }
+                Err(k) => ticks.insert(k, (t, net)),
+            }
+        }
+        let active = if lower <= v3.tick && v3.tick < upper {
+            v3.liquidity.checked_add(liquidity).ok_or(PositionError::TooMuch)?
+        } else {
+            v3.liquidity
+        };
+        let ticks = crate::TickList::from(ticks);
+        let next = PoolState::UniswapV3(Box::new(V3State {
+            liquidity: active,
+            range: crate::RangeHint::of(v3.tick, &ticks),
+            ticks,
+            ..(**v3).clone()
+        }));
+        Ok(V3Mint { liquidity, taken, next })
     }
 
     /// Router02's `removeLiquidity` of `amount` from this pair in `state`:

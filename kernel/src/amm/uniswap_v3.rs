@@ -184,6 +184,70 @@ pub fn amount1_delta(a: U256, b: U256, liquidity: u128, round_up: bool) -> Resul
     r.ok_or(AmmError::InvalidState)
 }
 
+/// `LiquidityAmounts.getLiquidityForAmounts`: the most liquidity that
+/// `amounts` (token0, token1) can back over `[sqrt_a, sqrt_b]` at the price
+/// `sqrt_p`, as the periphery computes it before `mint` (each side's
+/// `mulDiv` rounds down; a result past `uint128` reverts there, and is an
+/// error here).
+pub fn liquidity_for_amounts(
+    sqrt_p: U256,
+    sqrt_a: U256,
+    sqrt_b: U256,
+    amounts: [U256; 2],
+) -> Result<u128, AmmError> {
+    let (a, b) = if sqrt_a > sqrt_b { (sqrt_b, sqrt_a) } else { (sqrt_a, sqrt_b) };
+    if a == b {
+        return Err(AmmError::InvalidState);
+    }
+    let for0 = |lo: U256, hi: U256| -> Result<u128, AmmError> {
+        let intermediate = mul_div(lo, hi, Q96).ok_or(AmmError::InvalidState)?;
+        let l = mul_div(amounts[0], intermediate, hi - lo).ok_or(AmmError::InvalidState)?;
+        u128::try_from(l).map_err(|_| AmmError::InvalidState)
+    };
+    let for1 = |lo: U256, hi: U256| -> Result<u128, AmmError> {
+        let l = mul_div(amounts[1], Q96, hi - lo).ok_or(AmmError::InvalidState)?;
+        u128::try_from(l).map_err(|_| AmmError::InvalidState)
+    };
+    if sqrt_p <= a {
+        for0(a, b)
+    } else if sqrt_p < b {
+        Ok(for0(sqrt_p, b)?.min(for1(a, sqrt_p)?))
+    } else {
+        for1(a, b)
+    }
+}
+
+/// What the pool's `mint` takes for `liquidity` over `[lower, upper)`
+/// (token0, token1), rounded up as `_modifyPosition` rounds a positive
+/// delta; which side it takes is decided by the current `tick`, as there.
+pub fn mint_amounts(
+    sqrt_p: U256,
+    tick: i32,
+    (lower, upper): (i32, i32),
+    liquidity: u128,
+) -> Result<[U256; 2], AmmError> {
+    let (a, b) = (sqrt_ratio_at_tick(lower)?, sqrt_ratio_at_tick(upper)?);
+    Ok(if tick < lower {
+        [amount0_delta(a, b, liquidity, true)?, U256::ZERO]
+    } else if tick < upper {
+        [amount0_delta(sqrt_p, b, liquidity, true)?, amount1_delta(a, sqrt_p, liquidity, true)?]
+    } else {
+        [U256::ZERO, amount1_delta(a, b, liquidity, true)?]
+    })
+}
+
+/// `Tick.tickSpacingToMaxLiquidityPerTick`: the most gross liquidity one
+/// tick of a pool with this spacing may reference.
+pub fn max_liquidity_per_tick(spacing: i32) -> u128 {
+    if spacing <= 0 {
+        return 0;
+    }
+    let min = (MIN_TICK / spacing) * spacing;
+    let max = (MAX_TICK / spacing) * spacing;
+    let ticks = u128::try_from((max - min) / spacing + 1).unwrap_or(u128::MAX);
+    u128::MAX / ticks.max(1)
+}
+
 /// One step of `SwapMath.computeSwapStep` for an exact input.
 /// Returns `(sqrt_next, amount_in, amount_out, fee_amount)`.
 pub fn compute_swap_step_exact_in(
@@ -570,6 +634,76 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_minted_position_takes_what_its_liquidity_needs_and_books_its_ticks() {
+        use crate::pool::{PoolState, RangeHint, TickList, V3State, test_pool};
+        // 2e21 active between -600 and 600, the price at tick 0.
+        let ticks = TickList::from(vec![
+            (-600, 2_000_000_000_000_000_000_000i128),
+            (600, -2_000_000_000_000_000_000_000),
+        ]);
+        let pool = test_pool(
+            PoolState::UniswapV3(Box::new(V3State {
+                sqrt_price_x96: Q96,
+                liquidity: 2_000_000_000_000_000_000_000,
+                tick: 0,
+                fee: 3000,
+                tick_spacing: 60,
+                ticks,
+                range: RangeHint::default(),
+            })),
+            vec![18, 18],
+        );
+        let e18 = U256::from(10u128.pow(18));
+        let desired = [e18, e18 * U256::from(3u8)];
+        // Around the price: both coins are taken, neither past what was
+        // offered.
+        let m = pool.v3_mint(&pool.state, (-120, 60), desired).expect("in range");
+        assert!(m.liquidity > 0);
+        assert!(m.taken[0] <= desired[0] && m.taken[1] <= desired[1], "{:?}", m.taken);
+        // Rounded up: one wei under the taken amount backs less liquidity.
+        let a = sqrt_ratio_at_tick(-120).expect("tick");
+        let b = sqrt_ratio_at_tick(60).expect("tick");
+        let less = liquidity_for_amounts(Q96, a, b, [m.taken[0] - U256::from(1u8), desired[1]]);
+        assert!(less.expect("liquidity") <= m.liquidity);
+        let PoolState::UniswapV3(next) = &m.next else { panic!("a V3 state") };
+        assert_eq!(next.liquidity, 2_000_000_000_000_000_000_000 + m.liquidity);
+        let net = i128::try_from(m.liquidity).expect("fits");
+        assert_eq!(
+            next.ticks.to_vec(),
+            vec![
+                (-600, 2_000_000_000_000_000_000_000),
+                (-120, net),
+                (60, -net),
+                (600, -2_000_000_000_000_000_000_000),
+            ]
+        );
+        // Above the price: token0 only; below it: token1 only, and the
+        // active liquidity is unchanged.
+        let up = pool.v3_mint(&pool.state, (120, 600), desired).expect("above");
+        assert!(up.taken[0] > U256::ZERO && up.taken[1].is_zero(), "{:?}", up.taken);
+        let down = pool.v3_mint(&pool.state, (-600, -60), desired).expect("below");
+        assert!(down.taken[0].is_zero() && down.taken[1] > U256::ZERO, "{:?}", down.taken);
+        let PoolState::UniswapV3(d) = &down.next else { panic!("a V3 state") };
+        assert_eq!(d.liquidity, 2_000_000_000_000_000_000_000);
+        assert_eq!(
+            d.ticks[0],
+            (-600, 2_000_000_000_000_000_000_000 + i128::try_from(down.liquidity).expect("fits"))
+        );
+        // Refused: ticks off the spacing, reversed, out of range; nothing
+        // of the limiting coin.
+        for t in [(-100, 60), (60, -120), (MIN_TICK - 1, 60)] {
+            assert!(matches!(
+                pool.v3_mint(&pool.state, t, desired),
+                Err(crate::amm::PositionError::Ticks { spacing: 60 })
+            ));
+        }
+        assert_eq!(
+            pool.v3_mint(&pool.state, (120, 600), [U256::ZERO, desired[1]]),
+            Err(crate::amm::PositionError::NoLiquidity)
+        );
+    }
 
     #[test]
     fn tick_math_golden_values() {
