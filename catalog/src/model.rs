@@ -133,6 +133,9 @@ pub enum DeploymentRole {
     /// Uniswap `SwapRouter02` (`exactInputSingle` without a deadline) bound
     /// to `factory`.
     UniswapV3SwapRouter02,
+    /// Uniswap V3 `NonfungiblePositionManager` bound to `factory`:
+    /// concentrated-liquidity positions (`mint`), each an ERC-721.
+    UniswapV3PositionManager,
     /// The Balancer V2 `Vault`, through which every weighted pool swaps.
     BalancerVault,
     /// Enso's `BalancerHelpers` (VERSION 2): `encodeDataForJoinKindOne`
@@ -167,6 +170,7 @@ impl DeploymentRole {
             Self::UniswapV2Router => "uniswapV2Router",
             Self::UniswapV3SwapRouter => "uniswapV3SwapRouter",
             Self::UniswapV3SwapRouter02 => "uniswapV3SwapRouter02",
+            Self::UniswapV3PositionManager => "uniswapV3PositionManager",
             Self::BalancerVault => "balancerVault",
             Self::BalancerHelpers => "balancerHelpers",
             Self::PercentageMathHelpers => "percentageMathHelpers",

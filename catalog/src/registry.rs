@@ -311,6 +311,7 @@ impl Catalog {
                 DeploymentRole::UniswapV2Router
                     | DeploymentRole::UniswapV3SwapRouter
                     | DeploymentRole::UniswapV3SwapRouter02
+                    | DeploymentRole::UniswapV3PositionManager
             );
             if routes_pools != d.factory.is_some() {
                 problems.push(Problem::new(

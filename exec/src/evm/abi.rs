@@ -225,6 +225,12 @@ sol! {
         constructor(address factoryV2, address factoryV3, address positionManager, address WETH9);
     }
 
+    /// `@uniswap/v3-periphery` `NonfungiblePositionManager`.
+    #[sol(all_derives)]
+    contract UniswapV3PositionManager {
+        constructor(address factory, address WETH9, address tokenDescriptor);
+    }
+
     /// `contracts/src/LegacyShortcutsDelegate.sol`: the legacy delegate
     /// (`SafeEnsoShortcuts`), whose event carries the shortcut id only.
     #[sol(all_derives)]

@@ -145,6 +145,10 @@ pub enum Artifact {
     /// constructor `(address factoryV2, address factoryV3, address
     /// positionManager, address WETH9)`.
     UniswapV3SwapRouter02,
+    /// `@uniswap/v3-periphery@1.4.4` `NonfungiblePositionManager` (npm);
+    /// constructor `(address factory, address WETH9, address
+    /// tokenDescriptor)`.
+    UniswapV3PositionManager,
     /// `@balancer-labs/v2-deployments@3.2.0` `20210418-authorizer`
     /// `Authorizer` (npm); constructor `(address admin)`.
     BalancerAuthorizer,
@@ -252,7 +256,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 67] = [
+    pub const ALL: [Self; 68] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -299,6 +303,7 @@ impl Artifact {
         Self::UniswapV2Router02,
         Self::UniswapV3SwapRouter,
         Self::UniswapV3SwapRouter02,
+        Self::UniswapV3PositionManager,
         Self::BalancerAuthorizer,
         Self::BalancerVault,
         Self::BalancerWeightedPool2Tokens,
@@ -372,6 +377,7 @@ impl Artifact {
             Self::UniswapV2Router02 => "UniswapV2Router02",
             Self::UniswapV3SwapRouter => "SwapRouter",
             Self::UniswapV3SwapRouter02 => "SwapRouter02",
+            Self::UniswapV3PositionManager => "NonfungiblePositionManager",
             Self::BalancerAuthorizer => "Authorizer",
             Self::BalancerVault => "Vault",
             Self::BalancerWeightedPool2Tokens => "WeightedPool2Tokens",
@@ -510,6 +516,7 @@ impl Artifact {
             | Self::UniswapV2Router02
             | Self::UniswapV3SwapRouter
             | Self::UniswapV3SwapRouter02
+            | Self::UniswapV3PositionManager
             | Self::BalancerAuthorizer
             | Self::BalancerVault
             | Self::BalancerWeightedPool2Tokens
@@ -640,7 +647,7 @@ pub struct NpmArtifacts {
 /// Where each npm artifact lives under `node_modules`. A Balancer
 /// `bytecode/<Name>.json` holds only `creationCode`; its ABI is the bare
 /// array in the task's `abi/<Name>.json`.
-const NPM_FILES: [(Artifact, &str); 26] = [
+const NPM_FILES: [(Artifact, &str); 27] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -659,6 +666,10 @@ const NPM_FILES: [(Artifact, &str); 26] = [
     (
         Artifact::UniswapV3SwapRouter02,
         "@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
+    ),
+    (
+        Artifact::UniswapV3PositionManager,
+        "@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
     ),
     (
         Artifact::BalancerAuthorizer,

@@ -52,7 +52,7 @@ use super::{
         ReferenceCurveToken, ReferenceDualVault, ReferenceStableSwap, ReferenceStableSwapLp,
         ReferenceV2Pair, ReferenceV2Router, ReferenceVault, ReferenceWETH, ReferenceWstETH,
         TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory,
-        UniswapV3SwapRouter, UniswapV3SwapRouter02, WalletFactory,
+        UniswapV3PositionManager, UniswapV3SwapRouter, UniswapV3SwapRouter02, WalletFactory,
     },
     fixtures, lazy,
 };
@@ -2082,6 +2082,17 @@ impl<'a> ChainBuilder<'a> {
                     }
                     .abi_encode();
                     self.deploy_at(Artifact::UniswapV3SwapRouter02, &args, d.address)
+                }
+                DeploymentRole::UniswapV3PositionManager => {
+                    // No token descriptor: `tokenURI` is the one function
+                    // that reads it, and no program calls it.
+                    let args = UniswapV3PositionManager::constructorCall {
+                        factory,
+                        WETH9: weth,
+                        tokenDescriptor: Address::ZERO,
+                    }
+                    .abi_encode();
+                    self.deploy_at(Artifact::UniswapV3PositionManager, &args, d.address)
                 }
             };
             if let Err(e) = placed {
