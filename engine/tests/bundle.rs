@@ -945,3 +945,91 @@ async fn bundles_pull_tokens_with_a_permit2_signature() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Uniswap V3's `NonfungiblePositionManager` (published bytecode).
+const V3_POSITIONS: Address = address!("c36442b4a4522e871399cd717abdd847ab11fe88");
+/// Uniswap V3 USDC/WETH 0.05% (USDC is token0), current tick 196256 in
+/// the embedded market.
+const USDC_WETH_V3: Address = address!("88e6a0c2ddd26feeb64f039a2c41296fcb3f5640");
+
+/// Concentrated-liquidity positions through Uniswap V3's published
+/// `NonfungiblePositionManager`, minted straight to the user: one around
+/// the current price (both coins, one of them limiting), one wholly above
+/// it (USDC only), then a route through the same pool, priced on the
+/// liquidity the first position added. What each pool took, the
+/// positions, and the route's output are held to execution to the wei;
+/// what the pool did not take comes back, and the executor keeps nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_mint_uniswap_v3_positions_through_the_position_manager() {
+    let dir = temp_dir("v3-positions");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let (_, executor) = world.shortcuts.router.expect("router");
+    let clmm = |tokens: [Address; 2], amounts: [U256; 2], ticks| Action {
+        protocol: "uniswap-v3".into(),
+        kind: ActionKind::DepositClmm {
+            tokens_in: tokens.to_vec(),
+            amounts_in: amounts.map(Amount::Value).to_vec(),
+            token_out: V3_POSITIONS,
+            ticks,
+            fee: Some(500),
+            tick_spacing: None,
+            receiver: None,
+        },
+    };
+    let (usdc, weth) = (U256::from(1_000_000_000u64), U256::from(4u128 * 10u128.pow(17)));
+    let above = U256::from(500_000_000u64);
+    let swap = U256::from(100_000_000u64);
+    let actions = vec![
+        clmm([WETH, USDC], [weth, usdc], (196_000, 196_500)),
+        clmm([USDC, WETH], [above, U256::ZERO], (197_000, 198_000)),
+        route(USDC, WETH, Amount::Value(swap)),
+    ];
+    let b = engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("positions");
+    assert_eq!(b.amounts_out.get(&V3_POSITIONS), Some(&U256::from(2)), "{:?}", b.amounts_out);
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, usdc + above + swap), (USER, WETH, weth)],
+        approvals: b.approvals.clone(),
+        watch: vec![
+            (USER, V3_POSITIONS),
+            (USER, WETH),
+            (USER, USDC),
+            (USDC_WETH_V3, USDC),
+            (USDC_WETH_V3, WETH),
+            (executor, USDC),
+            (executor, WETH),
+        ],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(U256::from(2)), "two positions, owned by the user");
+    // The pool took the whole of the position above the price in USDC,
+    // and of the one around it as much as the limiting coin allows; the
+    // route's USDC went in too.
+    let took_usdc = out.after[3] - out.before[3];
+    assert!(took_usdc > above + swap && took_usdc <= usdc + above + swap, "{took_usdc}");
+    let spent_weth = out.before[1] - out.after[1];
+    assert!(spent_weth > U256::ZERO && spent_weth <= weth, "{spent_weth}");
+    assert_eq!(out.after[5], U256::ZERO, "the executor keeps no USDC");
+    assert_eq!(out.after[6], U256::ZERO, "the executor keeps no WETH");
+
+    // Ticks off the pool's spacing, a range the wrong way round, a fee tier
+    // the market has no pool at: refused, naming the field.
+    for (ticks, fee, field) in [
+        ((196_001, 196_500), Some(500), "ticks"),
+        ((196_500, 196_000), Some(500), "ticks"),
+        ((196_000, 196_500), Some(10_000), "poolFee"),
+    ] {
+        let mut a = clmm([WETH, USDC], [weth, usdc], ticks);
+        if let ActionKind::DepositClmm { fee: f, .. } = &mut a.kind {
+            *f = fee;
+        }
+        let e = engine.bundle(request(RoutingStrategy::Router, vec![a])).await.expect_err(field);
+        assert!(format!("{e:?}").contains(field), "{field}: {e:?}");
+    }
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -301,6 +301,20 @@ await test("getBalances of an address", async () => {
   check(r, ["array", { token: "string", amount: "string", chainId: "number", decimals: "number", "price?": "any", "name?": "any", "symbol?": "any", "logoUri?": "any" }]);
 });
 
+await test("getBundleData mints a Uniswap V3 position (depositclmm)", async () => {
+  const NPM = "0xc36442b4a4522e871399cd717abdd847ab11fe88";
+  const r = await client.getBundleData(
+    { chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", routingStrategy: "router" },
+    [{
+      protocol: "uniswap-v3", action: "depositclmm",
+      args: { tokenIn: [WETH, USDC], tokenOut: NPM, amountIn: ["400000000000000000", "1000000000"], ticks: ["196000", "196500"], poolFee: "500" },
+    }],
+  );
+  check(r, { bundle: ["array", "object"], tx: TX_SHAPE, "gas?": "string", amountsOut: "object", createdAt: "number" });
+  const out = Object.fromEntries(Object.entries(r.amountsOut).map(([k, v]) => [k.toLowerCase(), v]));
+  assert(out[NPM] === "1", `one position: ${JSON.stringify(r.amountsOut)}`);
+});
+
 // The client's own bundle examples (tests/docs.actions.test.ts): each is
 // built, or refused with a 4xx that names the action it cannot build.
 // Those whose actions and addresses the embedded catalog has must build.

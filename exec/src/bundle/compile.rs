@@ -75,6 +75,47 @@ mod permit2 {
     }
 }
 
+/// Uniswap V3's `NonfungiblePositionManager` (its public ABI).
+mod positions {
+    #![allow(missing_docs)]
+    alloy_sol_types::sol! {
+        interface INonfungiblePositionManager {
+            struct MintParams {
+                address token0;
+                address token1;
+                uint24 fee;
+                int24 tickLower;
+                int24 tickUpper;
+                uint256 amount0Desired;
+                uint256 amount1Desired;
+                uint256 amount0Min;
+                uint256 amount1Min;
+                address recipient;
+                uint256 deadline;
+            }
+            function mint(MintParams params) external payable returns (uint256 tokenId, uint128 liquidity, uint256 amount0, uint256 amount1);
+        }
+    }
+}
+
+/// Uniswap V3's pool init code hash (`PoolAddress.POOL_INIT_CODE_HASH`):
+/// the position manager finds a pool at the factory's CREATE2 address.
+const V3_POOL_INIT_CODE_HASH: alloy_primitives::B256 =
+    alloy_primitives::b256!("e34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54");
+
+/// A `depositclmm` action.
+#[derive(Debug, Clone, Copy)]
+struct ClmmDeposit<'a> {
+    protocol: &'a str,
+    tokens_in: &'a [Address],
+    amounts_in: &'a [Amount],
+    token_out: Address,
+    ticks: (i32, i32),
+    fee: Option<u32>,
+    tick_spacing: Option<i32>,
+    receiver: Option<Address>,
+}
+
 /// A stake into or out of a Curve gauge.
 #[derive(Debug, Clone, Copy)]
 struct GaugeAction<'a> {
@@ -143,6 +184,9 @@ struct Compiler<'a> {
     fees: BTreeMap<Address, U256>,
     /// Receivers named by actions (their gains count in `amountsOut`).
     receivers: BTreeSet<Address>,
+    /// ERC-721 position tokens minted straight to a receiver: watched for
+    /// `amountsOut`, never swept (an ERC-721 has no `transfer`).
+    positions: BTreeSet<Address>,
     /// `transferfrom` owners and what they must approve.
     pulled: Vec<Approval>,
     /// First command word of each action, for naming a failed command.
@@ -189,6 +233,7 @@ impl<'a> Compiler<'a> {
             mins: BTreeMap::new(),
             fees: BTreeMap::new(),
             receivers: BTreeSet::new(),
+            positions: BTreeSet::new(),
             pulled: Vec::new(),
             marks: Vec::with_capacity(req.actions.len()),
             request_id,
@@ -910,6 +955,211 @@ impl<'a> Compiler<'a> {
         self.position_minted(k, minted, (bpt, out), exact, receiver, at)
     }
 
+    /// `depositclmm` into a Uniswap V3 pool: both coins approved to the
+    /// protocol's `NonfungiblePositionManager`, its `mint` over the ticks
+    /// with the recipient as the position's owner. The kernel's liquidity
+    /// and what the pool takes of each coin (measured as the pool's
+    /// balances grow) are held to execution when the amounts are exact;
+    /// what the pool does not take is swept back from a shared executor.
+    /// The output is the position: one ERC-721 more for the recipient.
+    fn clmm_deposit(&mut self, d: &ClmmDeposit<'_>, at: &str) -> Result<Output, ExecError> {
+        let ClmmDeposit {
+            protocol,
+            tokens_in,
+            amounts_in,
+            token_out,
+            ticks,
+            fee,
+            tick_spacing,
+            receiver,
+        } = *d;
+        let role = DeploymentRole::UniswapV3PositionManager;
+        let Ok((_, npm)) =
+            encode::route::periphery_of(&self.state.catalog, self.chain, protocol, &[role])
+        else {
+            return Err(BundleError::unroutable(
+                at,
+                format!("no {protocol} NonfungiblePositionManager on chain {}", self.chain),
+            )
+            .into());
+        };
+        if token_out != npm {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenOut"),
+                format!(
+                    "{protocol} positions on chain {} are tokens of its NonfungiblePositionManager {npm:#x}, not {token_out:#x}",
+                    self.chain
+                ),
+            )
+            .into());
+        }
+        let pair = match tokens_in {
+            [a, b] if a != b && amounts_in.len() == 2 => {
+                if a < b {
+                    [*a, *b]
+                } else {
+                    [*b, *a]
+                }
+            }
+            _ => {
+                return Err(BundleError::invalid(
+                    format!("{at}.tokenIn"),
+                    "a position takes the pool's two tokens, each once with its amount",
+                )
+                .into());
+            }
+        };
+        let family = self.templates.family(protocol);
+        let found: Vec<(usize, &Pool, u32)> = self
+            .snapshot
+            .pools()
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match &p.state {
+                PoolState::UniswapV3(v3)
+                    if p.chain == self.chain
+                        && family.contains(&*p.protocol)
+                        && p.tokens.len() == 2
+                        && p.tokens[..] == pair[..]
+                        && fee.is_none_or(|f| f == v3.fee) =>
+                {
+                    Some((k, p, v3.fee))
+                }
+                _ => None,
+            })
+            .collect();
+        let (k, pool) = match found.as_slice() {
+            [(k, p, _)] => (*k, (*p).clone()),
+            [] => {
+                let with_fee = fee.map(|f| format!(" with fee {f}")).unwrap_or_default();
+                return Err(BundleError::invalid(
+                    format!("{at}.{}", if fee.is_some() { "poolFee" } else { "tokenIn" }),
+                    format!(
+                        "the market has no {protocol} pool of {:#x} and {:#x}{with_fee} on chain {}",
+                        pair[0], pair[1], self.chain
+                    ),
+                )
+                .into());
+            }
+            several => {
+                let fees: Vec<String> = several.iter().map(|(_, _, f)| f.to_string()).collect();
+                return Err(BundleError::invalid(
+                    format!("{at}.poolFee"),
+                    format!(
+                        "{protocol} has pools of these tokens at several fees ({}): name one",
+                        fees.join(", ")
+                    ),
+                )
+                .into());
+            }
+        };
+        if self.state.unprovable.contains(&(k as u32)) || self.state.stale.contains(&(k as u32)) {
+            return Err(BundleError::unroutable(
+                at,
+                format!("{:#x} has no EVM fixture here", pool.address),
+            )
+            .into());
+        }
+        let PoolState::UniswapV3(v3) = &pool.state else {
+            return Err(BundleError::invalid(at, "not a concentrated-liquidity pool").into());
+        };
+        let v3_fee = v3.fee;
+        if let Some(spacing) = tick_spacing.filter(|s| *s != v3.tick_spacing) {
+            return Err(BundleError::invalid(
+                format!("{at}.tickSpacing"),
+                format!(
+                    "the pool {:#x} has tick spacing {}, not {spacing}",
+                    pool.address, v3.tick_spacing
+                ),
+            )
+            .into());
+        }
+        // The manager mints only into the pool at its factory's address.
+        let factory = self.state.catalog.dex_factory(self.chain, protocol).map(|f| f.factory);
+        let salt = alloy_primitives::keccak256(alloy_sol_types::SolValue::abi_encode(&(
+            pair[0],
+            pair[1],
+            U256::from(v3_fee),
+        )));
+        if factory.is_none_or(|f| f.create2(salt, V3_POOL_INIT_CODE_HASH) != pool.address) {
+            return Err(BundleError::unroutable(
+                at,
+                format!(
+                    "{:#x} is not at the address {protocol}'s factory gives its tokens and fee: the position manager cannot mint into it",
+                    pool.address
+                ),
+            )
+            .into());
+        }
+        let CoinsIn { args, amounts, exact, .. } =
+            self.coins_in(&pool, 2, tokens_in, amounts_in, npm, at)?;
+        let minted =
+            pool.v3_mint(&pool.state, ticks, [amounts[0], amounts[1]]).map_err(|e| match e {
+                switchyard_kernel::amm::PositionError::Ticks { .. } => {
+                    BundleError::invalid(format!("{at}.ticks"), e.to_string())
+                }
+                _ => BundleError::unroutable(
+                    at,
+                    format!("{:#x} cannot mint this position now: {e}", pool.address),
+                ),
+            })?;
+        let recipient = receiver.unwrap_or_else(|| self.beneficiary());
+        let b = &mut self.b;
+        let word = |t: i32| alloy_primitives::I256::try_from(t).map(|t| t.into_raw());
+        let (lower, upper) = (word(ticks.0), word(ticks.1));
+        let (Ok(lower), Ok(upper)) = (lower, upper) else {
+            return Err(BundleError::invalid(format!("{at}.ticks"), "not a tick").into());
+        };
+        let call = [
+            b.address(pair[0]).map_err(weiroll(at))?,
+            b.address(pair[1]).map_err(weiroll(at))?,
+            b.uint(U256::from(v3_fee)).map_err(weiroll(at))?,
+            b.uint(lower).map_err(weiroll(at))?,
+            b.uint(upper).map_err(weiroll(at))?,
+            args[0].clone(),
+            args[1].clone(),
+            b.uint(U256::ZERO).map_err(weiroll(at))?,
+            b.uint(U256::ZERO).map_err(weiroll(at))?,
+            b.address(recipient).map_err(weiroll(at))?,
+            b.uint(U256::MAX).map_err(weiroll(at))?,
+        ];
+        let owner = call[9].clone();
+        let pool_in = b.address(pool.address).map_err(weiroll(at))?;
+        let mut before = Vec::with_capacity(3);
+        for (token, of) in [(pair[0], &pool_in), (pair[1], &pool_in), (npm, &owner)] {
+            before.push(encode::route::balance_of(b, token, of.clone()).map_err(encode_err(at))?);
+        }
+        b.call(
+            CallKind::Call,
+            npm,
+            positions::INonfungiblePositionManager::mintCall::SELECTOR,
+            &call,
+            Out::Ignore,
+        )
+        .map_err(weiroll(at))?;
+        let mut grew = Vec::with_capacity(3);
+        for ((token, of), was) in
+            [(pair[0], &pool_in), (pair[1], &pool_in), (npm, &owner)].into_iter().zip(before)
+        {
+            let now = encode::route::balance_of(b, token, of.clone()).map_err(encode_err(at))?;
+            grew.push(helper(b, BinaryOp::Sub, &[now, was]).map_err(encode_err(at))?);
+        }
+        if exact {
+            for (c, taken) in minted.taken.iter().enumerate() {
+                self.checks.push((format!("{at}: token{c} taken"), grew[c].clone(), *taken));
+            }
+        }
+        let one = U256::from(1);
+        self.checks.push((format!("{at}: the position"), grew[2].clone(), one));
+        self.pool_moved(k, minted.next)?;
+        self.dust.extend(pair);
+        self.positions.insert(npm);
+        if recipient != self.beneficiary() {
+            self.receivers.insert(recipient);
+        }
+        Ok(Output { slot: grew[2].clone(), predicted: Some(one), exact: true, token: Some(npm) })
+    }
+
     /// The coins an action puts into `pool` together (of its first `n`
     /// tokens, each named once with its amount), each approved to
     /// `spender` (the native coin is sent as value instead).
@@ -1328,6 +1578,27 @@ impl<'a> Compiler<'a> {
                     receiver: *receiver,
                 };
                 one(self.curve_multi_deposit(&d, &at)?)
+            }
+            ActionKind::DepositClmm {
+                tokens_in,
+                amounts_in,
+                token_out,
+                ticks,
+                fee,
+                tick_spacing,
+                receiver,
+            } => {
+                let d = ClmmDeposit {
+                    tick_spacing: *tick_spacing,
+                    protocol: &a.protocol,
+                    tokens_in,
+                    amounts_in,
+                    token_out: *token_out,
+                    ticks: *ticks,
+                    fee: *fee,
+                    receiver: *receiver,
+                };
+                one(self.clmm_deposit(&d, &at)?)
             }
             ActionKind::MultiRedeem { token_in, tokens_out, amount_in, primary, receiver } => {
                 let r = MultiRedeem {
@@ -2075,9 +2346,16 @@ impl<'a> Compiler<'a> {
         let mut watch = Vec::new();
         let mut gainers: Vec<Address> = vec![beneficiary];
         gainers.extend(self.receivers.iter().copied());
+        // Each gainer once, or a gain would count twice.
+        gainers.sort_unstable();
         gainers.dedup();
-        let tokens: BTreeSet<Address> =
-            self.produced.iter().chain(self.external.keys()).copied().collect();
+        let tokens: BTreeSet<Address> = self
+            .produced
+            .iter()
+            .chain(self.external.keys())
+            .chain(&self.positions)
+            .copied()
+            .collect();
         for g in &gainers {
             for t in &tokens {
                 watch.push((*g, *t));

@@ -148,6 +148,26 @@ pub enum ActionKind {
         /// Receiver of the position token.
         receiver: Option<Address>,
     },
+    /// `<protocol> depositclmm`: a concentrated-liquidity position over
+    /// `ticks` in the pool of the two tokens and `fee`, minted through the
+    /// protocol's `NonfungiblePositionManager` (an ERC-721 to the
+    /// receiver); what the pool does not take goes back.
+    DepositClmm {
+        /// The pool's two tokens, in any order.
+        tokens_in: Vec<Address>,
+        /// One amount per input token.
+        amounts_in: Vec<Amount>,
+        /// The position manager (the position token).
+        token_out: Address,
+        /// Lower and upper tick.
+        ticks: (i32, i32),
+        /// The pool's fee (hundredths of a bip), when named.
+        fee: Option<u32>,
+        /// The pool's tick spacing, when named (checked).
+        tick_spacing: Option<i32>,
+        /// Receiver of the position (default: the bundle's beneficiary).
+        receiver: Option<Address>,
+    },
     /// `<protocol> multiredeem` (and `tokenizedmultiredeem`): a position
     /// into several tokens at once, every coin in proportion (a tokenized
     /// Curve pool's `remove_liquidity`, a Uniswap V2 pair through

@@ -156,6 +156,30 @@ impl<'v, 'a> Args<'v, 'a> {
         })
     }
 
+    /// Exactly two signed integers in `[min, max]` (decimal strings or
+    /// JSON integers), as a pair.
+    fn int_pair(&self, name: &str, (min, max): (i32, i32)) -> Result<(i32, i32), ApiError> {
+        let path = self.path(name);
+        let bad = || {
+            ApiError::invalid(
+                path.clone(),
+                format!("{path} must be two integers from {min} to {max}, lower first"),
+            )
+        };
+        let V::Array(items) = self.required(name)? else { return Err(bad()) };
+        let int = |v: &V<'_>| {
+            let n = match v {
+                V::String(s) => s.trim().parse::<i64>().ok(),
+                v => v.as_i64(),
+            };
+            n.and_then(|n| i32::try_from(n).ok()).filter(|n| (min..=max).contains(n))
+        };
+        match items.as_slice() {
+            [a, b] => int(a).zip(int(b)).filter(|(a, b)| a < b).ok_or_else(bad),
+            _ => Err(bad()),
+        }
+    }
+
     fn names(&self, name: &str) -> Vec<String> {
         match self.get(name) {
             Some(V::Array(items)) => {
@@ -259,6 +283,9 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 ///   supply: one coin, or both through `addLiquidity`), no Balancer LP
 ///   positions yet, no concentrated-liquidity positions; multi-token
 ///   deposits and redeems through Curve pools and Uniswap V2 pairs only;
+/// - concentrated-liquidity positions are minted (`depositclmm`, Uniswap
+///   V3's position manager) but not redeemed: a position lives in the
+///   position manager's storage, which the world does not hold;
 /// - no flash loans, paymaster fees, or withdrawals by position id;
 /// - no Compound V3 market in the world;
 /// - a bundle's bridge answers 422 (no deployed bridge receiver is
@@ -266,8 +293,8 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// - an ERC-721 has no `transfer`.
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
-        "depositclmm"
-        | "redeemclmm"
+        "depositclmm" => protocol == "uniswap-v3",
+        "redeemclmm"
         | "flashloan"
         | "paymasterfee"
         | "multioutsingledeposit"
@@ -285,6 +312,47 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         "transfer" => protocol != "erc721",
         _ => true,
     }
+}
+
+/// Uniswap V3's ticks (`TickMath.MIN_TICK`, `MAX_TICK`).
+const TICKS: (i32, i32) = (-887_272, 887_272);
+
+/// A concentrated-liquidity position from both coins of a pool.
+fn deposit_clmm(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
+    if args.opt_address("hook")?.is_some_and(|h| h != Address::ZERO) {
+        return Err(ApiError::invalid(
+            args.path("hook"),
+            "Uniswap V3 pools have no hooks: hook is for hook-enabled CLMMs",
+        ));
+    }
+    Ok(ActionKind::DepositClmm {
+        tokens_in: args.addresses("tokenIn")?,
+        amounts_in: args.amounts("amountIn")?,
+        token_out: args.address("tokenOut")?,
+        ticks: args.int_pair("ticks", TICKS)?,
+        fee: args.bps("poolFee", 1_000_000)?,
+        tick_spacing: args.bps("tickSpacing", 16_384)?.and_then(|s| i32::try_from(s).ok()),
+        receiver: args.opt_address("receiver")?,
+    })
+}
+
+/// Whether `action` of `protocol` builds on `chain` ([`builds`]): a
+/// concentrated-liquidity position needs the protocol's position manager
+/// recorded on the chain, bound to its factory there.
+pub fn builds_on(
+    catalog: &switchyard_catalog::Catalog,
+    protocol: &str,
+    action: &str,
+    chain: switchyard_catalog::ChainId,
+) -> bool {
+    builds(protocol, action)
+        && match action {
+            "depositclmm" => catalog.dex_factory(chain, protocol).is_some_and(|f| {
+                let role = switchyard_catalog::DeploymentRole::UniswapV3PositionManager;
+                catalog.deployment(chain, role, Some(f.factory)).is_some()
+            }),
+            _ => true,
+        }
 }
 
 /// Several coins into one position at once.
@@ -412,6 +480,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             primary: args.address("primaryAddress")?,
             receiver: args.opt_address("receiver")?,
         },
+        "depositclmm" if builds(&protocol, &action) => deposit_clmm(&args)?,
         "multideposit" | "tokenizedmultideposit" if builds(&protocol, &action) => {
             multi_deposit(&args)?
         }

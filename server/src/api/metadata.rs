@@ -98,9 +98,15 @@ fn standard_dto(catalog: &Catalog, st: &switchyard_catalog::Standard) -> Option<
             action: a.action.clone(),
             name: a.name.clone(),
             function_names: a.function_names.clone(),
-            supported_chains: a.chains.iter().map(|c| network_ref(catalog, *c)).collect(),
+            supported_chains: a
+                .chains
+                .iter()
+                .filter(|c| super::bundle::builds_on(catalog, &st.protocol, &a.action, **c))
+                .map(|c| network_ref(catalog, *c))
+                .collect(),
             inputs: a.inputs.clone(),
         })
+        .filter(|a| !a.supported_chains.is_empty())
         .collect();
     (!actions.is_empty()).then(|| dto::Standard {
         protocol: pref(&st.protocol),
