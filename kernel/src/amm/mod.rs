@@ -15,6 +15,7 @@ mod error;
 pub mod exact_out;
 pub mod full_math;
 pub(crate) mod shadow;
+pub use shadow::Quick;
 pub mod stableswap;
 pub mod uniswap_v2;
 pub mod uniswap_v3;

@@ -369,6 +369,101 @@ fn weighted_lp_out(w: &crate::pool::WeightedState, i: usize, j: usize, amount: f
     }
 }
 
+/// A pool's shadow quote for the common case in one cache line, kept by
+/// the snapshot's pool table beside the pool ([`crate::Pools::shadow_out`]):
+/// a constant-product pair, or a concentrated-liquidity pool for a trade
+/// that stays in its current range. A search prices hundreds of pools per
+/// request, most of them once; on a cold cache the pool record (two lines)
+/// and a V3 state behind its box (two more) cost a miss each, where this
+/// costs one. [`Quick::out`] answers bit for bit what [`Pool::shadow_out`]
+/// answers, or `None` where it would take more than this holds (another
+/// kind, a trade leaving the range), and the pool itself is asked.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(align(64))]
+pub struct Quick(QuickKind);
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum QuickKind {
+    /// Ask the pool.
+    #[default]
+    Full,
+    /// A Uniswap V2 pair: its reserves as `f64`, its fee.
+    V2 { r: [f64; 2], fee_bps: u32 },
+    /// A Uniswap V3 pool with a valid range hint and liquidity in range:
+    /// `s = sqrtPriceX96 / 2^96`, the liquidity as `f64`, the range's
+    /// bounds, the fee.
+    V3 { s: f64, l: f64, below: f64, above: f64, fee: u32 },
+}
+
+impl Quick {
+    /// What `pool` holds for [`Self::out`].
+    pub fn of(pool: &Pool) -> Self {
+        if pool.tokens.len() != 2 {
+            return Self::default();
+        }
+        Self(match &pool.state {
+            PoolState::UniswapV2 { reserves, fee_bps } => QuickKind::V2 {
+                r: [u128_to_f64(reserves[0]), u128_to_f64(reserves[1])],
+                fee_bps: *fee_bps,
+            },
+            PoolState::UniswapV3(v3) => {
+                let hint = v3.range.get(v3.tick, &v3.ticks);
+                match (hint, i128::try_from(v3.liquidity)) {
+                    (Some((_, below, above)), Ok(li)) if li > 0 => QuickKind::V3 {
+                        s: u256_to_f64(v3.sqrt_price_x96) / Q96,
+                        l: i128_to_f64(li),
+                        below,
+                        above,
+                        fee: v3.fee,
+                    },
+                    _ => QuickKind::Full,
+                }
+            }
+            _ => QuickKind::Full,
+        })
+    }
+
+    /// [`Pool::shadow_out`] of the pool this was made of, when this holds
+    /// enough to answer it.
+    pub fn out(&self, i: usize, j: usize, amount_in: f64) -> Option<f64> {
+        if matches!(self.0, QuickKind::Full) {
+            return None;
+        }
+        if amount_in.is_nan() || amount_in <= 0.0 || i == j || i >= 2 || j >= 2 {
+            return Some(0.0);
+        }
+        let out = match self.0 {
+            QuickKind::Full => return None,
+            QuickKind::V2 { r, fee_bps } => {
+                let (ri, rj) = (r[i], r[j]);
+                let x = amount_in * (1.0 - f64::from(fee_bps) / 1e4);
+                if ri > 0.0 && rj > 0.0 { rj * x / (ri + x) } else { 0.0 }
+            }
+            // `v3_out`'s first step, where it ends within the range.
+            QuickKind::V3 { s, l, below, above, fee } => {
+                let x = amount_in * (1.0 - f64::from(fee) / 1e6);
+                if i == 0 {
+                    let need = l * (1.0 / below - 1.0 / s);
+                    if x <= need || below <= 0.0 {
+                        let r = s * x / l;
+                        0.0 + s * s * x / (1.0 + r)
+                    } else {
+                        return None;
+                    }
+                } else {
+                    let need = l * (above - s);
+                    if x <= need {
+                        0.0 + x / (s * (s + x / l))
+                    } else {
+                        return None;
+                    }
+                }
+            }
+        };
+        Some(if out.is_finite() { out.max(0.0) } else { 0.0 })
+    }
+}
+
 impl Pool {
     /// Approximate output in `f64` (raw units) for `amount_in` of token `i`
     /// into token `j`, from the snapshot state; `0.0` when the pool cannot
@@ -644,7 +739,7 @@ mod tests {
             let net: i128 = ticks.iter().filter(|(t, _)| *t <= tick).map(|(_, n)| n).sum();
             net.max(0) as u128
         };
-        let mut compared = 0;
+        let (mut compared, mut quick) = (0, 0);
         for tick in [-1500, -1200, -900, -600, -1, 0, 599, 600, 601, 1199, 1200, 1500] {
             let sqrt = crate::amm::uniswap_v3::sqrt_ratio_at_tick(tick).expect("tick");
             let state = |range| {
@@ -677,10 +772,44 @@ mod tests {
                         want,
                         "{tick} {i}->{j} {amount}"
                     );
+                    // The one-line shadow: the same bits where it answers,
+                    // which is every trade within the range.
+                    match Quick::of(&hinted).out(i, j, amount) {
+                        Some(q) => {
+                            assert_eq!(q.to_bits(), want, "{tick} {i}->{j} {amount}");
+                            quick += 1;
+                        }
+                        None => assert!(Quick::of(&plain).out(i, j, amount).is_none()),
+                    }
                     compared += 1;
                 }
             }
         }
         assert_eq!(compared, 12 * 2 * 8);
+        assert!(quick >= 40, "{quick} answered by the one-line shadow");
+    }
+
+    #[test]
+    fn the_quick_shadow_of_a_pair_is_its_own() {
+        for reserves in [[1u128, 1], [0, 5], [10u128.pow(24), 3 * 10u128.pow(12)]] {
+            let p = pool(
+                PoolState::UniswapV2 {
+                    reserves: reserves.map(alloy_primitives::U128::from),
+                    fee_bps: 30,
+                },
+                vec![18, 6],
+            );
+            let q = Quick::of(&p);
+            for (i, j) in [(0, 1), (1, 0), (0, 0), (2, 1)] {
+                for amount in [f64::NAN, -1.0, 0.0, 1.0, 1e9, 1e18, 1e30] {
+                    let want = p.shadow_out(i, j, amount).to_bits();
+                    assert_eq!(
+                        q.out(i, j, amount).map(f64::to_bits),
+                        Some(want),
+                        "{i}->{j} {amount}"
+                    );
+                }
+            }
+        }
     }
 }

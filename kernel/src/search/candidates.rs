@@ -169,10 +169,9 @@ struct Label {
 /// Shadow output of one edge.
 pub(super) fn shadow(snapshot: &MarketSnapshot, edge: Edge, amount: f64) -> f64 {
     match edge {
-        Edge::Pool { pool, i, j } => snapshot
-            .pools()
-            .get(pool as usize)
-            .map_or(0.0, |p| p.shadow_out(usize::from(i), usize::from(j), amount)),
+        Edge::Pool { pool, i, j } => {
+            snapshot.pools().shadow_out(pool as usize, usize::from(i), usize::from(j), amount)
+        }
         Edge::Bridge { bridge } => {
             snapshot.bridges().get(bridge as usize).map_or(0.0, |b| b.shadow_out(amount))
         }
