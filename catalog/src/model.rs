@@ -152,6 +152,10 @@ pub enum DeploymentRole {
     /// Uniswap's `Permit2`: a `permittransferfrom` action's signature
     /// transfer.
     Permit2,
+    /// Enso's `EnsoRouterFlashloanAdapter`: borrows from one of its trusted
+    /// `lenders` and runs a program in the router's executor with the
+    /// loan, which must pay it back.
+    FlashloanRouterAdapter,
 }
 
 impl DeploymentRole {
@@ -176,6 +180,7 @@ impl DeploymentRole {
             Self::PercentageMathHelpers => "percentageMathHelpers",
             Self::CurvePoolList => "curvePoolList",
             Self::Permit2 => "permit2",
+            Self::FlashloanRouterAdapter => "flashloanRouterAdapter",
         }
     }
 }
@@ -205,8 +210,23 @@ pub struct Deployment {
     /// functions (`EnsoShortcutsHelpers` 2 or 3).
     #[serde(default)]
     pub version: Option<u32>,
+    /// The lenders a flash-loan adapter trusts, as its constructor was
+    /// given them.
+    #[serde(default)]
+    pub lenders: Vec<FlashloanLender>,
     /// Where the address comes from (deployment records, verified source).
     pub source: String,
+}
+
+/// A lender a flash-loan adapter trusts.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FlashloanLender {
+    /// The lender's contract (for Uniswap V3, the factory of its pools).
+    pub address: Address,
+    /// Its protocol, as the adapter numbers them: 1 Morpho, 2 Aave V3,
+    /// 3 Balancer V3, 4 Dolomite, 5 Uniswap V3.
+    pub protocol: u8,
 }
 
 /// The native coin of a network.

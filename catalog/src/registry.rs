@@ -319,6 +319,16 @@ impl Catalog {
                     "a periphery router names its factory, and only a router does".to_owned(),
                 ));
             }
+            let lends = d.role == DeploymentRole::FlashloanRouterAdapter;
+            if lends == d.lenders.is_empty()
+                || d.lenders.iter().any(|l| !(1..=5).contains(&l.protocol))
+            {
+                problems.push(Problem::new(
+                    loc.clone(),
+                    "a flash-loan adapter lists its lenders (protocols 1 to 5), and only it does"
+                        .to_owned(),
+                ));
+            }
             let versioned = d.role == DeploymentRole::ShortcutsHelpers;
             if versioned != matches!(d.version, Some(2 | 3)) {
                 problems.push(Problem::new(

@@ -58,6 +58,9 @@ mod slot {
     pub(super) const ORACLE_SOURCES: u64 = 0;
 }
 
+/// Aave V3's flash-loan premium, bps of the amount borrowed.
+pub const FLASHLOAN_PREMIUM_BPS: u128 = 5;
+
 /// The logic libraries the `Pool` links, in deployment order
 /// (`FlashLoanLogic` links `BorrowLogic`).
 const LIBRARIES: [Artifact; 7] = [
@@ -151,6 +154,17 @@ impl AaveMarket {
         };
         set(evm, "POOL", pool)?;
         set(evm, "POOL_CONFIGURATOR", deployer)?;
+        // Flash loans cost 0.05% (Aave V3 Ethereum's `FLASHLOAN_PREMIUM_TOTAL`
+        // of 5 bps), all of it booked to the treasury, so a loan moves no
+        // liquidity index that later actions of a program were priced on.
+        evm.call_sol(
+            deployer,
+            pool,
+            &AavePool::updateFlashloanPremiumsCall {
+                flashLoanPremiumTotal: FLASHLOAN_PREMIUM_BPS,
+                flashLoanPremiumToProtocol: 10_000,
+            },
+        )?;
         let oracle = deploy(
             evm,
             npm,

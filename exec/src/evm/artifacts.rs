@@ -171,6 +171,10 @@ pub enum Artifact {
     BalancerWeightedPoolV3,
     /// `ReferencePriceOracle.sol`: Compound V2's price oracle interface.
     ReferencePriceOracle,
+    /// `ReferenceFlashloanRouterAdapter.sol`: Enso's flash-loan router
+    /// adapter; constructor `(address[] lenders, uint8[] protocols, address
+    /// router, address owner)`.
+    ReferenceFlashloanRouterAdapter,
     /// `ReferencePriceFeed.sol`: a Chainlink price feed's read interface;
     /// constructor `(int256 answer, uint8 decimals)`.
     ReferencePriceFeed,
@@ -256,7 +260,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 68] = [
+    pub const ALL: [Self; 69] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -311,6 +315,7 @@ impl Artifact {
         Self::BalancerWeightedPoolV3,
         Self::ReferencePriceFeed,
         Self::ReferencePriceOracle,
+        Self::ReferenceFlashloanRouterAdapter,
         Self::AaveAddressesProvider,
         Self::AavePool,
         Self::AaveAToken,
@@ -385,6 +390,7 @@ impl Artifact {
             Self::BalancerWeightedPoolV3 => "WeightedPool",
             Self::ReferencePriceFeed => "ReferencePriceFeed",
             Self::ReferencePriceOracle => "ReferencePriceOracle",
+            Self::ReferenceFlashloanRouterAdapter => "ReferenceFlashloanRouterAdapter",
             Self::AaveAddressesProvider => "PoolAddressesProvider",
             Self::AavePool => "Pool",
             Self::AaveAToken => "AToken",
@@ -508,6 +514,9 @@ impl Artifact {
             }
             Self::ReferencePriceOracle => {
                 include_str!("../../../contracts/artifacts/ReferencePriceOracle.json")
+            }
+            Self::ReferenceFlashloanRouterAdapter => {
+                include_str!("../../../contracts/artifacts/ReferenceFlashloanRouterAdapter.json")
             }
             Self::UniswapV2Factory
             | Self::UniswapV2Pair

@@ -49,10 +49,11 @@ use super::{
         BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
         BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, LegacyShortcutsRouter,
         OpenZeppelinVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
-        ReferenceCurveToken, ReferenceDualVault, ReferenceStableSwap, ReferenceStableSwapLp,
-        ReferenceV2Pair, ReferenceV2Router, ReferenceVault, ReferenceWETH, ReferenceWstETH,
-        TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory,
-        UniswapV3PositionManager, UniswapV3SwapRouter, UniswapV3SwapRouter02, WalletFactory,
+        ReferenceCurveToken, ReferenceDualVault, ReferenceFlashloanRouterAdapter,
+        ReferenceStableSwap, ReferenceStableSwapLp, ReferenceV2Pair, ReferenceV2Router,
+        ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
+        UniswapV2Router02, UniswapV3Factory, UniswapV3PositionManager, UniswapV3SwapRouter,
+        UniswapV3SwapRouter02, WalletFactory,
     },
     fixtures, lazy,
 };
@@ -78,6 +79,10 @@ pub const GAUGE_STAKE: U256 = uint!(1000000000000000000000000_U256);
 
 /// Holds the shares or LP supply a snapshot says exist, so totals match.
 pub const SEED_HOLDER: Address = address!("5eed0000000000000000000000000000000005ee");
+
+/// The owner Enso's flash-loan adapters were deployed with (their
+/// deployment records' sender and `owner_` argument).
+const FLASHLOAN_ADAPTER_OWNER: Address = address!("826e0bb2276271efdf2a500597f37b94f6c153ba");
 
 /// The `feeTo` of a Uniswap V2 factory whose protocol fee is on: it
 /// receives the fee's liquidity and nothing else reads it.
@@ -1724,6 +1729,11 @@ impl<'a> ChainBuilder<'a> {
         self.placed.insert(variable_debt, Artifact::AaveVariableDebtToken);
         self.tokens.insert(a_token, TokenImpl::AToken { index });
         self.fund(asset, a_token, available)?;
+        // Its suppliers, together: the aToken's supply is what the reserve
+        // holds, as on chain (a pool whose aToken has no supply divides by
+        // it when a flash loan's premium is booked).
+        aave::fund_a_token(&mut self.evm, a_token, derived("suppliers"), available, index)
+            .doing(|| format!("the suppliers of reserve {asset} of {}", pool.address))?;
         if let Some(p) = position {
             self.debts
                 .push((p.address, Ok(PositionFixture::AaveDebt { pool: pool.address, asset })));
@@ -2082,6 +2092,20 @@ impl<'a> ChainBuilder<'a> {
                     }
                     .abi_encode();
                     self.deploy_at(Artifact::UniswapV3SwapRouter02, &args, d.address)
+                }
+                DeploymentRole::FlashloanRouterAdapter => {
+                    let router = catalog
+                        .contracts(chain, RoutingStrategy::Router)
+                        .and_then(|c| c.router)
+                        .unwrap_or_default();
+                    let args = ReferenceFlashloanRouterAdapter::constructorCall {
+                        lenders: d.lenders.iter().map(|l| l.address).collect(),
+                        protocols: d.lenders.iter().map(|l| l.protocol).collect(),
+                        router_: router,
+                        owner_: FLASHLOAN_ADAPTER_OWNER,
+                    }
+                    .abi_encode();
+                    self.deploy_at(Artifact::ReferenceFlashloanRouterAdapter, &args, d.address)
                 }
                 DeploymentRole::UniswapV3PositionManager => {
                     // No token descriptor: `tokenURI` is the one function
