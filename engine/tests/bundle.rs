@@ -1033,3 +1033,108 @@ async fn bundles_mint_uniswap_v3_positions_through_the_position_manager() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Enso's flash-loan router adapter on Ethereum.
+const FLASHLOAN_ADAPTER: Address = address!("66a6da113aee7cc1682e41599ffc2d2f492fab88");
+/// A flash loan from Aave V3 through Enso's router adapter: 1,000 USDC
+/// borrowed, sold for WETH and the WETH sold back in the loan's own
+/// program (its second route spends the first's output by the callback's
+/// own index), the loan and Aave's 0.05% premium paid back from that and
+/// the 50 USDC the caller brings, and the rest handed to the caller. The
+/// adapter and the executor keep nothing; Aave's reserve gains exactly
+/// the premium.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
+    let dir = temp_dir("flashloan");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let (_, executor) = world.shortcuts.router.expect("router");
+    let (loan, brought) = (U256::from(1_000_000_000u64), U256::from(50_000_000u64));
+    let flashloan = |callback: Vec<Action>| Action {
+        protocol: "aave-v3".into(),
+        kind: ActionKind::Flashloan {
+            token: USDC,
+            amount: loan,
+            tokens_in: vec![USDC],
+            amounts_in: vec![Amount::Value(brought)],
+            tokens_out: vec![USDC],
+            primary: None,
+            receiver: None,
+            callback,
+        },
+    };
+    let round_trip = vec![
+        route(USDC, WETH, Amount::Value(loan)),
+        route(WETH, USDC, Amount::Output { action: 0, index: 0 }),
+    ];
+    let b = engine
+        .bundle(request(RoutingStrategy::Router, vec![flashloan(round_trip.clone())]))
+        .await
+        .expect("a flash loan");
+    let a_usdc = state
+        .snapshot
+        .pools()
+        .iter()
+        .find(|p| {
+            p.address == AAVE_POOL
+                && p.tokens[0] == USDC
+                && matches!(p.state, switchyard_kernel::PoolState::Lending(_))
+        })
+        .map(|p| p.tokens[1])
+        .expect("Aave's USDC reserve");
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, brought)],
+        approvals: b.approvals.clone(),
+        watch: vec![
+            (USER, USDC),
+            (FLASHLOAN_ADAPTER, USDC),
+            (executor, USDC),
+            (executor, WETH),
+            (a_usdc, USDC),
+        ],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    let premium = U256::from(500_000u64); // 0.05% of 1,000 USDC
+    assert_eq!(out.after[4] - out.before[4], premium, "Aave's reserve gains the premium");
+    // Two 0.05% pools both ways on $1,000, and the premium: the caller
+    // gets back most of the 50 USDC.
+    let back = out.after[0];
+    assert!(back > U256::from(45_000_000u64) && back < brought, "{back}");
+    assert_eq!(b.amounts_out.get(&USDC), None, "the caller gets back less than it brought");
+    for k in 1..4 {
+        assert_eq!(out.after[k], U256::ZERO, "{:?} keeps nothing", setup.watch[k]);
+    }
+
+    // A program that keeps the loan's WETH, and one that cannot pay the
+    // premium: refused before answering, saying what is owed.
+    let kept = vec![route(USDC, WETH, Amount::Value(loan))];
+    let e = engine
+        .bundle(request(RoutingStrategy::Router, vec![flashloan(kept)]))
+        .await
+        .expect_err("kept");
+    assert!(format!("{e:?}").contains("1000500000 of 0xa0b8"), "{e:?}");
+    let mut short = flashloan(round_trip.clone());
+    if let ActionKind::Flashloan { amounts_in, .. } = &mut short.kind {
+        *amounts_in = vec![Amount::Value(U256::from(1u8))];
+    }
+    let e = engine.bundle(request(RoutingStrategy::Router, vec![short])).await.expect_err("short");
+    assert!(format!("{e:?}").contains("body[0]"), "{e:?}");
+    // A loan past what Aave holds, and one run by a delegate: named.
+    let mut huge = flashloan(round_trip.clone());
+    if let ActionKind::Flashloan { amount, .. } = &mut huge.kind {
+        *amount = U256::from(10u128.pow(30));
+    }
+    let e = engine.bundle(request(RoutingStrategy::Router, vec![huge])).await.expect_err("huge");
+    assert!(format!("{e:?}").contains("flashloanAmount"), "{e:?}");
+    let e = engine
+        .bundle(request(RoutingStrategy::Delegate, vec![flashloan(round_trip)]))
+        .await
+        .expect_err("delegate");
+    assert!(format!("{e:?}").contains("routingStrategy=router"), "{e:?}");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

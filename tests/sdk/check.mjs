@@ -315,6 +315,24 @@ await test("getBundleData mints a Uniswap V3 position (depositclmm)", async () =
   assert(out[NPM] === "1", `one position: ${JSON.stringify(r.amountsOut)}`);
 });
 
+await test("getBundleData borrows a flash loan from Aave V3 (flashloan)", async () => {
+  const r = await client.getBundleData(
+    { chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", routingStrategy: "router" },
+    [{
+      protocol: "aave-v3", action: "flashloan",
+      args: {
+        flashloanToken: USDC, flashloanAmount: "1000000000", tokenIn: [USDC], amountIn: ["50000000"], tokenOut: USDC,
+        callback: [
+          { protocol: "enso", action: "route", args: { tokenIn: USDC, tokenOut: WETH, amountIn: "1000000000", slippage: "100" } },
+          { protocol: "enso", action: "route", args: { tokenIn: WETH, tokenOut: USDC, amountIn: { useOutputOfCallAt: 0 }, slippage: "100" } },
+        ],
+      },
+    }],
+  );
+  check(r, { bundle: ["array", "object"], tx: TX_SHAPE, "gas?": "string", "amountsOut?": "object", createdAt: "number" });
+  assert(r.tx.to.toLowerCase() === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", JSON.stringify(r.tx));
+});
+
 // The client's own bundle examples (tests/docs.actions.test.ts): each is
 // built, or refused with a 4xx that names the action it cannot build.
 // Those whose actions and addresses the embedded catalog has must build.

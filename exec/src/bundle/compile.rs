@@ -103,6 +103,33 @@ mod positions {
 const V3_POOL_INIT_CODE_HASH: alloy_primitives::B256 =
     alloy_primitives::b256!("e34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54");
 
+/// Enso's flash-loan adapter (its public ABI): the entry point.
+mod flashloans {
+    #![allow(missing_docs)]
+    alloy_sol_types::sol! {
+        interface IEnsoFlashloanAdapter {
+            function executeFlashloan(uint8 protocol, bytes protocolFlashloanData, bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state) external;
+        }
+    }
+}
+
+/// The adapter's number for Aave V3 (`LenderProtocol.AaveV3`).
+const AAVE_V3_LENDER: u8 = 2;
+
+/// A `flashloan` action.
+#[derive(Debug, Clone, Copy)]
+struct Flashloan<'a> {
+    protocol: &'a str,
+    token: Address,
+    amount: U256,
+    tokens_in: &'a [Address],
+    amounts_in: &'a [Amount],
+    tokens_out: &'a [Address],
+    primary: Option<Address>,
+    receiver: Option<Address>,
+    callback: &'a [Action],
+}
+
 /// A `depositclmm` action.
 #[derive(Debug, Clone, Copy)]
 struct ClmmDeposit<'a> {
@@ -184,6 +211,9 @@ struct Compiler<'a> {
     fees: BTreeMap<Address, U256>,
     /// Receivers named by actions (their gains count in `amountsOut`).
     receivers: BTreeSet<Address>,
+    /// What to tell a client whose bundle reverts in a call to this
+    /// target (a flash loan not paid back).
+    hints: Vec<(Address, String)>,
     /// ERC-721 position tokens minted straight to a receiver: watched for
     /// `amountsOut`, never swept (an ERC-721 has no `transfer`).
     positions: BTreeSet<Address>,
@@ -234,6 +264,7 @@ impl<'a> Compiler<'a> {
             fees: BTreeMap::new(),
             receivers: BTreeSet::new(),
             positions: BTreeSet::new(),
+            hints: Vec::new(),
             pulled: Vec::new(),
             marks: Vec::with_capacity(req.actions.len()),
             request_id,
@@ -955,6 +986,168 @@ impl<'a> Compiler<'a> {
         self.position_minted(k, minted, (bpt, out), exact, receiver, at)
     }
 
+    /// `flashloan` from Aave V3 through Enso's `EnsoRouterFlashloanAdapter`:
+    /// the callback is compiled as a program of its own (its own state and
+    /// output indexes) for the router's executor, which the adapter runs
+    /// with the loan through `routeSingle`, and which ends by paying the
+    /// adapter the loan and Aave's premium (`percentMul`, rounded half up).
+    /// The outer program calls `executeFlashloan`; what the loan's program
+    /// produced stays in the account for the actions after. The callback's
+    /// own predictions are not held to execution (its state is not the
+    /// outer program's); the bundle's gains are measured as always.
+    fn flashloan(&mut self, f: &Flashloan<'_>, at: &str) -> Result<Vec<Output>, ExecError> {
+        let Flashloan {
+            protocol,
+            token,
+            amount,
+            tokens_in,
+            amounts_in,
+            tokens_out,
+            primary,
+            receiver,
+            callback,
+        } = *f;
+        if protocol != "aave-v3" {
+            return Err(BundleError::unroutable(
+                at,
+                format!("flash loans are built from Aave V3 here, not {protocol}: its pool is the lender the world holds"),
+            )
+            .into());
+        }
+        if !matches!(self.runner, Runner::Router { .. }) {
+            return Err(BundleError::unroutable(
+                at,
+                "a flash loan's program runs in the router's executor through Enso's router adapter: use routingStrategy=router",
+            )
+            .into());
+        }
+        let role = DeploymentRole::FlashloanRouterAdapter;
+        let Some(adapter) = self.state.catalog.deployment(self.chain, role, None).cloned() else {
+            return Err(BundleError::unroutable(
+                at,
+                format!("Enso has no flash-loan router adapter on chain {}", self.chain),
+            )
+            .into());
+        };
+        // The Aave pool that lends `token` here, and trusted by the adapter.
+        let reserve = self.snapshot.pools().iter().find_map(|p| match &p.state {
+            PoolState::Lending(l)
+                if p.chain == self.chain
+                    && &*p.protocol == protocol
+                    && p.tokens.first() == Some(&token)
+                    && primary.is_none_or(|a| a == p.address) =>
+            {
+                Some((p.address, l.available_liquidity))
+            }
+            _ => None,
+        });
+        let Some((pool, available)) = reserve else {
+            return Err(BundleError::invalid(
+                format!("{at}.flashloanToken"),
+                format!("Aave V3 lends no {token:#x} on chain {} here", self.chain),
+            )
+            .into());
+        };
+        if !adapter.lenders.iter().any(|l| l.address == pool && l.protocol == AAVE_V3_LENDER) {
+            return Err(BundleError::unroutable(
+                at,
+                format!(
+                    "Enso's flash-loan adapter {:#x} does not trust the Aave pool {pool:#x}",
+                    adapter.address
+                ),
+            )
+            .into());
+        }
+        if amount.is_zero() || amount > available {
+            return Err(BundleError::invalid(
+                format!("{at}.flashloanAmount"),
+                format!("Aave V3 can lend from 1 to {available} of {token:#x} now"),
+            )
+            .into());
+        }
+        let premium = (amount * U256::from(crate::evm::aave::FLASHLOAN_PREMIUM_BPS)
+            + U256::from(5_000u16))
+            / U256::from(10_000u16);
+        // What the caller brings besides the loan.
+        if tokens_in.len() != amounts_in.len() {
+            return Err(BundleError::invalid(
+                format!("{at}.amountIn"),
+                "amountIn needs one amount per tokenIn",
+            )
+            .into());
+        }
+        for (k, (t, a)) in tokens_in.iter().zip(amounts_in).enumerate() {
+            self.amount(a, &format!("{at}.amountIn[{k}]"))?;
+            self.consume(*t, a, &format!("{at}.tokenIn[{k}]"))?;
+        }
+        // The loan's program, in a builder of its own.
+        let helpers = Helpers::of(&self.state.catalog, self.chain);
+        let outer_b = std::mem::replace(&mut self.b, ProgramBuilder::with_helpers(helpers));
+        let inner_account = self.b.address(self.account).map_err(weiroll(at))?;
+        let outer_account = std::mem::replace(&mut self.account_in, inner_account);
+        let outer_outputs = std::mem::take(&mut self.outputs);
+        let outer_marks = std::mem::take(&mut self.marks);
+        let outer_checks = std::mem::take(&mut self.checks);
+        let outer_base = std::mem::replace(&mut self.base, format!("{at}.callback"));
+        self.produce(token);
+        let compiled = (|| -> Result<(), ExecError> {
+            for (k, a) in callback.iter().enumerate() {
+                self.marks.push(self.b.words());
+                let outs = self.action(k, a)?;
+                self.outputs.push(outs);
+            }
+            let repay = self.b.uint(amount + premium).map_err(weiroll(at))?;
+            self.send(token, adapter.address, repay, at)?;
+            Ok(())
+        })();
+        let inner = std::mem::replace(&mut self.b, outer_b).build();
+        self.account_in = outer_account;
+        self.outputs = outer_outputs;
+        self.marks = outer_marks;
+        self.checks = outer_checks;
+        self.base = outer_base;
+        compiled?;
+        self.hints.push((
+            adapter.address,
+            format!(
+                "a flash loan is paid back from what its program leaves in the account: {} of {token:#x}, the loan and Aave's {} bps premium",
+                amount + premium,
+                crate::evm::aave::FLASHLOAN_PREMIUM_BPS
+            ),
+        ));
+        let b = &mut self.b;
+        let data = (pool, token, amount);
+        let call = [
+            b.uint(U256::from(AAVE_V3_LENDER)).map_err(weiroll(at))?,
+            b.bytes(&alloy_sol_types::SolValue::abi_encode(&data)).map_err(weiroll(at))?,
+            b.word(encode::account_id(&self.req.account_id)).map_err(weiroll(at))?,
+            b.word(self.request_id).map_err(weiroll(at))?,
+            b.dynamic(&inner.commands).map_err(weiroll(at))?,
+            b.dynamic(&inner.state).map_err(weiroll(at))?,
+        ];
+        b.call(
+            CallKind::Call,
+            adapter.address,
+            flashloans::IEnsoFlashloanAdapter::executeFlashloanCall::SELECTOR,
+            &call,
+            Out::Ignore,
+        )
+        .map_err(weiroll(at))?;
+        // The outputs: what the account holds of each named token now.
+        let mut outs = Vec::with_capacity(tokens_out.len());
+        for t in tokens_out {
+            let held = encode::route::balance_of(&mut self.b, *t, self.account_in.clone())
+                .map_err(encode_err(at))?;
+            self.produce(*t);
+            if let Some(r) = receiver.filter(|r| *r != self.account) {
+                self.send(*t, r, held.clone(), at)?;
+                self.receivers.insert(r);
+            }
+            outs.push(Output { slot: held, predicted: None, exact: false, token: Some(*t) });
+        }
+        Ok(outs)
+    }
+
     /// `depositclmm` into a Uniswap V3 pool: both coins approved to the
     /// protocol's `NonfungiblePositionManager`, its `mint` over the ticks
     /// with the recipient as the position's owner. The kernel's liquidity
@@ -1578,6 +1771,29 @@ impl<'a> Compiler<'a> {
                     receiver: *receiver,
                 };
                 one(self.curve_multi_deposit(&d, &at)?)
+            }
+            ActionKind::Flashloan {
+                token,
+                amount,
+                tokens_in,
+                amounts_in,
+                tokens_out,
+                primary,
+                receiver,
+                callback,
+            } => {
+                let f = Flashloan {
+                    protocol: &a.protocol,
+                    token: *token,
+                    amount: *amount,
+                    tokens_in,
+                    amounts_in,
+                    tokens_out,
+                    primary: *primary,
+                    receiver: *receiver,
+                    callback,
+                };
+                self.flashloan(&f, &at)
             }
             ActionKind::DepositClmm {
                 tokens_in,
@@ -2496,7 +2712,7 @@ pub fn compile_and_prove(
     let mut evm = cw.fork();
     prepare(cw, &mut evm, &setup).map_err(|e| setup_failed(e, "body"))?;
     let outcome = run_prepared(&mut evm, &tx, &setup.watch)
-        .map_err(|e| reverted(e, "body", &c.marks, prologue))?;
+        .map_err(|e| reverted(e, "body", &c.marks, prologue, &c.hints))?;
     check_predictions(&c.checks, c.final_state(&outcome.output))?;
     if !crate::simulate::shortcut_ran(&outcome.logs, runner, c.request_id) {
         tracing::error!("simulated bundle emitted no ShortcutExecuted");
@@ -2544,23 +2760,32 @@ fn setup_failed(e: SimError, base: &str) -> ExecError {
 }
 
 /// A failed simulation as the error of the action whose command failed.
-fn reverted(e: SimError, base: &str, marks: &[usize], prologue: usize) -> ExecError {
+fn reverted(
+    e: SimError,
+    base: &str,
+    marks: &[usize],
+    prologue: usize,
+    hints: &[(Address, String)],
+) -> ExecError {
     match e {
         SimError::Failed { reason, source } => {
-            let failed = source
-                .revert_data()
-                .and_then(|d| {
-                    <ShortcutsExecutor::ExecutionFailed as alloy_sol_types::SolError>::abi_decode(d)
-                        .ok()
-                })
-                .and_then(|e| usize::try_from(e.command_index).ok());
+            let failed = source.revert_data().and_then(|d| {
+                <ShortcutsExecutor::ExecutionFailed as alloy_sol_types::SolError>::abi_decode(d)
+                    .ok()
+            });
+            let hint = failed
+                .as_ref()
+                .and_then(|f| hints.iter().find(|(t, _)| *t == f.target))
+                .map(|(_, h)| format!(" ({h})"))
+                .unwrap_or_default();
+            let failed = failed.and_then(|e| usize::try_from(e.command_index).ok());
             let action = failed.map(|w| action_at(marks, w.saturating_sub(prologue)));
             let at = action.map_or_else(|| base.to_owned(), |i| format!("{base}[{i}]"));
             tracing::info!(at = %at, reason = %reason, "bundle reverts in simulation");
             ExecError::Bundle(BundleError {
                 code: ApiCode::BundleUnprocessable,
                 at,
-                message: format!("the bundle reverts when executed: {reason}"),
+                message: format!("the bundle reverts when executed: {reason}{hint}"),
             })
         }
         other => ExecError::SimulationFailed(other.to_string()),

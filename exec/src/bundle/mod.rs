@@ -168,6 +168,31 @@ pub enum ActionKind {
         /// Receiver of the position (default: the bundle's beneficiary).
         receiver: Option<Address>,
     },
+    /// `<protocol> flashloan`: borrow `amount` of `token` from the
+    /// protocol (Aave V3) through Enso's flash-loan router adapter, run
+    /// `callback` (its own action list, with its own output indexes) in the
+    /// router's executor with the loan, and pay back the loan and its
+    /// premium from what the executor then holds.
+    Flashloan {
+        /// The token borrowed.
+        token: Address,
+        /// The amount borrowed.
+        amount: U256,
+        /// What the caller brings besides (pulled in with the bundle's
+        /// inputs).
+        tokens_in: Vec<Address>,
+        /// One amount per `tokens_in`.
+        amounts_in: Vec<Amount>,
+        /// The tokens the account holds after the loan is repaid: the
+        /// action's outputs, in this order.
+        tokens_out: Vec<Address>,
+        /// The lender, when named (the protocol's pool).
+        primary: Option<Address>,
+        /// Receiver of `tokens_out` (default: they stay in the account).
+        receiver: Option<Address>,
+        /// The actions run with the loan.
+        callback: Vec<Action>,
+    },
     /// `<protocol> multiredeem` (and `tokenizedmultiredeem`): a position
     /// into several tokens at once, every coin in proportion (a tokenized
     /// Curve pool's `remove_liquidity`, a Uniswap V2 pair through

@@ -286,7 +286,8 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// - concentrated-liquidity positions are minted (`depositclmm`, Uniswap
 ///   V3's position manager) but not redeemed: a position lives in the
 ///   position manager's storage, which the world does not hold;
-/// - no flash loans, paymaster fees, or withdrawals by position id;
+/// - flash loans from Aave V3 only, one token, through Enso's router
+///   adapter; no paymaster fees, or withdrawals by position id;
 /// - no Compound V3 market in the world;
 /// - a bundle's bridge answers 422 (no deployed bridge receiver is
 ///   modelled);
@@ -294,8 +295,10 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
         "depositclmm" => protocol == "uniswap-v3",
+        // From Aave V3, the lender the world holds, through Enso's router
+        // adapter.
+        "flashloan" | "singletokenflashloan" => protocol == "aave-v3",
         "redeemclmm"
-        | "flashloan"
         | "paymasterfee"
         | "multioutsingledeposit"
         | "singlewithdrawwithpositionid"
@@ -312,6 +315,33 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         "transfer" => protocol != "erc721",
         _ => true,
     }
+}
+
+/// A flash loan of one token and the actions run with it.
+fn flashloan(args: &Args<'_, '_>, instance: Instance) -> Result<ActionKind, ApiError> {
+    let amount = match args.one_amount("flashloanAmount")? {
+        Amount::Value(v) => v,
+        Amount::Output { .. } => {
+            return Err(ApiError::invalid(
+                args.path("flashloanAmount"),
+                "the amount borrowed must be a literal integer: the loan's program is fixed before the bundle runs",
+            ));
+        }
+    };
+    let (tokens_in, amounts_in) = match args.get("tokenIn") {
+        Some(_) => (args.addresses("tokenIn")?, args.amounts("amountIn")?),
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(ActionKind::Flashloan {
+        token: args.one_address("flashloanToken")?,
+        amount,
+        tokens_in,
+        amounts_in,
+        tokens_out: args.addresses("tokenOut")?,
+        primary: args.opt_address("primaryAddress")?,
+        receiver: args.opt_address("receiver")?,
+        callback: parse_actions(args.required("callback")?, &args.path("callback"), instance)?,
+    })
 }
 
 /// Uniswap V3's ticks (`TickMath.MIN_TICK`, `MAX_TICK`).
@@ -351,6 +381,10 @@ pub fn builds_on(
                 let role = switchyard_catalog::DeploymentRole::UniswapV3PositionManager;
                 catalog.deployment(chain, role, Some(f.factory)).is_some()
             }),
+            // Enso's adapter on the chain, trusting an Aave V3 pool there.
+            "flashloan" | "singletokenflashloan" => catalog
+                .deployment(chain, switchyard_catalog::DeploymentRole::FlashloanRouterAdapter, None)
+                .is_some_and(|d| d.lenders.iter().any(|l| l.protocol == 2)),
             _ => true,
         }
 }
@@ -481,6 +515,9 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             receiver: args.opt_address("receiver")?,
         },
         "depositclmm" if builds(&protocol, &action) => deposit_clmm(&args)?,
+        "flashloan" | "singletokenflashloan" if builds(&protocol, &action) => {
+            flashloan(&args, instance)?
+        }
         "multideposit" | "tokenizedmultideposit" if builds(&protocol, &action) => {
             multi_deposit(&args)?
         }
