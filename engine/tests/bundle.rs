@@ -28,6 +28,28 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
+/// An engine on the embedded data, its state, chain 1's world and the
+/// router's executor.
+struct Chain1 {
+    dir: PathBuf,
+    engine: switchyard_engine::EngineHandle,
+    shutdown: switchyard_engine::Shutdown,
+    state: std::sync::Arc<switchyard_engine::MarketState>,
+    world: std::sync::Arc<ChainWorld>,
+    executor: Address,
+}
+
+fn chain1(name: &str) -> Chain1 {
+    let dir = temp_dir(name);
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
+    let (_, executor) = world.shortcuts.router.expect("router");
+    Chain1 { dir, engine, shutdown, state, world, executor }
+}
+
 fn request(strategy: RoutingStrategy, actions: Vec<Action>) -> BundleRequest {
     BundleRequest {
         referral_code: Some("bundle".into()),
@@ -688,13 +710,7 @@ fn address_of(key: &k256::ecdsa::SigningKey) -> Address {
 /// back: the shared executor ends holding nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_zap_into_and_out_of_a_uniswap_v2_pair() {
-    let dir = temp_dir("v2-lp");
-    let (engine, shutdown) =
-        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
-            .expect("engine starts");
-    let state = engine.state();
-    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
-    let (_, executor) = world.shortcuts.router.expect("router");
+    let Chain1 { dir, engine, shutdown, world, executor, .. } = chain1("v2-lp");
     let v2 = |kind| Action { protocol: "uniswap-v2".into(), kind };
     let (usdc, weth) = (U256::from(1_000_000_000u64), U256::from(4u128 * 10u128.pow(17)));
     let actions = vec![
@@ -781,13 +797,7 @@ const B_WBTC_WETH: Address = address!("a6f548df93de924d73be7d25dc02554c6bd66db5"
 /// Vault, the executor left with nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_join_and_exit_a_balancer_pool() {
-    let dir = temp_dir("balancer-lp");
-    let (engine, shutdown) =
-        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
-            .expect("engine starts");
-    let state = engine.state();
-    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
-    let (_, executor) = world.shortcuts.router.expect("router");
+    let Chain1 { dir, engine, shutdown, world, executor, .. } = chain1("balancer-lp");
     let bal = |kind| Action { protocol: "balancer-v2".into(), kind };
     let (wbtc, weth) = (U256::from(10_000_000u64), U256::from(3u128 * 10u128.pow(18)));
     let actions = vec![
@@ -961,13 +971,7 @@ const USDC_WETH_V3: Address = address!("88e6a0c2ddd26feeb64f039a2c41296fcb3f5640
 /// what the pool did not take comes back, and the executor keeps nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_mint_uniswap_v3_positions_through_the_position_manager() {
-    let dir = temp_dir("v3-positions");
-    let (engine, shutdown) =
-        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
-            .expect("engine starts");
-    let state = engine.state();
-    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
-    let (_, executor) = world.shortcuts.router.expect("router");
+    let Chain1 { dir, engine, shutdown, world, executor, .. } = chain1("v3-positions");
     let clmm = |tokens: [Address; 2], amounts: [U256; 2], ticks| Action {
         protocol: "uniswap-v3".into(),
         kind: ActionKind::DepositClmm {
@@ -1045,13 +1049,7 @@ const FLASHLOAN_ADAPTER: Address = address!("66a6da113aee7cc1682e41599ffc2d2f492
 /// the premium.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
-    let dir = temp_dir("flashloan");
-    let (engine, shutdown) =
-        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
-            .expect("engine starts");
-    let state = engine.state();
-    let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
-    let (_, executor) = world.shortcuts.router.expect("router");
+    let Chain1 { dir, engine, shutdown, state, world, executor } = chain1("flashloan");
     let (loan, brought) = (U256::from(1_000_000_000u64), U256::from(50_000_000u64));
     let flashloan = |callback: Vec<Action>| Action {
         protocol: "aave-v3".into(),

@@ -649,6 +649,26 @@ pub(crate) fn test_pool(state: PoolState, decimals: Vec<u8>) -> Pool {
     }
 }
 
+/// A Uniswap V3 pool (fee 3000, spacing 60, 18 decimals each side) at
+/// `tick`'s price with `liquidity` active over `ticks`, no range hint, for
+/// unit tests.
+#[cfg(test)]
+pub(crate) fn test_v3_pool(ticks: Vec<(i32, i128)>, liquidity: u128, tick: i32) -> Pool {
+    let sqrt_price_x96 = crate::amm::uniswap_v3::sqrt_ratio_at_tick(tick).unwrap_or_default();
+    test_pool(
+        PoolState::UniswapV3(Box::new(V3State {
+            sqrt_price_x96,
+            liquidity,
+            tick,
+            fee: 3000,
+            tick_spacing: 60,
+            ticks: TickList::from(ticks),
+            range: RangeHint::default(),
+        })),
+        vec![18, 18],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::{test_pool as pool, *};

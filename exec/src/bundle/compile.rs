@@ -116,33 +116,6 @@ mod flashloans {
 /// The adapter's number for Aave V3 (`LenderProtocol.AaveV3`).
 const AAVE_V3_LENDER: u8 = 2;
 
-/// A `flashloan` action.
-#[derive(Debug, Clone, Copy)]
-struct Flashloan<'a> {
-    protocol: &'a str,
-    token: Address,
-    amount: U256,
-    tokens_in: &'a [Address],
-    amounts_in: &'a [Amount],
-    tokens_out: &'a [Address],
-    primary: Option<Address>,
-    receiver: Option<Address>,
-    callback: &'a [Action],
-}
-
-/// A `depositclmm` action.
-#[derive(Debug, Clone, Copy)]
-struct ClmmDeposit<'a> {
-    protocol: &'a str,
-    tokens_in: &'a [Address],
-    amounts_in: &'a [Amount],
-    token_out: Address,
-    ticks: (i32, i32),
-    fee: Option<u32>,
-    tick_spacing: Option<i32>,
-    receiver: Option<Address>,
-}
-
 /// A stake into or out of a Curve gauge.
 #[derive(Debug, Clone, Copy)]
 struct GaugeAction<'a> {
@@ -995,9 +968,13 @@ impl<'a> Compiler<'a> {
     /// produced stays in the account for the actions after. The callback's
     /// own predictions are not held to execution (its state is not the
     /// outer program's); the bundle's gains are measured as always.
-    fn flashloan(&mut self, f: &Flashloan<'_>, at: &str) -> Result<Vec<Output>, ExecError> {
-        let Flashloan {
-            protocol,
+    fn flashloan(
+        &mut self,
+        protocol: &str,
+        kind: &ActionKind,
+        at: &str,
+    ) -> Result<Vec<Output>, ExecError> {
+        let ActionKind::Flashloan {
             token,
             amount,
             tokens_in,
@@ -1006,7 +983,11 @@ impl<'a> Compiler<'a> {
             primary,
             receiver,
             callback,
-        } = *f;
+        } = kind
+        else {
+            return Err(BundleError::invalid(at, "not a flash loan").into());
+        };
+        let (token, amount, primary, receiver) = (*token, *amount, *primary, *receiver);
         if protocol != "aave-v3" {
             return Err(BundleError::unroutable(
                 at,
@@ -1155,9 +1136,13 @@ impl<'a> Compiler<'a> {
     /// balances grow) are held to execution when the amounts are exact;
     /// what the pool does not take is swept back from a shared executor.
     /// The output is the position: one ERC-721 more for the recipient.
-    fn clmm_deposit(&mut self, d: &ClmmDeposit<'_>, at: &str) -> Result<Output, ExecError> {
-        let ClmmDeposit {
-            protocol,
+    fn clmm_deposit(
+        &mut self,
+        protocol: &str,
+        kind: &ActionKind,
+        at: &str,
+    ) -> Result<Output, ExecError> {
+        let ActionKind::DepositClmm {
             tokens_in,
             amounts_in,
             token_out,
@@ -1165,7 +1150,12 @@ impl<'a> Compiler<'a> {
             fee,
             tick_spacing,
             receiver,
-        } = *d;
+        } = kind
+        else {
+            return Err(BundleError::invalid(at, "not a concentrated-liquidity deposit").into());
+        };
+        let (token_out, ticks, fee, tick_spacing, receiver) =
+            (*token_out, *ticks, *fee, *tick_spacing, *receiver);
         let role = DeploymentRole::UniswapV3PositionManager;
         let Ok((_, npm)) =
             encode::route::periphery_of(&self.state.catalog, self.chain, protocol, &[role])
@@ -1186,7 +1176,7 @@ impl<'a> Compiler<'a> {
             )
             .into());
         }
-        let pair = match tokens_in {
+        let pair = match tokens_in.as_slice() {
             [a, b] if a != b && amounts_in.len() == 2 => {
                 if a < b {
                     [*a, *b]
@@ -1772,50 +1762,8 @@ impl<'a> Compiler<'a> {
                 };
                 one(self.curve_multi_deposit(&d, &at)?)
             }
-            ActionKind::Flashloan {
-                token,
-                amount,
-                tokens_in,
-                amounts_in,
-                tokens_out,
-                primary,
-                receiver,
-                callback,
-            } => {
-                let f = Flashloan {
-                    protocol: &a.protocol,
-                    token: *token,
-                    amount: *amount,
-                    tokens_in,
-                    amounts_in,
-                    tokens_out,
-                    primary: *primary,
-                    receiver: *receiver,
-                    callback,
-                };
-                self.flashloan(&f, &at)
-            }
-            ActionKind::DepositClmm {
-                tokens_in,
-                amounts_in,
-                token_out,
-                ticks,
-                fee,
-                tick_spacing,
-                receiver,
-            } => {
-                let d = ClmmDeposit {
-                    tick_spacing: *tick_spacing,
-                    protocol: &a.protocol,
-                    tokens_in,
-                    amounts_in,
-                    token_out: *token_out,
-                    ticks: *ticks,
-                    fee: *fee,
-                    receiver: *receiver,
-                };
-                one(self.clmm_deposit(&d, &at)?)
-            }
+            ActionKind::Flashloan { .. } => self.flashloan(&a.protocol, &a.kind, &at),
+            ActionKind::DepositClmm { .. } => one(self.clmm_deposit(&a.protocol, &a.kind, &at)?),
             ActionKind::MultiRedeem { token_in, tokens_out, amount_in, primary, receiver } => {
                 let r = MultiRedeem {
                     protocol: &a.protocol,

@@ -553,18 +553,7 @@ mod tests {
             (600, -1_000_000_000_000_000_000_000),
             (1200, -3_000_000_000_000_000_000_000),
         ]);
-        let p = pool(
-            PoolState::UniswapV3(Box::new(V3State {
-                sqrt_price_x96: U256::from(1u8) << 96,
-                liquidity: 2_000_000_000_000_000_000_000,
-                tick: 0,
-                fee: 3000,
-                tick_spacing: 60,
-                ticks,
-                range: RangeHint::default(),
-            })),
-            vec![18, 18],
-        );
+        let p = crate::pool::test_v3_pool(ticks.to_vec(), 2_000_000_000_000_000_000_000, 0);
         for (i, j) in [(0, 1), (1, 0)] {
             for amount in [1e15, 1e19, 1e20, 2e20, 5e20] {
                 let exact = p

@@ -637,23 +637,12 @@ mod tests {
 
     #[test]
     fn a_minted_position_takes_what_its_liquidity_needs_and_books_its_ticks() {
-        use crate::pool::{PoolState, RangeHint, TickList, V3State, test_pool};
+        use crate::pool::{PoolState, test_v3_pool};
         // 2e21 active between -600 and 600, the price at tick 0.
-        let ticks = TickList::from(vec![
-            (-600, 2_000_000_000_000_000_000_000i128),
-            (600, -2_000_000_000_000_000_000_000),
-        ]);
-        let pool = test_pool(
-            PoolState::UniswapV3(Box::new(V3State {
-                sqrt_price_x96: Q96,
-                liquidity: 2_000_000_000_000_000_000_000,
-                tick: 0,
-                fee: 3000,
-                tick_spacing: 60,
-                ticks,
-                range: RangeHint::default(),
-            })),
-            vec![18, 18],
+        let pool = test_v3_pool(
+            vec![(-600, 2_000_000_000_000_000_000_000i128), (600, -2_000_000_000_000_000_000_000)],
+            2_000_000_000_000_000_000_000,
+            0,
         );
         let e18 = U256::from(10u128.pow(18));
         let desired = [e18, e18 * U256::from(3u8)];
