@@ -1121,6 +1121,19 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
     }
     let e = engine.bundle(request(RoutingStrategy::Router, vec![short])).await.expect_err("short");
     assert!(format!("{e:?}").contains("body[0]"), "{e:?}");
+    // A callback calling what no outer program may: refused, naming it.
+    let stray = vec![enso(ActionKind::Call {
+        address: address!("000000000000000000000000000000000000dead"),
+        method: "ping".into(),
+        abi: "function ping()".into(),
+        args: Vec::new(),
+        value: None,
+    })];
+    let e = engine
+        .bundle(request(RoutingStrategy::Router, vec![flashloan(stray)]))
+        .await
+        .expect_err("stray");
+    assert!(format!("{e:?}").contains("body[0].args.callback[0]"), "{e:?}");
     // A loan past what Aave holds, and one run by a delegate: named.
     let mut huge = flashloan(round_trip.clone());
     if let ActionKind::Flashloan { amount, .. } = &mut huge.kind {

@@ -1084,10 +1084,17 @@ impl<'a> Compiler<'a> {
         let inner = std::mem::replace(&mut self.b, outer_b).build();
         self.account_in = outer_account;
         self.outputs = outer_outputs;
-        self.marks = outer_marks;
+        let inner_marks = std::mem::replace(&mut self.marks, outer_marks);
         self.checks = outer_checks;
         self.base = outer_base;
         compiled?;
+        // The loan's program calls only what an outer one may.
+        encode::guard::check(self.world, self.account, &inner).map_err(|e| {
+            let action = e.command().map(|w| action_at(&inner_marks, w));
+            let at =
+                action.map_or_else(|| format!("{at}.callback"), |i| format!("{at}.callback[{i}]"));
+            BundleError::invalid(at, e.to_string())
+        })?;
         self.hints.push((
             adapter.address,
             format!(
