@@ -229,6 +229,11 @@ pub struct FlashloanLender {
     pub protocol: u8,
 }
 
+impl FlashloanLender {
+    /// The adapter's number for an Aave V3 pool (`LenderProtocol.AaveV3`).
+    pub const AAVE_V3: u8 = 2;
+}
+
 /// The native coin of a network.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

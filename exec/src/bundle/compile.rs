@@ -98,11 +98,6 @@ mod positions {
     }
 }
 
-/// Uniswap V3's pool init code hash (`PoolAddress.POOL_INIT_CODE_HASH`):
-/// the position manager finds a pool at the factory's CREATE2 address.
-const V3_POOL_INIT_CODE_HASH: alloy_primitives::B256 =
-    alloy_primitives::b256!("e34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54");
-
 /// Enso's flash-loan adapter (its public ABI): the entry point.
 mod flashloans {
     #![allow(missing_docs)]
@@ -112,9 +107,6 @@ mod flashloans {
         }
     }
 }
-
-/// The adapter's number for Aave V3 (`LenderProtocol.AaveV3`).
-const AAVE_V3_LENDER: u8 = 2;
 
 /// A stake into or out of a Curve gauge.
 #[derive(Debug, Clone, Copy)]
@@ -707,13 +699,7 @@ impl<'a> Compiler<'a> {
             if token_in.is_some_and(|t| t != from) || token_out.is_some_and(|t| t != to) {
                 continue;
             }
-            if self.state.unprovable.contains(&(k as u32)) || self.state.stale.contains(&(k as u32))
-            {
-                return Err(BundleError::unroutable(
-                    at,
-                    format!("{primary:#x} has no EVM fixture here"),
-                ));
-            }
+            self.has_fixture(k, primary, at)?;
             return Ok((k, from, to));
         }
         Err(BundleError::invalid(
@@ -809,13 +795,21 @@ impl<'a> Compiler<'a> {
                 ),
             ));
         };
-        if self.state.unprovable.contains(&(k as u32)) || self.state.stale.contains(&(k as u32)) {
+        self.has_fixture(k, primary, at)?;
+        Ok((k, p.clone()))
+    }
+
+    /// Refuses pool `k` (at `address`) when the world has no fixture of it
+    /// (unprovable, or stale since the world was built).
+    fn has_fixture(&self, k: usize, address: Address, at: &str) -> Result<(), BundleError> {
+        let k = k as u32;
+        if self.state.unprovable.contains(&k) || self.state.stale.contains(&k) {
             return Err(BundleError::unroutable(
                 at,
-                format!("{primary:#x} has no EVM fixture here"),
+                format!("{address:#x} has no EVM fixture here"),
             ));
         }
-        Ok((k, p.clone()))
+        Ok(())
     }
 
     /// The pool's state after an action through it, for the actions after.
@@ -1029,7 +1023,9 @@ impl<'a> Compiler<'a> {
             )
             .into());
         };
-        if !adapter.lenders.iter().any(|l| l.address == pool && l.protocol == AAVE_V3_LENDER) {
+        if !adapter.lenders.iter().any(|l| {
+            l.address == pool && l.protocol == switchyard_catalog::FlashloanLender::AAVE_V3
+        }) {
             return Err(BundleError::unroutable(
                 at,
                 format!(
@@ -1106,7 +1102,8 @@ impl<'a> Compiler<'a> {
         let b = &mut self.b;
         let data = (pool, token, amount);
         let call = [
-            b.uint(U256::from(AAVE_V3_LENDER)).map_err(weiroll(at))?,
+            b.uint(U256::from(switchyard_catalog::FlashloanLender::AAVE_V3))
+                .map_err(weiroll(at))?,
             b.bytes(&alloy_sol_types::SolValue::abi_encode(&data)).map_err(weiroll(at))?,
             b.word(encode::account_id(&self.req.account_id)).map_err(weiroll(at))?,
             b.word(self.request_id).map_err(weiroll(at))?,
@@ -1243,13 +1240,7 @@ impl<'a> Compiler<'a> {
                 .into());
             }
         };
-        if self.state.unprovable.contains(&(k as u32)) || self.state.stale.contains(&(k as u32)) {
-            return Err(BundleError::unroutable(
-                at,
-                format!("{:#x} has no EVM fixture here", pool.address),
-            )
-            .into());
-        }
+        self.has_fixture(k, pool.address, at)?;
         let PoolState::UniswapV3(v3) = &pool.state else {
             return Err(BundleError::invalid(at, "not a concentrated-liquidity pool").into());
         };
@@ -1264,14 +1255,15 @@ impl<'a> Compiler<'a> {
             )
             .into());
         }
-        // The manager mints only into the pool at its factory's address.
-        let factory = self.state.catalog.dex_factory(self.chain, protocol).map(|f| f.factory);
+        // The manager mints only into the pool at its factory's CREATE2
+        // address (the catalog's init code hash, the manager's constant).
+        let factory = self.state.catalog.dex_factory(self.chain, protocol);
         let salt = alloy_primitives::keccak256(alloy_sol_types::SolValue::abi_encode(&(
             pair[0],
             pair[1],
             U256::from(v3_fee),
         )));
-        if factory.is_none_or(|f| f.create2(salt, V3_POOL_INIT_CODE_HASH) != pool.address) {
+        if factory.is_none_or(|f| f.factory.create2(salt, f.init_code_hash) != pool.address) {
             return Err(BundleError::unroutable(
                 at,
                 format!(
@@ -1295,17 +1287,13 @@ impl<'a> Compiler<'a> {
             })?;
         let recipient = receiver.unwrap_or_else(|| self.beneficiary());
         let b = &mut self.b;
-        let word = |t: i32| alloy_primitives::I256::try_from(t).map(|t| t.into_raw());
-        let (lower, upper) = (word(ticks.0), word(ticks.1));
-        let (Ok(lower), Ok(upper)) = (lower, upper) else {
-            return Err(BundleError::invalid(format!("{at}.ticks"), "not a tick").into());
-        };
         let call = [
             b.address(pair[0]).map_err(weiroll(at))?,
             b.address(pair[1]).map_err(weiroll(at))?,
             b.uint(U256::from(v3_fee)).map_err(weiroll(at))?,
-            b.uint(lower).map_err(weiroll(at))?,
-            b.uint(upper).map_err(weiroll(at))?,
+            // `int24` words, sign-extended as any signed integer's.
+            b.word(ticks.0).map_err(weiroll(at))?,
+            b.word(ticks.1).map_err(weiroll(at))?,
             args[0].clone(),
             args[1].clone(),
             b.uint(U256::ZERO).map_err(weiroll(at))?,

@@ -465,7 +465,6 @@ sol! {
         function getReserveData(address asset) external view returns (ReserveData);
         function getReserveNormalizedIncome(address asset) external view returns (uint256);
         function updateFlashloanPremiums(uint128 flashLoanPremiumTotal, uint128 flashLoanPremiumToProtocol) external;
-        function FLASHLOAN_PREMIUM_TOTAL() external view returns (uint128);
         function getReserveNormalizedVariableDebt(address asset) external view returns (uint256);
         function getUserAccountData(address user) external view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor);
         function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode) external;
@@ -514,9 +513,6 @@ sol! {
     #[sol(all_derives)]
     contract ReferenceFlashloanRouterAdapter {
         constructor(address[] lenders, uint8[] protocols, address router_, address owner_);
-        function executeFlashloan(uint8 protocol, bytes data, bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state) external;
-        function trustedLenders(address lender) external view returns (uint8);
-        function ROUTER() external view returns (address);
     }
 
     /// `contracts/src/ReferencePriceFeed.sol`.

@@ -488,8 +488,13 @@ impl Pool {
                 return Err(PositionError::TooMuch);
             }
         }
-        let taken =
-            uniswap_v3::mint_amounts(v3.sqrt_price_x96, v3.tick, (lower, upper), liquidity)?;
+        let taken = uniswap_v3::mint_amounts(
+            v3.sqrt_price_x96,
+            v3.tick,
+            (lower, upper),
+            (a, b),
+            liquidity,
+        )?;
         let signed = i128::try_from(liquidity).map_err(|_| PositionError::TooMuch)?;
         let mut ticks = v3.ticks.to_vec();
         for (t, net) in [(lower, signed), (upper, -signed)] {

@@ -426,14 +426,11 @@ impl Quick {
     /// [`Pool::shadow_out`] of the pool this was made of, when this holds
     /// enough to answer it.
     pub fn out(&self, i: usize, j: usize, amount_in: f64) -> Option<f64> {
-        if matches!(self.0, QuickKind::Full) {
-            return None;
-        }
-        if amount_in.is_nan() || amount_in <= 0.0 || i == j || i >= 2 || j >= 2 {
-            return Some(0.0);
-        }
+        // `Pool::shadow_out`'s refusals, for a pool of two tokens.
+        let refused = amount_in.is_nan() || amount_in <= 0.0 || i == j || i >= 2 || j >= 2;
         let out = match self.0 {
             QuickKind::Full => return None,
+            _ if refused => 0.0,
             QuickKind::V2 { r, fee_bps } => {
                 let (ri, rj) = (r[i], r[j]);
                 let x = amount_in * (1.0 - f64::from(fee_bps) / 1e4);

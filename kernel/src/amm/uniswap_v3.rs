@@ -218,15 +218,16 @@ pub fn liquidity_for_amounts(
 }
 
 /// What the pool's `mint` takes for `liquidity` over `[lower, upper)`
-/// (token0, token1), rounded up as `_modifyPosition` rounds a positive
-/// delta; which side it takes is decided by the current `tick`, as there.
+/// (token0, token1), whose sqrt ratios are `a` and `b`, rounded up as
+/// `_modifyPosition` rounds a positive delta; which side it takes is
+/// decided by the current `tick`, as there.
 pub fn mint_amounts(
     sqrt_p: U256,
     tick: i32,
     (lower, upper): (i32, i32),
+    (a, b): (U256, U256),
     liquidity: u128,
 ) -> Result<[U256; 2], AmmError> {
-    let (a, b) = (sqrt_ratio_at_tick(lower)?, sqrt_ratio_at_tick(upper)?);
     Ok(if tick < lower {
         [amount0_delta(a, b, liquidity, true)?, U256::ZERO]
     } else if tick < upper {

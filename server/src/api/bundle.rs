@@ -8,6 +8,7 @@ use simd_json::{BorrowedValue as V, prelude::*};
 use switchyard_engine::bundle::{
     Action, ActionKind, Amount, BinaryOp, CallArg, Condition, RouteArgs,
 };
+use switchyard_kernel::amm::uniswap_v3;
 
 use crate::{
     error::ApiError,
@@ -280,8 +281,7 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// is not built, or 422 where the world lacks the contracts:
 ///
 /// - Uniswap V2 LP positions (a pair whose market record lists its
-///   supply: one coin, or both through `addLiquidity`), no Balancer LP
-///   positions yet, no concentrated-liquidity positions; multi-token
+///   supply: one coin, or both through `addLiquidity`); multi-token
 ///   deposits and redeems through Curve pools and Uniswap V2 pairs only;
 /// - concentrated-liquidity positions are minted (`depositclmm`, Uniswap
 ///   V3's position manager) but not redeemed: a position lives in the
@@ -344,9 +344,6 @@ fn flashloan(args: &Args<'_, '_>, instance: Instance) -> Result<ActionKind, ApiE
     })
 }
 
-/// Uniswap V3's ticks (`TickMath.MIN_TICK`, `MAX_TICK`).
-const TICKS: (i32, i32) = (-887_272, 887_272);
-
 /// A concentrated-liquidity position from both coins of a pool.
 fn deposit_clmm(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
     if args.opt_address("hook")?.is_some_and(|h| h != Address::ZERO) {
@@ -359,7 +356,7 @@ fn deposit_clmm(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
         tokens_in: args.addresses("tokenIn")?,
         amounts_in: args.amounts("amountIn")?,
         token_out: args.address("tokenOut")?,
-        ticks: args.int_pair("ticks", TICKS)?,
+        ticks: args.int_pair("ticks", (uniswap_v3::MIN_TICK, uniswap_v3::MAX_TICK))?,
         fee: args.bps("poolFee", 1_000_000)?,
         tick_spacing: args.bps("tickSpacing", 16_384)?.and_then(|s| i32::try_from(s).ok()),
         receiver: args.opt_address("receiver")?,
@@ -384,7 +381,11 @@ pub fn builds_on(
             // Enso's adapter on the chain, trusting an Aave V3 pool there.
             "flashloan" | "singletokenflashloan" => catalog
                 .deployment(chain, switchyard_catalog::DeploymentRole::FlashloanRouterAdapter, None)
-                .is_some_and(|d| d.lenders.iter().any(|l| l.protocol == 2)),
+                .is_some_and(|d| {
+                    d.lenders
+                        .iter()
+                        .any(|l| l.protocol == switchyard_catalog::FlashloanLender::AAVE_V3)
+                }),
             _ => true,
         }
 }
