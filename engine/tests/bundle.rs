@@ -1051,11 +1051,12 @@ const FLASHLOAN_ADAPTER: Address = address!("66a6da113aee7cc1682e41599ffc2d2f492
 async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
     let Chain1 { dir, engine, shutdown, state, world, executor } = chain1("flashloan");
     let (loan, brought) = (U256::from(1_000_000_000u64), U256::from(50_000_000u64));
-    let flashloan = |callback: Vec<Action>| Action {
+    // `amount` of USDC borrowed, `brought` besides, `callback` run with it.
+    let loan_of = |amount: U256, brought: U256, callback: Vec<Action>| Action {
         protocol: "aave-v3".into(),
         kind: ActionKind::Flashloan {
             token: USDC,
-            amount: loan,
+            amount,
             tokens_in: vec![USDC],
             amounts_in: vec![Amount::Value(brought)],
             tokens_out: vec![USDC],
@@ -1064,6 +1065,7 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
             callback,
         },
     };
+    let flashloan = |callback| loan_of(loan, brought, callback);
     let round_trip = vec![
         route(USDC, WETH, Amount::Value(loan)),
         route(WETH, USDC, Amount::Output { action: 0, index: 0 }),
@@ -1107,20 +1109,19 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
         assert_eq!(out.after[k], U256::ZERO, "{:?} keeps nothing", setup.watch[k]);
     }
 
+    // Refused before answering: what each error says.
+    let refused = async |strategy, loan: Action| {
+        let e = engine.bundle(request(strategy, vec![loan])).await.expect_err("refused");
+        format!("{e:?}")
+    };
     // A program that keeps the loan's WETH, and one that cannot pay the
-    // premium: refused before answering, saying what is owed.
+    // premium: each says what is owed.
     let kept = vec![route(USDC, WETH, Amount::Value(loan))];
-    let e = engine
-        .bundle(request(RoutingStrategy::Router, vec![flashloan(kept)]))
-        .await
-        .expect_err("kept");
-    assert!(format!("{e:?}").contains("1000500000 of 0xa0b8"), "{e:?}");
-    let mut short = flashloan(round_trip.clone());
-    if let ActionKind::Flashloan { amounts_in, .. } = &mut short.kind {
-        *amounts_in = vec![Amount::Value(U256::from(1u8))];
-    }
-    let e = engine.bundle(request(RoutingStrategy::Router, vec![short])).await.expect_err("short");
-    assert!(format!("{e:?}").contains("body[0]"), "{e:?}");
+    let e = refused(RoutingStrategy::Router, flashloan(kept)).await;
+    assert!(e.contains("1000500000 of 0xa0b8"), "{e}");
+    let short = loan_of(loan, U256::from(1u8), round_trip.clone());
+    let e = refused(RoutingStrategy::Router, short).await;
+    assert!(e.contains("body[0]") && e.contains("1000500000 of 0xa0b8"), "{e}");
     // A callback calling what no outer program may: refused, naming it.
     let stray = vec![enso(ActionKind::Call {
         address: address!("000000000000000000000000000000000000dead"),
@@ -1129,23 +1130,14 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
         args: Vec::new(),
         value: None,
     })];
-    let e = engine
-        .bundle(request(RoutingStrategy::Router, vec![flashloan(stray)]))
-        .await
-        .expect_err("stray");
-    assert!(format!("{e:?}").contains("body[0].args.callback[0]"), "{e:?}");
+    let e = refused(RoutingStrategy::Router, flashloan(stray)).await;
+    assert!(e.contains("body[0].args.callback[0]"), "{e}");
     // A loan past what Aave holds, and one run by a delegate: named.
-    let mut huge = flashloan(round_trip.clone());
-    if let ActionKind::Flashloan { amount, .. } = &mut huge.kind {
-        *amount = U256::from(10u128.pow(30));
-    }
-    let e = engine.bundle(request(RoutingStrategy::Router, vec![huge])).await.expect_err("huge");
-    assert!(format!("{e:?}").contains("flashloanAmount"), "{e:?}");
-    let e = engine
-        .bundle(request(RoutingStrategy::Delegate, vec![flashloan(round_trip)]))
-        .await
-        .expect_err("delegate");
-    assert!(format!("{e:?}").contains("routingStrategy=router"), "{e:?}");
+    let huge = loan_of(U256::from(10u128.pow(30)), brought, round_trip.clone());
+    let e = refused(RoutingStrategy::Router, huge).await;
+    assert!(e.contains("flashloanAmount"), "{e}");
+    let e = refused(RoutingStrategy::Delegate, flashloan(round_trip)).await;
+    assert!(e.contains("routingStrategy=router"), "{e}");
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
