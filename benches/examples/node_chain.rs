@@ -297,7 +297,7 @@ fn place_v3(
         for p in chunk {
             let (_, template) =
                 templates.iter().find(|(fee, _)| *fee == p.tier.0).ok_or("no template")?;
-            let code = lazy::v3_pool_code(template, p.pool, [p.token0, p.token1]);
+            let code = lazy::v3_pool_code(template, p.pool, [p.token0, p.token1], template.factory);
             codes.push(json!([p.pool, Bytes::from(code)]));
             // The state the world derives a V3 pool's storage from.
             let ticks: Vec<(i32, i128)> = p
@@ -391,7 +391,7 @@ fn v3_templates(node: &Node, me: Address) -> Result<Vec<Template>, Box<dyn std::
         )?;
         let at = Address::from_slice(answer.get(12..32).ok_or("getPool answered nothing")?);
         let code: Bytes = serde_json::from_value(node.rpc("eth_getCode", json!([at, "latest"]))?)?;
-        out.push((fee, V3Template { code, at }));
+        out.push((fee, V3Template { code, at, factory }));
     }
     Ok(out)
 }

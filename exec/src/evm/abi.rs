@@ -649,6 +649,7 @@ sol! {
 
         function token0() external view returns (address);
         function token1() external view returns (address);
+        function factory() external view returns (address);
         function fee() external view returns (uint24);
         function tickSpacing() external view returns (int24);
         function liquidity() external view returns (uint128);

@@ -60,13 +60,15 @@ pub const V3_TEMPLATE_TOKENS: [Address; 2] = [
 ];
 
 /// A V3 pool's runtime for one fee tier, created at `at` over
-/// [`V3_TEMPLATE_TOKENS`].
+/// [`V3_TEMPLATE_TOKENS`] by the factory at `factory`.
 #[derive(Debug, Clone)]
 pub struct V3Template {
     /// The runtime code.
     pub code: Bytes,
     /// The template's own address (its `NoDelegateCall` immutable).
     pub at: Address,
+    /// The factory that created it (its `factory` immutable).
+    pub factory: Address,
 }
 
 /// A pool served lazily: its index in the snapshot's pool table (the world
@@ -75,8 +77,8 @@ pub struct V3Template {
 enum Lazy {
     /// A Uniswap V2 pair and its factory.
     V2 { ix: u32, factory: Address },
-    /// A Uniswap V3 pool and what its positions hold.
-    V3 { ix: u32, held: [U256; 2] },
+    /// A Uniswap V3 pool, what its positions hold, and its factory.
+    V3 { ix: u32, held: [U256; 2], factory: Address },
 }
 
 impl Lazy {
@@ -89,7 +91,7 @@ impl Lazy {
     const fn with_ix(self, k: u32) -> Self {
         match self {
             Self::V2 { factory, .. } => Self::V2 { ix: k, factory },
-            Self::V3 { held, .. } => Self::V3 { ix: k, held },
+            Self::V3 { held, factory, .. } => Self::V3 { ix: k, held, factory },
         }
     }
 
@@ -258,10 +260,10 @@ impl LazyPools {
 
     /// Serves the table's pool `k` (a V3 pool whose fee tier has a
     /// template, holding `held`).
-    pub fn add_v3(&mut self, k: usize, held: [U256; 2]) {
+    pub fn add_v3(&mut self, k: usize, held: [U256; 2], factory: Address) {
         let (Some(p), Ok(ix)) = (self.table.get(k), u32::try_from(k)) else { return };
         let at = p.address;
-        Arc::make_mut(&mut self.pools).insert(at, Lazy::V3 { ix, held });
+        Arc::make_mut(&mut self.pools).insert(at, Lazy::V3 { ix, held, factory });
     }
 
     /// Derives the served pool `pool`'s balance of its token `index` at
@@ -329,7 +331,7 @@ impl LazyPools {
             let ix = u32::try_from(k).ok()?;
             let updated = match was {
                 Lazy::V2 { factory, .. } => Lazy::V2 { ix, factory },
-                Lazy::V3 { .. } => Lazy::V3 { ix, held: v3_holdings(p).ok()? },
+                Lazy::V3 { factory, .. } => Lazy::V3 { ix, held: v3_holdings(p).ok()?, factory },
             };
             if let Some((weth, backing)) = next.weth.as_mut()
                 && let Some(i) = p.tokens.iter().position(|t| t == weth)
@@ -370,7 +372,7 @@ impl LazyPools {
         let pool = self.table.get(entry.ix())?;
         let d = Arc::new(match entry {
             Lazy::V2 { factory, .. } => self.v2(pool, *factory)?,
-            Lazy::V3 { .. } => self.v3(pool)?,
+            Lazy::V3 { factory, .. } => self.v3(pool, *factory)?,
         });
         if let Ok(mut cache) = self.derived.write() {
             cache.insert(at, Arc::clone(&d));
@@ -404,22 +406,33 @@ impl LazyPools {
         Some(Derived { info: account(code), storage })
     }
 
-    fn v3(&self, pool: &Pool) -> Option<Derived> {
+    fn v3(&self, pool: &Pool, factory: Address) -> Option<Derived> {
         let PoolState::UniswapV3(v3) = &pool.state else { return None };
         let template = self.v3_templates.get(&(v3.fee, v3.tick_spacing))?;
         let tokens = [*pool.tokens.first()?, *pool.tokens.get(1)?];
-        let code = v3_pool_code(template, pool.address, tokens);
+        let code = v3_pool_code(template, pool.address, tokens, factory);
         let storage = v3_pool_storage(v3, self.timestamp)?;
         Some(Derived { info: account(Bytecode::new_raw(code.into())), storage })
     }
 }
 
-/// A V3 pool's runtime at `at` over `tokens`: its fee tier's template with
-/// the template's own address and tokens replaced.
-pub fn v3_pool_code(template: &V3Template, at: Address, tokens: [Address; 2]) -> Vec<u8> {
-    [(template.at, at), (V3_TEMPLATE_TOKENS[0], tokens[0]), (V3_TEMPLATE_TOKENS[1], tokens[1])]
-        .iter()
-        .fold(template.code.to_vec(), |code, (from, to)| super::replace_address(&code, *from, *to))
+/// A V3 pool's runtime at `at` over `tokens`, created by `factory`: its fee
+/// tier's template with the template's own address, tokens and factory
+/// replaced.
+pub fn v3_pool_code(
+    template: &V3Template,
+    at: Address,
+    tokens: [Address; 2],
+    factory: Address,
+) -> Vec<u8> {
+    [
+        (template.at, at),
+        (V3_TEMPLATE_TOKENS[0], tokens[0]),
+        (V3_TEMPLATE_TOKENS[1], tokens[1]),
+        (template.factory, factory),
+    ]
+    .iter()
+    .fold(template.code.to_vec(), |code, (from, to)| super::replace_address(&code, *from, *to))
 }
 
 /// The storage of a deployed Uniswap V3 pool in `state` at a block with

@@ -27,7 +27,7 @@
 //! untouched.
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::{BTreeMap, HashMap, HashSet},
     sync::Arc,
 };
 
@@ -68,6 +68,9 @@ pub const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d56
 /// the one `UniswapV2Router02` has built in.
 const UNISWAP_V2_INIT_CODE_HASH: B256 =
     alloy_primitives::b256!("96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f");
+
+/// `UniswapV3Factory.getPool`'s storage slot.
+pub const V3_GET_POOL_SLOT: u64 = 5;
 
 /// Uniswap's Permit2, at the same address on every chain that lists it (the
 /// world's is `ReferencePermit2`: its signature transfers).
@@ -840,6 +843,8 @@ struct ChainBuilder<'a> {
     v2_fee_set: HashMap<Address, bool>,
     /// Scratch V3 factory and the swapper that mints positions.
     v3: Option<Address>,
+    /// Uniswap V3 factories placed at their catalog address.
+    v3_factories: HashSet<Address>,
     /// The Uniswap pools, derived on first touch ([`lazy`]).
     lazy: lazy::LazyPools,
     /// Aave debt positions placed with their reserves.
@@ -877,6 +882,7 @@ impl<'a> ChainBuilder<'a> {
             tokens: HashMap::new(),
             v2_factories: HashMap::new(),
             v2_fee_set: HashMap::new(),
+            v3_factories: HashSet::new(),
             v3: None,
             lazy: lazy::LazyPools::new(switchyard_kernel::Pools::default(), block.timestamp),
             debts: Vec::new(),
@@ -1270,7 +1276,8 @@ impl<'a> ChainBuilder<'a> {
             self.v3_template(pool.address, v3.fee, v3.tick_spacing)?;
         }
         let held = lazy::v3_holdings(pool).map_err(|why| self.inconsistent(pool.address, why))?;
-        self.lazy.add_v3(k, held);
+        let factory = self.v3_factory(pool, v3.fee)?;
+        self.lazy.add_v3(k, held, factory);
         self.placed.insert(pool.address, Artifact::UniswapV3Pool);
         self.pool_balances(pool, held)
     }
@@ -1302,6 +1309,42 @@ impl<'a> ChainBuilder<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The factory a V3 pool reports (its `factory` immutable): the
+    /// catalog's for the pool's protocol, placed at its address with the
+    /// published code and the pool in its `getPool` both ways, as
+    /// `createPool` leaves them (Enso's flash-loan adapter checks a lending
+    /// pool there); the scratch factory that made the templates where the
+    /// catalog has none.
+    fn v3_factory(&mut self, pool: &Pool, fee: u32) -> Result<Address, WorldError> {
+        let Some(scratch) = self.v3 else {
+            return Err(self.inconsistent(pool.address, "no V3 template was made"));
+        };
+        let Some(at) = self
+            .catalog
+            .dex_factory(self.chain, &pool.protocol)
+            .filter(|f| f.kind == FactoryKind::UniswapV3)
+            .map(|f| f.factory)
+        else {
+            return Ok(scratch);
+        };
+        if self.v3_factories.insert(at) {
+            self.deploy_at(Artifact::UniswapV3Factory, &[], at)?;
+        }
+        let (Some(t0), Some(t1)) = (pool.tokens.first(), pool.tokens.get(1)) else {
+            return Err(self.inconsistent(pool.address, "a V3 pool of fewer than two tokens"));
+        };
+        // `getPool` is the factory's mapping at slot 5, after the pool
+        // deployer's `parameters` (three slots) and `owner` and
+        // `feeAmountTickSpacing`.
+        for (a, b) in [(*t0, *t1), (*t1, *t0)] {
+            let by_a = mapping_slot(a, V3_GET_POOL_SLOT);
+            let by_b = U256::from_be_bytes(keccak256((b, by_a).abi_encode()).0);
+            let slot = U256::from_be_bytes(keccak256((U256::from(fee), by_b).abi_encode()).0);
+            self.evm.set_storage(at, slot, U256::from_be_slice(pool.address.as_slice()));
+        }
+        Ok(at)
     }
 
     /// A fee tier's template: a pool the published factory (a scratch one,
@@ -1350,7 +1393,7 @@ impl<'a> ChainBuilder<'a> {
             )
             .doing(|| format!("the fee {fee} template"))?;
         let code = self.evm.code(at);
-        self.lazy.set_v3_template(fee, spacing, lazy::V3Template { code, at });
+        self.lazy.set_v3_template(fee, spacing, lazy::V3Template { code, at, factory });
         Ok(())
     }
 
@@ -2212,6 +2255,35 @@ mod tests {
         let prices = switchyard_kernel::derive_prices(&snapshot, &anchors);
         let world = World::build(&catalog, &market, &snapshot, &prices, &npm)?;
         Ok(Embedded { catalog, market, npm, anchors, snapshot, world })
+    }
+
+    /// Every V3 pool of a protocol whose factory the catalog records
+    /// reports that factory, which finds it by `getPool` both ways (Enso's
+    /// flash-loan adapter trusts a lending pool by these two).
+    #[test]
+    fn v3_pools_report_the_catalog_factory() -> Result<(), Box<dyn std::error::Error>> {
+        use crate::evm::abi::{UniswapV3Factory::getPoolCall, UniswapV3Pool};
+        let Embedded { catalog, snapshot, world, .. } = embedded()?;
+        let mut checked = 0;
+        for pool in snapshot.pools().iter() {
+            let PoolState::UniswapV3(v3) = &pool.state else { continue };
+            let Some(f) = catalog
+                .dex_factory(pool.chain, &pool.protocol)
+                .filter(|f| f.kind == FactoryKind::UniswapV3)
+            else {
+                continue;
+            };
+            let Some(chain) = world.chain(pool.chain) else { continue };
+            let mut evm = chain.fork();
+            assert_eq!(evm.view(pool.address, &UniswapV3Pool::factoryCall {})?, f.factory);
+            for (a, b) in [(pool.tokens[0], pool.tokens[1]), (pool.tokens[1], pool.tokens[0])] {
+                let call = getPoolCall { tokenA: a, tokenB: b, fee: U24::from(v3.fee) };
+                assert_eq!(evm.view(f.factory, &call)?, pool.address, "{}", pool.address);
+            }
+            checked += 1;
+        }
+        assert!(checked >= 3, "only {checked} V3 pools with a catalog factory");
+        Ok(())
     }
 
     /// Patching the traded pools in place gives the storage a rebuild
