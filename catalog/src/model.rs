@@ -232,6 +232,10 @@ pub struct FlashloanLender {
 impl FlashloanLender {
     /// The adapter's number for an Aave V3 pool (`LenderProtocol.AaveV3`).
     pub const AAVE_V3: u8 = 2;
+    /// The adapter's number for a Uniswap V3 factory's pools
+    /// (`LenderProtocol.UniswapV3`): the adapter trusts the factory, and a
+    /// pool that it finds by `getPool`.
+    pub const UNISWAP_V3: u8 = 5;
 }
 
 /// The native coin of a network.

@@ -1040,6 +1040,108 @@ async fn bundles_mint_uniswap_v3_positions_through_the_position_manager() {
 
 /// Enso's flash-loan router adapter on Ethereum.
 const FLASHLOAN_ADAPTER: Address = address!("66a6da113aee7cc1682e41599ffc2d2f492fab88");
+
+/// Uniswap V3's factory on Ethereum, which Enso's adapter trusts.
+const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984");
+
+/// A flash loan from a Uniswap V3 pool through Enso's router adapter:
+/// 1,000.000001 USDC borrowed from the USDC/WETH 0.05% pool, sold for WETH
+/// and back elsewhere (the lending pool is locked until paid, so the
+/// routes avoid it), the loan and the pool's fee, rounded up, paid back
+/// from that and the 50 USDC the caller brings. The pool gains exactly
+/// the fee and no WETH; the adapter and the executor keep nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_borrow_a_flash_loan_from_a_uniswap_v3_pool() {
+    let Chain1 { dir, engine, shutdown, world, executor, .. } = chain1("v3-flash");
+    let (loan, brought) = (U256::from(1_000_000_001u64), U256::from(50_000_000u64));
+    let loan_of = |primary: Option<Address>, amount: U256, callback: Vec<Action>| Action {
+        protocol: "uniswap-v3".into(),
+        kind: ActionKind::Flashloan {
+            token: USDC,
+            amount,
+            tokens_in: vec![USDC],
+            amounts_in: vec![Amount::Value(brought)],
+            tokens_out: vec![USDC],
+            primary,
+            receiver: None,
+            callback,
+        },
+    };
+    let round_trip = vec![
+        route(USDC, WETH, Amount::Value(loan)),
+        route(WETH, USDC, Amount::Output { action: 0, index: 0 }),
+    ];
+    let b = engine
+        .bundle(request(
+            RoutingStrategy::Router,
+            vec![loan_of(Some(USDC_WETH_V3), loan, round_trip.clone())],
+        ))
+        .await
+        .expect("a flash loan");
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, brought)],
+        approvals: b.approvals.clone(),
+        watch: vec![
+            (USER, USDC),
+            (FLASHLOAN_ADAPTER, USDC),
+            (executor, USDC),
+            (executor, WETH),
+            (USDC_WETH_V3, USDC),
+            (USDC_WETH_V3, WETH),
+        ],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    // 0.05% of 1,000,000,001 units is 500,000.0005: rounded up.
+    let fee = U256::from(500_001u64);
+    assert_eq!(out.after[4] - out.before[4], fee, "the pool gains its fee, rounded up");
+    assert_eq!(out.after[5], out.before[5], "no route went through the locked pool");
+    let back = out.after[0];
+    assert!(back > U256::from(40_000_000u64) && back < brought, "{back}");
+    for k in 1..4 {
+        assert_eq!(out.after[k], U256::ZERO, "{:?} keeps nothing", setup.watch[k]);
+    }
+    // Naming the factory leaves the pool to the search: the pool holding
+    // the most USDC (the USDC/USDT 0.01% one), which executes too.
+    let by_factory = loan_of(Some(V3_FACTORY), loan, round_trip.clone());
+    let b = engine
+        .bundle(request(RoutingStrategy::Router, vec![by_factory]))
+        .await
+        .expect("the factory named");
+    simulate(&world, &b.tx, &setup).expect("executes");
+
+    let refused = async |loan: Action| {
+        let e =
+            engine.bundle(request(RoutingStrategy::Router, vec![loan])).await.expect_err("refused");
+        format!("{e:?}")
+    };
+    // Short by the fee: says what is owed.
+    let kept = vec![route(USDC, WETH, Amount::Value(loan))];
+    let e = refused(loan_of(Some(USDC_WETH_V3), loan, kept)).await;
+    assert!(e.contains("1000500002 of 0xa0b8"), "{e}");
+    // Not a pool; more than the pool holds; a position in the lending pool
+    // from the loan's own program (the pool is locked): named.
+    let e = refused(loan_of(Some(WETH), loan, round_trip.clone())).await;
+    assert!(e.contains("primaryAddress"), "{e}");
+    let huge = loan_of(Some(USDC_WETH_V3), U256::from(10u128.pow(30)), round_trip);
+    assert!(refused(huge).await.contains("flashloanAmount"));
+    let into_lender = vec![Action {
+        protocol: "uniswap-v3".into(),
+        kind: ActionKind::DepositClmm {
+            tokens_in: vec![USDC, WETH],
+            amounts_in: vec![Amount::Value(loan), Amount::Value(U256::ZERO)],
+            token_out: V3_POSITIONS,
+            ticks: (197_000, 198_000),
+            fee: Some(500),
+            tick_spacing: None,
+            receiver: None,
+        },
+    }];
+    let e = refused(loan_of(Some(USDC_WETH_V3), loan, into_lender)).await;
+    assert!(e.contains("locked"), "{e}");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
 /// A flash loan from Aave V3 through Enso's router adapter: 1,000 USDC
 /// borrowed, sold for WETH and the WETH sold back in the loan's own
 /// program (its second route spends the first's output by the callback's

@@ -333,6 +333,23 @@ await test("getBundleData borrows a flash loan from Aave V3 (flashloan)", async 
   assert(r.tx.to.toLowerCase() === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", JSON.stringify(r.tx));
 });
 
+await test("getBundleData borrows a flash loan from a Uniswap V3 pool (flashloan)", async () => {
+  const pool = "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640";
+  const r = await client.getBundleData(
+    { chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", routingStrategy: "router" },
+    [{
+      protocol: "uniswap-v3", action: "flashloan",
+      args: {
+        flashloanToken: USDC, flashloanAmount: "1000000000", tokenIn: [USDC], amountIn: ["500000"], tokenOut: USDC,
+        primaryAddress: pool,
+        callback: [{ protocol: "enso", action: "balance", args: { token: USDC } }],
+      },
+    }],
+  );
+  check(r, { bundle: ["array", "object"], tx: TX_SHAPE, "gas?": "string", "amountsOut?": "object", createdAt: "number" });
+  assert(r.tx.to.toLowerCase() === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", JSON.stringify(r.tx));
+});
+
 // The client's own bundle examples (tests/docs.actions.test.ts): each is
 // built, or refused with a 4xx that names the action it cannot build.
 // Those whose actions and addresses the embedded catalog has must build.

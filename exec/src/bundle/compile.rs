@@ -17,7 +17,9 @@ use std::{
 
 use alloy_primitives::{Address, U256};
 use alloy_sol_types::SolCall;
-use switchyard_catalog::{ApiCode, ChainId, DeploymentRole, NATIVE_TOKEN, market::LendingModel};
+use switchyard_catalog::{
+    ApiCode, ChainId, Deployment, DeploymentRole, NATIVE_TOKEN, market::LendingModel,
+};
 use switchyard_kernel::{
     BridgeRoute, KernelError, MarketSnapshot, Plan, Pool, PoolState, RouteRequest as KernelRoute,
     SnapshotDelta, apply_plan, find_routes, plan_through,
@@ -108,6 +110,24 @@ mod flashloans {
     }
 }
 
+/// The lender of a flash loan, as Enso's adapter is told of it.
+struct Lender {
+    /// The adapter's number for its protocol.
+    protocol: u8,
+    /// The contract that lends (Aave's pool, a Uniswap V3 pool).
+    address: Address,
+    /// `protocolFlashloanData`.
+    data: Vec<u8>,
+    /// What the loan costs on top, paid back with it.
+    fee: U256,
+    /// How that is charged, for a client whose loan is not paid back.
+    fee_terms: String,
+    /// The lender, for a client asking more than it holds.
+    name: String,
+    /// What it can lend of the token now.
+    available: U256,
+}
+
 /// A stake into or out of a Curve gauge.
 #[derive(Debug, Clone, Copy)]
 struct GaugeAction<'a> {
@@ -184,6 +204,9 @@ struct Compiler<'a> {
     positions: BTreeSet<Address>,
     /// `transferfrom` owners and what they must approve.
     pulled: Vec<Approval>,
+    /// Pools lending the flash loan whose program is being compiled: they
+    /// are locked until paid, so no route goes through them.
+    locked: BTreeSet<Address>,
     /// First command word of each action, for naming a failed command.
     marks: Vec<usize>,
     /// The request id of the event.
@@ -231,6 +254,7 @@ impl<'a> Compiler<'a> {
             positions: BTreeSet::new(),
             hints: Vec::new(),
             pulled: Vec::new(),
+            locked: BTreeSet::new(),
             marks: Vec::with_capacity(req.actions.len()),
             request_id,
             base,
@@ -492,6 +516,12 @@ impl<'a> Compiler<'a> {
             amount_out: None,
         };
         let mut params = search_params(self.state, &q);
+        if !self.locked.is_empty() {
+            let locked = self.snapshot.pools().iter().enumerate().filter_map(|(k, p)| {
+                self.locked.contains(&p.address).then(|| u32::try_from(k).ok()).flatten()
+            });
+            params.excluded_pools.extend(locked);
+        }
         if let Some(only) = only {
             for p in self.snapshot.pools().iter() {
                 if !only.contains(&*p.protocol) {
@@ -953,6 +983,143 @@ impl<'a> Compiler<'a> {
         self.position_minted(k, minted, (bpt, out), exact, receiver, at)
     }
 
+    /// An Aave V3 pool that lends `token` here (the named one, if any),
+    /// trusted by the adapter, and what it can lend; its premium is
+    /// `percentMul`, rounded half up.
+    fn aave_lender(
+        &self,
+        token: Address,
+        amount: U256,
+        primary: Option<Address>,
+        adapter: &Deployment,
+        at: &str,
+    ) -> Result<Lender, ExecError> {
+        let reserve = self.snapshot.pools().iter().find_map(|p| match &p.state {
+            PoolState::Lending(l)
+                if p.chain == self.chain
+                    && &*p.protocol == "aave-v3"
+                    && p.tokens.first() == Some(&token)
+                    && primary.is_none_or(|a| a == p.address) =>
+            {
+                Some((p.address, l.available_liquidity))
+            }
+            _ => None,
+        });
+        let Some((pool, available)) = reserve else {
+            return Err(BundleError::invalid(
+                format!("{at}.flashloanToken"),
+                format!("Aave V3 lends no {token:#x} on chain {} here", self.chain),
+            )
+            .into());
+        };
+        if !adapter.lenders.iter().any(|l| {
+            l.address == pool && l.protocol == switchyard_catalog::FlashloanLender::AAVE_V3
+        }) {
+            return Err(BundleError::unroutable(
+                at,
+                format!(
+                    "Enso's flash-loan adapter {:#x} does not trust the Aave pool {pool:#x}",
+                    adapter.address
+                ),
+            )
+            .into());
+        }
+        let bps = crate::evm::aave::FLASHLOAN_PREMIUM_BPS;
+        Ok(Lender {
+            protocol: switchyard_catalog::FlashloanLender::AAVE_V3,
+            address: pool,
+            data: alloy_sol_types::SolValue::abi_encode(&(pool, token, amount)),
+            fee: (amount * U256::from(bps) + U256::from(5_000u16)) / U256::from(10_000u16),
+            fee_terms: format!("Aave's {bps} bps premium"),
+            name: "Aave V3".to_owned(),
+            available,
+        })
+    }
+
+    /// A Uniswap V3 pool of the factory the adapter trusts that holds
+    /// `token` (the named one, else, or when the factory is named, the one
+    /// holding the most), with active
+    /// liquidity, as `flash` requires; its fee is the pool's own fee on the
+    /// loan, rounded up ([`uniswap_v3::flash_fee`]).
+    fn uniswap_lender(
+        &self,
+        token: Address,
+        amount: U256,
+        primary: Option<Address>,
+        adapter: &Deployment,
+        at: &str,
+    ) -> Result<Lender, ExecError> {
+        use switchyard_catalog::{FactoryKind, FlashloanLender};
+        let factory = self
+            .state
+            .catalog
+            .dex_factory(self.chain, "uniswap-v3")
+            .filter(|f| f.kind == FactoryKind::UniswapV3)
+            .map(|f| f.factory);
+        let trusted = factory.is_some_and(|f| {
+            adapter
+                .lenders
+                .iter()
+                .any(|l| l.address == f && l.protocol == FlashloanLender::UNISWAP_V3)
+        });
+        if !trusted {
+            return Err(BundleError::unroutable(
+                at,
+                format!(
+                    "Enso's flash-loan adapter {:#x} trusts no Uniswap V3 factory recorded on chain {}",
+                    adapter.address, self.chain
+                ),
+            )
+            .into());
+        }
+        // The factory named as the lender leaves the pool to the search.
+        let primary = primary.filter(|a| Some(*a) != factory);
+        let best = self
+            .snapshot
+            .pools()
+            .iter()
+            .filter_map(|p| {
+                let PoolState::UniswapV3(v3) = &p.state else { return None };
+                if p.chain != self.chain
+                    || &*p.protocol != "uniswap-v3"
+                    || v3.liquidity == 0
+                    || primary.is_some_and(|a| a != p.address)
+                {
+                    return None;
+                }
+                let pair = [*p.tokens.first()?, *p.tokens.get(1)?];
+                let i = pair.iter().position(|t| *t == token)?;
+                let held = crate::evm::lazy::v3_holdings(p).ok()?[i];
+                Some((held, p.address, pair, i, v3.fee))
+            })
+            .max_by_key(|c| c.0);
+        let Some((held, pool, pair, i, fee)) = best else {
+            let (field, what) = match primary {
+                Some(a) => ("primaryAddress", format!("{a:#x} is not a Uniswap V3 pool")),
+                None => ("flashloanToken", "no Uniswap V3 pool".to_owned()),
+            };
+            return Err(BundleError::invalid(
+                format!("{at}.{field}"),
+                format!("{what} with liquidity holding {token:#x} on chain {}", self.chain),
+            )
+            .into());
+        };
+        let mut amounts = [U256::ZERO; 2];
+        amounts[i] = amount;
+        let data = (pool, pair[0], pair[1], amounts[0], amounts[1]);
+        Ok(Lender {
+            protocol: FlashloanLender::UNISWAP_V3,
+            address: pool,
+            data: alloy_sol_types::SolValue::abi_encode(&data),
+            fee: switchyard_kernel::amm::uniswap_v3::flash_fee(amount, fee).map_err(|e| {
+                BundleError::invalid(format!("{at}.flashloanAmount"), e.to_string())
+            })?,
+            fee_terms: format!("the pool's {fee} millionths fee, rounded up"),
+            name: format!("the Uniswap V3 pool {pool:#x}"),
+            available: held,
+        })
+    }
+
     /// `flashloan` from Aave V3 through Enso's `EnsoRouterFlashloanAdapter`:
     /// the callback is compiled as a program of its own (its own state and
     /// output indexes) for the router's executor, which the adapter runs
@@ -982,13 +1149,6 @@ impl<'a> Compiler<'a> {
             return Err(BundleError::invalid(at, "not a flash loan").into());
         };
         let (token, amount, primary, receiver) = (*token, *amount, *primary, *receiver);
-        if protocol != "aave-v3" {
-            return Err(BundleError::unroutable(
-                at,
-                format!("flash loans are built from Aave V3 here, not {protocol}: its pool is the lender the world holds"),
-            )
-            .into());
-        }
         if !matches!(self.runner, Runner::Router { .. }) {
             return Err(BundleError::unroutable(
                 at,
@@ -1004,47 +1164,29 @@ impl<'a> Compiler<'a> {
             )
             .into());
         };
-        // The Aave pool that lends `token` here, and trusted by the adapter.
-        let reserve = self.snapshot.pools().iter().find_map(|p| match &p.state {
-            PoolState::Lending(l)
-                if p.chain == self.chain
-                    && &*p.protocol == protocol
-                    && p.tokens.first() == Some(&token)
-                    && primary.is_none_or(|a| a == p.address) =>
-            {
-                Some((p.address, l.available_liquidity))
+        let lender = match protocol {
+            "aave-v3" => self.aave_lender(token, amount, primary, &adapter, at)?,
+            "uniswap-v3" => self.uniswap_lender(token, amount, primary, &adapter, at)?,
+            other => {
+                return Err(BundleError::unroutable(
+                    at,
+                    format!(
+                        "flash loans are built from Aave V3 and Uniswap V3 here, not {other}: their pools are the lenders the world holds"
+                    ),
+                )
+                .into());
             }
-            _ => None,
-        });
-        let Some((pool, available)) = reserve else {
-            return Err(BundleError::invalid(
-                format!("{at}.flashloanToken"),
-                format!("Aave V3 lends no {token:#x} on chain {} here", self.chain),
-            )
-            .into());
         };
-        if !adapter.lenders.iter().any(|l| {
-            l.address == pool && l.protocol == switchyard_catalog::FlashloanLender::AAVE_V3
-        }) {
-            return Err(BundleError::unroutable(
-                at,
+        if amount.is_zero() || amount > lender.available {
+            return Err(BundleError::invalid(
+                format!("{at}.flashloanAmount"),
                 format!(
-                    "Enso's flash-loan adapter {:#x} does not trust the Aave pool {pool:#x}",
-                    adapter.address
+                    "{} can lend from 1 to {} of {token:#x} now",
+                    lender.name, lender.available
                 ),
             )
             .into());
         }
-        if amount.is_zero() || amount > available {
-            return Err(BundleError::invalid(
-                format!("{at}.flashloanAmount"),
-                format!("Aave V3 can lend from 1 to {available} of {token:#x} now"),
-            )
-            .into());
-        }
-        let premium = (amount * U256::from(crate::evm::aave::FLASHLOAN_PREMIUM_BPS)
-            + U256::from(5_000u16))
-            / U256::from(10_000u16);
         // What the caller brings besides the loan.
         if tokens_in.len() != amounts_in.len() {
             return Err(BundleError::invalid(
@@ -1066,6 +1208,8 @@ impl<'a> Compiler<'a> {
         let outer_marks = std::mem::take(&mut self.marks);
         let outer_checks = std::mem::take(&mut self.checks);
         let outer_base = std::mem::replace(&mut self.base, format!("{at}.callback"));
+        // The lender is mid-call: a pool that lends is locked until paid.
+        let newly_locked = self.locked.insert(lender.address);
         self.produce(token);
         let compiled = (|| -> Result<(), ExecError> {
             for (k, a) in callback.iter().enumerate() {
@@ -1073,10 +1217,13 @@ impl<'a> Compiler<'a> {
                 let outs = self.action(k, a)?;
                 self.outputs.push(outs);
             }
-            let repay = self.b.uint(amount + premium).map_err(weiroll(at))?;
+            let repay = self.b.uint(amount + lender.fee).map_err(weiroll(at))?;
             self.send(token, adapter.address, repay, at)?;
             Ok(())
         })();
+        if newly_locked {
+            self.locked.remove(&lender.address);
+        }
         let inner = std::mem::replace(&mut self.b, outer_b).build();
         self.account_in = outer_account;
         self.outputs = outer_outputs;
@@ -1094,17 +1241,15 @@ impl<'a> Compiler<'a> {
         self.hints.push((
             adapter.address,
             format!(
-                "a flash loan is paid back from what its program leaves in the account: {} of {token:#x}, the loan and Aave's {} bps premium",
-                amount + premium,
-                crate::evm::aave::FLASHLOAN_PREMIUM_BPS
+                "a flash loan is paid back from what its program leaves in the account: {} of {token:#x}, the loan and {}",
+                amount + lender.fee,
+                lender.fee_terms
             ),
         ));
         let b = &mut self.b;
-        let data = (pool, token, amount);
         let call = [
-            b.uint(U256::from(switchyard_catalog::FlashloanLender::AAVE_V3))
-                .map_err(weiroll(at))?,
-            b.bytes(&alloy_sol_types::SolValue::abi_encode(&data)).map_err(weiroll(at))?,
+            b.uint(U256::from(lender.protocol)).map_err(weiroll(at))?,
+            b.bytes(&lender.data).map_err(weiroll(at))?,
             b.word(encode::account_id(&self.req.account_id)).map_err(weiroll(at))?,
             b.word(self.request_id).map_err(weiroll(at))?,
             b.dynamic(&inner.commands).map_err(weiroll(at))?,
@@ -1241,6 +1386,16 @@ impl<'a> Compiler<'a> {
             }
         };
         self.has_fixture(k, pool.address, at)?;
+        if self.locked.contains(&pool.address) {
+            return Err(BundleError::unroutable(
+                at,
+                format!(
+                    "the pool {:#x} is lending this flash loan and is locked until it is paid back",
+                    pool.address
+                ),
+            )
+            .into());
+        }
         let PoolState::UniswapV3(v3) = &pool.state else {
             return Err(BundleError::invalid(at, "not a concentrated-liquidity pool").into());
         };

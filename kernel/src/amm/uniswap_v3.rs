@@ -249,6 +249,13 @@ pub fn max_liquidity_per_tick(spacing: i32) -> u128 {
     u128::MAX / ticks.max(1)
 }
 
+/// The fee `flash` charges on a loan of `amount` from a pool of fee `fee`
+/// (hundredths of a bip): `FullMath.mulDivRoundingUp(amount, fee, 1e6)`.
+pub fn flash_fee(amount: U256, fee: u32) -> Result<U256, AmmError> {
+    mul_div_rounding_up(amount, U256::from(fee), U256::from(1_000_000u32))
+        .ok_or(AmmError::InvalidState)
+}
+
 /// One step of `SwapMath.computeSwapStep` for an exact input.
 /// Returns `(sqrt_next, amount_in, amount_out, fee_amount)`.
 pub fn compute_swap_step_exact_in(
@@ -635,6 +642,19 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flash_fee_is_rounded_up() {
+        let fee =
+            |amount: u64, tier: u32| flash_fee(U256::from(amount), tier).map(|f| f.to::<u64>());
+        assert_eq!(fee(1_000_000_000, 500), Ok(500_000));
+        assert_eq!(fee(1_000_000_001, 500), Ok(500_001));
+        assert_eq!(fee(1, 100), Ok(1), "a one-unit loan still pays a unit");
+        assert_eq!(fee(0, 3000), Ok(0));
+        assert_eq!(fee(999_999, 10_000), Ok(10_000));
+        // FullMath's 512-bit product: no phantom overflow.
+        assert_eq!(flash_fee(U256::MAX, 1_000_000), Ok(U256::MAX));
+    }
 
     #[test]
     fn a_minted_position_takes_what_its_liquidity_needs_and_books_its_ticks() {

@@ -286,8 +286,9 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// - concentrated-liquidity positions are minted (`depositclmm`, Uniswap
 ///   V3's position manager) but not redeemed: a position lives in the
 ///   position manager's storage, which the world does not hold;
-/// - flash loans from Aave V3 only, one token, through Enso's router
-///   adapter; no paymaster fees, or withdrawals by position id;
+/// - flash loans from Aave V3 and Uniswap V3 only, one token, through
+///   Enso's router adapter; no paymaster fees, or withdrawals by position
+///   id;
 /// - no Compound V3 market in the world;
 /// - a bundle's bridge answers 422 (no deployed bridge receiver is
 ///   modelled);
@@ -295,9 +296,9 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
         "depositclmm" => protocol == "uniswap-v3",
-        // From Aave V3, the lender the world holds, through Enso's router
-        // adapter.
-        "flashloan" | "singletokenflashloan" => protocol == "aave-v3",
+        // From Aave V3's pools and Uniswap V3's, the lenders the world
+        // holds, through Enso's router adapter.
+        "flashloan" | "singletokenflashloan" => matches!(protocol, "aave-v3" | "uniswap-v3"),
         "redeemclmm"
         | "paymasterfee"
         | "multioutsingledeposit"
@@ -378,13 +379,22 @@ pub fn builds_on(
                 let role = switchyard_catalog::DeploymentRole::UniswapV3PositionManager;
                 catalog.deployment(chain, role, Some(f.factory)).is_some()
             }),
-            // Enso's adapter on the chain, trusting an Aave V3 pool there.
+            // Enso's adapter on the chain, trusting an Aave V3 pool there,
+            // or the chain's Uniswap V3 factory.
             "flashloan" | "singletokenflashloan" => catalog
                 .deployment(chain, switchyard_catalog::DeploymentRole::FlashloanRouterAdapter, None)
                 .is_some_and(|d| {
-                    d.lenders
-                        .iter()
-                        .any(|l| l.protocol == switchyard_catalog::FlashloanLender::AAVE_V3)
+                    use switchyard_catalog::{FactoryKind, FlashloanLender};
+                    let factory = catalog
+                        .dex_factory(chain, protocol)
+                        .filter(|f| f.kind == FactoryKind::UniswapV3)
+                        .map(|f| f.factory);
+                    d.lenders.iter().any(|l| match protocol {
+                        "aave-v3" => l.protocol == FlashloanLender::AAVE_V3,
+                        _ => {
+                            l.protocol == FlashloanLender::UNISWAP_V3 && Some(l.address) == factory
+                        }
+                    })
                 }),
             _ => true,
         }
