@@ -1057,8 +1057,7 @@ async fn bundles_borrow_a_flash_loan_from_a_uniswap_v3_pool() {
     let loan_of = |primary: Option<Address>, amount: U256, callback: Vec<Action>| Action {
         protocol: "uniswap-v3".into(),
         kind: ActionKind::Flashloan {
-            token: USDC,
-            amount,
+            loans: vec![(USDC, amount)],
             tokens_in: vec![USDC],
             amounts_in: vec![Amount::Value(brought)],
             tokens_out: vec![USDC],
@@ -1139,6 +1138,55 @@ async fn bundles_borrow_a_flash_loan_from_a_uniswap_v3_pool() {
     }];
     let e = refused(loan_of(Some(USDC_WETH_V3), loan, into_lender)).await;
     assert!(e.contains("locked"), "{e}");
+
+    // Both coins at once: 1,000 USDC and 0.5 WETH, the pool's fee on each
+    // brought by the caller and paid back with the loans; the pool gains
+    // exactly the two fees.
+    let weth_loan = U256::from(5u128 * 10u128.pow(17));
+    let (usdc_fee, weth_fee) = (U256::from(500_000u64), U256::from(250_000_000_000_000u64));
+    let both = Action {
+        protocol: "uniswap-v3".into(),
+        kind: ActionKind::Flashloan {
+            loans: vec![(USDC, U256::from(1_000_000_000u64)), (WETH, weth_loan)],
+            tokens_in: vec![USDC, WETH],
+            amounts_in: vec![Amount::Value(usdc_fee), Amount::Value(weth_fee)],
+            tokens_out: vec![USDC, WETH],
+            primary: Some(USDC_WETH_V3),
+            receiver: None,
+            callback: vec![enso(ActionKind::Balance {
+                token: WETH,
+                account: None,
+                estimate: None,
+            })],
+        },
+    };
+    let b = engine
+        .bundle(request(RoutingStrategy::Router, vec![both.clone()]))
+        .await
+        .expect("both coins");
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, usdc_fee), (USER, WETH, weth_fee)],
+        approvals: b.approvals.clone(),
+        watch: vec![(USDC_WETH_V3, USDC), (USDC_WETH_V3, WETH), (executor, USDC), (executor, WETH)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.after[0] - out.before[0], usdc_fee, "the USDC fee");
+    assert_eq!(out.after[1] - out.before[1], weth_fee, "the WETH fee");
+    assert_eq!((out.after[2], out.after[3]), (U256::ZERO, U256::ZERO));
+    // A coin the pool does not hold, and two tokens from Aave: named.
+    let mut stray = both.clone();
+    if let ActionKind::Flashloan { loans, .. } = &mut stray.kind {
+        loans[1].0 = address!("dac17f958d2ee523a2206206994597c13d831ec7");
+    }
+    assert!(refused(stray).await.contains("primaryAddress"));
+    let mut from_aave = both;
+    from_aave.protocol = "aave-v3".into();
+    if let ActionKind::Flashloan { primary, .. } = &mut from_aave.kind {
+        *primary = None;
+    }
+    let e = refused(from_aave).await;
+    assert!(e.contains("flashloanToken") && e.contains("one token"), "{e}");
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1157,8 +1205,7 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
     let loan_of = |amount: U256, brought: U256, callback: Vec<Action>| Action {
         protocol: "aave-v3".into(),
         kind: ActionKind::Flashloan {
-            token: USDC,
-            amount,
+            loans: vec![(USDC, amount)],
             tokens_in: vec![USDC],
             amounts_in: vec![Amount::Value(brought)],
             tokens_out: vec![USDC],

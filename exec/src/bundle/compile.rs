@@ -118,13 +118,21 @@ struct Lender {
     address: Address,
     /// `protocolFlashloanData`.
     data: Vec<u8>,
-    /// What the loan costs on top, paid back with it.
-    fee: U256,
-    /// How that is charged, for a client whose loan is not paid back.
+    /// Each token lent.
+    loans: Vec<Loan>,
+    /// How the fee is charged, for a client whose loan is not paid back.
     fee_terms: String,
     /// The lender, for a client asking more than it holds.
     name: String,
-    /// What it can lend of the token now.
+}
+
+/// One token of a flash loan.
+struct Loan {
+    token: Address,
+    amount: U256,
+    /// What the loan of it costs on top, paid back with it.
+    fee: U256,
+    /// What the lender can lend of it now.
     available: U256,
 }
 
@@ -988,12 +996,18 @@ impl<'a> Compiler<'a> {
     /// `percentMul`, rounded half up.
     fn aave_lender(
         &self,
-        token: Address,
-        amount: U256,
+        loans: &[(Address, U256)],
         primary: Option<Address>,
         adapter: &Deployment,
         at: &str,
     ) -> Result<Lender, ExecError> {
+        let &[(token, amount)] = loans else {
+            return Err(BundleError::unroutable(
+                format!("{at}.flashloanToken"),
+                "Enso's adapter borrows one token per Aave V3 flash loan (flashLoanSimple)",
+            )
+            .into());
+        };
         let reserve = self.snapshot.pools().iter().find_map(|p| match &p.state {
             PoolState::Lending(l)
                 if p.chain == self.chain
@@ -1029,22 +1043,26 @@ impl<'a> Compiler<'a> {
             protocol: switchyard_catalog::FlashloanLender::AAVE_V3,
             address: pool,
             data: alloy_sol_types::SolValue::abi_encode(&(pool, token, amount)),
-            fee: (amount * U256::from(bps) + U256::from(5_000u16)) / U256::from(10_000u16),
+            loans: vec![Loan {
+                token,
+                amount,
+                fee: (amount * U256::from(bps) + U256::from(5_000u16)) / U256::from(10_000u16),
+                available,
+            }],
             fee_terms: format!("Aave's {bps} bps premium"),
             name: "Aave V3".to_owned(),
-            available,
         })
     }
 
-    /// A Uniswap V3 pool of the factory the adapter trusts that holds
-    /// `token` (the named one, else, or when the factory is named, the one
-    /// holding the most), with active
+    /// A Uniswap V3 pool of the factory the adapter trusts whose coins
+    /// include every token borrowed (one coin or both; the named pool, else,
+    /// or when the factory is named, the one holding the most of the first
+    /// token), with active
     /// liquidity, as `flash` requires; its fee is the pool's own fee on the
     /// loan, rounded up ([`uniswap_v3::flash_fee`]).
     fn uniswap_lender(
         &self,
-        token: Address,
-        amount: U256,
+        loans: &[(Address, U256)],
         primary: Option<Address>,
         adapter: &Deployment,
         at: &str,
@@ -1074,6 +1092,10 @@ impl<'a> Compiler<'a> {
         }
         // The factory named as the lender leaves the pool to the search.
         let primary = primary.filter(|a| Some(*a) != factory);
+        let tokens: Vec<Address> = loans.iter().map(|l| l.0).collect();
+        let listed = tokens.iter().map(|t| format!("{t:#x}")).collect::<Vec<_>>().join(" and ");
+        // Each pool of the tokens, with what its positions hold of each
+        // (in the pool's order) and the token indexes of the loans.
         let best = self
             .snapshot
             .pools()
@@ -1088,35 +1110,42 @@ impl<'a> Compiler<'a> {
                     return None;
                 }
                 let pair = [*p.tokens.first()?, *p.tokens.get(1)?];
-                let i = pair.iter().position(|t| *t == token)?;
-                let held = crate::evm::lazy::v3_holdings(p).ok()?[i];
-                Some((held, p.address, pair, i, v3.fee))
+                let at: Vec<usize> = tokens
+                    .iter()
+                    .map(|t| pair.iter().position(|x| x == t))
+                    .collect::<Option<_>>()?;
+                let held = crate::evm::lazy::v3_holdings(p).ok()?;
+                Some((held[at[0]], p.address, pair, at, held, v3.fee))
             })
             .max_by_key(|c| c.0);
-        let Some((held, pool, pair, i, fee)) = best else {
+        let Some((_, pool, pair, at_pair, held, fee)) = best else {
             let (field, what) = match primary {
                 Some(a) => ("primaryAddress", format!("{a:#x} is not a Uniswap V3 pool")),
                 None => ("flashloanToken", "no Uniswap V3 pool".to_owned()),
             };
             return Err(BundleError::invalid(
                 format!("{at}.{field}"),
-                format!("{what} with liquidity holding {token:#x} on chain {}", self.chain),
+                format!("{what} with liquidity holding {listed} on chain {}", self.chain),
             )
             .into());
         };
         let mut amounts = [U256::ZERO; 2];
-        amounts[i] = amount;
+        let mut lent = Vec::with_capacity(loans.len());
+        for (&(token, amount), &i) in loans.iter().zip(&at_pair) {
+            amounts[i] = amount;
+            let fee = switchyard_kernel::amm::uniswap_v3::flash_fee(amount, fee).map_err(|e| {
+                BundleError::invalid(format!("{at}.flashloanAmount"), e.to_string())
+            })?;
+            lent.push(Loan { token, amount, fee, available: held[i] });
+        }
         let data = (pool, pair[0], pair[1], amounts[0], amounts[1]);
         Ok(Lender {
             protocol: FlashloanLender::UNISWAP_V3,
             address: pool,
             data: alloy_sol_types::SolValue::abi_encode(&data),
-            fee: switchyard_kernel::amm::uniswap_v3::flash_fee(amount, fee).map_err(|e| {
-                BundleError::invalid(format!("{at}.flashloanAmount"), e.to_string())
-            })?,
-            fee_terms: format!("the pool's {fee} millionths fee, rounded up"),
+            loans: lent,
+            fee_terms: format!("the pool's {fee} millionths fee on each, rounded up"),
             name: format!("the Uniswap V3 pool {pool:#x}"),
-            available: held,
         })
     }
 
@@ -1136,8 +1165,7 @@ impl<'a> Compiler<'a> {
         at: &str,
     ) -> Result<Vec<Output>, ExecError> {
         let ActionKind::Flashloan {
-            token,
-            amount,
+            loans,
             tokens_in,
             amounts_in,
             tokens_out,
@@ -1148,7 +1176,15 @@ impl<'a> Compiler<'a> {
         else {
             return Err(BundleError::invalid(at, "not a flash loan").into());
         };
-        let (token, amount, primary, receiver) = (*token, *amount, *primary, *receiver);
+        let (primary, receiver) = (*primary, *receiver);
+        let distinct: BTreeSet<Address> = loans.iter().map(|l| l.0).collect();
+        if loans.is_empty() || distinct.len() != loans.len() {
+            return Err(BundleError::invalid(
+                format!("{at}.flashloanToken"),
+                "a flash loan borrows one or more tokens, each once",
+            )
+            .into());
+        }
         if !matches!(self.runner, Runner::Router { .. }) {
             return Err(BundleError::unroutable(
                 at,
@@ -1165,8 +1201,8 @@ impl<'a> Compiler<'a> {
             .into());
         };
         let lender = match protocol {
-            "aave-v3" => self.aave_lender(token, amount, primary, &adapter, at)?,
-            "uniswap-v3" => self.uniswap_lender(token, amount, primary, &adapter, at)?,
+            "aave-v3" => self.aave_lender(loans, primary, &adapter, at)?,
+            "uniswap-v3" => self.uniswap_lender(loans, primary, &adapter, at)?,
             other => {
                 return Err(BundleError::unroutable(
                     at,
@@ -1177,16 +1213,29 @@ impl<'a> Compiler<'a> {
                 .into());
             }
         };
-        if amount.is_zero() || amount > lender.available {
-            return Err(BundleError::invalid(
-                format!("{at}.flashloanAmount"),
-                format!(
-                    "{} can lend from 1 to {} of {token:#x} now",
-                    lender.name, lender.available
-                ),
-            )
-            .into());
+        for (k, loan) in lender.loans.iter().enumerate() {
+            if loan.amount.is_zero() || loan.amount > loan.available {
+                let field = if loans.len() == 1 {
+                    format!("{at}.flashloanAmount")
+                } else {
+                    format!("{at}.flashloanAmount[{k}]")
+                };
+                return Err(BundleError::invalid(
+                    field,
+                    format!(
+                        "{} can lend from 1 to {} of {:#x} now",
+                        lender.name, loan.available, loan.token
+                    ),
+                )
+                .into());
+            }
         }
+        let owed = lender
+            .loans
+            .iter()
+            .map(|l| format!("{} of {:#x}", l.amount + l.fee, l.token))
+            .collect::<Vec<_>>()
+            .join(" and ");
         // What the caller brings besides the loan.
         if tokens_in.len() != amounts_in.len() {
             return Err(BundleError::invalid(
@@ -1210,15 +1259,19 @@ impl<'a> Compiler<'a> {
         let outer_base = std::mem::replace(&mut self.base, format!("{at}.callback"));
         // The lender is mid-call: a pool that lends is locked until paid.
         let newly_locked = self.locked.insert(lender.address);
-        self.produce(token);
+        for l in &lender.loans {
+            self.produce(l.token);
+        }
         let compiled = (|| -> Result<(), ExecError> {
             for (k, a) in callback.iter().enumerate() {
                 self.marks.push(self.b.words());
                 let outs = self.action(k, a)?;
                 self.outputs.push(outs);
             }
-            let repay = self.b.uint(amount + lender.fee).map_err(weiroll(at))?;
-            self.send(token, adapter.address, repay, at)?;
+            for l in &lender.loans {
+                let repay = self.b.uint(l.amount + l.fee).map_err(weiroll(at))?;
+                self.send(l.token, adapter.address, repay, at)?;
+            }
             Ok(())
         })();
         if newly_locked {
@@ -1241,8 +1294,7 @@ impl<'a> Compiler<'a> {
         self.hints.push((
             adapter.address,
             format!(
-                "a flash loan is paid back from what its program leaves in the account: {} of {token:#x}, the loan and {}",
-                amount + lender.fee,
+                "a flash loan is paid back from what its program leaves in the account: {owed}, the loan and {}",
                 lender.fee_terms
             ),
         ));

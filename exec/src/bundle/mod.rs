@@ -168,16 +168,15 @@ pub enum ActionKind {
         /// Receiver of the position (default: the bundle's beneficiary).
         receiver: Option<Address>,
     },
-    /// `<protocol> flashloan`: borrow `amount` of `token` from the
-    /// protocol (Aave V3) through Enso's flash-loan router adapter, run
-    /// `callback` (its own action list, with its own output indexes) in the
-    /// router's executor with the loan, and pay back the loan and its
-    /// premium from what the executor then holds.
+    /// `<protocol> flashloan`: borrow `loans` from the protocol (an Aave
+    /// V3 pool, one token; a Uniswap V3 pool, either coin or both) through
+    /// Enso's flash-loan router adapter, run `callback` (its own action
+    /// list, with its own output indexes) in the router's executor with the
+    /// loan, and pay back the loan and its fee from what the executor then
+    /// holds.
     Flashloan {
-        /// The token borrowed.
-        token: Address,
-        /// The amount borrowed.
-        amount: U256,
+        /// Each token borrowed, with the amount.
+        loans: Vec<(Address, U256)>,
         /// What the caller brings besides (pulled in with the bundle's
         /// inputs).
         tokens_in: Vec<Address>,

@@ -286,9 +286,9 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// - concentrated-liquidity positions are minted (`depositclmm`, Uniswap
 ///   V3's position manager) but not redeemed: a position lives in the
 ///   position manager's storage, which the world does not hold;
-/// - flash loans from Aave V3 and Uniswap V3 only, one token, through
-///   Enso's router adapter; no paymaster fees, or withdrawals by position
-///   id;
+/// - flash loans from Aave V3 (one token) and Uniswap V3 pools (either
+///   coin or both) only, through Enso's router adapter; no paymaster fees,
+///   or withdrawals by position id;
 /// - no Compound V3 market in the world;
 /// - a bundle's bridge answers 422 (no deployed bridge receiver is
 ///   modelled);
@@ -318,24 +318,33 @@ pub fn builds(protocol: &str, action: &str) -> bool {
     }
 }
 
-/// A flash loan of one token and the actions run with it.
+/// A flash loan of one token or several and the actions run with it.
 fn flashloan(args: &Args<'_, '_>, instance: Instance) -> Result<ActionKind, ApiError> {
-    let amount = match args.one_amount("flashloanAmount")? {
-        Amount::Value(v) => v,
-        Amount::Output { .. } => {
-            return Err(ApiError::invalid(
+    let tokens = args.addresses("flashloanToken")?;
+    let amounts = args.amounts("flashloanAmount")?;
+    if amounts.len() != tokens.len() {
+        return Err(ApiError::invalid(
+            args.path("flashloanAmount"),
+            format!("{} needs one amount per flashloanToken", args.path("flashloanAmount")),
+        ));
+    }
+    let loans = tokens
+        .into_iter()
+        .zip(amounts)
+        .map(|(token, amount)| match amount {
+            Amount::Value(v) => Ok((token, v)),
+            Amount::Output { .. } => Err(ApiError::invalid(
                 args.path("flashloanAmount"),
                 "the amount borrowed must be a literal integer: the loan's program is fixed before the bundle runs",
-            ));
-        }
-    };
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let (tokens_in, amounts_in) = match args.get("tokenIn") {
         Some(_) => (args.addresses("tokenIn")?, args.amounts("amountIn")?),
         None => (Vec::new(), Vec::new()),
     };
     Ok(ActionKind::Flashloan {
-        token: args.one_address("flashloanToken")?,
-        amount,
+        loans,
         tokens_in,
         amounts_in,
         tokens_out: args.addresses("tokenOut")?,
