@@ -32,11 +32,17 @@ interface IPermit2ERC1271 {
 ///   returns the selector); then the owner's tokens go to
 ///   `transferDetails.to` through `transferFrom` (the owner approves this
 ///   contract), `TRANSFER_FROM_FAILED` if the token refuses.
+/// - The batch `permitTransferFrom(permit, transferDetails[], owner,
+///   signature)`: the signed struct is `PermitBatchTransferFrom(
+///   TokenPermissions[] permitted,address spender,uint256 nonce,uint256
+///   deadline)`, the array hashed as the packed hashes of its items.
+///   Checks, in order: the deadline, one transfer detail per permitted token
+///   (`LengthMismatch`), the nonce, the signature; then each token in turn,
+///   `InvalidAmount` above its permitted amount, a zero request skipped.
 /// - `nonceBitmap(owner, word)` and `invalidateUnorderedNonces(word, mask)`.
 ///
 /// Not here: the allowance side (`approve`, `permit`, `transferFrom`,
-/// `allowance`, `lockdown`, `invalidateNonces`), witness and batch
-/// transfers.
+/// `allowance`, `lockdown`, `invalidateNonces`) and witness transfers.
 contract ReferencePermit2 {
     struct TokenPermissions {
         address token;
@@ -45,6 +51,12 @@ contract ReferencePermit2 {
 
     struct PermitTransferFrom {
         TokenPermissions permitted;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    struct PermitBatchTransferFrom {
+        TokenPermissions[] permitted;
         uint256 nonce;
         uint256 deadline;
     }
@@ -62,6 +74,10 @@ contract ReferencePermit2 {
         "PermitTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline)TokenPermissions(address token,uint256 amount)"
     );
 
+    bytes32 private constant _PERMIT_BATCH_TRANSFER_FROM_TYPEHASH = keccak256(
+        "PermitBatchTransferFrom(TokenPermissions[] permitted,address spender,uint256 nonce,uint256 deadline)TokenPermissions(address token,uint256 amount)"
+    );
+
     /// @notice Used nonces: owner → word → bits.
     mapping(address => mapping(uint256 => uint256)) public nonceBitmap;
 
@@ -74,6 +90,7 @@ contract ReferencePermit2 {
     error InvalidSignature();
     error InvalidSigner();
     error InvalidContractSignature();
+    error LengthMismatch();
 
     /// @notice The EIP-712 domain of this chain and address.
     function DOMAIN_SEPARATOR() public view returns (bytes32) {
@@ -97,6 +114,40 @@ contract ReferencePermit2 {
             keccak256(abi.encode(_PERMIT_TRANSFER_FROM_TYPEHASH, permitted, msg.sender, permit.nonce, permit.deadline));
         _verify(signature, keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), data)), owner);
         _transferFrom(permit.permitted.token, owner, transferDetails.to, requested);
+    }
+
+    /// @notice Moves each `transferDetails[i].requestedAmount` of the i-th
+    /// permitted token from `owner` to `transferDetails[i].to` on `owner`'s
+    /// one signature.
+    function permitTransferFrom(
+        PermitBatchTransferFrom calldata permit,
+        SignatureTransferDetails[] calldata transferDetails,
+        address owner,
+        bytes calldata signature
+    ) external {
+        uint256 n = permit.permitted.length;
+        if (block.timestamp > permit.deadline) revert SignatureExpired(permit.deadline);
+        if (n != transferDetails.length) revert LengthMismatch();
+        _useNonce(owner, permit.nonce);
+        bytes32[] memory hashes = new bytes32[](n);
+        for (uint256 i = 0; i < n; ++i) {
+            hashes[i] = keccak256(abi.encode(_TOKEN_PERMISSIONS_TYPEHASH, permit.permitted[i]));
+        }
+        bytes32 data = keccak256(
+            abi.encode(
+                _PERMIT_BATCH_TRANSFER_FROM_TYPEHASH,
+                keccak256(abi.encodePacked(hashes)),
+                msg.sender,
+                permit.nonce,
+                permit.deadline
+            )
+        );
+        _verify(signature, keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), data)), owner);
+        for (uint256 i = 0; i < n; ++i) {
+            uint256 requested = transferDetails[i].requestedAmount;
+            if (requested > permit.permitted[i].amount) revert InvalidAmount(permit.permitted[i].amount);
+            if (requested != 0) _transferFrom(permit.permitted[i].token, owner, transferDetails[i].to, requested);
+        }
     }
 
     /// @notice Marks the bits of `mask` in the caller's nonce word `word` used.

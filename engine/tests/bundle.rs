@@ -675,12 +675,12 @@ alloy_sol_types::sol! {
     /// Permit2's signed types, as a wallet signs them (EIP-712).
     struct TokenPermissions { address token; uint256 amount; }
     struct PermitTransferFrom { TokenPermissions permitted; address spender; uint256 nonce; uint256 deadline; }
+    struct PermitBatchTransferFrom { TokenPermissions[] permitted; address spender; uint256 nonce; uint256 deadline; }
 }
 
 /// A 65-byte `r‖s‖v` signature by `key` of Permit2's EIP-712 hash of
-/// `permit` on chain 1.
-fn sign_permit(key: &k256::ecdsa::SigningKey, permit: &PermitTransferFrom) -> Vec<u8> {
-    use alloy_sol_types::SolStruct;
+/// `permit` (single or batch) on chain 1.
+fn sign_permit(key: &k256::ecdsa::SigningKey, permit: &impl alloy_sol_types::SolStruct) -> Vec<u8> {
     let domain = alloy_sol_types::eip712_domain! {
         name: "Permit2",
         chain_id: 1,
@@ -903,8 +903,7 @@ async fn bundles_pull_tokens_with_a_permit2_signature() {
             Action {
                 protocol: "erc20".into(),
                 kind: ActionKind::PermitTransferFrom {
-                    token: USDC,
-                    amount,
+                    permitted: vec![(USDC, amount)],
                     sender: owner,
                     receiver: USER,
                     nonce,
@@ -952,6 +951,71 @@ async fn bundles_pull_tokens_with_a_permit2_signature() {
         .await
         .expect_err("router");
     assert!(format!("{e:?}").contains("sender"), "{e:?}");
+
+    // A batch permit: USDC and WETH under one signature, both into the
+    // account and on to a route each; Permit2's batch overload moves
+    // exactly what was signed.
+    let weth_amount = U256::from(10u128.pow(18));
+    let batch = PermitBatchTransferFrom {
+        permitted: vec![
+            TokenPermissions { token: USDC, amount },
+            TokenPermissions { token: WETH, amount: weth_amount },
+        ],
+        spender: USER,
+        nonce: U256::from(8u8),
+        deadline,
+    };
+    let batch_actions = |signature: Vec<u8>| {
+        vec![
+            Action {
+                protocol: "erc20".into(),
+                kind: ActionKind::PermitTransferFrom {
+                    permitted: vec![(USDC, amount), (WETH, weth_amount)],
+                    sender: owner,
+                    receiver: USER,
+                    nonce: U256::from(8u8),
+                    deadline,
+                    signature: signature.into(),
+                },
+            },
+            route(USDC, DAI, Amount::Output { action: 0, index: 0 }),
+            route(WETH, DAI, Amount::Output { action: 0, index: 1 }),
+        ]
+    };
+    let b = engine
+        .bundle(request(RoutingStrategy::Delegate, batch_actions(sign_permit(&owner_key, &batch))))
+        .await
+        .expect("a batch permit");
+    let dai = *b.amounts_out.get(&DAI).expect("DAI out");
+    for token in [USDC, WETH] {
+        assert!(
+            b.approvals.iter().any(|a| a.owner == owner
+                && a.token == token
+                && a.spender == switchyard_engine::evm::world::PERMIT2),
+            "{token}: {:?}",
+            b.approvals
+        );
+    }
+    let setup = SimSetup {
+        funds: vec![(owner, USDC, amount), (owner, WETH, weth_amount)],
+        approvals: b.approvals.clone(),
+        delegations: vec![(USER, world.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(USER, DAI), (owner, USDC), (owner, WETH)],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[0], Some(dai), "both routes deliver what was quoted");
+    assert_eq!((out.after[1], out.after[2]), (U256::ZERO, U256::ZERO), "both coins moved");
+    // The single-token signature does not sign a batch: Permit2 reverts
+    // (the executor reports which command, not the inner custom error).
+    let e = engine
+        .bundle(request(RoutingStrategy::Delegate, batch_actions(sign_permit(&owner_key, &permit))))
+        .await
+        .expect_err("the wrong struct signed");
+    assert!(
+        format!("{e:?}").contains("target: 0x000000000022d473030f116ddee9f6b43ac78ba3"),
+        "{e:?}"
+    );
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

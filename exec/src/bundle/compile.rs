@@ -74,6 +74,12 @@ mod permit2 {
             struct SignatureTransferDetails { address to; uint256 requestedAmount; }
             function permitTransferFrom(PermitTransferFrom permit, SignatureTransferDetails transferDetails, address owner, bytes signature) external;
         }
+        interface IPermit2Batch {
+            struct TokenPermissions { address token; uint256 amount; }
+            struct PermitBatchTransferFrom { TokenPermissions[] permitted; uint256 nonce; uint256 deadline; }
+            struct SignatureTransferDetails { address to; uint256 requestedAmount; }
+            function permitTransferFrom(PermitBatchTransferFrom permit, SignatureTransferDetails[] transferDetails, address owner, bytes signature) external;
+        }
     }
 }
 
@@ -1149,6 +1155,60 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// Permit2's `permitTransferFrom` for one token (its arguments as
+    /// program words) or several (the batch overload, its calldata whole),
+    /// every amount requested in full and sent to `receiver`.
+    fn permit2_transfer(
+        &mut self,
+        permitted: &[(Address, U256)],
+        owner: Address,
+        receiver: Address,
+        (nonce, deadline): (U256, U256),
+        signature: &alloy_primitives::Bytes,
+    ) -> Result<(), WeirollError> {
+        if let [(token, amount)] = permitted {
+            let words = [
+                self.b.address(*token)?,
+                self.b.uint(*amount)?,
+                self.b.uint(nonce)?,
+                self.b.uint(deadline)?,
+                self.b.address(receiver)?,
+                self.b.uint(*amount)?,
+                self.b.address(owner)?,
+                self.b.bytes(signature)?,
+            ];
+            let selector = permit2::IPermit2::permitTransferFromCall::SELECTOR;
+            self.b.call(CallKind::Call, PERMIT2, selector, &words, Out::Ignore)?;
+            return Ok(());
+        }
+        use permit2::IPermit2Batch::{
+            PermitBatchTransferFrom, SignatureTransferDetails, TokenPermissions,
+            permitTransferFromCall,
+        };
+        let call = permitTransferFromCall {
+            permit: PermitBatchTransferFrom {
+                permitted: permitted
+                    .iter()
+                    .map(|(token, amount)| TokenPermissions { token: *token, amount: *amount })
+                    .collect(),
+                nonce,
+                deadline,
+            },
+            transferDetails: permitted
+                .iter()
+                .map(|(_, amount)| SignatureTransferDetails {
+                    to: receiver,
+                    requestedAmount: *amount,
+                })
+                .collect(),
+            owner,
+            signature: signature.clone(),
+        };
+        let data = self.b.raw(&call.abi_encode())?;
+        self.b.raw_call(CallKind::Call, PERMIT2, data, Out::Ignore)?;
+        Ok(())
+    }
+
     /// `flashloan` from Aave V3 through Enso's `EnsoRouterFlashloanAdapter`:
     /// the callback is compiled as a program of its own (its own state and
     /// output indexes) for the router's executor, which the adapter runs
@@ -2141,8 +2201,7 @@ impl<'a> Compiler<'a> {
                 Ok(Vec::new())
             }
             ActionKind::PermitTransferFrom {
-                token,
-                amount,
+                permitted,
                 sender,
                 receiver,
                 nonce,
@@ -2156,7 +2215,21 @@ impl<'a> Compiler<'a> {
                     )
                     .into());
                 }
-                self.known_token(*token, &format!("{at}.token"))?;
+                let distinct: BTreeSet<Address> = permitted.iter().map(|p| p.0).collect();
+                if permitted.is_empty() || distinct.len() != permitted.len() {
+                    return Err(BundleError::invalid(
+                        format!("{at}.token"),
+                        "a permit moves one or more tokens, each once",
+                    )
+                    .into());
+                }
+                for (k, (token, _)) in permitted.iter().enumerate() {
+                    let field = match permitted.len() {
+                        1 => format!("{at}.token"),
+                        _ => format!("{at}.token[{k}]"),
+                    };
+                    self.known_token(*token, &field)?;
+                }
                 // The world places Permit2 where the catalog lists it.
                 if !self.world.is_listed(PERMIT2) {
                     return Err(BundleError::unroutable(
@@ -2165,49 +2238,42 @@ impl<'a> Compiler<'a> {
                     )
                     .into());
                 }
-                let words = [
-                    self.b.address(*token),
-                    self.b.uint(*amount),
-                    self.b.uint(*nonce),
-                    self.b.uint(*deadline),
-                    self.b.address(*receiver),
-                    self.b.uint(*amount),
-                    self.b.address(*sender),
-                    self.b.bytes(signature),
-                ]
-                .into_iter()
-                .collect::<Result<Vec<_>, _>>()
+                self.permit2_transfer(
+                    permitted,
+                    *sender,
+                    *receiver,
+                    (*nonce, *deadline),
+                    signature,
+                )
                 .map_err(weiroll(&at))?;
-                self.b
-                    .call(
-                        CallKind::Call,
-                        PERMIT2,
-                        permit2::IPermit2::permitTransferFromCall::SELECTOR,
-                        &words,
-                        Out::Ignore,
-                    )
-                    .map_err(weiroll(&at))?;
-                self.pulled.push(Approval {
-                    token: *token,
-                    spender: PERMIT2,
-                    amount: *amount,
-                    owner: *sender,
-                });
-                // Tokens that arrive in the account are this action's output
-                // (Permit2 moves exactly the amount requested); sent on to
-                // someone else, they are that receiver's.
+                for (token, amount) in permitted {
+                    self.pulled.push(Approval {
+                        token: *token,
+                        spender: PERMIT2,
+                        amount: *amount,
+                        owner: *sender,
+                    });
+                }
+                // Tokens that arrive in the account are this action's
+                // outputs, in the permit's order (Permit2 moves exactly the
+                // amounts requested); sent on to someone else, they are
+                // that receiver's.
                 if *receiver != self.account {
                     self.receivers.insert(*receiver);
                     return Ok(Vec::new());
                 }
-                self.produce(*token);
-                let slot = self.b.uint(*amount).map_err(weiroll(&at))?;
-                Ok(vec![Output {
-                    slot,
-                    predicted: Some(*amount),
-                    exact: true,
-                    token: Some(*token),
-                }])
+                let mut outs = Vec::with_capacity(permitted.len());
+                for (token, amount) in permitted {
+                    self.produce(*token);
+                    let slot = self.b.uint(*amount).map_err(weiroll(&at))?;
+                    outs.push(Output {
+                        slot,
+                        predicted: Some(*amount),
+                        exact: true,
+                        token: Some(*token),
+                    });
+                }
+                Ok(outs)
             }
             ActionKind::Split { token_in, tokens_out, amount_in, receiver } => {
                 if tokens_out.is_empty() {

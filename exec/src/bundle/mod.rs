@@ -284,12 +284,11 @@ pub enum ActionKind {
     },
     /// `erc20 permittransferfrom`: pull from `sender` through Permit2 on
     /// its signature (`sender` approved Permit2, and signed a
-    /// `PermitTransferFrom` naming the account as spender).
+    /// `PermitTransferFrom` naming the account as spender, or a
+    /// `PermitBatchTransferFrom` for several tokens).
     PermitTransferFrom {
-        /// Token.
-        token: Address,
-        /// Amount permitted and moved.
-        amount: U256,
+        /// Each token, with the amount permitted and moved.
+        permitted: Vec<(Address, U256)>,
         /// Owner of the tokens, the signer.
         sender: Address,
         /// Receiver (default: the account).

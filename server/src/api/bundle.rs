@@ -318,27 +318,42 @@ pub fn builds(protocol: &str, action: &str) -> bool {
     }
 }
 
-/// A flash loan of one token or several and the actions run with it.
-fn flashloan(args: &Args<'_, '_>, instance: Instance) -> Result<ActionKind, ApiError> {
-    let tokens = args.addresses("flashloanToken")?;
-    let amounts = args.amounts("flashloanAmount")?;
-    if amounts.len() != tokens.len() {
+/// Tokens named by `tokens` (one, or a list) with one literal integer
+/// each from `amounts`: what a signature or a loan's program fixed before
+/// the bundle runs (`why`), so no earlier output can stand in.
+fn literal_amounts(
+    args: &Args<'_, '_>,
+    (tokens, amounts): (&str, &str),
+    why: &str,
+) -> Result<Vec<(Address, alloy_primitives::U256)>, ApiError> {
+    let listed = args.addresses(tokens)?;
+    let values = args.amounts(amounts)?;
+    if values.len() != listed.len() {
         return Err(ApiError::invalid(
-            args.path("flashloanAmount"),
-            format!("{} needs one amount per flashloanToken", args.path("flashloanAmount")),
+            args.path(amounts),
+            format!("{} needs one amount per {tokens}", args.path(amounts)),
         ));
     }
-    let loans = tokens
+    listed
         .into_iter()
-        .zip(amounts)
+        .zip(values)
         .map(|(token, amount)| match amount {
             Amount::Value(v) => Ok((token, v)),
             Amount::Output { .. } => Err(ApiError::invalid(
-                args.path("flashloanAmount"),
-                "the amount borrowed must be a literal integer: the loan's program is fixed before the bundle runs",
+                args.path(amounts),
+                format!("{} must be a literal integer: {why}", args.path(amounts)),
             )),
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect()
+}
+
+/// A flash loan of one token or several and the actions run with it.
+fn flashloan(args: &Args<'_, '_>, instance: Instance) -> Result<ActionKind, ApiError> {
+    let loans = literal_amounts(
+        args,
+        ("flashloanToken", "flashloanAmount"),
+        "the loan's program is fixed before the bundle runs",
+    )?;
     let (tokens_in, amounts_in) = match args.get("tokenIn") {
         Some(_) => (args.addresses("tokenIn")?, args.amounts("amountIn")?),
         None => (Vec::new(), Vec::new()),
@@ -580,8 +595,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             receiver: args.address("receiver")?,
         },
         "permittransferfrom" => ActionKind::PermitTransferFrom {
-            token: args.address("token")?,
-            amount: args.wei("amount")?,
+            permitted: literal_amounts(&args, ("token", "amount"), "the owner signed it")?,
             sender: args.address("sender")?,
             receiver: args.address("receiver")?,
             nonce: args.wei("nonce")?,
