@@ -1105,6 +1105,68 @@ async fn bundles_mint_uniswap_v3_positions_through_the_position_manager() {
 /// Enso's flash-loan router adapter on Ethereum.
 const FLASHLOAN_ADAPTER: Address = address!("66a6da113aee7cc1682e41599ffc2d2f492fab88");
 
+/// A flash loan of `amount` USDC from `protocol`'s lender (`primary`, when
+/// named), `brought` USDC besides, `callback` run with it, the USDC left
+/// after staying in the account.
+fn usdc_loan(
+    protocol: &str,
+    primary: Option<Address>,
+    (amount, brought): (U256, U256),
+    callback: Vec<Action>,
+) -> Action {
+    Action {
+        protocol: protocol.into(),
+        kind: ActionKind::Flashloan {
+            loans: vec![(USDC, amount)],
+            tokens_in: vec![USDC],
+            amounts_in: vec![Amount::Value(brought)],
+            tokens_out: vec![USDC],
+            primary,
+            receiver: None,
+            callback,
+        },
+    }
+}
+
+/// `amount` of USDC sold for WETH and the WETH sold back, the second route
+/// spending the first's output by the callback's own index.
+fn usdc_round_trip(amount: U256) -> Vec<Action> {
+    vec![
+        route(USDC, WETH, Amount::Value(amount)),
+        route(WETH, USDC, Amount::Output { action: 0, index: 0 }),
+    ]
+}
+
+/// Funding with `brought` USDC, `b`'s approvals, and watching the user's
+/// USDC, the adapter's USDC, the executor's USDC and WETH, then `lender`'s
+/// balances.
+fn loan_setup(
+    b: &BundleTx,
+    brought: U256,
+    executor: Address,
+    lender: &[(Address, Address)],
+) -> SimSetup {
+    let mut watch =
+        vec![(USER, USDC), (FLASHLOAN_ADAPTER, USDC), (executor, USDC), (executor, WETH)];
+    watch.extend_from_slice(lender);
+    SimSetup {
+        funds: vec![(USER, USDC, brought)],
+        approvals: b.approvals.clone(),
+        watch,
+        ..SimSetup::default()
+    }
+}
+
+/// The error of a bundle of `loan` alone, refused before answering.
+async fn refused_loan(
+    engine: &switchyard_engine::EngineHandle,
+    strategy: RoutingStrategy,
+    loan: Action,
+) -> String {
+    let e = engine.bundle(request(strategy, vec![loan])).await.expect_err("refused");
+    format!("{e:?}")
+}
+
 /// Uniswap V3's factory on Ethereum, which Enso's adapter trusts.
 const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984");
 
@@ -1118,22 +1180,10 @@ const V3_FACTORY: Address = address!("1f98431c8ad98523631ae4a59f267346ea31f984")
 async fn bundles_borrow_a_flash_loan_from_a_uniswap_v3_pool() {
     let Chain1 { dir, engine, shutdown, world, executor, .. } = chain1("v3-flash");
     let (loan, brought) = (U256::from(1_000_000_001u64), U256::from(50_000_000u64));
-    let loan_of = |primary: Option<Address>, amount: U256, callback: Vec<Action>| Action {
-        protocol: "uniswap-v3".into(),
-        kind: ActionKind::Flashloan {
-            loans: vec![(USDC, amount)],
-            tokens_in: vec![USDC],
-            amounts_in: vec![Amount::Value(brought)],
-            tokens_out: vec![USDC],
-            primary,
-            receiver: None,
-            callback,
-        },
+    let loan_of = |primary: Option<Address>, amount: U256, callback: Vec<Action>| {
+        usdc_loan("uniswap-v3", primary, (amount, brought), callback)
     };
-    let round_trip = vec![
-        route(USDC, WETH, Amount::Value(loan)),
-        route(WETH, USDC, Amount::Output { action: 0, index: 0 }),
-    ];
+    let round_trip = usdc_round_trip(loan);
     let b = engine
         .bundle(request(
             RoutingStrategy::Router,
@@ -1141,19 +1191,7 @@ async fn bundles_borrow_a_flash_loan_from_a_uniswap_v3_pool() {
         ))
         .await
         .expect("a flash loan");
-    let setup = SimSetup {
-        funds: vec![(USER, USDC, brought)],
-        approvals: b.approvals.clone(),
-        watch: vec![
-            (USER, USDC),
-            (FLASHLOAN_ADAPTER, USDC),
-            (executor, USDC),
-            (executor, WETH),
-            (USDC_WETH_V3, USDC),
-            (USDC_WETH_V3, WETH),
-        ],
-        ..SimSetup::default()
-    };
+    let setup = loan_setup(&b, brought, executor, &[(USDC_WETH_V3, USDC), (USDC_WETH_V3, WETH)]);
     let out = simulate(&world, &b.tx, &setup).expect("executes again");
     // 0.05% of 1,000,000,001 units is 500,000.0005: rounded up.
     let fee = U256::from(500_001u64);
@@ -1173,11 +1211,7 @@ async fn bundles_borrow_a_flash_loan_from_a_uniswap_v3_pool() {
         .expect("the factory named");
     simulate(&world, &b.tx, &setup).expect("executes");
 
-    let refused = async |loan: Action| {
-        let e =
-            engine.bundle(request(RoutingStrategy::Router, vec![loan])).await.expect_err("refused");
-        format!("{e:?}")
-    };
+    let refused = async |loan: Action| refused_loan(&engine, RoutingStrategy::Router, loan).await;
     // Short by the fee: says what is owed.
     let kept = vec![route(USDC, WETH, Amount::Value(loan))];
     let e = refused(loan_of(Some(USDC_WETH_V3), loan, kept)).await;
@@ -1266,23 +1300,11 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
     let Chain1 { dir, engine, shutdown, state, world, executor } = chain1("flashloan");
     let (loan, brought) = (U256::from(1_000_000_000u64), U256::from(50_000_000u64));
     // `amount` of USDC borrowed, `brought` besides, `callback` run with it.
-    let loan_of = |amount: U256, brought: U256, callback: Vec<Action>| Action {
-        protocol: "aave-v3".into(),
-        kind: ActionKind::Flashloan {
-            loans: vec![(USDC, amount)],
-            tokens_in: vec![USDC],
-            amounts_in: vec![Amount::Value(brought)],
-            tokens_out: vec![USDC],
-            primary: None,
-            receiver: None,
-            callback,
-        },
+    let loan_of = |amount: U256, brought: U256, callback: Vec<Action>| {
+        usdc_loan("aave-v3", None, (amount, brought), callback)
     };
     let flashloan = |callback| loan_of(loan, brought, callback);
-    let round_trip = vec![
-        route(USDC, WETH, Amount::Value(loan)),
-        route(WETH, USDC, Amount::Output { action: 0, index: 0 }),
-    ];
+    let round_trip = usdc_round_trip(loan);
     let b = engine
         .bundle(request(RoutingStrategy::Router, vec![flashloan(round_trip.clone())]))
         .await
@@ -1298,18 +1320,7 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
         })
         .map(|p| p.tokens[1])
         .expect("Aave's USDC reserve");
-    let setup = SimSetup {
-        funds: vec![(USER, USDC, brought)],
-        approvals: b.approvals.clone(),
-        watch: vec![
-            (USER, USDC),
-            (FLASHLOAN_ADAPTER, USDC),
-            (executor, USDC),
-            (executor, WETH),
-            (a_usdc, USDC),
-        ],
-        ..SimSetup::default()
-    };
+    let setup = loan_setup(&b, brought, executor, &[(a_usdc, USDC)]);
     let out = simulate(&world, &b.tx, &setup).expect("executes again");
     let premium = U256::from(500_000u64); // 0.05% of 1,000 USDC
     assert_eq!(out.after[4] - out.before[4], premium, "Aave's reserve gains the premium");
@@ -1323,10 +1334,7 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
     }
 
     // Refused before answering: what each error says.
-    let refused = async |strategy, loan: Action| {
-        let e = engine.bundle(request(strategy, vec![loan])).await.expect_err("refused");
-        format!("{e:?}")
-    };
+    let refused = async |strategy, loan: Action| refused_loan(&engine, strategy, loan).await;
     // A program that keeps the loan's WETH, and one that cannot pay the
     // premium: each says what is owed.
     let kept = vec![route(USDC, WETH, Amount::Value(loan))];

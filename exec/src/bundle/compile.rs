@@ -174,6 +174,22 @@ mod lending {
     }
 }
 
+/// Refuses a list of token amounts that is empty or names a token twice,
+/// at `field`: "`what` one or more tokens, each once".
+fn each_once(list: &[(Address, U256)], field: String, what: &str) -> Result<(), BundleError> {
+    let distinct: BTreeSet<Address> = list.iter().map(|(t, _)| *t).collect();
+    if list.is_empty() || distinct.len() != list.len() {
+        return Err(BundleError::invalid(field, format!("{what} one or more tokens, each once")));
+    }
+    Ok(())
+}
+
+/// The field of item `k` of an `Address | Address[]` argument `name`:
+/// `at.name` when it names one, `at.name[k]` when several.
+fn item_field(at: &str, name: &str, len: usize, k: usize) -> String {
+    if len == 1 { format!("{at}.{name}") } else { format!("{at}.{name}[{k}]") }
+}
+
 fn weiroll(at: &str) -> impl Fn(WeirollError) -> BundleError + '_ {
     move |e| BundleError::invalid(at, e.to_string())
 }
@@ -1063,9 +1079,9 @@ impl<'a> Compiler<'a> {
     /// A Uniswap V3 pool of the factory the adapter trusts whose coins
     /// include every token borrowed (one coin or both; the named pool, else,
     /// or when the factory is named, the one holding the most of the first
-    /// token), with active
-    /// liquidity, as `flash` requires; its fee is the pool's own fee on the
-    /// loan, rounded up ([`uniswap_v3::flash_fee`]).
+    /// token), with active liquidity, as `flash` requires; its fee on each
+    /// coin is the pool's own fee on the loan, rounded up
+    /// ([`uniswap_v3::flash_fee`]).
     fn uniswap_lender(
         &self,
         loans: &[(Address, U256)],
@@ -1237,14 +1253,7 @@ impl<'a> Compiler<'a> {
             return Err(BundleError::invalid(at, "not a flash loan").into());
         };
         let (primary, receiver) = (*primary, *receiver);
-        let distinct: BTreeSet<Address> = loans.iter().map(|l| l.0).collect();
-        if loans.is_empty() || distinct.len() != loans.len() {
-            return Err(BundleError::invalid(
-                format!("{at}.flashloanToken"),
-                "a flash loan borrows one or more tokens, each once",
-            )
-            .into());
-        }
+        each_once(loans, format!("{at}.flashloanToken"), "a flash loan borrows")?;
         if !matches!(self.runner, Runner::Router { .. }) {
             return Err(BundleError::unroutable(
                 at,
@@ -1275,13 +1284,8 @@ impl<'a> Compiler<'a> {
         };
         for (k, loan) in lender.loans.iter().enumerate() {
             if loan.amount.is_zero() || loan.amount > loan.available {
-                let field = if loans.len() == 1 {
-                    format!("{at}.flashloanAmount")
-                } else {
-                    format!("{at}.flashloanAmount[{k}]")
-                };
                 return Err(BundleError::invalid(
-                    field,
+                    item_field(at, "flashloanAmount", loans.len(), k),
                     format!(
                         "{} can lend from 1 to {} of {:#x} now",
                         lender.name, loan.available, loan.token
@@ -2215,20 +2219,9 @@ impl<'a> Compiler<'a> {
                     )
                     .into());
                 }
-                let distinct: BTreeSet<Address> = permitted.iter().map(|p| p.0).collect();
-                if permitted.is_empty() || distinct.len() != permitted.len() {
-                    return Err(BundleError::invalid(
-                        format!("{at}.token"),
-                        "a permit moves one or more tokens, each once",
-                    )
-                    .into());
-                }
+                each_once(permitted, format!("{at}.token"), "a permit moves")?;
                 for (k, (token, _)) in permitted.iter().enumerate() {
-                    let field = match permitted.len() {
-                        1 => format!("{at}.token"),
-                        _ => format!("{at}.token[{k}]"),
-                    };
-                    self.known_token(*token, &field)?;
+                    self.known_token(*token, &item_field(&at, "token", permitted.len(), k))?;
                 }
                 // The world places Permit2 where the catalog lists it.
                 if !self.world.is_listed(PERMIT2) {

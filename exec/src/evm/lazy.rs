@@ -38,8 +38,7 @@ use std::{
     sync::{Arc, RwLock},
 };
 
-use alloy_primitives::{Address, B256, Bytes, I256, U256, keccak256};
-use alloy_sol_types::SolValue;
+use alloy_primitives::{Address, B256, Bytes, I256, U256};
 use revm::{
     bytecode::Bytecode,
     database::{CacheDB, EmptyDB},
@@ -476,7 +475,7 @@ fn account(code: Bytecode) -> AccountInfo {
 /// The slot of `mapping[key]` for a mapping at `slot`, with a signed key
 /// (a tick or a bitmap word), sign-extended as Solidity hashes it.
 fn mapping_of(key: I256, slot: u64) -> U256 {
-    U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
+    super::world::keyed_slot(key, U256::from(slot))
 }
 
 impl DatabaseRef for LazyPools {

@@ -693,7 +693,14 @@ impl ChainWorld {
 
 /// The storage slot of `mapping[key]` for a mapping at `slot`.
 pub fn mapping_slot(key: Address, slot: u64) -> U256 {
-    U256::from_be_bytes(keccak256((key, U256::from(slot)).abi_encode()).0)
+    keyed_slot(key, U256::from(slot))
+}
+
+/// The storage slot of `key`'s entry in the mapping at `slot`, which may
+/// itself be an entry of an outer mapping (Solidity's
+/// `keccak256(abi.encode(key, slot))`).
+pub fn keyed_slot<K: SolValue>(key: K, slot: U256) -> U256 {
+    U256::from_be_bytes(keccak256((key, slot).abi_encode()).0)
 }
 
 /// Refuses a balance no holder could have: near 2^128 wei of a native coin
@@ -1221,8 +1228,7 @@ impl<'a> ChainBuilder<'a> {
                 }
                 // `getPair` is the factory's mapping at slot 2.
                 for (a, b) in [(t0, t1), (t1, t0)] {
-                    let inner = mapping_slot(a, 2);
-                    let at = U256::from_be_bytes(keccak256((b, inner).abi_encode()).0);
+                    let at = keyed_slot(b, mapping_slot(a, 2));
                     let pair = U256::from_be_slice(pool.address.as_slice());
                     self.evm.set_storage(f.factory, at, pair);
                 }
@@ -1339,9 +1345,8 @@ impl<'a> ChainBuilder<'a> {
         // deployer's `parameters` (three slots) and `owner` and
         // `feeAmountTickSpacing`.
         for (a, b) in [(*t0, *t1), (*t1, *t0)] {
-            let by_a = mapping_slot(a, V3_GET_POOL_SLOT);
-            let by_b = U256::from_be_bytes(keccak256((b, by_a).abi_encode()).0);
-            let slot = U256::from_be_bytes(keccak256((U256::from(fee), by_b).abi_encode()).0);
+            let by_b = keyed_slot(b, mapping_slot(a, V3_GET_POOL_SLOT));
+            let slot = keyed_slot(U256::from(fee), by_b);
             self.evm.set_storage(at, slot, U256::from_be_slice(pool.address.as_slice()));
         }
         Ok(at)
