@@ -379,33 +379,99 @@ async fn every_route_class_executes_as_answered() {
     }
 }
 
-/// A cross-chain route is refused, 422 `BRIDGE_UNAVAILABLE` on
-/// `destinationChainId`, with no transaction: no deployed receiver is
-/// modelled to run its destination side, and a transaction that bridged to
-/// an address nothing is deployed at would strand the funds.
+/// A cross-chain route through CCTP, executed as answered on both chains
+/// of this test's own world: the approvals and the transaction on
+/// Ethereum, then the burn message it emitted, attested and received on
+/// Base by a relayer; the receiver gains exactly `amountOut` there. The
+/// answer names the crossing (a `bridge` hop from chain 1 to 8453,
+/// `bridgingEstimates`). A route that would need more than the mint on the
+/// destination is refused, 422 `BRIDGE_UNAVAILABLE` on
+/// `destinationChainId`, with no transaction.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cross_chain_routes_are_refused_without_a_deployed_receiver() {
+async fn cross_chain_routes_execute_on_both_chains() {
+    use alloy_sol_types::SolCall;
+    use switchyard_engine::evm::{abi::CctpMessageTransmitterV2 as Mt, cctp};
+    const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
     let env = common::start("e2e-cross");
     let api = Api::of(&env);
-    for (tin, amount, tout) in [
-        (USDC, 1_000_000_000u128, "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"),
-        (WETH, 1_000_000_000_000_000_000, "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"),
-        (NATIVE, 1_000_000_000_000_000_000, "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"),
+    let world = own_world();
+    let (w1, base) =
+        (world.chain(ChainId(1)).expect("1"), world.chain(ChainId(8453)).expect("8453"));
+    for (strategy, tin, amount) in [
+        ("router", USDC, 1_000_000_000u128),
+        ("router", WETH, 1_000_000_000_000_000_000),
+        ("delegate", USDC, 2_000_000_000),
     ] {
         let c = Case {
             name: "cross-chain",
-            strategy: "router",
+            strategy,
             inputs: vec![(tin, amount)],
-            outputs: Vec::new(),
-            extra: format!("&tokenOut={tout}&destinationChainId=8453&receiver={USER:#x}"),
-            receiver: USER,
+            outputs: vec![USDC_BASE],
+            extra: format!("&destinationChainId=8453&receiver={OTHER:#x}"),
+            receiver: OTHER,
         };
         let (status, body) = api.get(&c.path()).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-        assert_eq!(body["code"], "BRIDGE_UNAVAILABLE", "{body}");
-        assert_eq!(body["field"], "destinationChainId", "{body}");
-        assert!(body.get("tx").is_none(), "{body}");
+        assert_eq!(status, StatusCode::OK, "{strategy} {tin}: {body}");
+        let quoted = wei(&body["amountOut"]);
+        let crossing = body["route"]
+            .as_array()
+            .expect("route")
+            .iter()
+            .find(|h| h["action"] == "bridge")
+            .expect("a bridge hop");
+        assert_eq!(crossing["protocol"], "cctp");
+        assert_eq!(
+            (crossing["sourceChainId"].as_u64(), crossing["destinationChainId"].as_u64()),
+            (Some(1), Some(8453))
+        );
+        assert_eq!(body["bridgingEstimates"][0]["bridge"], "cctp", "{body}");
+        let mut evm = w1.fork();
+        prepare(&api, w1, &mut evm, &c).await;
+        let tx = &body["tx"];
+        let out = evm
+            .call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
+            .unwrap_or_else(|e| panic!("{strategy} {tin}: {e:?}"));
+        let sent: Vec<_> = out
+            .logs
+            .iter()
+            .filter_map(|l| Mt::MessageSent::decode_log(l).ok())
+            .map(|e| e.data.message)
+            .collect();
+        let [message] = sent.as_slice() else { panic!("{} messages", sent.len()) };
+        let burn = cctp::BurnMessage::decode(message).expect("a burn message");
+        assert_eq!((burn.mint_recipient, burn.amount), (OTHER, quoted));
+        let attested = burn.attested(B256::repeat_byte(9));
+        let receive = Mt::receiveMessageCall {
+            attestation: cctp::attest(&attested).expect("signs"),
+            message: attested,
+        };
+        // Circle's MessageTransmitterV2, the same on every chain.
+        let transmitter = address!("81d40f21f12a8f0e3252bccb954d722d4c464b64");
+        let mut dest = base.fork();
+        let before = balance(&mut dest, USDC_BASE, OTHER);
+        dest.call(
+            address!("00000000000000000000000000000000000b0b00"),
+            transmitter,
+            receive.abi_encode().into(),
+            U256::ZERO,
+        )
+        .expect("received on Base");
+        assert_eq!(balance(&mut dest, USDC_BASE, OTHER) - before, quoted, "{strategy} {tin}");
     }
+    // A swap on arrival needs a receiver Enso has not deployed for CCTP.
+    let c = Case {
+        name: "cross-chain swap on arrival",
+        strategy: "router",
+        inputs: vec![(USDC, 1_000_000_000)],
+        outputs: Vec::new(),
+        extra: format!("&tokenOut={NATIVE:#x}&destinationChainId=42161&receiver={USER:#x}"),
+        receiver: USER,
+    };
+    let (status, body) = api.get(&c.path()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["code"], "BRIDGE_UNAVAILABLE", "{body}");
+    assert_eq!(body["field"], "destinationChainId", "{body}");
+    assert!(body.get("tx").is_none(), "{body}");
 }
 
 /// A price that moves between the quote and the execution: the route's

@@ -496,6 +496,38 @@ pub struct Bridge {
     /// the message (decimal string keys), where the bridge documents it.
     #[serde(default)]
     pub confirmations: BTreeMap<String, BridgeConfirmations>,
+    /// CCTP's other contracts and domains, for the bridge whose entry
+    /// contract is a `TokenMessengerV2`.
+    #[serde(default)]
+    pub cctp: Option<CctpSetup>,
+}
+
+/// Circle's CCTP V2 beside its `TokenMessengerV2` (the bridge's entry
+/// contract): where the message transmitter and the token minter are, each
+/// chain's CCTP domain, and what one message may burn.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CctpSetup {
+    /// `MessageTransmitterV2` (the same address on every EVM chain).
+    pub message_transmitter: Address,
+    /// `TokenMinterV2` (the same address on every EVM chain).
+    pub token_minter: Address,
+    /// Each chain's CCTP domain (decimal chain id keys).
+    pub domains: BTreeMap<String, u32>,
+    /// The message format version (`MessageTransmitterV2.version()`).
+    pub message_version: u32,
+    /// The burn message format version (`messageBodyVersion()`).
+    pub message_body_version: u32,
+    /// The most of a token one message may burn, raw units
+    /// (`burnLimitsPerMessage`).
+    pub burn_limit_per_message: u64,
+}
+
+impl CctpSetup {
+    /// The CCTP domain of `chain`.
+    pub fn domain(&self, chain: ChainId) -> Option<u32> {
+        self.domains.get(&chain.0.to_string()).copied()
+    }
 }
 
 /// The blocks a bridge waits for on a source chain (CCTP's standard

@@ -269,6 +269,26 @@ impl Catalog {
                     ));
                 }
             }
+            // Every chain CCTP runs on has a domain, and no two share one.
+            if let Some(cctp) = &b.cctp {
+                for chain in b.contracts.keys() {
+                    if !cctp.domains.contains_key(chain) {
+                        problems.push(Problem::new(
+                            &loc,
+                            format!("cctp.domains has no domain for chain `{chain}`"),
+                        ));
+                    }
+                }
+                let mut seen = std::collections::BTreeSet::new();
+                for (chain, d) in &cctp.domains {
+                    if !seen.insert(*d) {
+                        problems.push(Problem::new(
+                            &loc,
+                            format!("cctp.domains gives chain `{chain}` domain {d}, already taken"),
+                        ));
+                    }
+                }
+            }
         }
         for p in &self.layerzero_pools {
             let loc = format!("layerzeroPools[{}:{}]", p.chain_id, p.pool);

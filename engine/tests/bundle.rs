@@ -208,7 +208,6 @@ async fn a_route_split_between_its_ends_runs_in_a_bundle() {
 }
 
 const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
-const VAULT_BASE: Address = address!("c1256ae5ff1cf2719d4937adb3bbccab2e00a2ca");
 const CCTP: Address = address!("28b5a0e9c621a5badaa536219b3a228c8168cf5d");
 
 fn bridge(
@@ -232,45 +231,94 @@ fn bridge(
     }
 }
 
+/// WETH swapped to USDC on Ethereum and bridged through CCTP to Base: the
+/// bundle is proven on both chains (the burn on Ethereum, the attested
+/// message received on Base), and what it answers is what Base mints.
+/// Replayed here: the transaction on a fresh fork of Ethereum, its message
+/// attested and received on a fresh fork of Base by anyone, once only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bridge_actions_run_their_callbacks_on_the_destination() {
-    let dir = temp_dir("bridge");
-    let (engine, shutdown) =
-        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
-            .expect("engine starts");
-    let state = engine.state();
+async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
+    use alloy_sol_types::{SolCall, SolEvent};
+    use switchyard_engine::evm::{abi::CctpMessageTransmitterV2 as Mt, cctp};
+    let c = chain1("bridge");
+    let base = c.state.world.as_ref().expect("world").chain(ChainId(8453)).expect("base").clone();
     let one_weth = U256::from(10u128.pow(18));
-
-    // WETH → USDC, CCTP to Base, deposit into the Base vault there.
-    let callback = vec![
-        enso(ActionKind::Balance { token: USDC_BASE, account: None, estimate: None }),
-        Action {
-            protocol: "morpho-vaults".into(),
-            kind: ActionKind::Deposit {
-                token_in: USDC_BASE,
-                token_out: Some(VAULT_BASE),
-                amount_in: Amount::Output { action: 0, index: 0 },
-                primary: VAULT_BASE,
-                receiver: None,
-            },
-        },
-        enso(ActionKind::Slippage { bps: 50, amount_out: Amount::Output { action: 1, index: 0 } }),
-    ];
     let actions = vec![
         route(WETH, USDC, Amount::Value(one_weth)),
-        bridge("cctp", USDC, Amount::Output { action: 0, index: 0 }, CCTP, 8453, callback),
+        bridge("cctp", USDC, Amount::Output { action: 0, index: 0 }, CCTP, 8453, Vec::new()),
     ];
-    // No deployed bridge receiver is modelled: the bundle is refused with
-    // no transaction (422), rather than bridging to an undeployed address.
-    match engine.bundle(request(RoutingStrategy::Router, actions)).await {
-        Err(e) => {
-            assert_eq!(e.code(), switchyard_catalog::ApiCode::BridgeUnavailable, "{e:?}");
+    let b = c.engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("bridges");
+    let minted = b.amounts_out[&USDC_BASE];
+    assert!(minted > U256::from(1_000_000_000u64), "{minted}");
+    // Nothing stays on Ethereum: the USDC bought is burned whole.
+    assert!(!b.amounts_out.contains_key(&USDC), "{:?}", b.amounts_out);
+    let crossing = b.plans.last().expect("the crossing's plan");
+    assert_eq!((crossing.chain, crossing.destination_chain), (ChainId(1), ChainId(8453)));
+    assert_eq!(crossing.amounts_out, vec![minted]);
+    assert_eq!(crossing.bridging.len(), 1);
+    assert_eq!(crossing.bridging[0].bridge, "cctp");
+    // Approvals go to the router, never to the executor or the messenger.
+    assert!(b.approvals.iter().all(|a| a.spender == b.tx.to), "{:?}", b.approvals);
+
+    let out = replay(&c.world, RoutingStrategy::Router, &b, (WETH, one_weth), (USER, USDC));
+    let sent: Vec<_> = out
+        .logs
+        .iter()
+        .filter_map(|l| Mt::MessageSent::decode_log(l).ok())
+        .map(|e| e.data.message)
+        .collect();
+    let [message] = sent.as_slice() else { panic!("{} messages", sent.len()) };
+    let burn = cctp::BurnMessage::decode(message).expect("a burn message");
+    assert_eq!((burn.source_domain, burn.destination_domain), (0, 6));
+    assert_eq!((burn.burn_token, burn.mint_recipient, burn.amount), (USDC, USER, minted));
+    assert_eq!(burn.max_fee, U256::ZERO);
+    assert_eq!(burn.min_finality, cctp::FINALIZED);
+    assert_eq!(burn.recipient, CCTP);
+    let transmitter = cctp::setup(&c.state.catalog).expect("cctp").1.message_transmitter;
+    let attested = burn.attested(alloy_primitives::B256::repeat_byte(7));
+    let receive = |attestation: alloy_primitives::Bytes| switchyard_engine::encode::Tx {
+        from: address!("00000000000000000000000000000000000a11ce"),
+        to: transmitter,
+        data: Mt::receiveMessageCall { message: attested.clone(), attestation }.abi_encode().into(),
+        value: U256::ZERO,
+    };
+    let setup = SimSetup { watch: vec![(USER, USDC_BASE)], ..SimSetup::default() };
+    let tx = receive(cctp::attest(&attested).expect("signs"));
+    let mut fork = base.fork();
+    let got = switchyard_engine::simulate::run_prepared(&mut fork, &tx, &setup.watch)
+        .expect("received on Base");
+    assert_eq!(got.gains, vec![Some(minted)]);
+    let again = switchyard_engine::simulate::run_prepared(&mut fork, &tx, &setup.watch)
+        .expect_err("a message is received once");
+    assert!(again.to_string().contains("Nonce already used"), "{again}");
+    // A signature of anything else is not an attestation of this message.
+    let forged = cctp::attest(message).expect("signs");
+    let refused = simulate(&base, &receive(forged), &setup).expect_err("refused");
+    assert!(refused.to_string().contains("not attester"), "{refused}");
+
+    // A callback needs a receiver Enso has not deployed for CCTP: refused
+    // with the reason, and no transaction.
+    let callback =
+        vec![enso(ActionKind::Balance { token: USDC_BASE, account: None, estimate: None })];
+    let actions = vec![bridge("cctp", USDC, Amount::Value(minted), CCTP, 8453, callback)];
+    match c.engine.bundle(request(RoutingStrategy::Router, actions)).await {
+        Err(switchyard_engine::EngineError::Exec(switchyard_engine::ExecError::Bundle(e))) => {
+            assert_eq!(e.code, switchyard_catalog::ApiCode::BridgeUnavailable, "{e:?}");
+            assert_eq!(e.at, "body[0].args.callback");
         }
-        Ok(b) => panic!("a bridged bundle was built: {:?}", b.amounts_out),
+        other => panic!("a CCTP callback was built: {other:?}"),
     }
-    let _ = (&state, one_weth);
-    shutdown.stop();
-    let _ = std::fs::remove_dir_all(&dir);
+    // More than one message may burn is refused by the messenger's minter.
+    let too_much = U256::from(10_000_000_000_001u64);
+    let actions = vec![bridge("cctp", USDC, Amount::Value(too_much), CCTP, 8453, Vec::new())];
+    match c.engine.bundle(request(RoutingStrategy::Router, actions)).await {
+        Err(switchyard_engine::EngineError::Exec(switchyard_engine::ExecError::Bundle(e))) => {
+            assert!(e.message.contains("Burn amount exceeds per tx limit"), "{e:?}");
+        }
+        other => panic!("a burn above the limit was built: {other:?}"),
+    }
+    c.shutdown.stop();
+    let _ = std::fs::remove_dir_all(&c.dir);
 }
 
 const AAVE_POOL: Address = address!("87870bca3f3fd6335c3f4ce8392d69350b4fa4e2");

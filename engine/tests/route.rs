@@ -291,39 +291,93 @@ const USDT_ARB: Address = address!("fd086bc7cd5c481dcc9c85ebe478a1c0b69fcbb9");
 const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
 const VAULT_BASE: Address = address!("c1256ae5ff1cf2719d4937adb3bbccab2e00a2ca");
 
-/// Cross-chain routes answer `BridgeUnavailable` (no deployed receiver is
-/// modelled), and a legacy-router route runs on the deployed legacy
-/// executor.
+/// Cross-chain routes through CCTP are built and proven on both chains:
+/// the source program burns what it bought, the message is attested and
+/// received on the destination, and the receiver there gains exactly the
+/// quoted amount. Replayed here on a fresh fork of each chain. A route that
+/// needs more on the destination than the mint (a swap, a deposit), or a
+/// bridge whose receiver is not modelled, gets a 422 and no transaction.
+/// A legacy-router route runs on the deployed legacy executor.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_chain_routes_deliver_on_the_destination() {
+    use alloy_sol_types::{SolCall, SolEvent};
+    use switchyard_engine::evm::{abi::CctpMessageTransmitterV2 as Mt, cctp};
     let dir = temp_dir("cross");
     let (engine, shutdown) =
         Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
             .expect("engine starts");
-    let cases: [(Address, u128, ChainId, Address); 7] = [
-        (USDC, 5_000_000_000, ChainId(8453), USDC_BASE),
-        (USDC, 2_500_000_000, ChainId(42161), USDC_ARB),
-        (WETH, 2_000_000_000_000_000_000, ChainId(42161), USDC_ARB),
-        (USDC, 5_000_000_000, ChainId(42161), WETH_ARB),
-        (USDC, 1_000_000_000, ChainId(8453), VAULT_BASE),
-        (NATIVE_TOKEN, 1_000_000_000_000_000_000, ChainId(8453), NATIVE_TOKEN),
-        (USDT, 3_000_000_000, ChainId(42161), USDT_ARB),
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world");
+    let transmitter = cctp::setup(&state.catalog).expect("cctp").1.message_transmitter;
+    let built: [(Address, u128, ChainId, Address, RoutingStrategy); 4] = [
+        (USDC, 5_000_000_000, ChainId(8453), USDC_BASE, RoutingStrategy::Router),
+        (USDC, 2_500_000_000, ChainId(42161), USDC_ARB, RoutingStrategy::Delegate),
+        (WETH, 2_000_000_000_000_000_000, ChainId(42161), USDC_ARB, RoutingStrategy::Router),
+        (DAI, 3_000_000_000_000_000_000_000, ChainId(8453), USDC_BASE, RoutingStrategy::Router),
     ];
-    // No deployed receiver is modelled for any bridge yet: every
-    // cross-chain route is refused, with no transaction, rather than
-    // bridging to an address nothing is deployed at.
-    for (tin, amount, to, tout) in cases {
+    for (tin, amount, to, tout, strategy) in built {
+        let mut req = request(tin, amount, tout);
+        req.quote.destination_chain = Some(to);
+        req.strategy = strategy;
+        let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {to}: {e:?}"));
+        let quoted = r.quote.plan.amounts_out[0];
+        assert_eq!(r.quote.plan.destination_chain, to);
+        assert_eq!(r.quote.plan.bridging.len(), 1, "{tin} → {to}");
+        assert_eq!(r.quote.plan.bridging[0].bridge, "cctp");
+        assert!(r.min_amounts_out[0] <= quoted && !r.min_amounts_out[0].is_zero());
+        // The source side again, on a fresh fork: USER holds the input.
+        let w1 = world.chain(ChainId(1)).expect("chain 1");
+        let mut setup = SimSetup {
+            funds: vec![(USER, tin, U256::from(amount))],
+            approvals: r.approvals.clone(),
+            ..SimSetup::default()
+        };
+        if strategy == RoutingStrategy::Delegate {
+            setup.delegations = vec![(USER, w1.shortcuts.delegate.expect("delegate"))];
+        }
+        let out = simulate(w1, &r.tx, &setup).expect("the source side runs");
+        let messages: Vec<_> = out
+            .logs
+            .iter()
+            .filter_map(|l| Mt::MessageSent::decode_log(l).ok())
+            .map(|e| e.data.message)
+            .collect();
+        let [message] = messages.as_slice() else { panic!("{} messages", messages.len()) };
+        let burn = cctp::BurnMessage::decode(message).expect("burn message");
+        assert_eq!((burn.mint_recipient, burn.amount, burn.burn_token), (USER, quoted, USDC));
+        // The destination side: attested and relayed by anyone.
+        let attested = burn.attested(alloy_primitives::B256::repeat_byte(1));
+        let tx = switchyard_engine::encode::Tx {
+            from: address!("00000000000000000000000000000000000b0b00"),
+            to: transmitter,
+            data: Mt::receiveMessageCall {
+                attestation: cctp::attest(&attested).expect("signs"),
+                message: attested,
+            }
+            .abi_encode()
+            .into(),
+            value: U256::ZERO,
+        };
+        let setup = SimSetup { watch: vec![(USER, tout)], ..SimSetup::default() };
+        let got = simulate(world.chain(to).expect("destination"), &tx, &setup).expect("received");
+        assert_eq!(got.gains, vec![Some(quoted)], "{tin} → {to}");
+    }
+    // More than the mint on the destination, or a token CCTP does not
+    // carry: refused with the reason, no transaction.
+    use switchyard_catalog::ApiCode::{BridgeUnavailable, NoRoute};
+    let refused: [(Address, u128, ChainId, Address, _); 4] = [
+        (USDC, 5_000_000_000, ChainId(42161), WETH_ARB, BridgeUnavailable),
+        (USDC, 1_000_000_000, ChainId(8453), VAULT_BASE, BridgeUnavailable),
+        (USDT, 3_000_000_000, ChainId(42161), USDT_ARB, BridgeUnavailable),
+        // Only a bridge the world cannot prove carries the native coin.
+        (NATIVE_TOKEN, 1_000_000_000_000_000_000, ChainId(8453), NATIVE_TOKEN, NoRoute),
+    ];
+    for (tin, amount, to, tout, code) in refused {
         let mut req = request(tin, amount, tout);
         req.quote.destination_chain = Some(to);
         match engine.route(req).await {
-            Err(
-                e @ switchyard_engine::EngineError::Exec(
-                    switchyard_engine::ExecError::BridgeUnavailable { .. },
-                ),
-            ) => {
-                assert_eq!(e.code(), switchyard_catalog::ApiCode::BridgeUnavailable);
-            }
-            other => panic!("{tin} → {to}:{tout}: {other:?}"),
+            Err(e) => assert_eq!(e.code(), code, "{tin} → {to}:{tout}: {e}"),
+            Ok(r) => panic!("{tin} → {to}:{tout}: built {:?}", r.quote.plan.amounts_out),
         }
     }
     // A legacy-router route runs on the deployed legacy executor.

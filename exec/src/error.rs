@@ -66,16 +66,28 @@ pub enum ExecError {
         /// Chain.
         chain: switchyard_catalog::ChainId,
     },
-    /// No bridge receiver is known to be deployed on the destination chain
-    /// to run a cross-chain route's destination side: a transaction would
-    /// strand the funds, so none is returned.
+    /// A cross-chain route needs more than the world can prove: a bridge
+    /// whose deployed receiver is not modelled, or anything after CCTP's
+    /// mint on the destination chain (Enso deploys no CCTP receiver to run
+    /// it). A transaction could strand the funds, so none is returned.
     #[error(
-        "no deployed bridge receiver on chain {chain} is modelled to run the destination side; \
-         cross-chain transactions are not built"
+        "a cross-chain transaction is built only as a CCTP transfer of USDC to the receiver on \
+         chain {chain}: no deployed bridge receiver there is modelled to run more on arrival"
     )]
     BridgeUnavailable {
         /// The destination chain.
         chain: switchyard_catalog::ChainId,
+    },
+    /// More than one message of a bridge may carry (CCTP's per-message
+    /// burn limit).
+    #[error("{amount} is more than one {bridge} message carries (at most {limit})")]
+    BridgeLimit {
+        /// The bridge.
+        bridge: String,
+        /// What the route would send.
+        amount: alloy_primitives::U256,
+        /// The most one message carries.
+        limit: alloy_primitives::U256,
     },
     /// A non-tokenized position the world holds no fixture for.
     #[error("position {position} cannot be entered here: {why}")]
@@ -145,7 +157,7 @@ impl ExecError {
             Self::ExactOutRoute(_) => ApiCode::NoRoute,
             Self::BridgeUnavailable { .. } => ApiCode::BridgeUnavailable,
             Self::PositionUnavailable { .. } => ApiCode::PositionUnavailable,
-            Self::Unfundable { .. } => ApiCode::AmountTooLarge,
+            Self::Unfundable { .. } | Self::BridgeLimit { .. } => ApiCode::AmountTooLarge,
             Self::Ipor(e) => e.code(),
             Self::Bundle(e) => e.code,
             Self::Approve(e) => e.code(),

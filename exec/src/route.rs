@@ -329,13 +329,25 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let chain = req.quote.chain;
     let unknown = |c| ExecError::Route(switchyard_kernel::KernelError::UnknownChain(c));
     let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
-    let quote = quote_now(state, &req.quote)?;
+    // A transaction crosses only through a bridge the world runs both sides
+    // of (CCTP): the others' deployed receivers are not modelled.
+    let quote = match req.quote.destination_chain.filter(|d| *d != chain) {
+        Some(_) => {
+            let mut q = req.quote.clone();
+            let unproven = state.catalog.bridges().iter().filter(|b| b.cctp.is_none());
+            q.ignore_bridges.extend(unproven.map(|b| b.name.clone()));
+            quote_now(state, &q)?
+        }
+        None => quote_now(state, &req.quote)?,
+    };
     let plan = &quote.plan;
-    // No deployed bridge receiver is modelled to run a destination side, so
-    // no transaction that bridges is built: it could strand the funds.
-    if plan.destination_chain != chain {
-        return Err(ExecError::BridgeUnavailable { chain: plan.destination_chain });
-    }
+    let crossing = if plan.destination_chain == chain {
+        None
+    } else if req.quote.amount_out.is_some() {
+        return Err(ExecError::ExactOutRoute("a cross-chain route".into()));
+    } else {
+        Some(cctp_crossing(state, plan)?)
+    };
     let Parties { runner, account, receiver, owner, pull_from } = parties(cw, req)?;
     // The deployed legacy delegate has no `receive()`: an account delegated
     // to it cannot be paid the native coin.
@@ -390,20 +402,24 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     // its minimums inside the program instead, on what it produced.
     let nets_inputs = receiver == req.from
         && req.quote.outputs.iter().any(|o| inputs.iter().any(|i| i.token == *o));
-    let outputs = if nets_inputs { Vec::new() } else { outputs };
+    // The outputs of a crossing arrive on the destination chain, where no
+    // entry point can read them: the program checks what it burns.
+    let outputs = if nets_inputs || crossing.is_some() { Vec::new() } else { outputs };
     let checks_min = !nets_inputs && runner.checks_min(inputs.len(), outputs.len());
+    let burned = crossing.as_ref().map(|c| [c.token]);
     let spec = RouteSpec {
         snapshot: &state.snapshot,
-        plan,
+        plan: crossing.as_ref().map_or(plan, |c| &c.source),
         account,
         pull_from,
         inputs: &inputs,
         fees: &quote.fee_amounts,
         fee_receiver: req.fee_receiver,
         operator_fee: req.operator_fee_receiver.map(|r| (quote.operator_fee_amounts.as_slice(), r)),
-        receiver,
-        outputs: &req.quote.outputs,
-        check_min: (!checks_min).then_some(mins.as_slice()),
+        // What a crossing burns stays in the account until it is burned.
+        receiver: if crossing.is_some() { account } else { receiver },
+        outputs: burned.as_ref().map_or(&req.quote.outputs[..], |b| &b[..]),
+        check_min: (!checks_min || crossing.is_some()).then_some(mins.as_slice()),
         shared: runner.is_shared(),
         // What an exact output leaves of the input goes back: to the
         // refund receiver, else the sender.
@@ -414,7 +430,16 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         catalog: &state.catalog,
         exact_out_max_in: exact_out.then_some(route_max.as_slice()),
     };
-    let encoded = encode::encode_plan(&spec, &Book(state)).map_err(|e| match e {
+    let burn = |b: &mut encode::ProgramBuilder, produced: &[encode::weiroll::In]| match (
+        &crossing, produced,
+    ) {
+        (None, _) => Ok(()),
+        (Some(c), [amount]) => {
+            encode::route::cctp_burn(b, c.messenger, c.token, amount.clone(), (c.domain, receiver))
+        }
+        (Some(_), _) => Err(encode::EncodeError::Unsupported("a crossing of several tokens")),
+    };
+    let encoded = encode::encode_plan_then(&spec, &Book(state), burn).map_err(|e| match e {
         encode::EncodeError::Unsupported(what) if exact_out => {
             ExecError::ExactOutRoute(what.into())
         }
@@ -437,8 +462,10 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let approvals = approvals_of(&parts, req.from, &inputs);
     encode::guard::check_entry(cw, runner, &tx, &approvals)?;
     let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
-    setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
-    setup.watch.dedup();
+    if crossing.is_none() {
+        setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
+        setup.watch.dedup();
+    }
     // An exact output through a shared executor: what it does not need of
     // the input goes back, and that is watched too.
     let refund_watch = match (exact_out, spec.refund, inputs.first()) {
@@ -467,7 +494,31 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
             })
             .fold(U256::ZERO, |a, t| a.saturating_add(t.amount))
     };
-    let delivered = gains(&setup.watch, &outcome, paid);
+    let delivered = match &crossing {
+        None => gains(&setup.watch, &outcome, paid),
+        Some(_) => {
+            // Followed to the destination chain: the message attested and
+            // received there, the receiver's gain measured there.
+            let world =
+                state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
+            let arrived = crate::bridge::deliver_cctp(
+                world,
+                &state.catalog,
+                chain,
+                &outcome.logs,
+                request_id,
+            )?;
+            match arrived.as_slice() {
+                [d] if d.receiver == receiver && req.quote.outputs == [d.token] => {
+                    vec![Some(d.amount)]
+                }
+                _ => {
+                    tracing::error!(chain = %chain, messages = arrived.len(), "route's crossing differs from its plan");
+                    return Err(ExecError::SimulationMismatch { index: 0 });
+                }
+            }
+        }
+    };
     for (k, (token, quoted)) in req.quote.outputs.iter().zip(&plan.amounts_out).enumerate() {
         let got = delivered.get(k).copied().flatten();
         if got != Some(*quoted) {
@@ -521,6 +572,75 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         approvals,
         request_id,
     })
+}
+
+/// A cross-chain plan as the world can build it: every route ends with
+/// the same CCTP crossing, with nothing after it on the destination chain
+/// (Enso deploys no CCTP receiver to run more there).
+struct CctpCrossing {
+    /// The plan up to the crossing: what it leaves of the burned token.
+    source: switchyard_kernel::Plan,
+    /// The burned token.
+    token: Address,
+    /// The chain's `TokenMessengerV2`.
+    messenger: Address,
+    /// The destination's CCTP domain.
+    domain: u32,
+}
+
+fn cctp_crossing(
+    state: &MarketState,
+    plan: &switchyard_kernel::Plan,
+) -> Result<CctpCrossing, ExecError> {
+    use switchyard_kernel::StepAction;
+    let to = plan.destination_chain;
+    let unavailable = || ExecError::BridgeUnavailable { chain: to };
+    let setup = crate::evm::cctp::setup(&state.catalog);
+    let domain = setup.and_then(|(_, s)| s.domain(to)).ok_or_else(unavailable)?;
+    let mut source = plan.clone();
+    source.destination_chain = plan.chain;
+    source.bridging.clear();
+    let mut crossed: Option<usize> = None;
+    let mut sent = U256::ZERO;
+    for leg in &mut source.legs {
+        let mut leg_sent = U256::ZERO;
+        for route in &mut leg.routes {
+            let last = route.steps.pop().ok_or_else(unavailable)?;
+            let bridge = state.snapshot.bridges().get(last.pool);
+            let ok = last.action == StepAction::Bridge
+                && route.steps.iter().all(|s| s.action != StepAction::Bridge)
+                && crossed.is_none_or(|k| k == last.pool)
+                && bridge.is_some_and(|b| {
+                    setup.is_some_and(|(c, _)| *c.name == *b.name)
+                        && b.fee_bps == 0
+                        && b.fixed_fee.is_zero()
+                        && b.decimals_in == b.decimals_out
+                });
+            if !ok {
+                return Err(unavailable());
+            }
+            crossed = Some(last.pool);
+            route.amount_out = last.amount_in;
+            leg_sent = leg_sent.saturating_add(last.amount_in);
+        }
+        leg.routes.retain(|r| !r.steps.is_empty());
+        leg.amount_out = leg_sent;
+        sent = sent.saturating_add(leg_sent);
+    }
+    let route = crossed.and_then(|k| state.snapshot.bridges().get(k)).ok_or_else(unavailable)?;
+    let limit = setup.map_or(U256::ZERO, |(_, s)| U256::from(s.burn_limit_per_message));
+    if sent > limit {
+        return Err(ExecError::BridgeLimit { bridge: route.name.to_string(), amount: sent, limit });
+    }
+    for leg in &mut source.legs {
+        leg.token_out = route.token_in;
+    }
+    source.amounts_out = vec![sent];
+    // The crossing is exact: what arrives is what the plan says.
+    if route.amount_out(sent).ok() != plan.amounts_out.first().copied() {
+        return Err(unavailable());
+    }
+    Ok(CctpCrossing { source, token: route.token_in, messenger: route.contract, domain })
 }
 
 /// Each watched output's gain (by the first watch of its token), with what

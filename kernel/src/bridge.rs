@@ -113,6 +113,53 @@ impl BridgeRoute {
         if out.is_zero() { Err(AmmError::InsufficientLiquidity) } else { Ok(out) }
     }
 
+    /// The crossing's latency, as a plan reports it.
+    pub fn estimate(&self) -> crate::BridgeEstimate {
+        crate::BridgeEstimate {
+            bridge: self.name.to_string(),
+            from_chain: self.from_chain,
+            to_chain: self.to_chain,
+            token: self.token_out,
+            estimated_seconds: self.estimated_seconds,
+            block_ms: self.block_ms,
+            send_confirmations: self.send_confirmations,
+        }
+    }
+
+    /// A plan that only crosses: `amount_in` through this route (its index
+    /// `k` in the snapshot), delivered on the destination chain.
+    pub fn crossing(&self, k: usize, amount_in: U256) -> Result<crate::Plan, AmmError> {
+        let amount_out = self.amount_out(amount_in)?;
+        let step = crate::Step {
+            pool: k,
+            chain: self.from_chain,
+            to_chain: self.to_chain,
+            address: self.contract,
+            protocol: std::sync::Arc::clone(&self.name),
+            action: crate::StepAction::Bridge,
+            token_in: self.token_in,
+            token_out: self.token_out,
+            amount_in,
+            amount_out,
+            gas: BRIDGE_GAS,
+            sold: None,
+        };
+        Ok(crate::Plan {
+            chain: self.from_chain,
+            destination_chain: self.to_chain,
+            bridging: vec![self.estimate()],
+            legs: vec![crate::Leg {
+                token_in: self.token_in,
+                token_out: self.token_out,
+                amount_in,
+                amount_out,
+                routes: vec![crate::Route { amount_in, amount_out, steps: vec![step] }],
+            }],
+            amounts_out: vec![amount_out],
+            gas: BRIDGE_GAS,
+        })
+    }
+
     /// `f64` estimate of [`Self::amount_out`], for the search.
     pub fn shadow_out(&self, amount_in: f64) -> f64 {
         let net = amount_in * (1.0 - f64::from(self.fee_bps) / 1e4) - u256_to_f64(self.fixed_fee);
@@ -142,6 +189,24 @@ mod tests {
             send_confirmations: None,
             shared_decimals: None,
         }
+    }
+
+    #[test]
+    fn a_crossing_plan_carries_the_exact_amount_and_the_estimate() {
+        let r = route(6, 500_000, 6, 6);
+        let plan = r.crossing(4, U256::from(1_000_000_001u64)).expect("carried");
+        let out = U256::from(998_900_000u64);
+        assert_eq!((plan.chain, plan.destination_chain), (ChainId(1), ChainId(56)));
+        assert_eq!(plan.amounts_out, vec![out]);
+        assert_eq!(plan.bridging, vec![r.estimate()]);
+        let [leg] = plan.legs.as_slice() else { panic!("one leg") };
+        let [step] = leg.routes[0].steps.as_slice() else { panic!("one step") };
+        assert_eq!((step.pool, step.action, step.amount_out), (4, crate::StepAction::Bridge, out));
+        assert_eq!(
+            (step.chain, step.to_chain, step.address),
+            (ChainId(1), ChainId(56), r.contract)
+        );
+        assert!(r.crossing(0, U256::from(1u8)).is_err());
     }
 
     #[test]

@@ -927,8 +927,11 @@ pub struct BundleResponse {
     pub min_amounts_out: std::collections::BTreeMap<String, String>,
     /// Fees taken, by token.
     pub fee_amount: std::collections::BTreeMap<String, String>,
-    /// The routes of the route-like actions.
+    /// The routes of the route-like actions, then each bridge crossing.
     pub route: Vec<Hop>,
+    /// The bundle's bridge crossings, with their latency.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bridging_estimates: Vec<BridgeLatencyEstimate>,
     /// Block of the state it was executed on.
     pub created_at: u64,
     /// Unix seconds after which to fetch it again.

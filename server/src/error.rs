@@ -332,7 +332,9 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
             Some("routingStrategy".into()),
             format!("routing strategy {strategy} is not deployed on chain {chain}").into(),
         ),
-        ExecError::Unfundable { .. } => (Some("amountIn".into()), e.to_string().into()),
+        ExecError::Unfundable { .. } | ExecError::BridgeLimit { .. } => {
+            (Some("amountIn".into()), e.to_string().into())
+        }
         ExecError::SpenderNative => (
             Some("spender".into()),
             "a native-coin input cannot be taken from a spender".into(),

@@ -285,6 +285,43 @@ await test("getRouteData with several outputs answers one amount per output", as
   assert(r.amountOut.length === 2, JSON.stringify(r.amountOut));
 });
 
+const USDC_BASE = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913";
+const CCTP_MESSENGER = "0x28b5a0e9c621a5badaa536219b3a228c8168cf5d";
+const BRIDGE_ESTIMATE = {
+  fromChainId: "number", toChainId: "number", token: "string", estimatedSeconds: "number",
+  "sendConfirmations?": "number", "receiveConfirmations?": "number", "sendBlockTimeSeconds?": "number",
+  "receiveBlockTimeSeconds?": "number", "bridge?": "string", "source?": "string", "note?": "string",
+};
+await test("getRouteData across chains goes through CCTP (bridgingEstimates, a bridge hop)", async () => {
+  const r = await client.getRouteData({
+    fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", chainId: 1, destinationChainId: 8453,
+    receiver: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", amountIn: ["1000000000"],
+    tokenIn: [USDC], tokenOut: [USDC_BASE], routingStrategy: "router",
+  });
+  check(r, { route: ["array", HOP], amountOut: "string", tx: TX_SHAPE, bridgingEstimates: ["array", BRIDGE_ESTIMATE] });
+  assert(r.amountOut === "1000000000", r.amountOut);
+  assert(r.bridgingEstimates[0].bridge === "cctp" && r.bridgingEstimates[0].toChainId === 8453, JSON.stringify(r.bridgingEstimates));
+  assert(r.route.some((h) => h.action === "bridge" && h.protocol === "cctp"), JSON.stringify(r.route));
+});
+await test("getBundleData bridges through CCTP (amountsOut on the destination, bridgingEstimates)", async () => {
+  const r = await client.getBundleData(
+    { chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", routingStrategy: "router" },
+    [
+      { protocol: "enso", action: "route", args: { tokenIn: WETH, tokenOut: USDC, amountIn: "1000000000000000000", slippage: "100" } },
+      {
+        protocol: "cctp", action: "bridge",
+        args: {
+          tokenIn: USDC, amountIn: { useOutputOfCallAt: 0 }, primaryAddress: CCTP_MESSENGER,
+          destinationChainId: 8453, receiver: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045",
+        },
+      },
+    ],
+  );
+  check(r, { bundle: ["array", "object"], tx: TX_SHAPE, amountsOut: "object", bridgingEstimates: ["array", BRIDGE_ESTIMATE] });
+  const out = Object.fromEntries(Object.entries(r.amountsOut).map(([k, v]) => [k.toLowerCase(), v]));
+  assert(BigInt(out[USDC_BASE] ?? "0") > 0n && out[USDC] === undefined, JSON.stringify(r.amountsOut));
+});
+
 await test("getApprovalData approves the router, never the executor", async () => {
   const r = await client.getApprovalData({
     chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045",

@@ -237,6 +237,8 @@ struct Compiler<'a> {
     /// Pools lending the flash loan whose program is being compiled: they
     /// are locked until paid, so no route goes through them.
     locked: BTreeSet<Address>,
+    /// The bridge crossings, in program order.
+    crossings: Vec<Crossing>,
     /// First command word of each action, for naming a failed command.
     marks: Vec<usize>,
     /// The request id of the event.
@@ -285,6 +287,7 @@ impl<'a> Compiler<'a> {
             hints: Vec::new(),
             pulled: Vec::new(),
             locked: BTreeSet::new(),
+            crossings: Vec::new(),
             marks: Vec::with_capacity(req.actions.len()),
             request_id,
             base,
@@ -375,6 +378,71 @@ impl<'a> Compiler<'a> {
                     ),
                 )
             })
+    }
+
+    /// A `bridge` action. Through CCTP (a standard transfer to the
+    /// receiver): the token approved to the chain's `TokenMessengerV2` and
+    /// burned by `depositForBurn` for the destination's domain, no fee, no
+    /// hook; after the bundle runs, the message is attested and received on
+    /// the destination chain's world ([`crate::bridge`]). Refused with the
+    /// reason: a callback (Enso deploys no CCTP receiver that runs one), and
+    /// the other bridges (no deployed receiver of theirs is modelled).
+    fn bridge(&mut self, kind: &ActionKind, at: &str) -> Result<Vec<Output>, ExecError> {
+        let ActionKind::Bridge {
+            token_in,
+            amount_in,
+            primary,
+            destination_chain,
+            receiver,
+            callback,
+        } = kind
+        else {
+            return Err(BundleError::invalid(at, "not a bridge").into());
+        };
+        let to = *destination_chain;
+        // A bridge the snapshot does not carry is the request's mistake.
+        let (k, route) = self.bridge_route(*primary, *token_in, to, at)?;
+        let unavailable = |field: &str, message: String| -> ExecError {
+            BundleError { code: ApiCode::BridgeUnavailable, at: format!("{at}.{field}"), message }
+                .into()
+        };
+        let cctp = crate::evm::cctp::setup(&self.state.catalog)
+            .filter(|(b, _)| *b.name == *route.name)
+            .map(|(_, s)| s);
+        let world = self.state.world.as_ref().ok();
+        let domain = cctp.and_then(|s| s.domain(to));
+        let (Some(_), Some(domain)) = (cctp, domain) else {
+            return Err(unavailable(
+                "destinationChainId",
+                format!(
+                    "no deployed {} receiver on chain {to} is modelled to run the bridged side, \
+                     so no bundle that bridges through it is built",
+                    route.name
+                ),
+            ));
+        };
+        if world.and_then(|w| w.chain(to)).is_none() {
+            return Err(unavailable(
+                "destinationChainId",
+                format!("chain {to} has no market state to receive the bridged {:#x} on", token_in),
+            ));
+        }
+        if !callback.is_empty() {
+            return Err(unavailable(
+                "callback",
+                "Enso deploys no CCTP receiver that runs a callback on the destination chain: \
+                 bridge to the receiver without one, or through another bridge"
+                    .to_owned(),
+            ));
+        }
+        let field = format!("{at}.amountIn");
+        let (x, predicted, _) = self.amount(amount_in, &field)?;
+        self.consume(*token_in, amount_in, &field)?;
+        encode::route::cctp_burn(&mut self.b, *primary, *token_in, x, (domain, *receiver))
+            .map_err(encode_err(at))?;
+        self.crossings.push(Crossing { route: k, predicted, at: at.to_owned() });
+        // Nothing stays on this chain.
+        Ok(Vec::new())
     }
 
     fn amount(&mut self, a: &Amount, at: &str) -> Result<(In, Option<U256>, bool), BundleError> {
@@ -2473,22 +2541,7 @@ impl<'a> Compiler<'a> {
                     .into_iter()
                     .collect())
             }
-            ActionKind::Bridge { token_in, primary, destination_chain, .. } => {
-                // A bridge the snapshot does not carry is the request's
-                // mistake; one it does is still refused: no deployed bridge
-                // receiver is modelled to run its destination side, and a
-                // transaction that bridges could strand the funds.
-                self.bridge_route(*primary, *token_in, *destination_chain, &at)?;
-                Err(BundleError {
-                    code: ApiCode::BridgeUnavailable,
-                    at: format!("{at}.destinationChainId"),
-                    message: format!(
-                        "no deployed bridge receiver on chain {destination_chain} is modelled to \
-                         run the bridged side, so no bundle that bridges is built"
-                    ),
-                }
-                .into())
-            }
+            ActionKind::Bridge { .. } => self.bridge(&a.kind, &at),
             ActionKind::Binary { op, a: x, b: y } => {
                 let (xa, pa, ea) = self.amount(x, &format!("{at}.amountA"))?;
                 let (yb, pb, eb) = self.amount(y, &format!("{at}.amountB"))?;
@@ -2853,6 +2906,14 @@ struct MultiRedeem<'p> {
     receiver: Option<Address>,
 }
 
+/// A bridge action compiled: its route in the snapshot, the amount it
+/// sends when known before the bundle runs, and where it is in the body.
+struct Crossing {
+    route: usize,
+    predicted: Option<U256>,
+    at: String,
+}
+
 /// A program put together: its transaction, the simulation setup, the
 /// approvals to grant, and how many command words precede the body.
 struct Assembled {
@@ -2929,7 +2990,47 @@ pub fn compile_and_prove(
     }
     let mut amounts_out: BTreeMap<Address, U256> = BTreeMap::new();
     add_gains(&mut amounts_out, &setup.watch, &outcome.gains);
-    let (mut mins, fees, plans) = (c.mins, c.fees, c.plans);
+    let (mut mins, fees, mut plans) = (c.mins, c.fees, c.plans);
+    // Each crossing followed to its destination chain.
+    if !c.crossings.is_empty() {
+        let delivered = crate::bridge::deliver_cctp(
+            world,
+            &state.catalog,
+            req.chain,
+            &outcome.logs,
+            c.request_id,
+        )?;
+        if delivered.len() != c.crossings.len() {
+            tracing::error!(
+                sent = delivered.len(),
+                "bundle's bridge messages differ from its actions"
+            );
+            return Err(ExecError::SimulationMismatch { index: 0 });
+        }
+        for (x, d) in c.crossings.iter().zip(&delivered) {
+            let route =
+                state.snapshot.bridges().get(x.route).ok_or_else(|| {
+                    BundleError::invalid(&x.at, "the bridge route left the snapshot")
+                })?;
+            let plan = route.crossing(x.route, d.amount_in).map_err(|e| {
+                BundleError::unroutable(
+                    &x.at,
+                    format!("the bridge cannot carry {}: {e}", d.amount_in),
+                )
+            })?;
+            // The kernel's amount is what the destination minted, and what
+            // was known before the run is what was sent.
+            if plan.amounts_out.first() != Some(&d.amount)
+                || x.predicted.is_some_and(|p| p != d.amount_in)
+            {
+                tracing::error!(at = %x.at, sent = %d.amount_in, minted = %d.amount, "bridge amounts differ");
+                return Err(ExecError::SimulationMismatch { index: 0 });
+            }
+            let e = amounts_out.entry(d.token).or_default();
+            *e = e.saturating_add(d.amount);
+            plans.push(plan);
+        }
+    }
     // The minimums answered are the outputs': a check on an intermediate
     // (a swap's output the next action spends) is enforced in the program
     // but is not something the receiver gets.

@@ -369,6 +369,37 @@ pub(crate) fn approve(
     Ok(())
 }
 
+/// A CCTP V2 standard transfer of `amount` of `token` to `recipient` on
+/// CCTP domain `domain`: the token approved to the chain's
+/// `TokenMessengerV2` and burned by its `depositForBurn` (no fee, anyone
+/// may relay, attested when finalized, no hook).
+pub(crate) fn cctp_burn(
+    b: &mut ProgramBuilder,
+    messenger: Address,
+    token: Address,
+    amount: In,
+    (domain, recipient): (u32, Address),
+) -> Result<(), EncodeError> {
+    approve(b, token, messenger, amount.clone())?;
+    let args = [
+        amount,
+        b.word(domain)?,
+        b.word(recipient.into_word())?,
+        b.address(token)?,
+        b.word(B256::ZERO)?,
+        b.uint(U256::ZERO)?,
+        b.word(crate::evm::cctp::FINALIZED)?,
+    ];
+    b.call(
+        CallKind::Call,
+        messenger,
+        crate::evm::abi::CctpTokenMessengerV2::depositForBurnCall::SELECTOR,
+        &args,
+        Out::Ignore,
+    )?;
+    Ok(())
+}
+
 pub(crate) fn word_out(out: Option<super::weiroll::Slot>) -> Result<In, EncodeError> {
     out.map(In::Fixed).ok_or(EncodeError::Unsupported("call without output"))
 }

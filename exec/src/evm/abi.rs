@@ -8,6 +8,8 @@
 // `sol!` generates the call, return and event types; the Solidity below is
 // their documentation.
 #![allow(missing_docs)]
+// An event's constructor takes every field (CCTP's `DepositForBurn` has ten).
+#![allow(clippy::too_many_arguments)]
 
 use alloy_sol_types::sol;
 
@@ -674,5 +676,93 @@ sol! {
         );
         function tickBitmap(int16 wordPosition) external view returns (uint256);
         function initialize(uint160 sqrtPriceX96) external;
+    }
+}
+
+sol! {
+    /// `contracts/src/ReferenceFiatToken.sol`: USDC as CCTP mints it.
+    #[sol(all_derives)]
+    contract ReferenceFiatToken {
+        constructor(string name_, string symbol_, uint8 decimals_, address minter_, uint256 allowance_);
+        function isMinter(address account) external view returns (bool);
+        function minterAllowance(address minter) external view returns (uint256);
+    }
+
+    /// `contracts/src/ReferenceCctpV2.sol`: CCTP V2's message transmitter.
+    #[sol(all_derives)]
+    contract CctpMessageTransmitterV2 {
+        constructor(
+            uint32 localDomain_,
+            uint32 version_,
+            address[] attesters_,
+            uint256 signatureThreshold_,
+            uint256 maxMessageBodySize_
+        );
+        event MessageSent(bytes message);
+        event MessageReceived(
+            address indexed caller,
+            uint32 sourceDomain,
+            bytes32 indexed nonce,
+            bytes32 sender,
+            uint32 indexed finalityThresholdExecuted,
+            bytes messageBody
+        );
+        function receiveMessage(bytes message, bytes attestation) external returns (bool success);
+        function usedNonces(bytes32 nonce) external view returns (uint256);
+        function localDomain() external view returns (uint32);
+    }
+
+    /// `contracts/src/ReferenceCctpV2.sol`: CCTP V2's token messenger.
+    #[sol(all_derives)]
+    contract CctpTokenMessengerV2 {
+        constructor(
+            address messageTransmitter_,
+            uint32 messageBodyVersion_,
+            address tokenMinter_,
+            address feeRecipient_,
+            uint32[] remoteDomains_,
+            bytes32[] remoteTokenMessengers_
+        );
+        event DepositForBurn(
+            address indexed burnToken,
+            uint256 amount,
+            address indexed depositor,
+            bytes32 mintRecipient,
+            uint32 destinationDomain,
+            bytes32 destinationTokenMessenger,
+            bytes32 destinationCaller,
+            uint256 maxFee,
+            uint32 indexed minFinalityThreshold,
+            bytes hookData
+        );
+        event MintAndWithdraw(
+            address indexed mintRecipient,
+            uint256 amount,
+            address indexed mintToken,
+            uint256 feeCollected
+        );
+        function depositForBurn(
+            uint256 amount,
+            uint32 destinationDomain,
+            bytes32 mintRecipient,
+            address burnToken,
+            bytes32 destinationCaller,
+            uint256 maxFee,
+            uint32 minFinalityThreshold
+        ) external;
+        function remoteTokenMessengers(uint32 domain) external view returns (bytes32);
+    }
+
+    /// `contracts/src/ReferenceCctpV2.sol`: CCTP V2's token minter.
+    #[sol(all_derives)]
+    contract CctpTokenMinterV2 {
+        constructor(
+            address localTokenMessenger_,
+            address localToken_,
+            uint256 burnLimitPerMessage_,
+            uint32[] remoteDomains_,
+            bytes32[] remoteTokens_
+        );
+        function getLocalToken(uint32 remoteDomain, bytes32 remoteToken) external view returns (address);
     }
 }

@@ -78,6 +78,22 @@ pub enum Artifact {
     /// `ReferencePermit2.sol`: Permit2's signature transfers, no
     /// constructor arguments; placed at Permit2's address.
     ReferencePermit2,
+    /// `ReferenceFiatToken.sol`: USDC with FiatToken's minter interface
+    /// (`ReferenceERC20`'s storage); constructor `(string, string, uint8,
+    /// address minter, uint256 allowance)`.
+    ReferenceFiatToken,
+    /// `ReferenceCctpV2.sol`: CCTP V2's `MessageTransmitterV2`; constructor
+    /// `(uint32 localDomain, uint32 version, address[] attesters, uint256
+    /// signatureThreshold, uint256 maxMessageBodySize)`.
+    ReferenceMessageTransmitterV2,
+    /// `ReferenceCctpV2.sol`: CCTP V2's `TokenMessengerV2`; constructor
+    /// `(address transmitter, uint32 bodyVersion, address minter, address
+    /// feeRecipient, uint32[] domains, bytes32[] messengers)`.
+    ReferenceTokenMessengerV2,
+    /// `ReferenceCctpV2.sol`: CCTP V2's `TokenMinterV2`; constructor
+    /// `(address messenger, address token, uint256 burnLimit, uint32[]
+    /// domains, bytes32[] remoteTokens)`.
+    ReferenceTokenMinterV2,
     /// `ReferenceCurveGauge.sol`: constructor `(address lpToken, address
     /// rewardToken)`.
     ReferenceCurveGauge,
@@ -260,7 +276,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 69] = [
+    pub const ALL: [Self; 73] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -285,6 +301,10 @@ impl Artifact {
         Self::ReferenceComptroller,
         Self::ReferenceCurveGauge,
         Self::ReferencePermit2,
+        Self::ReferenceFiatToken,
+        Self::ReferenceMessageTransmitterV2,
+        Self::ReferenceTokenMessengerV2,
+        Self::ReferenceTokenMinterV2,
         Self::ReferenceDualVault,
         Self::PoolLens,
         Self::StateLens,
@@ -360,6 +380,10 @@ impl Artifact {
             Self::ReferenceComptroller => "ReferenceComptroller",
             Self::ReferenceCurveGauge => "ReferenceCurveGauge",
             Self::ReferencePermit2 => "ReferencePermit2",
+            Self::ReferenceFiatToken => "ReferenceFiatToken",
+            Self::ReferenceMessageTransmitterV2 => "ReferenceMessageTransmitterV2",
+            Self::ReferenceTokenMessengerV2 => "ReferenceTokenMessengerV2",
+            Self::ReferenceTokenMinterV2 => "ReferenceTokenMinterV2",
             Self::ReferenceDualVault => "ReferenceDualVault",
             Self::PoolLens => "PoolLens",
             Self::StateLens => "StateLens",
@@ -470,6 +494,18 @@ impl Artifact {
             }
             Self::ReferencePermit2 => {
                 include_str!("../../../contracts/artifacts/ReferencePermit2.json")
+            }
+            Self::ReferenceFiatToken => {
+                include_str!("../../../contracts/artifacts/ReferenceFiatToken.json")
+            }
+            Self::ReferenceMessageTransmitterV2 => {
+                include_str!("../../../contracts/artifacts/ReferenceMessageTransmitterV2.json")
+            }
+            Self::ReferenceTokenMessengerV2 => {
+                include_str!("../../../contracts/artifacts/ReferenceTokenMessengerV2.json")
+            }
+            Self::ReferenceTokenMinterV2 => {
+                include_str!("../../../contracts/artifacts/ReferenceTokenMinterV2.json")
             }
             Self::ReferenceCurveGauge => {
                 include_str!("../../../contracts/artifacts/ReferenceCurveGauge.json")
@@ -975,6 +1011,16 @@ mod tests {
             hash(Artifact::UniswapV3Pool),
             Some(b256!("e34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54"))
         );
+    }
+
+    #[test]
+    fn fiat_token_keeps_the_erc20_layout() {
+        // The world funds USDC as it funds any `ReferenceERC20`.
+        for v in ["name", "symbol", "totalSupply", "balanceOf", "allowance"] {
+            let slot = Artifact::ReferenceErc20.storage_slot(v);
+            assert!(slot.is_some(), "{v}");
+            assert_eq!(Artifact::ReferenceFiatToken.storage_slot(v), slot, "{v}");
+        }
     }
 
     #[test]

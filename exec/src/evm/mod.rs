@@ -28,6 +28,7 @@
 pub mod aave;
 pub mod abi;
 pub mod artifacts;
+pub mod cctp;
 pub mod fixtures;
 pub mod lazy;
 pub mod pool_lens;

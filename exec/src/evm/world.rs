@@ -47,15 +47,16 @@ use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors, aave,
     abi::{
         BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
-        BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, LegacyShortcutsRouter,
-        OpenZeppelinVault, ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge,
-        ReferenceCurveToken, ReferenceDualVault, ReferenceFlashloanRouterAdapter,
+        BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, CctpMessageTransmitterV2,
+        CctpTokenMessengerV2, CctpTokenMinterV2, LegacyShortcutsRouter, OpenZeppelinVault,
+        ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceCurveToken,
+        ReferenceDualVault, ReferenceFiatToken, ReferenceFlashloanRouterAdapter,
         ReferenceStableSwap, ReferenceStableSwapLp, ReferenceV2Pair, ReferenceV2Router,
         ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
         UniswapV2Router02, UniswapV3Factory, UniswapV3PositionManager, UniswapV3SwapRouter,
         UniswapV3SwapRouter02, WalletFactory,
     },
-    fixtures, lazy,
+    cctp, fixtures, lazy,
 };
 
 /// Deploys every fixture contract (to a scratch address first).
@@ -68,6 +69,10 @@ pub const BALANCER_VAULT: Address = address!("ba12222222228d8ba445958a75a0704d56
 /// the one `UniswapV2Router02` has built in.
 const UNISWAP_V2_INIT_CODE_HASH: B256 =
     alloy_primitives::b256!("96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f");
+
+/// Who CCTP's fees are minted to in the world (a standard transfer pays
+/// none).
+pub const CCTP_FEE_RECIPIENT: Address = address!("5eed00000000000000000000000000000000cc7f");
 
 /// `UniswapV3Factory.getPool`'s storage slot.
 pub const V3_GET_POOL_SLOT: u64 = 5;
@@ -911,6 +916,7 @@ impl<'a> ChainBuilder<'a> {
         self.lazy.read_from(snapshot.pools().clone());
         self.base_tokens()?;
         let mut unbuilt = Vec::new();
+        self.cctp(&mut unbuilt);
         // Pools whose contract is a token (vault shares, receipts, stETH)
         // first, then the Curve pools that place an LP token: other pools
         // may hold those tokens (and a Curve pool may hold stETH).
@@ -1071,11 +1077,106 @@ impl<'a> ChainBuilder<'a> {
                 .abi_encode();
                 self.deploy_at(Artifact::ReferenceWeth, &args, t.address)?;
                 self.tokens.insert(t.address, TokenImpl::Weth);
+            } else if let Some(minter) = self.cctp_minter_of(t.address) {
+                let args = ReferenceFiatToken::constructorCall {
+                    name_: t.name.clone(),
+                    symbol_: t.symbol.clone(),
+                    decimals_: t.decimals,
+                    minter_: minter,
+                    allowance_: U256::MAX,
+                }
+                .abi_encode();
+                self.deploy_at(Artifact::ReferenceFiatToken, &args, t.address)?;
+                self.tokens.insert(t.address, TokenImpl::Erc20);
             } else {
                 self.test_token(t.address, &t.name, &t.symbol, t.decimals)?;
             }
         }
         Ok(())
+    }
+
+    /// CCTP's token minter on this chain, when CCTP carries `token` here:
+    /// the token is then USDC as FiatToken, which the minter mints and
+    /// burns.
+    fn cctp_minter_of(&self, token: Address) -> Option<Address> {
+        let (bridge, setup) = cctp::setup(self.catalog)?;
+        let key = self.chain.0.to_string();
+        (bridge.contracts.contains_key(&key)
+            && setup.domains.contains_key(&key)
+            && bridge.tokens.get(&key).is_some_and(|ts| ts.contains(&token)))
+        .then_some(setup.token_minter)
+    }
+
+    /// Circle's CCTP V2 on this chain, when the catalog's CCTP bridge runs
+    /// here: the message transmitter trusting the world's attester, the
+    /// token minter linking every other domain's USDC to this chain's, the
+    /// token messenger knowing every other domain's messenger. A contract
+    /// that cannot be placed is listed in `unbuilt`.
+    fn cctp(&mut self, unbuilt: &mut Vec<(Address, String)>) {
+        if let Err((at, e)) = self.place_cctp() {
+            unbuilt.push((at, super::artifacts::error_chain(&e)));
+        }
+    }
+
+    #[allow(clippy::result_large_err, reason = "built once per chain, at start")]
+    fn place_cctp(&mut self) -> Result<(), (Address, WorldError)> {
+        let Some((bridge, setup)) = cctp::setup(self.catalog) else { return Ok(()) };
+        let key = self.chain.0.to_string();
+        let (Some(&messenger), Some(domain)) =
+            (bridge.contracts.get(&key), setup.domain(self.chain))
+        else {
+            return Ok(());
+        };
+        let Some(&local) =
+            bridge.tokens.get(&key).into_iter().flatten().find(|t| self.tokens.contains_key(*t))
+        else {
+            return Ok(());
+        };
+        let word = |a: Address| a.into_word();
+        let (mut domains, mut messengers, mut token_domains, mut tokens) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (chain, d) in setup.domains.iter().filter(|(c, _)| **c != key) {
+            if let Some(m) = bridge.contracts.get(chain) {
+                domains.push(*d);
+                messengers.push(word(*m));
+            }
+            for t in bridge.tokens.get(chain).into_iter().flatten() {
+                token_domains.push(*d);
+                tokens.push(word(*t));
+            }
+        }
+        let transmitter = CctpMessageTransmitterV2::constructorCall {
+            localDomain_: domain,
+            version_: setup.message_version,
+            attesters_: vec![cctp::attester()],
+            signatureThreshold_: U256::ONE,
+            maxMessageBodySize_: U256::from(cctp::MAX_MESSAGE_BODY_SIZE),
+        };
+        self.deploy_at(
+            Artifact::ReferenceMessageTransmitterV2,
+            &transmitter.abi_encode(),
+            setup.message_transmitter,
+        )
+        .map_err(|e| (setup.message_transmitter, e))?;
+        let minter = CctpTokenMinterV2::constructorCall {
+            localTokenMessenger_: messenger,
+            localToken_: local,
+            burnLimitPerMessage_: U256::from(setup.burn_limit_per_message),
+            remoteDomains_: token_domains,
+            remoteTokens_: tokens,
+        };
+        self.deploy_at(Artifact::ReferenceTokenMinterV2, &minter.abi_encode(), setup.token_minter)
+            .map_err(|e| (setup.token_minter, e))?;
+        let args = CctpTokenMessengerV2::constructorCall {
+            messageTransmitter_: setup.message_transmitter,
+            messageBodyVersion_: setup.message_body_version,
+            tokenMinter_: setup.token_minter,
+            feeRecipient_: CCTP_FEE_RECIPIENT,
+            remoteDomains_: domains,
+            remoteTokenMessengers_: messengers,
+        };
+        self.deploy_at(Artifact::ReferenceTokenMessengerV2, &args.abi_encode(), messenger)
+            .map_err(|e| (messenger, e))
     }
 
     fn test_token(

@@ -1397,15 +1397,7 @@ pub fn find_routes(
     let mut bridging: Vec<BridgeEstimate> = Vec::new();
     for st in steps().filter(|s| s.action == StepAction::Bridge) {
         let Some(b) = snapshot.bridges().get(st.pool) else { continue };
-        let est = BridgeEstimate {
-            bridge: b.name.to_string(),
-            from_chain: b.from_chain,
-            to_chain: b.to_chain,
-            token: b.token_out,
-            estimated_seconds: b.estimated_seconds,
-            block_ms: b.block_ms,
-            send_confirmations: b.send_confirmations,
-        };
+        let est = b.estimate();
         if !bridging.contains(&est) {
             bridging.push(est);
         }

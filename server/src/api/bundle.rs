@@ -290,8 +290,9 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 ///   coin or both) only, through Enso's router adapter; no paymaster fees,
 ///   or withdrawals by position id;
 /// - no Compound V3 market in the world;
-/// - a bundle's bridge answers 422 (no deployed bridge receiver is
-///   modelled);
+/// - of the bridges, CCTP only, to its receiver (no callback: Enso
+///   deploys no CCTP receiver that runs one; the others' deployed
+///   receivers are not modelled);
 /// - an ERC-721 has no `transfer`.
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
@@ -303,8 +304,10 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         | "paymasterfee"
         | "multioutsingledeposit"
         | "singlewithdrawwithpositionid"
-        | "multiwithdraw"
-        | "bridge" => false,
+        | "multiwithdraw" => false,
+        // To a receiver through CCTP, proven on both chains; the other
+        // bridges' deployed receivers are not modelled.
+        "bridge" => protocol == "cctp",
         "deposit" | "redeem" | "singledeposit" | "singleredeem" => protocol != "compound-v3",
         // Several tokens in or out together: a tokenized Curve pool, a
         // Uniswap V2 pair (of the published 0.3% pair code), a Balancer
@@ -420,6 +423,12 @@ pub fn builds_on(
                         }
                     })
                 }),
+            // CCTP's messenger on the chain, with a domain.
+            "bridge" => switchyard_engine::evm::cctp::setup(catalog).is_some_and(|(b, s)| {
+                b.name == protocol
+                    && b.contracts.contains_key(&chain.0.to_string())
+                    && s.domain(chain).is_some()
+            }),
             _ => true,
         }
 }

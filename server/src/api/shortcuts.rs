@@ -930,6 +930,7 @@ pub async fn bundle(
         m.iter().map(|(t, a)| (addr(*t), a.to_string())).collect()
     };
     let route = b.plans.iter().flat_map(hops).collect();
+    let bridging_estimates = b.plans.iter().flat_map(bridging_estimates).collect();
     Ok(Json(dto::BundleResponse {
         bundle: echo,
         gas: (!skip_quote).then(|| b.gas.to_string()),
@@ -937,6 +938,7 @@ pub async fn bundle(
         min_amounts_out: by_token(&b.min_amounts_out),
         fee_amount: by_token(&b.fee_amounts),
         route,
+        bridging_estimates,
         created_at: b.block_number,
         valid_until: b.valid_until,
         tx: transaction(&b.tx),

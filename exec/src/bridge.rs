@@ -1,0 +1,138 @@
+//! Bridged amounts followed to their destination chain in the world.
+//!
+//! A transaction that bridges is proven on both sides before it is
+//! answered: the source chain's program runs first; then each message it
+//! sent is relayed as the bridge would relay it, and received on the
+//! destination chain's world. What the receiver gains there is what the
+//! answer promises.
+//!
+//! CCTP V2 (standard transfer): the message `MessageTransmitterV2` emitted
+//! gets a nonce and the finalized threshold as Circle's attestation service
+//! fills them, the world's attester signs it ([`crate::evm::cctp`]), and a
+//! relayer calls `receiveMessage` on the destination's transmitter, which
+//! has the destination's `TokenMessengerV2` mint the USDC.
+
+use alloy_primitives::{Address, B256, Bytes, Log, U256, address, keccak256};
+use alloy_sol_types::{SolCall, SolEvent, SolValue};
+use switchyard_catalog::{Catalog, ChainId};
+
+use crate::{
+    ExecError,
+    encode::Tx,
+    evm::{
+        abi::{CctpMessageTransmitterV2, CctpTokenMessengerV2},
+        cctp::{self, BurnMessage},
+        world::World,
+    },
+    simulate::{SimSetup, simulate},
+};
+
+/// Who relays messages to the destination chains of the world.
+pub const RELAYER: Address = address!("5eed00000000000000000000000000000000e1a7");
+
+/// One bridged amount received on its destination chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// The bridge.
+    pub bridge: &'static str,
+    /// Source chain.
+    pub from_chain: ChainId,
+    /// Destination chain.
+    pub to_chain: ChainId,
+    /// Token sent, on the source chain.
+    pub token_in: Address,
+    /// Amount sent.
+    pub amount_in: U256,
+    /// Token received, on the destination chain.
+    pub token: Address,
+    /// Who received it.
+    pub receiver: Address,
+    /// What the receiver gained.
+    pub amount: U256,
+    /// The message as relayed (attested).
+    pub message: Bytes,
+    /// Gas the destination's receipt used.
+    pub gas: u64,
+}
+
+/// Every CCTP message among `logs` (a source transaction's, on `from`),
+/// attested and received on its destination chain: what each delivered,
+/// in the order they were sent. `request_id` makes each message's nonce
+/// unique, as Circle's are.
+pub fn deliver_cctp(
+    world: &World,
+    catalog: &Catalog,
+    from: ChainId,
+    logs: &[Log],
+    request_id: B256,
+) -> Result<Vec<Delivery>, ExecError> {
+    let Some((bridge, setup)) = cctp::setup(catalog) else { return Ok(Vec::new()) };
+    let sent = logs.iter().filter(|l| {
+        l.address == setup.message_transmitter
+            && l.topics().first() == Some(&CctpMessageTransmitterV2::MessageSent::SIGNATURE_HASH)
+    });
+    let mut out = Vec::new();
+    for (k, log) in sent.enumerate() {
+        let failed = |why: String| ExecError::SimulationFailed(format!("CCTP message {k}: {why}"));
+        let event = CctpMessageTransmitterV2::MessageSent::decode_log_data(&log.data)
+            .map_err(|e| failed(format!("undecodable MessageSent: {e}")))?;
+        let m = BurnMessage::decode(&event.message)
+            .ok_or_else(|| failed("not a burn message".to_owned()))?;
+        let to = cctp::chain_of(setup, m.destination_domain).ok_or_else(|| {
+            failed(format!("domain {} is no chain of the catalog", m.destination_domain))
+        })?;
+        let cw = world.chain(to).ok_or(ExecError::BridgeUnavailable { chain: to })?;
+        let token = bridge
+            .tokens
+            .get(&to.0.to_string())
+            .into_iter()
+            .flatten()
+            .copied()
+            .find(|t| cw.token_impl(*t).is_some())
+            .ok_or(ExecError::BridgeUnavailable { chain: to })?;
+        let nonce = keccak256((U256::from(from.0), request_id, U256::from(k)).abi_encode());
+        let message = m.attested(nonce);
+        let attestation =
+            cctp::attest(&message).ok_or_else(|| failed("the attester cannot sign".to_owned()))?;
+        let tx = Tx {
+            from: RELAYER,
+            to: setup.message_transmitter,
+            data: CctpMessageTransmitterV2::receiveMessageCall {
+                message: message.clone(),
+                attestation,
+            }
+            .abi_encode()
+            .into(),
+            value: U256::ZERO,
+        };
+        let setup_watch =
+            SimSetup { watch: vec![(m.mint_recipient, token)], ..SimSetup::default() };
+        let outcome = simulate(cw, &tx, &setup_watch)
+            .map_err(|e| failed(format!("not received on chain {to}: {e}")))?;
+        let gained = outcome.gains.first().copied().flatten().unwrap_or_default();
+        // A finalized message mints the whole amount, no fee.
+        let minted = outcome.logs.iter().find_map(|l| {
+            CctpTokenMessengerV2::MintAndWithdraw::decode_log(l)
+                .ok()
+                .filter(|e| e.mintRecipient == m.mint_recipient && e.mintToken == token)
+                .map(|e| (e.amount, e.feeCollected))
+        });
+        if gained != m.amount || minted != Some((m.amount, U256::ZERO)) {
+            tracing::error!(burned = %m.amount, gained = %gained, ?minted, "CCTP delivery differs");
+            return Err(ExecError::SimulationMismatch { index: 0 });
+        }
+        out.push(Delivery {
+            bridge: "cctp",
+            from_chain: from,
+            to_chain: to,
+            token_in: m.burn_token,
+            amount_in: m.amount,
+            token,
+            receiver: m.mint_recipient,
+            amount: gained,
+            message,
+            gas: outcome.gas_used,
+        });
+    }
+    Ok(out)
+}
