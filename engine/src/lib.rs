@@ -28,6 +28,7 @@
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+pub mod bridge_status;
 mod bundle_service;
 mod curve_lists;
 mod error;
@@ -68,6 +69,10 @@ pub use volume::VolumeStats;
 /// How long a caller waits for an actor before giving up.
 pub const ACTOR_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Timeout of one call bridge status makes (a node, the attestation
+/// service).
+pub const BRIDGE_NODE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// What the engine needs to start.
 #[derive(Debug, Clone, Default)]
 pub struct EngineConfig {
@@ -104,6 +109,12 @@ pub struct EngineConfig {
     pub replay_blocks: Option<usize>,
     /// The operator's own fee on quotes and routes (`ensoFeeAmount`).
     pub operator_fee: Option<OperatorFee>,
+    /// Nodes bridge status reads besides the feeds' (chains no feed
+    /// follows): `(chain, http://…)`.
+    pub bridge_nodes: Vec<(ChainId, String)>,
+    /// CCTP's attestation service (`http://…`, Circle's V2 API), for bridge
+    /// status and claims.
+    pub cctp_attestation_url: Option<String>,
 }
 
 /// The operator's own fee: bps of every input of a quote or route, paid
@@ -321,7 +332,25 @@ impl Engine {
         let ended = Arc::clone(&feed_ended);
         let block_interval = config.block_interval;
         let health: Vec<_> = rpc_sources.iter().map(|s| Arc::clone(&s.health)).collect();
-        let nodes = rpc_sources.iter().map(|s| (s.config.chain, Arc::clone(&s.client))).collect();
+        let nodes: std::collections::BTreeMap<ChainId, Arc<rpc::RpcClient>> =
+            rpc_sources.iter().map(|s| (s.config.chain, Arc::clone(&s.client))).collect();
+        // Bridge status reads the feeds' nodes and any named for it alone.
+        let mut watched = nodes.clone();
+        for (chain, url) in &config.bridge_nodes {
+            let client = rpc::RpcClient::new(url, BRIDGE_NODE_TIMEOUT)
+                .map_err(|e| EngineError::Config(e.to_string()))?;
+            watched.entry(*chain).or_insert_with(|| Arc::new(client));
+        }
+        if let Some(url) = &config.cctp_attestation_url {
+            // Fail at start on a URL the client cannot use.
+            rpc::RpcClient::new(url, BRIDGE_NODE_TIMEOUT)
+                .map_err(|e| EngineError::Config(format!("cctp attestation url: {e}")))?;
+        }
+        let bridges = bridge_status::BridgeWatch {
+            nodes: watched,
+            attestation_url: config.cctp_attestation_url.clone(),
+            timeout: BRIDGE_NODE_TIMEOUT,
+        };
         let thread = std::thread::Builder::new()
             .name("switchyard-engine".into())
             .spawn(move || {
@@ -409,6 +438,7 @@ impl Engine {
                 demo,
                 changed,
                 operator_fee: config.operator_fee,
+                bridges,
             }),
         };
         Ok((handle, Shutdown { system: Some(system), thread: Some(thread), db_arbiter }))
@@ -443,6 +473,8 @@ struct Inner {
     changed: Arc<tokio::sync::watch::Sender<u64>>,
     /// The operator's fee on quotes and routes.
     operator_fee: Option<OperatorFee>,
+    /// The nodes and service bridge status reads.
+    bridges: bridge_status::BridgeWatch,
 }
 
 /// One RPC feed to start: a factory of the catalog, or one protocol's
@@ -907,6 +939,28 @@ impl EngineHandle {
         }
         out.sort_by_key(|b| b.chain);
         Ok(out)
+    }
+
+    /// Where the CCTP transfer of source transaction `tx` on `chain` is,
+    /// read from the chains' nodes and the attestation service.
+    pub async fn cctp_status(
+        &self,
+        chain: ChainId,
+        tx: alloy_primitives::B256,
+    ) -> bridge_status::CctpTransfer {
+        let catalog = self.catalog();
+        self.inner.bridges.cctp(&catalog, chain, tx).await
+    }
+
+    /// The claim transaction of the CCTP transfer of `tx` on `chain`, or
+    /// the destination chain (when known) and why there is none.
+    pub async fn cctp_claim(
+        &self,
+        chain: ChainId,
+        tx: alloy_primitives::B256,
+    ) -> Result<bridge_status::CctpClaim, (Option<ChainId>, String)> {
+        let catalog = self.catalog();
+        self.inner.bridges.cctp_claim(&catalog, chain, tx).await
     }
 
     /// Whether a node follows `chain` (its pools and head are live).

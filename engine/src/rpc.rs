@@ -490,6 +490,50 @@ impl RpcClient {
     }
 }
 
+/// One `GET` of `path` (with its query) below `base` (`http://host:port[/prefix]`),
+/// on a connection of its own: the answer's status and body (at most
+/// [`MAX_GET_BYTES`]). For the HTTP services beside the nodes (CCTP's
+/// attestation service).
+pub async fn http_get(
+    base: &str,
+    path: &str,
+    timeout: Duration,
+) -> Result<(u16, Vec<u8>), RpcError> {
+    let target = parse_url(base)?;
+    let full = format!("{}{path}", target.path.trim_end_matches('/'));
+    let work = async {
+        let stream = tokio::net::TcpStream::connect((target.host.as_str(), target.port))
+            .await
+            .map_err(|e| RpcError::Transport(e.to_string()))?;
+        let (mut sender, conn) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| RpcError::Transport(e.to_string()))?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        let req = Request::get(full.as_str())
+            .header(header::HOST, format!("{}:{}", target.host, target.port))
+            .header(header::ACCEPT, "application/json")
+            .body(Full::new(Body::new()))
+            .map_err(|e| RpcError::Transport(e.to_string()))?;
+        let resp =
+            sender.send_request(req).await.map_err(|e| RpcError::Transport(e.to_string()))?;
+        let status = resp.status().as_u16();
+        let bytes = http_body_util::Limited::new(resp.into_body(), MAX_GET_BYTES)
+            .collect()
+            .await
+            .map_err(|e| RpcError::Transport(e.to_string()))?
+            .to_bytes();
+        Ok((status, bytes.to_vec()))
+    };
+    tokio::time::timeout(timeout, work)
+        .await
+        .map_err(|_| RpcError::Timeout { method: format!("GET {full}"), after: timeout })?
+}
+
+/// The largest answer [`http_get`] reads.
+pub const MAX_GET_BYTES: usize = 4 * 1024 * 1024;
+
 /// The largest answer read from a node (a discovery `eth_getLogs` over a
 /// busy range is the biggest: narrow `log_range` if a node hits this).
 pub const MAX_ANSWER_BYTES: usize = 256 * 1024 * 1024;

@@ -20,6 +20,12 @@
 //! log_format = "json"              # SWITCHYARD_LOG_FORMAT: json | pretty
 //! log_filter = "info"              # SWITCHYARD_LOG_FILTER (or RUST_LOG)
 //! node_modules = "contracts/node_modules" # SWITCHYARD_NODE_MODULES: the Uniswap npm packages
+//! cctp_attestation_url = "http://…" # SWITCHYARD_CCTP_ATTESTATION_URL: Circle's attestation API (V2), http:// (a TLS proxy in front of https://iris-api.circle.com)
+//!
+//! # Nodes bridge status reads, besides those of [[nodes]].
+//! [[bridge_nodes]]
+//! chain_id = 8453
+//! url = "http://127.0.0.1:8546"
 //!
 //! # Contract overrides, per chain and routing strategy.
 //! [[contracts]]
@@ -111,6 +117,17 @@ pub struct NodeConfig {
     pub factories: std::collections::BTreeMap<String, String>,
 }
 
+/// A node bridge status reads (`[[bridge_nodes]]`), for a chain no
+/// `[[nodes]]` entry follows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BridgeNodeConfig {
+    /// Chain id.
+    pub chain_id: u64,
+    /// `http://host:port/path`.
+    pub url: String,
+}
+
 /// The raw configuration, every field optional in the sources.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -169,6 +186,10 @@ pub struct RawConfig {
     pub operator_fee_bps: u32,
     /// Who receives it.
     pub operator_fee_receiver: Option<String>,
+    /// Nodes bridge status reads besides `nodes`.
+    pub bridge_nodes: Vec<BridgeNodeConfig>,
+    /// CCTP's attestation service (Circle's V2 API), `http://…`.
+    pub cctp_attestation_url: Option<String>,
 }
 
 impl Default for RawConfig {
@@ -197,6 +218,8 @@ impl Default for RawConfig {
             replay_blocks: switchyard_engine::DEFAULT_REPLAY_BLOCKS,
             operator_fee_bps: 0,
             operator_fee_receiver: None,
+            bridge_nodes: Vec::new(),
+            cctp_attestation_url: None,
         }
     }
 }
@@ -246,6 +269,10 @@ pub struct Config {
     pub replay_blocks: usize,
     /// The operator's fee, when one is configured.
     pub operator_fee: Option<switchyard_engine::OperatorFee>,
+    /// Nodes bridge status reads besides `nodes`.
+    pub bridge_nodes: Vec<(ChainId, String)>,
+    /// CCTP's attestation service.
+    pub cctp_attestation_url: Option<String>,
 }
 
 /// A configuration error.
@@ -394,7 +421,33 @@ impl RawConfig {
             }
             (bps, Some(receiver)) => Some(switchyard_engine::OperatorFee { bps, receiver }),
         };
+        let http = |key: &'static str, url: &str| {
+            if url.starts_with("http://") {
+                Ok(())
+            } else {
+                Err(invalid(key, format!("`{url}` is not an http:// URL")))
+            }
+        };
+        let mut bridge_seen = std::collections::BTreeSet::new();
+        for n in &self.bridge_nodes {
+            http("bridge_nodes.url", &n.url)?;
+            if !bridge_seen.insert(n.chain_id) {
+                return Err(invalid(
+                    "bridge_nodes.chain_id",
+                    format!("chain {} has two bridge nodes", n.chain_id),
+                ));
+            }
+        }
+        if let Some(u) = &self.cctp_attestation_url {
+            http("cctp_attestation_url", u)?;
+        }
         Ok(Config {
+            bridge_nodes: self
+                .bridge_nodes
+                .iter()
+                .map(|n| (ChainId(n.chain_id), n.url.clone()))
+                .collect(),
+            cctp_attestation_url: self.cctp_attestation_url,
             operator_fee,
             replay_blocks: self.replay_blocks,
             nodes,

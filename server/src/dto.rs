@@ -331,9 +331,87 @@ pub struct BridgeStatus {
     /// CCIP only: finality time of the source chain, seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_chain_id_finality: Option<u64>,
-    /// Why the status is unknown.
+    /// Destination chain, once known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_chain_id: Option<u64>,
+    /// Destination transaction, once delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_tx_hash: Option<String>,
+    /// CCTP: `fast` (finality executed up to 1000) or `standard`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_type: Option<&'static str>,
+    /// CCTP: why Circle delays the message, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_reason: Option<String>,
+    /// CCTP: the burn's parameters, when the source called
+    /// `depositForBurn`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deposit_for_burn: Option<DepositForBurn>,
+    /// CCTP: the burn's parameters, when it called
+    /// `depositForBurnWithHook`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deposit_for_burn_with_hook: Option<DepositForBurn>,
+    /// Enso's `ShortcutExecuted` in the source transaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enso_source_event: Option<EnsoEvent>,
+    /// Why the status is not further along.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// `DepositForBurnParams` / `DepositForBurnWithHookParams`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DepositForBurn {
+    /// Amount burned, raw units.
+    pub amount: String,
+    /// CCTP destination domain.
+    pub destination_domain: u32,
+    /// Mint recipient, bytes32.
+    pub mint_recipient: String,
+    /// Token burned on the source chain.
+    pub burn_token: String,
+    /// Who may relay (bytes32; zero: anyone).
+    pub destination_caller: String,
+    /// Most fee it pays, raw units.
+    pub max_fee: String,
+    /// Finality asked for.
+    pub min_finality_threshold: u32,
+    /// Hook data (`depositForBurnWithHook` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hook_data: Option<String>,
+}
+
+/// `EnsoEvent`: a `ShortcutExecuted`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EnsoEvent {
+    /// Account id.
+    pub account_id: String,
+    /// Request id.
+    pub request_id: String,
+    /// Block.
+    pub block_number: u64,
+    /// Transaction.
+    pub transaction_hash: String,
+    /// Chain.
+    pub chain_id: u64,
+    /// Whether the shortcut ran (it emits only when it did).
+    pub success: bool,
+}
+
+/// `CctpClaimTransaction`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CctpClaimTransaction {
+    /// The destination's `MessageTransmitterV2`.
+    pub to: String,
+    /// `receiveMessage(message, attestation)`.
+    pub data: String,
+    /// Wei sent: "0".
+    pub value: String,
+    /// Destination chain.
+    pub chain_id: u64,
 }
 
 /// `CctpClaimResponse`.
@@ -342,8 +420,15 @@ pub struct BridgeStatus {
 pub struct CctpClaim {
     /// Whether a claim transaction is available.
     pub claimable: bool,
+    /// Where `receiveMessage` is called, once known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_chain_id: Option<u64>,
+    /// The claim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx: Option<CctpClaimTransaction>,
     /// Why not.
-    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// `/health`.

@@ -29,17 +29,20 @@
 mod common;
 
 use std::{
-    net::TcpStream,
-    path::{Path, PathBuf},
+    path::Path,
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
-use alloy_primitives::{Address, Bytes, U256, address, aliases::I24, aliases::U24, hex};
+use alloy_primitives::{Address, Bytes, U256, address, aliases::I24, aliases::U24};
 use alloy_sol_types::{SolCall, SolValue, sol};
 use serde_json::{Value, json};
 
-use common::{BIN, Proc, free_port, request, wait_for};
+use common::{
+    BIN, Proc, free_port,
+    node::{Node, http, npm, ours},
+    wait_for,
+};
 
 const USDC: Address = address!("a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48");
 const WETH: Address = address!("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2");
@@ -73,131 +76,6 @@ sol! {
         function mint(address pool, int24 lower, int24 upper, uint128 liquidity) external returns (uint256 amount0, uint256 amount1);
         function swapExactIn(address pool, bool zeroForOne, uint256 amountIn, address recipient) external returns (uint256 out);
     }
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// `(status, body)` of one exchange.
-fn http(addr: &str, method: &str, path: &str, key: &str, body: &str) -> Option<(u16, String)> {
-    request(addr, method, path, key, body).map(|a| (a.status, a.body))
-}
-
-/// The Hardhat node and a JSON-RPC client of it.
-struct Node {
-    addr: String,
-    proc: Option<Proc>,
-}
-
-impl Node {
-    fn start(port: u16) -> Self {
-        let dir = repo().join("tests/node");
-        let bin = dir.join("node_modules/.bin/hardhat");
-        assert!(bin.exists(), "{} is missing: run scripts/setup.sh --tests", bin.display());
-        let child = Command::new(bin)
-            .args(["node", "--hostname", "127.0.0.1", "--port", &port.to_string()])
-            .current_dir(&dir)
-            .env("HARDHAT_DISABLE_TELEMETRY_PROMPT", "true")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("hardhat starts");
-        let node = Self { addr: format!("127.0.0.1:{port}"), proc: Some(Proc(child)) };
-        wait_for("the hardhat node", 60, || node.try_rpc("eth_chainId", json!([])).is_ok());
-        node
-    }
-
-    fn stop(&mut self) {
-        drop(self.proc.take());
-        wait_for("the node to stop", 10, || TcpStream::connect(&self.addr).is_err());
-    }
-
-    fn try_rpc(&self, method: &str, params: Value) -> Result<Value, String> {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let (_, text) = http(&self.addr, "POST", "/", "", &body.to_string())
-            .ok_or_else(|| "no answer".to_owned())?;
-        let v: Value = serde_json::from_str(&text).map_err(|e| format!("{e}: {text}"))?;
-        if let Some(e) = v.get("error") {
-            return Err(format!("{method}: {e}"));
-        }
-        Ok(v["result"].clone())
-    }
-
-    fn rpc(&self, method: &str, params: Value) -> Value {
-        self.try_rpc(method, params).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    fn accounts(&self) -> Vec<Address> {
-        serde_json::from_value(self.rpc("eth_accounts", json!([]))).expect("accounts")
-    }
-
-    fn block_number(&self) -> u64 {
-        let v = self.rpc("eth_blockNumber", json!([]));
-        u64::from_str_radix(v.as_str().expect("hex").trim_start_matches("0x"), 16).expect("hex")
-    }
-
-    /// Sends a transaction (mined at once) and checks it succeeded; returns
-    /// the created contract, if any.
-    fn send(&self, from: Address, to: Option<Address>, data: &[u8]) -> Option<Address> {
-        let mut tx = json!({"from": from, "data": Bytes::copy_from_slice(data), "gas": "0xf42400"});
-        if let Some(to) = to {
-            tx["to"] = json!(to);
-        }
-        let hash = self.rpc("eth_sendTransaction", json!([tx]));
-        let receipt = self.rpc("eth_getTransactionReceipt", json!([hash]));
-        assert_eq!(receipt["status"], "0x1", "transaction failed: {receipt}");
-        serde_json::from_value(receipt["contractAddress"].clone()).ok()
-    }
-
-    fn call(&self, to: Address, data: &[u8]) -> Bytes {
-        let v = self
-            .rpc("eth_call", json!([{"to": to, "data": Bytes::copy_from_slice(data)}, "latest"]));
-        serde_json::from_value(v).expect("bytes")
-    }
-
-    fn code(&self, at: Address) -> Bytes {
-        serde_json::from_value(self.rpc("eth_getCode", json!([at, "latest"]))).expect("code")
-    }
-
-    /// Moves a deployed contract's code (with every copy of its own address
-    /// in it, its immutables, rewritten) and `slots` to `to`.
-    fn relocate(&self, from: Address, to: Address, slots: &[U256]) {
-        let mut code = self.code(from).to_vec();
-        let (old, new) = (from.as_slice(), to.as_slice());
-        let mut i = 0;
-        while i + 20 <= code.len() {
-            if &code[i..i + 20] == old {
-                code[i..i + 20].copy_from_slice(new);
-                i += 20;
-            } else {
-                i += 1;
-            }
-        }
-        self.rpc("hardhat_setCode", json!([to, Bytes::from(code)]));
-        for slot in slots {
-            let v = self.rpc("eth_getStorageAt", json!([from, slot, "latest"]));
-            let word = format!(
-                "{:#066x}",
-                U256::from_str_radix(v.as_str().expect("hex").trim_start_matches("0x"), 16)
-                    .expect("hex")
-            );
-            self.rpc("hardhat_setStorageAt", json!([to, format!("{slot:#x}"), word]));
-        }
-    }
-}
-
-fn artifact(path: &Path) -> Vec<u8> {
-    let v: Value = serde_json::from_slice(&std::fs::read(path).expect("artifact")).expect("json");
-    hex::decode(v["bytecode"].as_str().expect("bytecode").trim_start_matches("0x")).expect("hex")
-}
-
-fn ours(name: &str) -> Vec<u8> {
-    artifact(&repo().join(format!("contracts/artifacts/{name}.json")))
-}
-
-fn npm(path: &str) -> Vec<u8> {
-    artifact(&repo().join("contracts/node_modules/@uniswap").join(path))
 }
 
 /// What the fixture put on the node.

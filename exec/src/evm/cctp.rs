@@ -166,6 +166,18 @@ impl BurnMessage {
     }
 }
 
+/// An attested message's nonce.
+pub fn nonce(message: &[u8]) -> Option<B256> {
+    word(message, at::NONCE)
+}
+
+/// What an attested message says was executed: the finality threshold and
+/// the fee.
+pub fn executed(message: &[u8]) -> Option<(u32, U256)> {
+    let body = message.get(at::BODY..)?;
+    Some((uint32(message, at::FINALITY_EXECUTED)?, word(body, at::FEE_EXECUTED)?.into()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,15 +132,16 @@ pub async fn cctp_token_messenger(
     Ok(Json(dto::CctpTokenMessenger { address: bridge_contract(&s.engine.catalog(), "cctp", &q)? }))
 }
 
-fn tx_hash(q: &Query) -> Result<String, ApiError> {
+fn tx_hash(q: &Query) -> Result<(String, alloy_primitives::B256), ApiError> {
     let h = q.required("txHash")?;
     let ok = h.len() == 66
         && (h.starts_with("0x") || h.starts_with("0X"))
         && h[2..].bytes().all(|b| b.is_ascii_hexdigit());
-    if !ok {
-        return Err(ApiError::invalid("txHash", "txHash must be 0x and 64 hex digits"));
+    let word = h.get(2..).and_then(|x| alloy_primitives::hex::decode(x).ok());
+    match word.filter(|w| ok && w.len() == 32) {
+        Some(w) => Ok((h.to_lowercase(), alloy_primitives::B256::from_slice(&w))),
+        None => Err(ApiError::invalid("txHash", "txHash must be 0x and 64 hex digits")),
     }
-    Ok(h.to_lowercase())
 }
 
 fn chain_of(catalog: &Catalog, q: &Query) -> Result<ChainId, ApiError> {
@@ -148,10 +149,14 @@ fn chain_of(catalog: &Catalog, q: &Query) -> Result<ChainId, ApiError> {
 }
 
 /// `GET /api/v1/{bridge}/bridge/check` for `layerzero`, `stargate`, `ccip`,
-/// `relay` and `cctp`: the status of a bridge transaction. This instance
-/// knows only the transactions of the chain state it follows; the embedded
-/// demo market follows no node, so the status is `unknown` with the reason in
-/// `error`.
+/// `relay` and `cctp`: the status of a bridge transaction.
+///
+/// CCTP's is read from the nodes this instance has (the feeds' and
+/// `bridge_nodes`) and the configured attestation service: the burn in the
+/// source receipt, its attestation, and its nonce on the destination
+/// (`pending`, `inflight`, `delivered`, `failed`, or `unknown` with the
+/// reason in `error`). The other bridges' messages are not followed: their
+/// status is `unknown`, with the reason.
 #[utoipa::path(get, path = "/api/v1/{bridge}/bridge/check", tag = "layerzero",
     params(
         ("bridge" = String, Path, description = "layerzero, stargate, ccip, relay or cctp", pattern = "^(layerzero|stargate|ccip|relay|cctp)$"),
@@ -170,7 +175,10 @@ pub async fn bridge_check(
     let q = query(&raw)?;
     let catalog = s.engine.catalog();
     let chain = chain_of(&catalog, &q)?;
-    let hash = tx_hash(&q)?;
+    let (hash, word) = tx_hash(&q)?;
+    if bridge == "cctp" {
+        return Ok(Json(cctp_status(hash, s.engine.cctp_status(chain, word).await)));
+    }
     let finality =
         (bridge == "ccip").then(|| catalog.bridge("ccip").map_or(0, |b| b.estimated_seconds));
     Ok(Json(dto::BridgeStatus {
@@ -178,14 +186,68 @@ pub async fn bridge_check(
         source_tx_hash: hash.clone(),
         status: "unknown",
         source_chain_id_finality: finality,
+        destination_chain_id: None,
+        destination_tx_hash: None,
+        transfer_type: None,
+        delay_reason: None,
+        deposit_for_burn: None,
+        deposit_for_burn_with_hook: None,
+        enso_source_event: None,
         error: Some(format!(
-            "transaction {hash} is not in the chain state this instance follows for chain {chain}"
+            "{bridge} messages are not followed by this instance: transaction {hash} on chain {chain} cannot be traced"
         )),
     }))
 }
 
-/// `GET /api/v1/cctp/bridge/claim`: a claim transaction for a CCTP burn, when
-/// this instance knows the burn and its attestation.
+fn hex32(w: alloy_primitives::B256) -> String {
+    format!("{w:#x}")
+}
+
+/// The wire form of a CCTP transfer's status.
+fn cctp_status(
+    hash: String,
+    t: switchyard_engine::bridge_status::CctpTransfer,
+) -> dto::BridgeStatus {
+    let params = t.burn.as_ref().map(|b| dto::DepositForBurn {
+        amount: b.amount.to_string(),
+        destination_domain: b.destination_domain,
+        mint_recipient: hex32(b.mint_recipient.into_word()),
+        burn_token: addr(b.burn_token),
+        destination_caller: hex32(b.destination_caller),
+        max_fee: b.max_fee.to_string(),
+        min_finality_threshold: b.min_finality,
+        hook_data: t.with_hook.then(|| format!("{}", b.hook_data)),
+    });
+    let (plain, hooked) = if t.with_hook { (None, params) } else { (params, None) };
+    dto::BridgeStatus {
+        source_chain_id: t.source_chain.0,
+        source_tx_hash: hash,
+        status: t.status.as_str(),
+        source_chain_id_finality: None,
+        destination_chain_id: t.destination_chain.map(|c| c.0),
+        destination_tx_hash: t.destination_tx.map(hex32),
+        transfer_type: t
+            .executed
+            .map(|(finality, _)| if finality <= 1000 { "fast" } else { "standard" }),
+        delay_reason: t.delay_reason,
+        deposit_for_burn: plain,
+        deposit_for_burn_with_hook: hooked,
+        enso_source_event: t.source_event.map(|e| dto::EnsoEvent {
+            account_id: hex32(e.account_id),
+            request_id: hex32(e.request_id),
+            block_number: e.block_number,
+            transaction_hash: hex32(e.transaction_hash),
+            chain_id: e.chain.0,
+            success: true,
+        }),
+        error: t.error,
+    }
+}
+
+/// `GET /api/v1/cctp/bridge/claim`: the claim of a CCTP burn: once Circle
+/// has attested its message, and while the destination's transmitter has
+/// not used its nonce, `receiveMessage(message, attestation)` on the
+/// destination chain, for anyone to send.
 #[utoipa::path(get, path = "/api/v1/cctp/bridge/claim", tag = "cctp",
     params(
         ("chainId" = u64, Query, description = "Source chain id", minimum = 1, maximum = 9223372036854775807i64),
@@ -199,17 +261,30 @@ pub async fn cctp_claim(
     let q = query(&raw)?;
     let catalog = s.engine.catalog();
     let chain = chain_of(&catalog, &q)?;
-    let hash = tx_hash(&q)?;
+    let (_, word) = tx_hash(&q)?;
     if catalog.bridge("cctp").is_none_or(|b| !b.contracts.contains_key(&chain.0.to_string())) {
         return Err(ApiError::invalid(
             "chainId",
             format!("chain {chain} is not supported by cctp"),
         ));
     }
-    Ok(Json(dto::CctpClaim {
-        claimable: false,
-        reason: format!(
-            "burn {hash} is not in the chain state this instance follows for chain {chain}"
-        ),
+    Ok(Json(match s.engine.cctp_claim(chain, word).await {
+        Ok(c) => dto::CctpClaim {
+            claimable: true,
+            destination_chain_id: Some(c.chain.0),
+            tx: Some(dto::CctpClaimTransaction {
+                to: addr(c.to),
+                data: format!("{}", c.data),
+                value: "0".into(),
+                chain_id: c.chain.0,
+            }),
+            reason: None,
+        },
+        Err((to, reason)) => dto::CctpClaim {
+            claimable: false,
+            destination_chain_id: to.map(|c| c.0),
+            tx: None,
+            reason: Some(reason),
+        },
     }))
 }

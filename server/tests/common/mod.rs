@@ -4,6 +4,8 @@
 
 #![allow(dead_code, unreachable_pub, clippy::disallowed_methods)]
 
+pub mod node;
+
 use std::{
     io::{Read, Write},
     net::TcpStream,

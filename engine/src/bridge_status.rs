@@ -1,0 +1,375 @@
+//! CCTP transfers followed on the nodes of their chains, and claimed.
+//!
+//! A source transaction is read from its chain's node: its receipt, the
+//! `DepositForBurn` of the chain's `TokenMessengerV2` and the message its
+//! `MessageTransmitterV2` emitted (`MessageSent`), and Enso's
+//! `ShortcutExecuted` when a shortcut sent it. Circle's attestation service
+//! (its V2 `GET /v2/messages/{sourceDomain}?transactionHash=…`, at the
+//! configured URL) gives the message as attested, with its nonce. The
+//! destination chain's node says whether that nonce is used
+//! (`usedNonces`) and in which transaction (`MessageReceived`):
+//!
+//! - `unknown`: no node follows the source chain, no such receipt, or no
+//!   burn in it;
+//! - `failed`: the source transaction reverted;
+//! - `pending`: burned, not yet attested;
+//! - `inflight`: attested, not yet received on the destination;
+//! - `delivered`: received, minted to the recipient.
+//!
+//! Every answer a node or the service sends is untrusted: anything
+//! malformed is a reason in `error`, never a panic.
+
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
+
+use alloy_primitives::{Address, B256, Bytes, U64, U256};
+use alloy_sol_types::{SolCall, SolEvent};
+use serde::Deserialize;
+use switchyard_catalog::{Catalog, ChainId};
+use switchyard_exec::evm::{
+    abi::{CctpMessageTransmitterV2 as Transmitter, ShortcutsExecutor},
+    cctp::{self, BurnMessage},
+};
+
+use crate::rpc::{RpcClient, http_get};
+
+/// Blocks of the destination chain searched for the message's receipt.
+pub const RECEIPT_LOOKBACK_BLOCKS: u64 = 100_000;
+
+/// Where the transfer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Burned, not yet attested.
+    Pending,
+    /// Attested, not yet received.
+    Inflight,
+    /// Received on the destination.
+    Delivered,
+    /// The source transaction reverted.
+    Failed,
+    /// Not known here.
+    Unknown,
+}
+
+impl Status {
+    /// Its wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Inflight => "inflight",
+            Self::Delivered => "delivered",
+            Self::Failed => "failed",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+/// `ShortcutExecuted` as a chain emitted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShortcutEvent {
+    /// Account id.
+    pub account_id: B256,
+    /// Request id.
+    pub request_id: B256,
+    /// Block.
+    pub block_number: u64,
+    /// Transaction.
+    pub transaction_hash: B256,
+    /// Chain.
+    pub chain: ChainId,
+}
+
+/// A CCTP transfer as the followed chains and the attestation service see
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CctpTransfer {
+    /// Source chain.
+    pub source_chain: ChainId,
+    /// Source transaction.
+    pub source_tx: B256,
+    /// Where it is.
+    pub status: Status,
+    /// Destination chain, once the burn is read.
+    pub destination_chain: Option<ChainId>,
+    /// The receipt on the destination.
+    pub destination_tx: Option<B256>,
+    /// The burn, as emitted.
+    pub burn: Option<BurnMessage>,
+    /// The source function had hook data (`depositForBurnWithHook`).
+    pub with_hook: bool,
+    /// What the attestation says: finality executed and fee executed.
+    pub executed: Option<(u32, U256)>,
+    /// Why Circle delays it, when it says.
+    pub delay_reason: Option<String>,
+    /// The message as attested and its attestation.
+    pub attested: Option<(Bytes, Bytes)>,
+    /// Its nonce.
+    pub nonce: Option<B256>,
+    /// Enso's event on the source chain.
+    pub source_event: Option<ShortcutEvent>,
+    /// Why the status is not further along.
+    pub error: Option<String>,
+}
+
+/// A claim: `receiveMessage` on the destination's transmitter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CctpClaim {
+    /// Destination chain.
+    pub chain: ChainId,
+    /// The transmitter.
+    pub to: Address,
+    /// `receiveMessage(message, attestation)`.
+    pub data: Bytes,
+}
+
+/// The nodes bridge status reads, and CCTP's attestation service.
+#[derive(Debug, Clone)]
+pub struct BridgeWatch {
+    /// A node per chain.
+    pub nodes: BTreeMap<ChainId, Arc<RpcClient>>,
+    /// Base URL of the attestation service (`http://…`).
+    pub attestation_url: Option<String>,
+    /// Timeout of one request to it.
+    pub timeout: Duration,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Receipt {
+    status: Option<U64>,
+    block_number: U64,
+    logs: Vec<crate::rpc::Log>,
+}
+
+/// One message of the attestation service's answer.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AttestedMessage {
+    message: Option<String>,
+    attestation: Option<String>,
+    status: Option<String>,
+    delay_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Messages {
+    #[serde(default)]
+    messages: Vec<AttestedMessage>,
+}
+
+fn hex_bytes(s: &str) -> Option<Bytes> {
+    alloy_primitives::hex::decode(s.strip_prefix("0x")?).ok().map(Bytes::from)
+}
+
+impl BridgeWatch {
+    fn transfer(chain: ChainId, tx: B256, status: Status, error: String) -> CctpTransfer {
+        CctpTransfer {
+            source_chain: chain,
+            source_tx: tx,
+            status,
+            destination_chain: None,
+            destination_tx: None,
+            burn: None,
+            with_hook: false,
+            executed: None,
+            delay_reason: None,
+            attested: None,
+            nonce: None,
+            source_event: None,
+            error: Some(error),
+        }
+    }
+
+    /// Where the CCTP transfer of source transaction `tx` on `chain` is.
+    pub async fn cctp(&self, catalog: &Catalog, chain: ChainId, tx: B256) -> CctpTransfer {
+        let unknown = |why: String| Self::transfer(chain, tx, Status::Unknown, why);
+        let Some((bridge, setup)) = cctp::setup(catalog) else {
+            return unknown("the catalog lists no CCTP".into());
+        };
+        let Some(source_domain) = setup.domain(chain) else {
+            return unknown(format!("chain {chain} has no CCTP domain"));
+        };
+        let Some(node) = self.nodes.get(&chain) else {
+            return unknown(format!("no node follows chain {chain} here"));
+        };
+        let receipt: Option<Receipt> =
+            match node.call("eth_getTransactionReceipt", serde_json::json!([tx])).await {
+                Ok(r) => r,
+                Err(e) => return unknown(format!("the node of chain {chain}: {e}")),
+            };
+        let Some(receipt) = receipt else {
+            return unknown(format!("Transaction receipt not found for {tx}"));
+        };
+        if receipt.status.is_some_and(|s| s.is_zero()) {
+            return Self::transfer(
+                chain,
+                tx,
+                Status::Failed,
+                "the source transaction reverted".into(),
+            );
+        }
+        let messenger = bridge.contracts.get(&chain.0.to_string()).copied();
+        let mut burns = receipt.logs.iter().filter_map(|l| {
+            (l.address == setup.message_transmitter
+                && l.topics.first() == Some(&Transmitter::MessageSent::SIGNATURE_HASH))
+            .then(|| Transmitter::MessageSent::abi_decode_data(&l.data).ok())
+            .flatten()
+            .and_then(|(m,)| BurnMessage::decode(&m))
+            .filter(|b| Some(b.sender) == messenger && b.source_domain == source_domain)
+        });
+        let Some(burn) = burns.next() else {
+            return unknown(format!("transaction {tx} burns nothing through CCTP"));
+        };
+        let source_event = receipt.logs.iter().find_map(|l| {
+            (l.topics.first() == Some(&ShortcutsExecutor::ShortcutExecuted::SIGNATURE_HASH))
+                .then(|| ShortcutsExecutor::ShortcutExecuted::abi_decode_data(&l.data).ok())
+                .flatten()
+                .map(|(account_id, request_id)| ShortcutEvent {
+                    account_id,
+                    request_id,
+                    block_number: receipt.block_number.to::<u64>(),
+                    transaction_hash: tx,
+                    chain,
+                })
+        });
+        let mut out = CctpTransfer {
+            source_chain: chain,
+            source_tx: tx,
+            status: Status::Pending,
+            destination_chain: cctp::chain_of(setup, burn.destination_domain),
+            destination_tx: None,
+            with_hook: !burn.hook_data.is_empty(),
+            burn: Some(burn.clone()),
+            executed: None,
+            delay_reason: None,
+            attested: None,
+            nonce: None,
+            source_event,
+            error: None,
+        };
+        let Some(to) = out.destination_chain else {
+            out.error =
+                Some(format!("domain {} is no chain of the catalog", burn.destination_domain));
+            return out;
+        };
+        // The attestation.
+        let Some(base) = &self.attestation_url else {
+            out.error = Some("no CCTP attestation service is configured here".into());
+            return out;
+        };
+        let path = format!("/v2/messages/{source_domain}?transactionHash={tx}");
+        let answer = match http_get(base, &path, self.timeout).await {
+            Ok((404, _)) => {
+                out.error = Some("Circle has not seen the burn yet".into());
+                return out;
+            }
+            Ok((200, body)) => serde_json::from_slice::<Messages>(&body)
+                .map_err(|e| format!("the attestation service's answer: {e}")),
+            Ok((status, _)) => Err(format!("the attestation service answered {status}")),
+            Err(e) => Err(format!("the attestation service: {e}")),
+        };
+        let messages = match answer {
+            Ok(m) => m.messages,
+            Err(why) => {
+                out.error = Some(why);
+                return out;
+            }
+        };
+        // The attested form of this burn: the same message, nonce,
+        // finality and fee filled in.
+        let same = |m: &BurnMessage| {
+            (m.source_domain, m.destination_domain, m.sender, m.recipient)
+                == (burn.source_domain, burn.destination_domain, burn.sender, burn.recipient)
+                && (m.burn_token, m.mint_recipient, m.amount, m.message_sender, &m.hook_data)
+                    == (
+                        burn.burn_token,
+                        burn.mint_recipient,
+                        burn.amount,
+                        burn.message_sender,
+                        &burn.hook_data,
+                    )
+        };
+        let found = messages.iter().find_map(|m| {
+            let raw = hex_bytes(m.message.as_deref()?)?;
+            let decoded = BurnMessage::decode(&raw).filter(same)?;
+            Some((m, raw, decoded))
+        });
+        let Some((m, raw, _)) = found else {
+            out.error = Some("the attestation service lists no message of this burn yet".into());
+            return out;
+        };
+        out.delay_reason = m.delay_reason.clone();
+        let attestation = m.attestation.as_deref().and_then(hex_bytes).filter(|a| !a.is_empty());
+        let (Some(attestation), Some("complete")) = (attestation, m.status.as_deref()) else {
+            out.error = Some(format!("attestation {}", m.status.as_deref().unwrap_or("pending")));
+            return out;
+        };
+        out.executed = cctp::executed(&raw);
+        let nonce = cctp::nonce(&raw);
+        out.nonce = nonce;
+        out.attested = Some((raw, attestation));
+        out.status = Status::Inflight;
+        // The destination.
+        let (Some(dest), Some(nonce)) = (self.nodes.get(&to), nonce) else {
+            out.error =
+                Some(format!("no node follows chain {to} here: its receipt cannot be seen"));
+            return out;
+        };
+        let used = Transmitter::usedNoncesCall { nonce }.abi_encode();
+        match dest.eth_call(setup.message_transmitter, &used.into(), None).await {
+            Ok(word) if U256::try_from_be_slice(&word).is_some_and(|u| !u.is_zero()) => {
+                out.status = Status::Delivered;
+                out.destination_tx = received_in(dest, setup.message_transmitter, nonce).await;
+            }
+            Ok(_) => {}
+            Err(e) => out.error = Some(format!("the node of chain {to}: {e}")),
+        }
+        out
+    }
+
+    /// The claim of the CCTP transfer of `tx` on `chain`: its attested
+    /// message, not yet received on the destination; otherwise why not.
+    pub async fn cctp_claim(
+        &self,
+        catalog: &Catalog,
+        chain: ChainId,
+        tx: B256,
+    ) -> Result<CctpClaim, (Option<ChainId>, String)> {
+        let t = self.cctp(catalog, chain, tx).await;
+        let why = |t: &CctpTransfer, default: &str| {
+            (t.destination_chain, t.error.clone().unwrap_or_else(|| default.to_owned()))
+        };
+        match (t.status, &t.attested, t.destination_chain) {
+            (Status::Delivered, _, _) => Err((t.destination_chain, "Already claimed".into())),
+            (Status::Inflight, Some((message, attestation)), Some(to))
+                if self.nodes.contains_key(&to) && t.error.is_none() =>
+            {
+                let Some((_, setup)) = cctp::setup(catalog) else {
+                    return Err(why(&t, "the catalog lists no CCTP"));
+                };
+                let data = Transmitter::receiveMessageCall {
+                    message: message.clone(),
+                    attestation: attestation.clone(),
+                }
+                .abi_encode();
+                Ok(CctpClaim { chain: to, to: setup.message_transmitter, data: data.into() })
+            }
+            _ => Err(why(&t, "not attested yet")),
+        }
+    }
+}
+
+/// The transaction in which `transmitter` received the message of `nonce`,
+/// searched in the last [`RECEIPT_LOOKBACK_BLOCKS`] blocks.
+async fn received_in(node: &RpcClient, transmitter: Address, nonce: B256) -> Option<B256> {
+    let head = node.block_number().await.ok()?;
+    // `null`: any caller.
+    let filter = serde_json::json!({
+        "fromBlock": U64::from(head.saturating_sub(RECEIPT_LOOKBACK_BLOCKS)),
+        "toBlock": U64::from(head),
+        "address": transmitter,
+        "topics": [Transmitter::MessageReceived::SIGNATURE_HASH, null, nonce],
+    });
+    let logs: Vec<serde_json::Value> =
+        node.call("eth_getLogs", serde_json::json!([filter])).await.ok()?;
+    logs.iter().find_map(|l| serde_json::from_value(l.get("transactionHash")?.clone()).ok())
+}
