@@ -389,8 +389,7 @@ async fn every_route_class_executes_as_answered() {
 /// `destinationChainId`, with no transaction.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_chain_routes_execute_on_both_chains() {
-    use alloy_sol_types::SolCall;
-    use switchyard_engine::evm::{abi::CctpMessageTransmitterV2 as Mt, cctp};
+    use switchyard_engine::evm::cctp;
     const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
     let env = common::start("e2e-cross");
     let api = Api::of(&env);
@@ -431,28 +430,20 @@ async fn cross_chain_routes_execute_on_both_chains() {
         let out = evm
             .call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
             .unwrap_or_else(|e| panic!("{strategy} {tin}: {e:?}"));
-        let sent: Vec<_> = out
-            .logs
-            .iter()
-            .filter_map(|l| Mt::MessageSent::decode_log(l).ok())
-            .map(|e| e.data.message)
-            .collect();
+        // Circle's MessageTransmitterV2, the same on every chain.
+        let transmitter = address!("81d40f21f12a8f0e3252bccb954d722d4c464b64");
+        let sent = cctp::messages_sent(&out.logs, transmitter);
         let [message] = sent.as_slice() else { panic!("{} messages", sent.len()) };
         let burn = cctp::BurnMessage::decode(message).expect("a burn message");
         assert_eq!((burn.mint_recipient, burn.amount), (OTHER, quoted));
         let attested = burn.attested(B256::repeat_byte(9));
-        let receive = Mt::receiveMessageCall {
-            attestation: cctp::attest(&attested).expect("signs"),
-            message: attested,
-        };
-        // Circle's MessageTransmitterV2, the same on every chain.
-        let transmitter = address!("81d40f21f12a8f0e3252bccb954d722d4c464b64");
+        let receive = cctp::receive_calldata(&attested).expect("signs");
         let mut dest = base.fork();
         let before = balance(&mut dest, USDC_BASE, OTHER);
         dest.call(
             address!("00000000000000000000000000000000000b0b00"),
             transmitter,
-            receive.abi_encode().into(),
+            receive,
             U256::ZERO,
         )
         .expect("received on Base");

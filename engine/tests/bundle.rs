@@ -238,7 +238,7 @@ fn bridge(
 /// attested and received on a fresh fork of Base by anyone, once only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
-    use alloy_sol_types::{SolCall, SolEvent};
+    use alloy_sol_types::SolCall;
     use switchyard_engine::evm::{abi::CctpMessageTransmitterV2 as Mt, cctp};
     let c = chain1("bridge");
     let base = c.state.world.as_ref().expect("world").chain(ChainId(8453)).expect("base").clone();
@@ -261,12 +261,8 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
     assert!(b.approvals.iter().all(|a| a.spender == b.tx.to), "{:?}", b.approvals);
 
     let out = replay(&c.world, RoutingStrategy::Router, &b, (WETH, one_weth), (USER, USDC));
-    let sent: Vec<_> = out
-        .logs
-        .iter()
-        .filter_map(|l| Mt::MessageSent::decode_log(l).ok())
-        .map(|e| e.data.message)
-        .collect();
+    let transmitter = cctp::setup(&c.state.catalog).expect("cctp").1.message_transmitter;
+    let sent = cctp::messages_sent(&out.logs, transmitter);
     let [message] = sent.as_slice() else { panic!("{} messages", sent.len()) };
     let burn = cctp::BurnMessage::decode(message).expect("a burn message");
     assert_eq!((burn.source_domain, burn.destination_domain), (0, 6));
@@ -274,16 +270,15 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
     assert_eq!(burn.max_fee, U256::ZERO);
     assert_eq!(burn.min_finality, cctp::FINALIZED);
     assert_eq!(burn.recipient, CCTP);
-    let transmitter = cctp::setup(&c.state.catalog).expect("cctp").1.message_transmitter;
     let attested = burn.attested(alloy_primitives::B256::repeat_byte(7));
-    let receive = |attestation: alloy_primitives::Bytes| switchyard_engine::encode::Tx {
+    let receive = |data: alloy_primitives::Bytes| switchyard_engine::encode::Tx {
         from: address!("00000000000000000000000000000000000a11ce"),
         to: transmitter,
-        data: Mt::receiveMessageCall { message: attested.clone(), attestation }.abi_encode().into(),
+        data,
         value: U256::ZERO,
     };
     let setup = SimSetup { watch: vec![(USER, USDC_BASE)], ..SimSetup::default() };
-    let tx = receive(cctp::attest(&attested).expect("signs"));
+    let tx = receive(cctp::receive_calldata(&attested).expect("signs"));
     let mut fork = base.fork();
     let got = switchyard_engine::simulate::run_prepared(&mut fork, &tx, &setup.watch)
         .expect("received on Base");
@@ -293,7 +288,8 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
     assert!(again.to_string().contains("Nonce already used"), "{again}");
     // A signature of anything else is not an attestation of this message.
     let forged = cctp::attest(message).expect("signs");
-    let refused = simulate(&base, &receive(forged), &setup).expect_err("refused");
+    let call = Mt::receiveMessageCall { message: attested.clone(), attestation: forged };
+    let refused = simulate(&base, &receive(call.abi_encode().into()), &setup).expect_err("refused");
     assert!(refused.to_string().contains("not attester"), "{refused}");
 
     // A callback needs a receiver Enso has not deployed for CCTP: refused

@@ -300,8 +300,7 @@ const VAULT_BASE: Address = address!("c1256ae5ff1cf2719d4937adb3bbccab2e00a2ca")
 /// A legacy-router route runs on the deployed legacy executor.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_chain_routes_deliver_on_the_destination() {
-    use alloy_sol_types::{SolCall, SolEvent};
-    use switchyard_engine::evm::{abi::CctpMessageTransmitterV2 as Mt, cctp};
+    use switchyard_engine::evm::cctp;
     let dir = temp_dir("cross");
     let (engine, shutdown) =
         Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
@@ -336,12 +335,7 @@ async fn cross_chain_routes_deliver_on_the_destination() {
             setup.delegations = vec![(USER, w1.shortcuts.delegate.expect("delegate"))];
         }
         let out = simulate(w1, &r.tx, &setup).expect("the source side runs");
-        let messages: Vec<_> = out
-            .logs
-            .iter()
-            .filter_map(|l| Mt::MessageSent::decode_log(l).ok())
-            .map(|e| e.data.message)
-            .collect();
+        let messages = cctp::messages_sent(&out.logs, transmitter);
         let [message] = messages.as_slice() else { panic!("{} messages", messages.len()) };
         let burn = cctp::BurnMessage::decode(message).expect("burn message");
         assert_eq!((burn.mint_recipient, burn.amount, burn.burn_token), (USER, quoted, USDC));
@@ -350,12 +344,7 @@ async fn cross_chain_routes_deliver_on_the_destination() {
         let tx = switchyard_engine::encode::Tx {
             from: address!("00000000000000000000000000000000000b0b00"),
             to: transmitter,
-            data: Mt::receiveMessageCall {
-                attestation: cctp::attest(&attested).expect("signs"),
-                message: attested,
-            }
-            .abi_encode()
-            .into(),
+            data: cctp::receive_calldata(&attested).expect("signs"),
             value: U256::ZERO,
         };
         let setup = SimSetup { watch: vec![(USER, tout)], ..SimSetup::default() };

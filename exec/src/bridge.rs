@@ -13,14 +13,14 @@
 //! has the destination's `TokenMessengerV2` mint the USDC.
 
 use alloy_primitives::{Address, B256, Bytes, Log, U256, address, keccak256};
-use alloy_sol_types::{SolCall, SolEvent, SolValue};
+use alloy_sol_types::{SolEvent, SolValue};
 use switchyard_catalog::{Catalog, ChainId};
 
 use crate::{
     ExecError,
     encode::Tx,
     evm::{
-        abi::{CctpMessageTransmitterV2, CctpTokenMessengerV2},
+        abi::CctpTokenMessengerV2,
         cctp::{self, BurnMessage},
         world::World,
     },
@@ -67,17 +67,10 @@ pub fn deliver_cctp(
     request_id: B256,
 ) -> Result<Vec<Delivery>, ExecError> {
     let Some((bridge, setup)) = cctp::setup(catalog) else { return Ok(Vec::new()) };
-    let sent = logs.iter().filter(|l| {
-        l.address == setup.message_transmitter
-            && l.topics().first() == Some(&CctpMessageTransmitterV2::MessageSent::SIGNATURE_HASH)
-    });
     let mut out = Vec::new();
-    for (k, log) in sent.enumerate() {
+    for (k, sent) in cctp::messages_sent(logs, setup.message_transmitter).iter().enumerate() {
         let failed = |why: String| ExecError::SimulationFailed(format!("CCTP message {k}: {why}"));
-        let event = CctpMessageTransmitterV2::MessageSent::decode_log_data(&log.data)
-            .map_err(|e| failed(format!("undecodable MessageSent: {e}")))?;
-        let m = BurnMessage::decode(&event.message)
-            .ok_or_else(|| failed("not a burn message".to_owned()))?;
+        let m = BurnMessage::decode(sent).ok_or_else(|| failed("not a burn message".to_owned()))?;
         let to = cctp::chain_of(setup, m.destination_domain).ok_or_else(|| {
             failed(format!("domain {} is no chain of the catalog", m.destination_domain))
         })?;
@@ -92,19 +85,9 @@ pub fn deliver_cctp(
             .ok_or(ExecError::BridgeUnavailable { chain: to })?;
         let nonce = keccak256((U256::from(from.0), request_id, U256::from(k)).abi_encode());
         let message = m.attested(nonce);
-        let attestation =
-            cctp::attest(&message).ok_or_else(|| failed("the attester cannot sign".to_owned()))?;
-        let tx = Tx {
-            from: RELAYER,
-            to: setup.message_transmitter,
-            data: CctpMessageTransmitterV2::receiveMessageCall {
-                message: message.clone(),
-                attestation,
-            }
-            .abi_encode()
-            .into(),
-            value: U256::ZERO,
-        };
+        let data = cctp::receive_calldata(&message)
+            .ok_or_else(|| failed("the attester cannot sign".to_owned()))?;
+        let tx = Tx { from: RELAYER, to: setup.message_transmitter, data, value: U256::ZERO };
         let setup_watch =
             SimSetup { watch: vec![(m.mint_recipient, token)], ..SimSetup::default() };
         let outcome = simulate(cw, &tx, &setup_watch)

@@ -166,6 +166,30 @@ impl BurnMessage {
     }
 }
 
+/// The messages `transmitter` sent among `logs` (its `MessageSent`
+/// events), in order.
+pub fn messages_sent(logs: &[alloy_primitives::Log], transmitter: Address) -> Vec<Bytes> {
+    use alloy_sol_types::SolEvent;
+    logs.iter()
+        .filter(|l| l.address == transmitter)
+        .filter_map(|l| super::abi::CctpMessageTransmitterV2::MessageSent::decode_log(l).ok())
+        .map(|e| e.data.message)
+        .collect()
+}
+
+/// `receiveMessage(message, attestation)` of an attested message, signed
+/// by the world's attester: what a relayer sends to the destination's
+/// transmitter.
+pub fn receive_calldata(message: &Bytes) -> Option<Bytes> {
+    use alloy_sol_types::SolCall;
+    let attestation = attest(message)?;
+    let call = super::abi::CctpMessageTransmitterV2::receiveMessageCall {
+        message: message.clone(),
+        attestation,
+    };
+    Some(call.abi_encode().into())
+}
+
 /// An attested message's nonce.
 pub fn nonce(message: &[u8]) -> Option<B256> {
     word(message, at::NONCE)
