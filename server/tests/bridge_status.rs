@@ -26,7 +26,6 @@ use std::{
     io::{Read, Write},
     net::TcpListener,
     path::Path,
-    process::{Command, Stdio},
     sync::{Arc, Mutex},
 };
 
@@ -42,9 +41,8 @@ use switchyard_engine::evm::{
 };
 
 use common::{
-    BIN, Proc, free_port,
-    node::{Node, http, ours, repo},
-    wait_for,
+    Proc, free_port,
+    node::{Node, http, ours, repo, serve_config},
 };
 
 const MESSENGER: Address = address!("28b5a0e9c621a5badaa536219b3a228c8168cf5d");
@@ -211,41 +209,22 @@ impl Server {
 }
 
 fn serve(dir: &Path, nodes: [(u64, u16); 2], attestation: u16) -> Server {
-    let addr = format!("127.0.0.1:{}", free_port());
-    let config = dir.join("switchyard.toml");
-    let mut text = format!(
-        "bind = \"{addr}\"\ndata_dir = \"{}\"\nlog_filter = \"info\"\nembedded_block_ms = 0\n\
-         cctp_attestation_url = \"http://127.0.0.1:{attestation}\"\n",
-        dir.join("data").display()
-    );
+    let mut config = format!("cctp_attestation_url = \"http://127.0.0.1:{attestation}\"\n");
     for (chain, port) in nodes {
-        text.push_str(&format!(
+        config.push_str(&format!(
             "\n[[bridge_nodes]]\nchain_id = {chain}\nurl = \"http://127.0.0.1:{port}\"\n"
         ));
     }
-    std::fs::write(&config, text).expect("config written");
-    let key = common::create_key(&dir.join("data"), "1000");
-    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
-    let child = Command::new(BIN)
-        .args(["serve", "--config", config.to_str().expect("utf-8")])
-        .env_remove("SWITCHYARD_DATA_DIR")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("serve starts");
-    let a = addr.clone();
-    wait_for("the server", 60, move || {
-        http(&a, "GET", "/health", "", "").is_some_and(|(c, _)| c == 200)
-    });
-    Server { addr, key, _proc: Proc(child) }
+    let (addr, key, proc) = serve_config(dir, &config);
+    Server { addr, key, _proc: proc }
 }
 
 #[test]
 fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
     let dir = common::temp_dir("bridge-status");
     let (port_a, port_b) = (free_port(), free_port());
-    let ethereum = Node::start(port_a);
-    let base = Node::start_with(port_b, "hardhat.base.config.js");
+    let mut ethereum = Node::start(port_a);
+    let mut base = Node::start_with(port_b, "hardhat.base.config.js");
     assert_eq!(base.rpc("eth_chainId", json!([])), json!("0x2105"));
     let me = ethereum.accounts()[0];
     let relayer = base.accounts()[0];
@@ -353,5 +332,8 @@ fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
     // A chain no node follows here.
     let s = server.get(&format!("/api/v1/cctp/bridge/check?chainId=42161&txHash={tx}"));
     assert_eq!(s["status"], "unknown", "{s}");
+    // Both nodes gone before the next test starts its own.
+    ethereum.stop();
+    base.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -30,7 +30,6 @@ mod common;
 
 use std::{
     path::Path,
-    process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
@@ -39,8 +38,8 @@ use alloy_sol_types::{SolCall, SolValue, sol};
 use serde_json::{Value, json};
 
 use common::{
-    BIN, Proc, free_port,
-    node::{Node, http, npm, ours},
+    Proc, free_port,
+    node::{Node, http, npm, ours, serve_config},
     wait_for,
 };
 
@@ -316,32 +315,14 @@ fn serve(dir: &Path, node_port: u16) -> Server {
 
 /// [`serve`], with `extra` appended to the node's table.
 fn serve_with(dir: &Path, node_port: u16, extra: &str) -> Server {
-    let addr = format!("127.0.0.1:{}", free_port());
-    let config = dir.join("switchyard.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "bind = \"{addr}\"\ndata_dir = \"{}\"\nlog_filter = \"info\"\nembedded_block_ms = 0\n\n\
-             [[nodes]]\nchain_id = 1\nurl = \"http://127.0.0.1:{node_port}\"\npoll_ms = 100\n\
-             delayed_after_ms = 1000\nstale_after_ms = 2000\nreorg_depth = 16\ntimeout_ms = 1000\n{extra}",
-            dir.join("data").display()
+    let (addr, key, proc) = serve_config(
+        dir,
+        &format!(
+            "\n[[nodes]]\nchain_id = 1\nurl = \"http://127.0.0.1:{node_port}\"\npoll_ms = 100\n\
+             delayed_after_ms = 1000\nstale_after_ms = 2000\nreorg_depth = 16\ntimeout_ms = 1000\n{extra}"
         ),
-    )
-    .expect("config written");
-    let key = common::create_key(&dir.join("data"), "1000");
-    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
-    let child = Command::new(BIN)
-        .args(["serve", "--config", config.to_str().expect("utf-8")])
-        .env_remove("SWITCHYARD_DATA_DIR")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("serve starts");
-    let a = addr.clone();
-    wait_for("the server", 60, move || {
-        http(&a, "GET", "/health", "", "").is_some_and(|(c, _)| c == 200)
-    });
-    Server { addr, key, _proc: Proc(child) }
+    );
+    Server { addr, key, _proc: proc }
 }
 
 /// Mines blocks one at a time until `done`, at most `blocks`; returns how

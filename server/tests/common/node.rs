@@ -162,3 +162,30 @@ pub fn ours(name: &str) -> Vec<u8> {
 pub fn npm(path: &str) -> Vec<u8> {
     artifact(&repo().join("contracts/node_modules/@uniswap").join(path))
 }
+
+/// The binary serving `config` (TOML after the bind address and data
+/// directory it is given), with a key of 1,000 requests/s; its log in
+/// `dir/server.log`. Returns the address, the key and the process.
+pub fn serve_config(dir: &Path, config: &str) -> (String, String, Proc) {
+    let addr = format!("127.0.0.1:{}", super::free_port());
+    let file = dir.join("switchyard.toml");
+    let text = format!(
+        "bind = \"{addr}\"\ndata_dir = \"{}\"\nlog_filter = \"info\"\nembedded_block_ms = 0\n{config}",
+        dir.join("data").display()
+    );
+    std::fs::write(&file, text).expect("config written");
+    let key = super::create_key(&dir.join("data"), "1000");
+    let log = std::fs::File::create(dir.join("server.log")).expect("log file");
+    let child = Command::new(super::BIN)
+        .args(["serve", "--config", file.to_str().expect("utf-8")])
+        .env_remove("SWITCHYARD_DATA_DIR")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("serve starts");
+    let a = addr.clone();
+    wait_for("the server", 60, move || {
+        http(&a, "GET", "/health", "", "").is_some_and(|(c, _)| c == 200)
+    });
+    (addr, key, Proc(child))
+}
