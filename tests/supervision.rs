@@ -58,6 +58,7 @@ fn bundle() -> BundleRequest {
                 fee: None,
                 ignore_aggregators: Vec::new(),
                 ignore_standards: Vec::new(),
+                destination_chain: None,
             }),
         }],
     )

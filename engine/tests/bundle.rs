@@ -78,6 +78,7 @@ fn route(token_in: Address, token_out: Address, amount_in: Amount) -> Action {
         fee: None,
         ignore_aggregators: Vec::new(),
         ignore_standards: Vec::new(),
+        destination_chain: None,
     }))
 }
 
@@ -291,6 +292,37 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
     let call = Mt::receiveMessageCall { message: attested.clone(), attestation: forged };
     let refused = simulate(&base, &receive(call.abi_encode().into()), &setup).expect_err("refused");
     assert!(refused.to_string().contains("not attester"), "{refused}");
+
+    // A route action across chains: bought here, burned to the receiver,
+    // minted on Base; the same amounts as the two actions above.
+    let across = |token_out: Address, to: u64| {
+        let mut a = route(WETH, token_out, Amount::Value(one_weth));
+        if let ActionKind::Route(args) = &mut a.kind {
+            args.destination_chain = Some(ChainId(to));
+            args.receiver = Some(USER);
+        }
+        a
+    };
+    let r = c
+        .engine
+        .bundle(request(RoutingStrategy::Router, vec![across(USDC_BASE, 8453)]))
+        .await
+        .expect("a route across chains");
+    assert_eq!(r.amounts_out, b.amounts_out);
+    assert_eq!(
+        r.min_amounts_out.get(&USDC_BASE),
+        Some(&(minted * U256::from(9_900) / U256::from(10_000)))
+    );
+    assert!(r.plans.iter().any(|p| p.destination_chain == ChainId(8453)), "{:?}", r.plans);
+    // A swap on arrival needs a receiver Enso has not deployed for CCTP.
+    const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
+    match c.engine.bundle(request(RoutingStrategy::Router, vec![across(WETH_ARB, 42161)])).await {
+        Err(switchyard_engine::EngineError::Exec(switchyard_engine::ExecError::Bundle(e))) => {
+            assert_eq!(e.code, switchyard_catalog::ApiCode::BridgeUnavailable, "{e:?}");
+            assert_eq!(e.at, "body[0].args.destinationChainId");
+        }
+        other => panic!("a swap on arrival was built: {other:?}"),
+    }
 
     // A callback needs a receiver Enso has not deployed for CCTP: refused
     // with the reason, and no transaction.

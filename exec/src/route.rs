@@ -334,8 +334,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let quote = match req.quote.destination_chain.filter(|d| *d != chain) {
         Some(_) => {
             let mut q = req.quote.clone();
-            let unproven = state.catalog.bridges().iter().filter(|b| b.cctp.is_none());
-            q.ignore_bridges.extend(unproven.map(|b| b.name.clone()));
+            q.ignore_bridges.extend(unproven_bridges(state));
             quote_now(state, &q)?
         }
         None => quote_now(state, &req.quote)?,
@@ -577,18 +576,26 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
 /// A cross-chain plan as the world can build it: every route ends with
 /// the same CCTP crossing, with nothing after it on the destination chain
 /// (Enso deploys no CCTP receiver to run more there).
-struct CctpCrossing {
+pub(crate) struct CctpCrossing {
     /// The plan up to the crossing: what it leaves of the burned token.
-    source: switchyard_kernel::Plan,
+    pub(crate) source: switchyard_kernel::Plan,
+    /// The crossing's bridge route in the snapshot.
+    pub(crate) route: usize,
     /// The burned token.
-    token: Address,
+    pub(crate) token: Address,
     /// The chain's `TokenMessengerV2`.
-    messenger: Address,
+    pub(crate) messenger: Address,
     /// The destination's CCTP domain.
-    domain: u32,
+    pub(crate) domain: u32,
 }
 
-fn cctp_crossing(
+/// The bridges a transaction may not cross by: those whose deployed
+/// receiver the world does not model (every one but CCTP).
+pub(crate) fn unproven_bridges(state: &MarketState) -> impl Iterator<Item = String> + '_ {
+    state.catalog.bridges().iter().filter(|b| b.cctp.is_none()).map(|b| b.name.clone())
+}
+
+pub(crate) fn cctp_crossing(
     state: &MarketState,
     plan: &switchyard_kernel::Plan,
 ) -> Result<CctpCrossing, ExecError> {
@@ -627,7 +634,8 @@ fn cctp_crossing(
         leg.amount_out = leg_sent;
         sent = sent.saturating_add(leg_sent);
     }
-    let route = crossed.and_then(|k| state.snapshot.bridges().get(k)).ok_or_else(unavailable)?;
+    let k = crossed.ok_or_else(unavailable)?;
+    let route = state.snapshot.bridges().get(k).ok_or_else(unavailable)?;
     let limit = setup.map_or(U256::ZERO, |(_, s)| U256::from(s.burn_limit_per_message));
     if sent > limit {
         return Err(ExecError::BridgeLimit { bridge: route.name.to_string(), amount: sent, limit });
@@ -640,7 +648,7 @@ fn cctp_crossing(
     if route.amount_out(sent).ok() != plan.amounts_out.first().copied() {
         return Err(unavailable());
     }
-    Ok(CctpCrossing { source, token: route.token_in, messenger: route.contract, domain })
+    Ok(CctpCrossing { source, route: k, token: route.token_in, messenger: route.contract, domain })
 }
 
 /// Each watched output's gain (by the first watch of its token), with what

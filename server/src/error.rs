@@ -117,6 +117,15 @@ impl ApiError {
         Self::new(ApiCode::Unauthorized, "missing or invalid api key").field("Authorization")
     }
 
+    /// 422 `BRIDGE_UNAVAILABLE`: something to run on a bridge's arrival,
+    /// which no receiver the world models can run, naming the field.
+    pub fn bridge_unavailable(
+        field: impl Into<Cow<'static, str>>,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self::new(ApiCode::BridgeUnavailable, message).field(field)
+    }
+
     /// 501 for a part of a request this build does not serve yet, naming the
     /// field.
     pub fn not_implemented_field(

@@ -592,16 +592,16 @@ impl<'a> Compiler<'a> {
     /// `allowed` protocols when given.
     fn plan(
         &self,
-        token_in: Address,
-        token_out: Address,
+        (token_in, token_out): (Address, Address),
         amount: U256,
         filters: &Filters<'_>,
+        to: Option<ChainId>,
         at: &str,
     ) -> Result<Plan, BundleError> {
         let Filters { ignore_aggregators, ignore_standards, only } = *filters;
         let q = QuoteRequest {
             chain: self.chain,
-            destination_chain: None,
+            destination_chain: to,
             inputs: vec![(token_in, amount)],
             fee_bps: Vec::new(),
             inputs_transferred: false,
@@ -609,7 +609,9 @@ impl<'a> Compiler<'a> {
             ignore_aggregators: [self.req.ignore_aggregators.as_slice(), ignore_aggregators]
                 .concat(),
             ignore_standards: ignore_standards.to_vec(),
-            ignore_bridges: Vec::new(),
+            // A crossing goes only where the world proves both sides.
+            ignore_bridges: to
+                .map_or_else(Vec::new, |_| crate::route::unproven_bridges(self.state).collect()),
             operator_fee_bps: 0,
             amount_out: None,
         };
@@ -629,7 +631,7 @@ impl<'a> Compiler<'a> {
         }
         let route = KernelRoute {
             chain: self.chain,
-            destination_chain: None,
+            destination_chain: to,
             inputs: vec![(token_in, amount)],
             outputs: vec![token_out],
         };
@@ -737,7 +739,11 @@ impl<'a> Compiler<'a> {
             ignore_standards: &args.ignore_standards,
             only,
         };
-        let plan = self.plan(args.token_in, args.token_out, amount, &filters, at)?;
+        let to = args.destination_chain.filter(|c| *c != self.chain);
+        let plan = self.plan((args.token_in, args.token_out), amount, &filters, to, at)?;
+        if plan.destination_chain != self.chain {
+            return self.cross_chain_route(args, &plan, (x, exact && pred.is_some()), at);
+        }
         let predicted = plan.amounts_out.first().copied();
         let out = self.emit_plan(plan, x, at)?;
         // The plan is exact for `amount`; what reaches it is exact only if
@@ -760,6 +766,58 @@ impl<'a> Compiler<'a> {
             self.receivers.insert(r);
         }
         Ok(Output { slot: out, predicted, exact, token: Some(args.token_out) })
+    }
+
+    /// A route action whose output arrives on another chain: the kernel's
+    /// plan ends in one CCTP crossing ([`crate::route::cctp_crossing`]);
+    /// the source part runs here, its output is held to the minimum and
+    /// burned to the receiver (the action's, else the bundle's), and the
+    /// message is followed to the destination after the bundle runs. No
+    /// output stays on this chain for a later action to use.
+    fn cross_chain_route(
+        &mut self,
+        args: &RouteArgs,
+        plan: &Plan,
+        (x, exact): (In, bool),
+        at: &str,
+    ) -> Result<Output, ExecError> {
+        let crossing = crate::route::cctp_crossing(self.state, plan).map_err(|e| match e {
+            ExecError::BridgeUnavailable { .. } => BundleError {
+                code: ApiCode::BridgeUnavailable,
+                at: format!("{at}.destinationChainId"),
+                message: e.to_string(),
+            }
+            .into(),
+            other => other,
+        })?;
+        let predicted = plan.amounts_out.first().copied();
+        let out = self.emit_plan(crossing.source.clone(), x, at)?;
+        if let (true, Some(p)) = (exact, predicted) {
+            self.checks.push((at.to_owned(), out.clone(), p));
+        }
+        self.enforce_min(
+            args.token_out,
+            out.clone(),
+            predicted,
+            args.slippage_bps,
+            args.min_amount_out.as_ref(),
+            at,
+        )?;
+        let to = args.receiver.unwrap_or_else(|| self.beneficiary());
+        encode::route::cctp_burn(
+            &mut self.b,
+            crossing.messenger,
+            crossing.token,
+            out.clone(),
+            (crossing.domain, to),
+        )
+        .map_err(encode_err(at))?;
+        self.crossings.push(Crossing {
+            route: crossing.route,
+            predicted: exact.then_some(predicted).flatten(),
+            at: at.to_owned(),
+        });
+        Ok(Output { slot: out, predicted: None, exact: false, token: None })
     }
 
     /// The pool of `protocol` (its standard's family) at `primary` that
@@ -1973,7 +2031,11 @@ impl<'a> Compiler<'a> {
         let at = format!("{}[{i}].args", self.base);
         let one = |o: Output| Ok(vec![o]);
         match &a.kind {
-            ActionKind::Route(args) => one(self.route(args, None, &at)?),
+            ActionKind::Route(args) => {
+                let out = self.route(args, None, &at)?;
+                // A route that crossed leaves nothing here.
+                Ok(if out.token.is_some() { vec![out] } else { Vec::new() })
+            }
             ActionKind::Swap {
                 token_in,
                 token_out,
@@ -2006,6 +2068,7 @@ impl<'a> Compiler<'a> {
                     fee: None,
                     ignore_aggregators: Vec::new(),
                     ignore_standards: Vec::new(),
+                    destination_chain: None,
                 };
                 one(self.route(&args, Some(&family), &at)?)
             }
@@ -2364,7 +2427,7 @@ impl<'a> Compiler<'a> {
                     });
                     let leg_at = format!("{at}.tokenOut[{k}]");
                     let amount = self.planned_amount(&share, share_pred, &leg_at)?;
-                    let plan = self.plan(*token_in, *t, amount, &Filters::NONE, &leg_at)?;
+                    let plan = self.plan((*token_in, *t), amount, &Filters::NONE, None, &leg_at)?;
                     let predicted = plan.amounts_out.first().copied();
                     let out = self.emit_plan(plan, share, &leg_at)?;
                     let exact = exact && share_pred.is_some();
@@ -2401,6 +2464,7 @@ impl<'a> Compiler<'a> {
                         fee: None,
                         ignore_aggregators: Vec::new(),
                         ignore_standards: Vec::new(),
+                        destination_chain: None,
                     };
                     let o = self.route(&args, None, &format!("{at}.tokenIn[{k}]"))?;
                     total = Some(match total {

@@ -81,6 +81,9 @@ pub struct RouteArgs {
     pub ignore_aggregators: Vec<String>,
     /// Standards to leave out.
     pub ignore_standards: Vec<String>,
+    /// Chain the output arrives on, when not the bundle's: the route ends
+    /// with a CCTP transfer to the receiver there.
+    pub destination_chain: Option<ChainId>,
 }
 
 /// One action of a bundle.

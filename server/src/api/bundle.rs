@@ -433,6 +433,22 @@ pub fn builds_on(
         }
 }
 
+/// `destinationChainId` of an action: a chain id, as a number or a
+/// decimal string.
+fn chain_id(args: &Args<'_, '_>, v: &V<'_>) -> Result<switchyard_catalog::ChainId, ApiError> {
+    match v {
+        V::String(s) => s.parse::<u64>().ok(),
+        v => v.as_u64(),
+    }
+    .map(switchyard_catalog::ChainId)
+    .ok_or_else(|| {
+        ApiError::invalid(
+            args.path("destinationChainId"),
+            format!("{} must be a chain id", args.path("destinationChainId")),
+        )
+    })
+}
+
 /// Several coins into one position at once.
 fn multi_deposit(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
     Ok(ActionKind::MultiDeposit {
@@ -509,12 +525,6 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
     let args = Args { obj, at: format!("{at}.args"), index };
     let kind = match action.as_str() {
         "route" => {
-            if args.get("destinationChainId").is_some() {
-                return Err(ApiError::not_implemented_field(
-                    args.path("destinationChainId"),
-                    "cross-chain route actions are not built by this version yet",
-                ));
-            }
             let fee = match args.bps("fee", 100)? {
                 Some(bps) => Some((bps, args.address("feeReceiver")?)),
                 None => None,
@@ -529,6 +539,10 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
                 fee,
                 ignore_aggregators: args.names("ignoreAggregators"),
                 ignore_standards: args.names("ignoreStandards"),
+                destination_chain: match args.get("destinationChainId") {
+                    Some(v) => Some(chain_id(&args, v)?),
+                    None => None,
+                },
             })
         }
         "swap" => ActionKind::Swap {
@@ -683,22 +697,12 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
                 .get("callbackValue")
                 .is_some_and(|v| !matches!(v.as_str(), Some("0")) && v.as_u64() != Some(0))
             {
-                return Err(ApiError::not_implemented_field(
+                return Err(ApiError::bridge_unavailable(
                     args.path("callbackValue"),
-                    "native gas for the destination is not sent by this version: a callback runs on what the bridge delivers",
+                    "native value for a callback on arrival: no deployed bridge receiver that runs one is modelled (Enso deploys none for CCTP)",
                 ));
             }
-            let chain = args.required("destinationChainId")?;
-            let chain = match chain {
-                V::String(s) => s.parse::<u64>().ok(),
-                v => v.as_u64(),
-            }
-            .ok_or_else(|| {
-                ApiError::invalid(
-                    args.path("destinationChainId"),
-                    format!("{} must be a chain id", args.path("destinationChainId")),
-                )
-            })?;
+            let chain = chain_id(&args, args.required("destinationChainId")?)?;
             let callback = match args.get("callback") {
                 Some(list) => parse_actions(list, &args.path("callback"), instance)?,
                 None => Vec::new(),
@@ -707,7 +711,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
                 token_in: args.address("tokenIn")?,
                 amount_in: args.amount("amountIn")?,
                 primary: args.address("primaryAddress")?,
-                destination_chain: switchyard_catalog::ChainId(chain),
+                destination_chain: chain,
                 receiver: args.address("receiver")?,
                 callback,
             }

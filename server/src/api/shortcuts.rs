@@ -807,9 +807,9 @@ pub async fn route_nontokenized(
     let req = requests::parse_nontokenized(&q, &catalog)?;
     let route = &req.route;
     if route.destination_chain_id.is_some_and(|d| d != route.chain_id) {
-        return Err(ApiError::not_implemented_field(
+        return Err(ApiError::bridge_unavailable(
             "destinationChainId",
-            "positions on another chain are not built by this version: bridge with a bundle callback instead",
+            "a position on another chain is entered on arrival, and no deployed bridge receiver that runs a program there is modelled (Enso deploys none for CCTP): bridge to your account, then enter it on that chain",
         ));
     }
     check_tokens(&catalog, route)?;
