@@ -1286,6 +1286,40 @@ async fn bundles_borrow_a_flash_loan_from_a_uniswap_v3_pool() {
         .await
         .expect("the factory named");
     simulate(&world, &b.tx, &setup).expect("executes");
+    // That pool with its feed stale: the search leaves it out, and naming
+    // it is refused by name.
+    let usdc_usdt = address!("3416cf6c708da44db2624d63ea0aaef7113527c6");
+    let state = engine.state();
+    let k = state
+        .snapshot
+        .pools()
+        .iter()
+        .position(|p| p.address == usdc_usdt && &*p.protocol == "uniswap-v3")
+        .expect("the USDC/USDT pool");
+    let mut stale = (*state).clone();
+    stale.stale.insert(u32::try_from(k).expect("index"));
+    let templates =
+        switchyard_engine::bundle::Templates::new(std::sync::Arc::clone(&stale.catalog));
+    let compile = |primary: Address| {
+        let req = request(
+            RoutingStrategy::Router,
+            vec![loan_of(Some(primary), loan, round_trip.clone())],
+        );
+        switchyard_engine::bundle::compile_and_prove(&stale, &templates, &req)
+    };
+    let b = compile(V3_FACTORY).expect("another pool lends");
+    let watched = SimSetup { watch: vec![(usdc_usdt, USDC)], ..setup.clone() };
+    let out = simulate(&world, &b.tx, &watched).expect("executes");
+    assert_eq!(out.after[0], out.before[0], "the stale pool lent");
+    match compile(usdc_usdt) {
+        Err(switchyard_engine::ExecError::Bundle(e)) => {
+            assert!(
+                e.at.ends_with("primaryAddress") && e.message.contains("no EVM fixture"),
+                "{e:?}"
+            );
+        }
+        other => panic!("the stale pool was named and lent: {:?}", other.map(|b| b.amounts_out)),
+    }
 
     let refused = async |loan: Action| refused_loan(&engine, RoutingStrategy::Router, loan).await;
     // Short by the fee: says what is owed.

@@ -987,9 +987,15 @@ impl<'a> Compiler<'a> {
 
     /// Refuses pool `k` (at `address`) when the world has no fixture of it
     /// (unprovable, or stale since the world was built).
+    /// Whether pool `k` may carry a transaction: the world reproduces it
+    /// and its feed is not stale.
+    fn provable(&self, k: usize) -> bool {
+        u32::try_from(k)
+            .is_ok_and(|k| !self.state.unprovable.contains(&k) && !self.state.stale.contains(&k))
+    }
+
     fn has_fixture(&self, k: usize, address: Address, at: &str) -> Result<(), BundleError> {
-        let k = k as u32;
-        if self.state.unprovable.contains(&k) || self.state.stale.contains(&k) {
+        if !self.provable(k) {
             return Err(BundleError::unroutable(
                 at,
                 format!("{address:#x} has no EVM fixture here"),
@@ -1244,16 +1250,20 @@ impl<'a> Compiler<'a> {
         let listed = tokens.iter().map(|t| format!("{t:#x}")).collect::<Vec<_>>().join(" and ");
         // Each pool of the tokens, with what its positions hold of each
         // (in the pool's order) and the token indexes of the loans.
+        // A pool the world cannot prove (or whose feed is stale) lends only
+        // when named, and is then refused by name.
         let best = self
             .snapshot
             .pools()
             .iter()
-            .filter_map(|p| {
+            .enumerate()
+            .filter_map(|(k, p)| {
                 let PoolState::UniswapV3(v3) = &p.state else { return None };
                 if p.chain != self.chain
                     || &*p.protocol != "uniswap-v3"
                     || v3.liquidity == 0
                     || primary.is_some_and(|a| a != p.address)
+                    || (primary.is_none() && !self.provable(k))
                 {
                     return None;
                 }
@@ -1263,10 +1273,10 @@ impl<'a> Compiler<'a> {
                     .map(|t| pair.iter().position(|x| x == t))
                     .collect::<Option<_>>()?;
                 let held = crate::evm::lazy::v3_holdings(p).ok()?;
-                Some((held[at[0]], p.address, pair, at, held, v3.fee))
+                Some((held[at[0]], p.address, pair, at, held, v3.fee, k))
             })
             .max_by_key(|c| c.0);
-        let Some((_, pool, pair, at_pair, held, fee)) = best else {
+        let Some((_, pool, pair, at_pair, held, fee, k)) = best else {
             let (field, what) = match primary {
                 Some(a) => ("primaryAddress", format!("{a:#x} is not a Uniswap V3 pool")),
                 None => ("flashloanToken", "no Uniswap V3 pool".to_owned()),
@@ -1277,6 +1287,7 @@ impl<'a> Compiler<'a> {
             )
             .into());
         };
+        self.has_fixture(k, pool, &format!("{at}.primaryAddress"))?;
         let mut amounts = [U256::ZERO; 2];
         let mut lent = Vec::with_capacity(loans.len());
         for (&(token, amount), &i) in loans.iter().zip(&at_pair) {
