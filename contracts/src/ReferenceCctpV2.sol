@@ -77,7 +77,8 @@ interface ICctpRelayerV2 {
 /// increasing address order), the destination domain, the destination
 /// caller (when not zero), the version and the nonce (each once), then
 /// hands the body to the recipient's finalized or unfinalized handler
-/// (finalized from threshold 2000) and emits `MessageReceived`.
+/// (finalized from threshold 2000) and emits `MessageReceived`. The empty
+/// nonce is used from the start.
 contract ReferenceMessageTransmitterV2 {
     uint32 public immutable localDomain;
     uint32 public immutable version;
@@ -115,6 +116,9 @@ contract ReferenceMessageTransmitterV2 {
         version = version_;
         signatureThreshold = signatureThreshold_;
         maxMessageBodySize = maxMessageBodySize_;
+        // The empty nonce, the one a message has before attestation, is
+        // never receivable.
+        usedNonces[bytes32(0)] = 1;
         for (uint256 i; i < attesters_.length; i++) {
             require(!attesterEnabled[attesters_[i]], "Attester already enabled");
             attesterEnabled[attesters_[i]] = true;
@@ -295,9 +299,9 @@ contract ReferenceTokenMinterV2 {
 /// @title Reference TokenMessengerV2.
 /// @notice `depositForBurn` / `depositForBurnWithHook` take `amount` of the
 /// burn token from the caller to the minter, burn it and send a burn
-/// message to the destination domain's TokenMessenger; the handlers mint
-/// what a received burn message carries (less the fee executed, minted to
-/// the fee recipient, for an unfinalized one).
+/// message to the destination domain's TokenMessenger; both handlers mint
+/// what a received burn message carries, less the fee executed (at most
+/// the burn's `maxFee`), which is minted to the fee recipient.
 contract ReferenceTokenMessengerV2 is ICctpMessageHandlerV2 {
     address public immutable localMessageTransmitter;
     uint32 public immutable messageBodyVersion;
@@ -376,9 +380,7 @@ contract ReferenceTokenMessengerV2 is ICctpMessageHandlerV2 {
         returns (bool)
     {
         _onlyFromRemoteMessenger(remoteDomain, sender);
-        (address mintRecipient, bytes32 burnToken, uint256 amount) = _validateBurnMessage(messageBody);
-        _mintAndWithdraw(remoteDomain, burnToken, mintRecipient, amount, 0);
-        return true;
+        return _handleReceiveMessage(messageBody, remoteDomain);
     }
 
     function handleReceiveUnfinalizedMessage(
@@ -389,13 +391,7 @@ contract ReferenceTokenMessengerV2 is ICctpMessageHandlerV2 {
     ) external returns (bool) {
         _onlyFromRemoteMessenger(remoteDomain, sender);
         require(finalityThresholdExecuted >= TOKEN_MESSENGER_MIN_FINALITY_THRESHOLD, "Unsupported finality threshold");
-        (address mintRecipient, bytes32 burnToken, uint256 amount) = _validateBurnMessage(messageBody);
-        uint256 expirationBlock = uint256(bytes32(messageBody[196:228]));
-        require(expirationBlock == 0 || expirationBlock > block.number, "Message expired and must be re-signed");
-        uint256 fee = uint256(bytes32(messageBody[164:196]));
-        require(fee == 0 || fee < amount, "Fee equals or exceeds amount");
-        _mintAndWithdraw(remoteDomain, burnToken, mintRecipient, amount - fee, fee);
-        return true;
+        return _handleReceiveMessage(messageBody, remoteDomain);
     }
 
     function _onlyFromRemoteMessenger(uint32 remoteDomain, bytes32 sender) private view {
@@ -405,16 +401,22 @@ contract ReferenceTokenMessengerV2 is ICctpMessageHandlerV2 {
         );
     }
 
-    function _validateBurnMessage(bytes calldata body)
-        private
-        view
-        returns (address mintRecipient, bytes32 burnToken, uint256 amount)
-    {
-        require(body.length >= 228, "Invalid burn message");
+    /// Either handler: the burn message checked (length, version, expiry,
+    /// the fee executed against the amount and the burn's most fee), then
+    /// the amount less the fee minted to the recipient, the fee to the fee
+    /// recipient.
+    function _handleReceiveMessage(bytes calldata body, uint32 remoteDomain) private returns (bool) {
+        require(body.length >= 228, "Invalid burn message: too short");
         require(uint32(bytes4(body[0:4])) == messageBodyVersion, "Invalid message body version");
-        burnToken = bytes32(body[4:36]);
-        mintRecipient = address(uint160(uint256(bytes32(body[36:68]))));
-        amount = uint256(bytes32(body[68:100]));
+        uint256 expirationBlock = uint256(bytes32(body[196:228]));
+        require(expirationBlock == 0 || expirationBlock > block.number, "Message expired and must be re-signed");
+        uint256 amount = uint256(bytes32(body[68:100]));
+        uint256 fee = uint256(bytes32(body[164:196]));
+        require(fee == 0 || fee < amount, "Fee equals or exceeds amount");
+        require(fee <= uint256(bytes32(body[132:164])), "Fee exceeds max fee");
+        address mintRecipient = address(uint160(uint256(bytes32(body[36:68]))));
+        _mintAndWithdraw(remoteDomain, bytes32(body[4:36]), mintRecipient, amount - fee, fee);
+        return true;
     }
 
     function _depositForBurn(

@@ -340,6 +340,24 @@ impl BridgeWatch {
         };
         match (t.status, &t.attested, t.destination_chain) {
             (Status::Delivered, _, _) => Err((t.destination_chain, "Already claimed".into())),
+            (Status::Inflight, Some(_), _)
+                if t.burn.as_ref().is_some_and(|b| !b.destination_caller.is_zero()) =>
+            {
+                let caller = t.burn.as_ref().map(|b| b.destination_caller).unwrap_or_default();
+                Err((
+                    t.destination_chain,
+                    format!("only {caller:#x} may receive this message on the destination"),
+                ))
+            }
+            (Status::Inflight, Some((message, _)), _)
+                if cctp::expiration(message).is_some_and(|b| !b.is_zero()) =>
+            {
+                Err((
+                    t.destination_chain,
+                    "the attestation expires: it must be re-signed by Circle before it is received"
+                        .into(),
+                ))
+            }
             (Status::Inflight, Some((message, attestation)), Some(to))
                 if self.nodes.contains_key(&to) && t.error.is_none() =>
             {

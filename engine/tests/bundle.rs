@@ -287,6 +287,20 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
     let again = switchyard_engine::simulate::run_prepared(&mut fork, &tx, &setup.watch)
         .expect_err("a message is received once");
     assert!(again.to_string().contains("Nonce already used"), "{again}");
+    // The message as emitted (its nonce empty) is never receivable, and a
+    // fee above the burn's most fee is refused, as on chain.
+    let raw = Mt::receiveMessageCall {
+        message: message.clone(),
+        attestation: cctp::attest(message).expect("signs"),
+    };
+    let refused = simulate(&base, &receive(raw.abi_encode().into()), &setup).expect_err("refused");
+    assert!(refused.to_string().contains("Nonce already used"), "{refused}");
+    let mut charged = attested.to_vec();
+    charged[148 + 164 + 31] = 1;
+    let charged = alloy_primitives::Bytes::from(charged);
+    let data = cctp::receive_calldata(&charged).expect("signs");
+    let refused = simulate(&base, &receive(data), &setup).expect_err("refused");
+    assert!(refused.to_string().contains("Fee exceeds max fee"), "{refused}");
     // A signature of anything else is not an attestation of this message.
     let forged = cctp::attest(message).expect("signs");
     let call = Mt::receiveMessageCall { message: attested.clone(), attestation: forged };
@@ -314,6 +328,17 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
         Some(&(minted * U256::from(9_900) / U256::from(10_000)))
     );
     assert!(r.plans.iter().any(|p| p.destination_chain == ChainId(8453)), "{:?}", r.plans);
+    // USDC to USDC across chains: nothing to run before the burn.
+    let mut usdc_across = route(USDC, USDC_BASE, Amount::Value(minted));
+    if let ActionKind::Route(args) = &mut usdc_across.kind {
+        args.destination_chain = Some(ChainId(8453));
+    }
+    let r = c
+        .engine
+        .bundle(request(RoutingStrategy::Router, vec![usdc_across]))
+        .await
+        .expect("USDC across chains");
+    assert_eq!(r.amounts_out.get(&USDC_BASE), Some(&minted));
     // A swap on arrival needs a receiver Enso has not deployed for CCTP.
     const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
     match c.engine.bundle(request(RoutingStrategy::Router, vec![across(WETH_ARB, 42161)])).await {

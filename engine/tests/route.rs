@@ -353,6 +353,26 @@ async fn cross_chain_routes_deliver_on_the_destination() {
     }
     // More than the mint on the destination, or a token CCTP does not
     // carry: refused with the reason, no transaction.
+    // USDC pulled from a spender into the sender's delegated account, and
+    // burned whole: the minimum is held on what was pulled, once.
+    let spender = address!("00000000000000000000000000000000005be4de");
+    let mut req = request(USDC, 2_000_000_000, USDC_BASE);
+    req.quote.destination_chain = Some(ChainId(8453));
+    req.strategy = RoutingStrategy::Delegate;
+    req.spender = Some(spender);
+    let r = engine.route(req).await.unwrap_or_else(|e| panic!("from a spender: {e:?}"));
+    assert_eq!(r.quote.plan.amounts_out, vec![U256::from(2_000_000_000u64)]);
+    let w1 = world.chain(ChainId(1)).expect("chain 1");
+    let setup = SimSetup {
+        funds: vec![(spender, USDC, U256::from(2_000_000_000u64))],
+        approvals: r.approvals.clone(),
+        delegations: vec![(USER, w1.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(spender, USDC)],
+        ..SimSetup::default()
+    };
+    let out = simulate(w1, &r.tx, &setup).expect("the source side runs");
+    assert_eq!(out.after[0], U256::ZERO, "the spender's USDC is burned");
+
     use switchyard_catalog::ApiCode::{BridgeUnavailable, NoRoute};
     let refused: [(Address, u128, ChainId, Address, _); 4] = [
         (USDC, 5_000_000_000, ChainId(42161), WETH_ARB, BridgeUnavailable),

@@ -122,6 +122,7 @@ fn place_cctp(node: &Node, me: Address, domain: u32, usdc: Address, remote: (u32
             list,
             U256::from_be_bytes(keccak256(list.to_be_bytes::<32>()).0),
             entry(cctp::attester().into_word().as_slice(), slot(mt, "attesterEnabled")),
+            entry(B256::ZERO.as_slice(), slot(mt, "usedNonces")),
         ],
     );
     let tm = "ReferenceTokenMinterV2";
@@ -323,6 +324,48 @@ fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
     let c = server.get(&claim);
     assert_eq!(c["claimable"], false, "{c}");
     assert_eq!(c["reason"], "Already claimed", "{c}");
+
+    // A burn only one caller may receive: attested, but no claim for
+    // anyone else to send.
+    let only = address!("00000000000000000000000000000000000c0de0");
+    let amount = U256::from(1_000_000u64);
+    for var in ["balanceOf", "totalSupply"] {
+        let at = match var {
+            "balanceOf" => entry(me.into_word().as_slice(), slot("ReferenceFiatToken", var)),
+            _ => slot("ReferenceFiatToken", var),
+        };
+        ethereum.rpc(
+            "hardhat_setStorageAt",
+            json!([USDC, format!("{at:#x}"), format!("{:#066x}", amount)]),
+        );
+    }
+    ethereum.send(me, Some(USDC), &Usdc::approveCall { spender: MESSENGER, amount }.abi_encode());
+    let burn =
+        Messenger::depositForBurnCall { amount, destinationCaller: only.into_word(), ..burn };
+    let (tx2, receipt) = ethereum.transact(me, Some(MESSENGER), &burn.abi_encode());
+    let sent = receipt["logs"]
+        .as_array()
+        .expect("logs")
+        .iter()
+        .find(|l| l["topics"][0] == json!(Transmitter::MessageSent::SIGNATURE_HASH))
+        .expect("MessageSent");
+    let data: Bytes = serde_json::from_value(sent["data"].clone()).expect("data");
+    let (message,) = Transmitter::MessageSent::abi_decode_data(&data).expect("message");
+    let attested = cctp::BurnMessage::decode(&message).expect("burn").attested(keccak256(b"two"));
+    let signature = cctp::attest(&attested).expect("signs");
+    *answer.lock().expect("lock") = Some(json!({"messages": [{
+        "message": format!("{attested}"), "attestation": format!("{signature}"),
+        "status": "complete", "delayReason": null, "cctpVersion": 2,
+    }]}));
+    let s = server.get(&format!("/api/v1/cctp/bridge/check?chainId=1&txHash={tx2}"));
+    assert_eq!(s["status"], "inflight", "{s}");
+    assert_eq!(s["depositForBurn"]["destinationCaller"], format!("{:#x}", only.into_word()), "{s}");
+    let c = server.get(&format!("/api/v1/cctp/bridge/claim?chainId=1&txHash={tx2}"));
+    assert_eq!(c["claimable"], false, "{c}");
+    assert!(
+        c["reason"].as_str().is_some_and(|r| r.contains(&format!("{:#x}", only.into_word()))),
+        "{c}"
+    );
 
     // Nothing on the node for another hash.
     let other = format!("/api/v1/cctp/bridge/check?chainId=1&txHash={:#x}", B256::repeat_byte(3));

@@ -791,7 +791,12 @@ impl<'a> Compiler<'a> {
             other => other,
         })?;
         let predicted = plan.amounts_out.first().copied();
-        let out = self.emit_plan(crossing.source.clone(), x, at)?;
+        // USDC to USDC: nothing to run before the crossing.
+        let out = if crossing.source.legs.iter().all(|l| l.routes.is_empty()) {
+            x
+        } else {
+            self.emit_plan(crossing.source.clone(), x, at)?
+        };
         if let (true, Some(p)) = (exact, predicted) {
             self.checks.push((at.to_owned(), out.clone(), p));
         }
@@ -803,7 +808,10 @@ impl<'a> Compiler<'a> {
             args.min_amount_out.as_ref(),
             at,
         )?;
-        let to = args.receiver.unwrap_or_else(|| self.beneficiary());
+        // Minted to an address on the other chain: the action's receiver,
+        // else the bundle's, else the sender (never an account of this
+        // chain, such as a wallet, that may not exist there).
+        let to = args.receiver.or(self.req.receiver).unwrap_or(self.req.from);
         encode::route::cctp_burn(
             &mut self.b,
             crossing.messenger,
@@ -3093,9 +3101,12 @@ pub fn compile_and_prove(
                     format!("the bridge cannot carry {}: {e}", d.amount_in),
                 )
             })?;
-            // The kernel's amount is what the destination minted, and what
-            // was known before the run is what was sent.
+            // The kernel's amount is what the destination minted, in the
+            // route's token on its chain, and what was known before the
+            // run is what was sent.
             if plan.amounts_out.first() != Some(&d.amount)
+                || (d.token, d.to_chain, d.token_in)
+                    != (route.token_out, route.to_chain, route.token_in)
                 || x.predicted.is_some_and(|p| p != d.amount_in)
             {
                 tracing::error!(at = %x.at, sent = %d.amount_in, minted = %d.amount, "bridge amounts differ");

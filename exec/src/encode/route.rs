@@ -214,13 +214,14 @@ pub fn encode_plan_then(
         let mut delta = match before[k].clone() {
             None => after,
             Some(before) => {
-                // A token that is also an input left the account in full
-                // (routed and fee) during the program: add it back to count
-                // only what the program produced.
+                // A token that is also an input, held before the program,
+                // left the account in full (routed and fee) during it: add
+                // it back to count only what the program produced. One
+                // pulled from an owner arrived after `before`, and left.
                 let spent = spec
                     .inputs
                     .iter()
-                    .filter(|i| i.token == *t)
+                    .filter(|i| i.token == *t && spec.pull_from.is_none())
                     .fold(U256::ZERO, |a, i| a.saturating_add(i.amount));
                 let after = if spent.is_zero() {
                     after

@@ -46,6 +46,7 @@ mod at {
     pub(super) const MESSAGE_SENDER: usize = 100;
     pub(super) const MAX_FEE: usize = 132;
     pub(super) const FEE_EXECUTED: usize = 164;
+    pub(super) const EXPIRATION: usize = 196;
     pub(super) const HOOK_DATA: usize = 228;
 }
 
@@ -188,6 +189,11 @@ pub fn receive_calldata(message: &Bytes) -> Option<Bytes> {
         attestation,
     };
     Some(call.abi_encode().into())
+}
+
+/// An attested message's expiration block (zero: none).
+pub fn expiration(message: &[u8]) -> Option<U256> {
+    word(message.get(at::BODY..)?, at::EXPIRATION).map(|w| U256::from_be_bytes(w.0))
 }
 
 /// An attested message's nonce.
