@@ -1040,8 +1040,12 @@ async fn follow_read(spec: &Spec, client: &RpcClient, book: &mut Book) -> Result
     }
     let listed = read_source(spec, client, ours + 1, to).await?;
     let moved = listed != book.listed;
-    // A token that became usable lets its pools in: they go whole.
-    let usable = read_listed_tokens(spec, client, &listed, to, moved).await?;
+    // A token that became usable lets its pools in: they go whole. One
+    // waiting for a holder is asked again when its pools move, and at least
+    // every few blocks (a holder may appear without a pool moving: tokens
+    // sent straight to it).
+    let retry = to / PENDING_PROBE_BLOCKS != ours / PENDING_PROBE_BLOCKS;
+    let usable = read_listed_tokens(spec, client, &listed, to, moved || retry).await?;
     book.read_at = Some(Instant::now());
     let changed = moved || usable > 0;
     // The same pools as before (only their states moved): published as
@@ -1444,6 +1448,10 @@ where
     tracing::info!(chain = %spec.config.chain, source = %spec.source, read = unread.len(), usable, refused, pending, "tokens read from the node");
     Ok(usable)
 }
+
+/// Blocks after which a listed source asks again about a token waiting for
+/// a holder, though none of its pools moved.
+pub const PENDING_PROBE_BLOCKS: u64 = 4;
 
 /// [`read_tokens`] for a listed source's `records`: asked only when one
 /// of their tokens is new to the source, or, when the records `moved`, a
