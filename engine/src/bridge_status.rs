@@ -32,6 +32,10 @@ use switchyard_exec::evm::{
 
 use crate::rpc::{RpcClient, http_get};
 
+/// The most one status or claim waits for the nodes and the attestation
+/// service together.
+pub const STATUS_BUDGET: Duration = Duration::from_secs(8);
+
 /// Blocks of the destination chain searched for the message's receipt.
 pub const RECEIPT_LOOKBACK_BLOCKS: u64 = 100_000;
 
@@ -179,8 +183,25 @@ impl BridgeWatch {
         }
     }
 
-    /// Where the CCTP transfer of source transaction `tx` on `chain` is.
+    /// Where the CCTP transfer of source transaction `tx` on `chain` is,
+    /// within [`STATUS_BUDGET`]: past it, `unknown` with the reason (a slow
+    /// node or service never holds a request past the server's timeout).
     pub async fn cctp(&self, catalog: &Catalog, chain: ChainId, tx: B256) -> CctpTransfer {
+        match tokio::time::timeout(STATUS_BUDGET, self.follow(catalog, chain, tx)).await {
+            Ok(t) => t,
+            Err(_) => Self::transfer(
+                chain,
+                tx,
+                Status::Unknown,
+                format!(
+                    "the nodes and the attestation service did not answer within {} s",
+                    STATUS_BUDGET.as_secs()
+                ),
+            ),
+        }
+    }
+
+    async fn follow(&self, catalog: &Catalog, chain: ChainId, tx: B256) -> CctpTransfer {
         let unknown = |why: String| Self::transfer(chain, tx, Status::Unknown, why);
         let Some((bridge, setup)) = cctp::setup(catalog) else {
             return unknown("the catalog lists no CCTP".into());
@@ -390,4 +411,36 @@ async fn received_in(node: &RpcClient, transmitter: Address, nonce: B256) -> Opt
     let logs: Vec<serde_json::Value> =
         node.call("eth_getLogs", serde_json::json!([filter])).await.ok()?;
     logs.iter().find_map(|l| serde_json::from_value(l.get("transactionHash")?.clone()).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node that accepts and never answers holds a status no longer
+    /// than the budget: it answers `unknown`, saying why.
+    #[tokio::test]
+    async fn a_silent_node_costs_the_budget_and_no_more() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((s, _)) = listener.accept().await {
+                held.push(s);
+            }
+        });
+        let node = RpcClient::new(&url, Duration::from_secs(60)).expect("client");
+        let watch = BridgeWatch {
+            nodes: BTreeMap::from([(ChainId(1), Arc::new(node))]),
+            attestation_url: None,
+            timeout: Duration::from_secs(60),
+        };
+        let catalog = switchyard_catalog::loaders::load_catalog(&[] as &[&str]).expect("catalog");
+        let started = std::time::Instant::now();
+        let t = watch.cctp(&catalog, ChainId(1), B256::repeat_byte(1)).await;
+        let took = started.elapsed();
+        assert_eq!(t.status, Status::Unknown);
+        assert!(t.error.as_deref().is_some_and(|e| e.contains("did not answer")), "{t:?}");
+        assert!(took >= STATUS_BUDGET && took < STATUS_BUDGET + Duration::from_secs(5), "{took:?}");
+    }
 }

@@ -71,7 +71,7 @@ pub const ACTOR_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Timeout of one call bridge status makes (a node, the attestation
 /// service).
-pub const BRIDGE_NODE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const BRIDGE_NODE_TIMEOUT: Duration = Duration::from_secs(4);
 
 /// What the engine needs to start.
 #[derive(Debug, Clone, Default)]
