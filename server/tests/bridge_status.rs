@@ -165,6 +165,31 @@ fn place_cctp(node: &Node, me: Address, domain: u32, usdc: Address, remote: (u32
     );
 }
 
+/// `me` given the burn's amount of USDC on `node` (in storage) and burning
+/// it as `burn` says: the transaction and the message it sent.
+fn burn_on(node: &Node, me: Address, burn: &Messenger::depositForBurnCall) -> (String, Bytes) {
+    let fiat = "ReferenceFiatToken";
+    for at in [entry(me.into_word().as_slice(), slot(fiat, "balanceOf")), slot(fiat, "totalSupply")]
+    {
+        node.rpc(
+            "hardhat_setStorageAt",
+            json!([burn.burnToken, format!("{at:#x}"), format!("{:#066x}", burn.amount)]),
+        );
+    }
+    let approve = Usdc::approveCall { spender: MESSENGER, amount: burn.amount };
+    node.send(me, Some(burn.burnToken), &approve.abi_encode());
+    let (tx, receipt) = node.transact(me, Some(MESSENGER), &burn.abi_encode());
+    let sent = receipt["logs"]
+        .as_array()
+        .expect("logs")
+        .iter()
+        .find(|l| l["topics"][0] == json!(Transmitter::MessageSent::SIGNATURE_HASH))
+        .expect("MessageSent");
+    let data: Bytes = serde_json::from_value(sent["data"].clone()).expect("data");
+    let (message,) = Transmitter::MessageSent::abi_decode_data(&data).expect("message");
+    (tx, message)
+}
+
 /// What the local attestation service answers: `None` is a 404.
 type Answer = Arc<Mutex<Option<Value>>>;
 
@@ -231,19 +256,7 @@ fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
     let relayer = base.accounts()[0];
     place_cctp(&ethereum, me, 0, USDC, (6, USDC_BASE));
     place_cctp(&base, relayer, 6, USDC_BASE, (0, USDC));
-    // `me` holds 5,000 USDC on Ethereum.
     let amount = U256::from(5_000_000_000u64);
-    for var in ["balanceOf", "totalSupply"] {
-        let at = match var {
-            "balanceOf" => entry(me.into_word().as_slice(), slot("ReferenceFiatToken", var)),
-            _ => slot("ReferenceFiatToken", var),
-        };
-        ethereum.rpc(
-            "hardhat_setStorageAt",
-            json!([USDC, format!("{at:#x}"), format!("{:#066x}", amount)]),
-        );
-    }
-    ethereum.send(me, Some(USDC), &Usdc::approveCall { spender: MESSENGER, amount }.abi_encode());
     let burn = Messenger::depositForBurnCall {
         amount,
         destinationDomain: 6,
@@ -253,15 +266,7 @@ fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
         maxFee: U256::ZERO,
         minFinalityThreshold: cctp::FINALIZED,
     };
-    let (tx, receipt) = ethereum.transact(me, Some(MESSENGER), &burn.abi_encode());
-    let sent = receipt["logs"]
-        .as_array()
-        .expect("logs")
-        .iter()
-        .find(|l| l["topics"][0] == json!(Transmitter::MessageSent::SIGNATURE_HASH))
-        .expect("MessageSent");
-    let data: Bytes = serde_json::from_value(sent["data"].clone()).expect("data");
-    let (message,) = Transmitter::MessageSent::abi_decode_data(&data).expect("message");
+    let (tx, message) = burn_on(&ethereum, me, &burn);
 
     let answer: Answer = Arc::new(Mutex::new(None));
     let service = attestation_service(Arc::clone(&answer));
@@ -328,29 +333,12 @@ fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
     // A burn only one caller may receive: attested, but no claim for
     // anyone else to send.
     let only = address!("00000000000000000000000000000000000c0de0");
-    let amount = U256::from(1_000_000u64);
-    for var in ["balanceOf", "totalSupply"] {
-        let at = match var {
-            "balanceOf" => entry(me.into_word().as_slice(), slot("ReferenceFiatToken", var)),
-            _ => slot("ReferenceFiatToken", var),
-        };
-        ethereum.rpc(
-            "hardhat_setStorageAt",
-            json!([USDC, format!("{at:#x}"), format!("{:#066x}", amount)]),
-        );
-    }
-    ethereum.send(me, Some(USDC), &Usdc::approveCall { spender: MESSENGER, amount }.abi_encode());
-    let burn =
-        Messenger::depositForBurnCall { amount, destinationCaller: only.into_word(), ..burn };
-    let (tx2, receipt) = ethereum.transact(me, Some(MESSENGER), &burn.abi_encode());
-    let sent = receipt["logs"]
-        .as_array()
-        .expect("logs")
-        .iter()
-        .find(|l| l["topics"][0] == json!(Transmitter::MessageSent::SIGNATURE_HASH))
-        .expect("MessageSent");
-    let data: Bytes = serde_json::from_value(sent["data"].clone()).expect("data");
-    let (message,) = Transmitter::MessageSent::abi_decode_data(&data).expect("message");
+    let burn = Messenger::depositForBurnCall {
+        amount: U256::from(1_000_000u64),
+        destinationCaller: only.into_word(),
+        ..burn
+    };
+    let (tx2, message) = burn_on(&ethereum, me, &burn);
     let attested = cctp::BurnMessage::decode(&message).expect("burn").attested(keccak256(b"two"));
     let signature = cctp::attest(&attested).expect("signs");
     *answer.lock().expect("lock") = Some(json!({"messages": [{

@@ -749,7 +749,27 @@ impl<'a> Compiler<'a> {
         // The plan is exact for `amount`; what reaches it is exact only if
         // the input was.
         let exact = exact && pred.is_some();
-        if let (true, Some(p)) = (exact, predicted) {
+        self.hold_route_output(args, &out, predicted.filter(|_| exact), predicted, at)?;
+        self.produce(args.token_out);
+        if let Some(r) = args.receiver.filter(|r| *r != self.account) {
+            self.send(args.token_out, r, out.clone(), at)?;
+            self.receivers.insert(r);
+        }
+        Ok(Output { slot: out, predicted, exact, token: Some(args.token_out) })
+    }
+
+    /// A route action's output `out` held to the plan: to `exact` (the
+    /// plan's amount, when the input was known) in the executed program,
+    /// and to the action's minimum on chain.
+    fn hold_route_output(
+        &mut self,
+        args: &RouteArgs,
+        out: &In,
+        exact: Option<U256>,
+        predicted: Option<U256>,
+        at: &str,
+    ) -> Result<(), BundleError> {
+        if let Some(p) = exact {
             self.checks.push((at.to_owned(), out.clone(), p));
         }
         self.enforce_min(
@@ -759,13 +779,7 @@ impl<'a> Compiler<'a> {
             args.slippage_bps,
             args.min_amount_out.as_ref(),
             at,
-        )?;
-        self.produce(args.token_out);
-        if let Some(r) = args.receiver.filter(|r| *r != self.account) {
-            self.send(args.token_out, r, out.clone(), at)?;
-            self.receivers.insert(r);
-        }
-        Ok(Output { slot: out, predicted, exact, token: Some(args.token_out) })
+        )
     }
 
     /// A route action whose output arrives on another chain: the kernel's
@@ -797,17 +811,7 @@ impl<'a> Compiler<'a> {
         } else {
             self.emit_plan(crossing.source.clone(), x, at)?
         };
-        if let (true, Some(p)) = (exact, predicted) {
-            self.checks.push((at.to_owned(), out.clone(), p));
-        }
-        self.enforce_min(
-            args.token_out,
-            out.clone(),
-            predicted,
-            args.slippage_bps,
-            args.min_amount_out.as_ref(),
-            at,
-        )?;
+        self.hold_route_output(args, &out, predicted.filter(|_| exact), predicted, at)?;
         // Minted to an address on the other chain: the action's receiver,
         // else the bundle's, else the sender (never an account of this
         // chain, such as a wallet, that may not exist there).
