@@ -12,7 +12,7 @@
 //! relayer calls `receiveMessage` on the destination's transmitter, which
 //! has the destination's `TokenMessengerV2` mint the USDC.
 
-use alloy_primitives::{Address, B256, Bytes, Log, U256, address, keccak256};
+use alloy_primitives::{Address, B256, Log, U256, address, keccak256};
 use alloy_sol_types::{SolEvent, SolValue};
 use switchyard_catalog::{Catalog, ChainId};
 
@@ -33,10 +33,6 @@ pub const RELAYER: Address = address!("5eed00000000000000000000000000000000e1a7"
 /// One bridged amount received on its destination chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
-    /// The bridge.
-    pub bridge: &'static str,
-    /// Source chain.
-    pub from_chain: ChainId,
     /// Destination chain.
     pub to_chain: ChainId,
     /// Token sent, on the source chain.
@@ -49,10 +45,6 @@ pub struct Delivery {
     pub receiver: Address,
     /// What the receiver gained.
     pub amount: U256,
-    /// The message as relayed (attested).
-    pub message: Bytes,
-    /// Gas the destination's receipt used.
-    pub gas: u64,
 }
 
 /// Every CCTP message among `logs` (a source transaction's, on `from`),
@@ -105,16 +97,12 @@ pub fn deliver_cctp(
             return Err(ExecError::SimulationMismatch { index: 0 });
         }
         out.push(Delivery {
-            bridge: "cctp",
-            from_chain: from,
             to_chain: to,
             token_in: m.burn_token,
             amount_in: m.amount,
             token,
             receiver: m.mint_recipient,
             amount: gained,
-            message,
-            gas: outcome.gas_used,
         });
     }
     Ok(out)
