@@ -50,12 +50,25 @@ impl<'v, 'a> Args<'v, 'a> {
             V::Array(items) if items.len() == 1 => {
                 address_value(format!("{}[0]", self.path(name)), &items[0])
             }
-            V::Array(_) => Err(ApiError::not_implemented_field(
-                self.path(name),
-                "actions over several tokens at once are not built by this version",
-            )),
+            V::Array(_) => Err(self.one_token_only(name)),
             v => address_value(self.path(name), v),
         }
+    }
+
+    /// Several tokens or amounts where the protocol's call takes one (a
+    /// Curve gauge stakes its one LP token; an Aave reserve, a vault, a
+    /// wrapper hold one underlying): 422 naming the list. The actions over
+    /// several tokens of one pool are `multideposit` / `multiredeem`
+    /// (what `deposit` / `redeem` with a list become).
+    fn one_token_only(&self, name: &str) -> ApiError {
+        ApiError::bundle_unprocessable(
+            self.path(name),
+            format!(
+                "{} lists several tokens, but this action's call takes one token; \
+                 send one action per token",
+                self.path(name)
+            ),
+        )
     }
 
     fn opt_one_address(&self, name: &str) -> Result<Option<Address>, ApiError> {
@@ -94,10 +107,7 @@ impl<'v, 'a> Args<'v, 'a> {
             V::Array(items) if items.len() == 1 => {
                 amount_value(format!("{}[0]", self.path(name)), &items[0], self.index)
             }
-            V::Array(_) => Err(ApiError::not_implemented_field(
-                self.path(name),
-                "actions over several tokens at once are not built by this version",
-            )),
+            V::Array(_) => Err(self.one_token_only(name)),
             v => amount_value(self.path(name), v, self.index),
         }
     }
