@@ -113,6 +113,17 @@ pub struct V3Mint {
     pub next: PoolState,
 }
 
+/// Liquidity removed from a concentrated-liquidity position
+/// ([`Pool::v3_burn`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct V3Burn {
+    /// What the pool owes the position for it, token0 and token1 (what
+    /// `decreaseLiquidity` returns and `collect` can then take).
+    pub owed: [U256; 2],
+    /// The pool's state after the burn.
+    pub next: PoolState,
+}
+
 fn add(a: U256, b: U256) -> Result<U256, AmmError> {
     a.checked_add(b).ok_or(AmmError::InvalidState)
 }
@@ -518,6 +529,64 @@ impl Pool {
             ..(**v3).clone()
         }));
         Ok(V3Mint { liquidity, taken, next })
+    }
+
+    /// `NonfungiblePositionManager.decreaseLiquidity` of `liquidity` from a
+    /// position over `[lower, upper)` in this Uniswap V3 pool (whose ticks
+    /// and active liquidity include it) from `state`: what the pool's
+    /// `burn` owes for it (rounded down) and the state after (both ticks'
+    /// net reduced, the active liquidity lowered when the range holds the
+    /// current tick).
+    pub fn v3_burn(
+        &self,
+        state: &PoolState,
+        (lower, upper): (i32, i32),
+        liquidity: u128,
+    ) -> Result<V3Burn, PositionError> {
+        let PoolState::UniswapV3(v3) = state else {
+            return Err(PositionError::NotConcentrated);
+        };
+        let spacing = v3.tick_spacing;
+        if lower >= upper || lower < uniswap_v3::MIN_TICK || upper > uniswap_v3::MAX_TICK {
+            return Err(PositionError::Ticks { spacing });
+        }
+        if liquidity == 0 {
+            return Err(PositionError::NoLiquidity);
+        }
+        let (a, b) =
+            (uniswap_v3::sqrt_ratio_at_tick(lower)?, uniswap_v3::sqrt_ratio_at_tick(upper)?);
+        let owed = uniswap_v3::burn_amounts(
+            v3.sqrt_price_x96,
+            v3.tick,
+            (lower, upper),
+            (a, b),
+            liquidity,
+        )?;
+        let signed = i128::try_from(liquidity).map_err(|_| PositionError::TooMuch)?;
+        let mut ticks = v3.ticks.to_vec();
+        for (t, net) in [(lower, -signed), (upper, signed)] {
+            match ticks.binary_search_by_key(&t, |(i, _)| *i) {
+                Ok(k) => {
+                    ticks[k].1 = ticks[k].1.checked_add(net).ok_or(PositionError::TooMuch)?;
+                }
+                Err(k) => ticks.insert(k, (t, net)),
+            }
+        }
+        let active = if lower <= v3.tick && v3.tick < upper {
+            v3.liquidity
+                .checked_sub(liquidity)
+                .ok_or(PositionError::Math(AmmError::InvalidState))?
+        } else {
+            v3.liquidity
+        };
+        let ticks = crate::TickList::from(ticks);
+        let next = PoolState::UniswapV3(Box::new(V3State {
+            liquidity: active,
+            range: crate::RangeHint::of(v3.tick, &ticks),
+            ticks,
+            ..(**v3).clone()
+        }));
+        Ok(V3Burn { owed, next })
     }
 
     /// Router02's `removeLiquidity` of `amount` from this pair in `state`:

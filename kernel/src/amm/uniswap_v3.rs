@@ -224,16 +224,40 @@ pub fn liquidity_for_amounts(
 pub fn mint_amounts(
     sqrt_p: U256,
     tick: i32,
+    ticks: (i32, i32),
+    ratios: (U256, U256),
+    liquidity: u128,
+) -> Result<[U256; 2], AmmError> {
+    position_amounts(sqrt_p, tick, ticks, ratios, liquidity, true)
+}
+
+/// What the pool's `burn` of `liquidity` over `[lower, upper)` owes the
+/// position (token0, token1): `_modifyPosition` with a negative delta,
+/// each side rounded down.
+pub fn burn_amounts(
+    sqrt_p: U256,
+    tick: i32,
+    ticks: (i32, i32),
+    ratios: (U256, U256),
+    liquidity: u128,
+) -> Result<[U256; 2], AmmError> {
+    position_amounts(sqrt_p, tick, ticks, ratios, liquidity, false)
+}
+
+fn position_amounts(
+    sqrt_p: U256,
+    tick: i32,
     (lower, upper): (i32, i32),
     (a, b): (U256, U256),
     liquidity: u128,
+    up: bool,
 ) -> Result<[U256; 2], AmmError> {
     Ok(if tick < lower {
-        [amount0_delta(a, b, liquidity, true)?, U256::ZERO]
+        [amount0_delta(a, b, liquidity, up)?, U256::ZERO]
     } else if tick < upper {
-        [amount0_delta(sqrt_p, b, liquidity, true)?, amount1_delta(a, sqrt_p, liquidity, true)?]
+        [amount0_delta(sqrt_p, b, liquidity, up)?, amount1_delta(a, sqrt_p, liquidity, up)?]
     } else {
-        [U256::ZERO, amount1_delta(a, b, liquidity, true)?]
+        [U256::ZERO, amount1_delta(a, b, liquidity, up)?]
     })
 }
 
@@ -654,6 +678,49 @@ mod tests {
         assert_eq!(fee(999_999, 10_000), Ok(10_000));
         // FullMath's 512-bit product: no phantom overflow.
         assert_eq!(flash_fee(U256::MAX, 1_000_000), Ok(U256::MAX));
+    }
+
+    #[test]
+    fn a_burned_position_is_owed_its_amounts_rounded_down_and_unbooks_its_ticks() {
+        use crate::pool::{PoolState, test_v3_pool};
+        let pool = test_v3_pool(
+            vec![(-600, 2_000_000_000_000_000_000_000i128), (600, -2_000_000_000_000_000_000_000)],
+            2_000_000_000_000_000_000_000,
+            0,
+        );
+        let e18 = U256::from(10u128.pow(18));
+        let m = pool.v3_mint(&pool.state, (-120, 60), [e18, e18]).expect("in range");
+        // Burning it all back at the same price: each side owed at most
+        // what was taken, at most a wei less (rounded down, not up).
+        let all = pool.v3_burn(&m.next, (-120, 60), m.liquidity).expect("burn");
+        for c in 0..2 {
+            assert!(all.owed[c] <= m.taken[c] && m.taken[c] - all.owed[c] <= U256::from(1u8));
+        }
+        let PoolState::UniswapV3(after) = &all.next else { panic!("a V3 state") };
+        assert_eq!(after.liquidity, 2_000_000_000_000_000_000_000);
+        let nets: Vec<i128> = after.ticks.to_vec().iter().map(|t| t.1).collect();
+        assert_eq!(nets, vec![2_000_000_000_000_000_000_000, 0, 0, -2_000_000_000_000_000_000_000]);
+        // Half of it: the amounts SqrtPriceMath gives, rounded down.
+        let half = m.liquidity / 2;
+        let b = pool.v3_burn(&m.next, (-120, 60), half).expect("half");
+        let (lo, hi) =
+            (sqrt_ratio_at_tick(-120).expect("tick"), sqrt_ratio_at_tick(60).expect("tick"));
+        assert_eq!(b.owed[0], amount0_delta(Q96, hi, half, false).expect("a0"));
+        assert_eq!(b.owed[1], amount1_delta(lo, Q96, half, false).expect("a1"));
+        // Out of range above the price: token0 only.
+        let up = pool.v3_mint(&pool.state, (120, 600), [e18, e18]).expect("above");
+        let out = pool.v3_burn(&up.next, (120, 600), up.liquidity).expect("burn above");
+        assert!(out.owed[0] > U256::ZERO && out.owed[1].is_zero());
+        // Refused: no liquidity, reversed ticks, more than is active.
+        assert_eq!(
+            pool.v3_burn(&m.next, (-120, 60), 0),
+            Err(crate::amm::PositionError::NoLiquidity)
+        );
+        assert!(matches!(
+            pool.v3_burn(&m.next, (60, -120), 1),
+            Err(crate::amm::PositionError::Ticks { .. })
+        ));
+        assert!(pool.v3_burn(&pool.state, (-120, 60), u128::MAX / 2).is_err());
     }
 
     #[test]
