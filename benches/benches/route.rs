@@ -136,6 +136,7 @@ fn routes(c: &mut Criterion) {
                 &encoded.program,
                 &TxSpec {
                     from: USER,
+                    nfts: &[],
                     inputs: &inputs,
                     outputs: &outputs,
                     receiver: USER,

@@ -73,6 +73,10 @@ pub const ACTOR_TIMEOUT: Duration = Duration::from_secs(5);
 /// service).
 pub const BRIDGE_NODE_TIMEOUT: Duration = Duration::from_secs(4);
 
+/// The most a bundle waits for the node to report one position a
+/// `redeemclmm` names.
+pub const POSITION_READ_BUDGET: Duration = Duration::from_secs(4);
+
 /// What the engine needs to start.
 #[derive(Debug, Clone, Default)]
 pub struct EngineConfig {
@@ -876,12 +880,52 @@ impl EngineHandle {
 
     /// Compiles a bundle, builds its transaction and executes it in the
     /// EVM world before returning it (on the rayon pool).
+    ///
+    /// The positions its `redeemclmm` actions name that the request does
+    /// not carry are read first from the node following the chain, at the
+    /// block of the state it compiles on ([`Self::read_positions`]).
     pub async fn bundle(
         &self,
-        req: bundle::BundleRequest,
+        mut req: bundle::BundleRequest,
     ) -> Result<bundle::BundleTx, EngineError> {
-        let msg = bundle_service::CompileBundle { state: self.state(), req };
+        let state = self.state();
+        self.read_positions(&state, &mut req).await;
+        let msg = bundle_service::CompileBundle { state, req };
         ask(&self.inner.bundles, msg, "bundle compiler").await?
+    }
+
+    /// Reads each position `req`'s `redeemclmm` actions name (and `req`
+    /// does not carry) from the node following `req.chain`, at `state`'s
+    /// block there: the manager's `positions` and `ownerOf`, within
+    /// [`POSITION_READ_BUDGET`]. A chain no node follows gets no reads
+    /// (the compiler then says so); a failed read is kept with its reason.
+    async fn read_positions(&self, state: &MarketState, req: &mut bundle::BundleRequest) {
+        let wanted = req.positions_to_read();
+        if wanted.is_empty() {
+            return;
+        }
+        let Some(node) = self.inner.nodes.get(&req.chain) else { return };
+        let block = state.snapshot.head(req.chain).map(|h| h.block_number);
+        for (manager, token_id) in wanted {
+            if req.positions.iter().any(|p| p.manager == manager && p.token_id == token_id) {
+                continue;
+            }
+            let [positions, owner] = evm::clmm::read_calls(token_id);
+            let both = async {
+                let p = node.eth_call(manager, &positions, block).await?;
+                let o = node.eth_call(manager, &owner, block).await?;
+                Ok::<_, rpc::RpcError>((p, o))
+            };
+            let read = match tokio::time::timeout(POSITION_READ_BUDGET, both).await {
+                Ok(Ok((p, o))) => evm::clmm::decode_read(manager, token_id, &p, &o),
+                Ok(Err(e)) => Err(format!("the chain's node refused the read: {e}")),
+                Err(_) => Err(format!(
+                    "the chain's node did not answer within {} s",
+                    POSITION_READ_BUDGET.as_secs()
+                )),
+            };
+            req.positions.push(bundle::PositionRead { manager, token_id, read });
+        }
     }
 
     /// The approval `from` sends so that `strategy` can take `amount` of

@@ -1203,6 +1203,141 @@ async fn bundles_mint_uniswap_v3_positions_through_the_position_manager() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A position of `USER` in the USDC/WETH 0.05% pool, as a node would
+/// report it, and the bundle action redeeming `liquidity` of it.
+fn held_position(liquidity: u128) -> switchyard_engine::evm::clmm::HeldPosition {
+    switchyard_engine::evm::clmm::HeldPosition {
+        manager: V3_POSITIONS,
+        token_id: U256::from(987_654u64),
+        owner: USER,
+        tokens: [USDC, WETH],
+        fee: 500,
+        ticks: (195_000, 197_500),
+        liquidity,
+    }
+}
+
+fn redeem_clmm(liquidity: u128, tokens_out: [Address; 2], receiver: Option<Address>) -> Action {
+    Action {
+        protocol: "uniswap-v3".into(),
+        kind: ActionKind::RedeemClmm {
+            manager: V3_POSITIONS,
+            token_id: U256::from(987_654u64),
+            liquidity: Amount::Value(U256::from(liquidity)),
+            tokens_out: tokens_out.to_vec(),
+            receiver,
+        },
+    }
+}
+
+/// `redeemclmm`: part of a user's position (read from the chain, put in
+/// place in the world through the manager's own `mint`) comes out through
+/// `decreaseLiquidity` and `collect`, to the wei the kernel's burn math
+/// says, for the router (the position token taken in and handed back) and
+/// the delegate; the pool is locked after, so a route in the same bundle
+/// goes around it; a position the node did not report, someone else's, or
+/// more liquidity than it holds is refused naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_redeem_part_of_a_uniswap_v3_position() {
+    use switchyard_engine::{
+        bundle::PositionRead,
+        evm::abi::UniswapV3PositionManager as Npm,
+        simulate::{prepare, run_prepared},
+    };
+    let Chain1 { dir, engine, shutdown, state, world, executor } = chain1("v3-redeem");
+    let total: u128 = 10u128.pow(15);
+    let held = held_position(total);
+    let read =
+        vec![PositionRead { manager: V3_POSITIONS, token_id: held.token_id, read: Ok(held) }];
+    let pool = state
+        .snapshot
+        .pools()
+        .iter()
+        .find(|p| p.address == USDC_WETH_V3)
+        .expect("the USDC/WETH 0.05% pool");
+    let burn = pool.v3_burn(&pool.state, held.ticks, total / 2).expect("burn math");
+    assert!(burn.owed.iter().all(|x| !x.is_zero()), "the range holds the price: {:?}", burn.owed);
+    for strategy in [RoutingStrategy::Router, RoutingStrategy::Delegate] {
+        let swap = U256::from(50_000_000u64);
+        let actions = vec![
+            redeem_clmm(total / 2, [WETH, USDC], None),
+            route(USDC, WETH, Amount::Value(swap)),
+        ];
+        let req = BundleRequest { positions: read.clone(), ..request(strategy, actions) };
+        let b = engine.bundle(req).await.unwrap_or_else(|e| panic!("{strategy:?}: {e:?}"));
+        if strategy == RoutingStrategy::Router {
+            // The position token is approved to the router, never the
+            // executor: ERC-721 `approve(router, id)`.
+            let router = world.shortcuts.router.expect("router").0;
+            assert!(
+                b.approvals.iter().any(|a| a.token == V3_POSITIONS
+                    && a.spender == router
+                    && a.amount == held.token_id),
+                "{:?}",
+                b.approvals
+            );
+            assert_eq!(b.tx.to, router);
+        }
+        let setup = SimSetup {
+            funds: vec![(USER, USDC, swap)],
+            approvals: b.approvals.clone(),
+            delegations: match strategy {
+                RoutingStrategy::Delegate => {
+                    vec![(USER, world.shortcuts.delegate.expect("delegate"))]
+                }
+                _ => Vec::new(),
+            },
+            watch: vec![(USER, USDC), (USER, WETH), (USER, V3_POSITIONS), (executor, WETH)],
+            positions: vec![held],
+            ..SimSetup::default()
+        };
+        let mut evm = world.fork();
+        prepare(&world, &mut evm, &setup).expect("the position in place");
+        let out = run_prepared(&mut evm, &b.tx, &setup.watch).expect("executes again");
+        // USDC: what the burn owed, less what the route spent; WETH: what it
+        // owed, plus what the route bought.
+        let usdc_now = out.after[0];
+        assert_eq!(usdc_now, out.before[0] + burn.owed[0] - swap, "{strategy:?}");
+        let bought = out.gains[1].expect("WETH gained") - burn.owed[1];
+        assert!(bought > U256::ZERO, "{strategy:?}: the route bought WETH");
+        assert_eq!(b.amounts_out.get(&WETH), Some(&(burn.owed[1] + bought)), "{strategy:?}");
+        assert_eq!(
+            out.after[2],
+            U256::from(1),
+            "{strategy:?}: the position is back with its owner"
+        );
+        assert_eq!(out.after[3], U256::ZERO, "{strategy:?}: the executor keeps nothing");
+        let left = evm.view(V3_POSITIONS, &Npm::positionsCall { tokenId: held.token_id });
+        let left = left.expect("positions");
+        assert_eq!(left.liquidity, total - total / 2, "{strategy:?}: half is left");
+        assert_eq!((left.tokensOwed0, left.tokensOwed1), (0, 0), "{strategy:?}: collected whole");
+    }
+
+    // Refused, naming the field: no node reported the position; it is
+    // someone else's; more liquidity than it holds; a token of another pool.
+    let other = Address::repeat_byte(0x42);
+    let cases = [
+        (Vec::new(), redeem_clmm(1_000, [USDC, WETH], None), "tokenId"),
+        (
+            vec![PositionRead {
+                read: Ok(switchyard_engine::evm::clmm::HeldPosition { owner: other, ..held }),
+                ..read[0].clone()
+            }],
+            redeem_clmm(1_000, [USDC, WETH], None),
+            "tokenId",
+        ),
+        (read.clone(), redeem_clmm(total + 1, [USDC, WETH], None), "liquidity"),
+        (read.clone(), redeem_clmm(1_000, [USDC, DAI], None), "tokenOut"),
+    ];
+    for (positions, action, field) in cases {
+        let req = BundleRequest { positions, ..request(RoutingStrategy::Router, vec![action]) };
+        let e = engine.bundle(req).await.expect_err(field);
+        assert!(format!("{e:?}").contains(field), "{field}: {e:?}");
+    }
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Enso's flash-loan router adapter on Ethereum.
 const FLASHLOAN_ADAPTER: Address = address!("66a6da113aee7cc1682e41599ffc2d2f492fab88");
 

@@ -109,6 +109,7 @@ async fn positions_move_by_exactly_the_amount_deposited() {
             delegations: if by_router { Vec::new() } else { vec![(USER, delegate)] },
             watch: vec![(OWNER, req.position)],
             debts: if debt { vec![(req.position, OWNER, deposited + extra)] } else { Vec::new() },
+            positions: Vec::new(),
         };
         let out = simulate(&world, &r.route.tx, &setup).expect("executes again");
         let moved = if debt { out.before[0] - out.after[0] } else { out.after[0] - out.before[0] };

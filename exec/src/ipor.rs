@@ -263,6 +263,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
         &program,
         &TxSpec {
             from: req.from,
+            nfts: &[],
             inputs: &inputs,
             outputs: &[],
             receiver: req.from,

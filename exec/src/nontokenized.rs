@@ -194,6 +194,7 @@ pub fn nontokenized_now(
         &encoded.program,
         &TxSpec {
             from: route.from,
+            nfts: &[],
             inputs: &inputs,
             outputs: &[],
             receiver: owner,

@@ -318,6 +318,7 @@ pub(crate) fn sim_setup(
         delegations: delegation(cw, p.runner).into_iter().collect(),
         watch: Vec::new(),
         debts: Vec::new(),
+        positions: Vec::new(),
     }
 }
 
@@ -450,6 +451,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         &encoded.program,
         &TxSpec {
             from: req.from,
+            nfts: &[],
             inputs: &inputs,
             outputs: &outputs,
             receiver,

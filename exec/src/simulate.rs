@@ -36,6 +36,9 @@ pub struct SimSetup {
     /// The embedded world has no borrowers; a repayment on someone's behalf
     /// is proven against a debt of the amount it repays.
     pub debts: Vec<(Address, Address, U256)>,
+    /// Concentrated-liquidity positions the chain holds for their owners
+    /// (read from its node), put in place first.
+    pub positions: Vec<crate::evm::clmm::HeldPosition>,
 }
 
 /// What the transaction did.
@@ -111,6 +114,11 @@ pub fn simulate(world: &ChainWorld, tx: &Tx, setup: &SimSetup) -> Result<SimOutc
 pub fn prepare(world: &ChainWorld, evm: &mut ForkEvm, setup: &SimSetup) -> Result<(), SimError> {
     let setup_err =
         |what: String, e: EvmError| SimError::Setup(format!("{what}: {}", describe(&e)));
+    for p in &setup.positions {
+        world
+            .add_clmm_position(evm, p)
+            .map_err(|e| setup_err(format!("position {} of {}", p.token_id, p.manager), e))?;
+    }
     for (holder, token, amount) in &setup.funds {
         world.fund(evm, *token, *holder, *amount).map_err(|e| SimError::Unfundable {
             holder: *holder,

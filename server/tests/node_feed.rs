@@ -1142,3 +1142,140 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
     assert!((400..500).contains(&code), "{code} {body}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Uniswap V3's position manager on Ethereum (the embedded world's, bound
+/// to the factory at its mainnet address).
+const V3_POSITIONS: Address = address!("c36442b4a4522e871399cd717abdd847ab11fe88");
+
+/// `redeemclmm` end to end: a position minted on the node through the
+/// position manager (in a DAI/USDC pool created on the node, which the
+/// feed finds by its `PoolCreated`), read by the server from the node,
+/// redeemed in part through a bundle whose transaction, sent on the node
+/// by the position's owner after approving the router for it, pays exactly
+/// the `amountsOut` the server answered and leaves the rest of the
+/// position with its owner.
+#[test]
+fn a_position_on_the_node_is_redeemed_in_part_through_a_bundle_to_the_wei() {
+    use switchyard_engine::evm::abi::UniswapV3PositionManager as Npm;
+    let dir = common::temp_dir("node-redeemclmm");
+    let node_port = free_port();
+    let node = Node::start(node_port);
+    load_embedded_world(&node);
+    let me = node.accounts()[0];
+    // DAI (token0) and USDC at 1%, one DAI a dollar: sqrt(1e6 / 1e18) in
+    // Q64.96.
+    let fee = U24::from(10_000);
+    node.send(
+        me,
+        Some(V3_FACTORY),
+        &V3Factory::createPoolCall { tokenA: DAI, tokenB: USDC, fee }.abi_encode(),
+    );
+    let pool = Address::from_slice(
+        &node.call(V3_FACTORY, &V3Factory::getPoolCall { a: DAI, b: USDC, fee }.abi_encode())
+            [12..32],
+    );
+    let sqrt = U256::from(1u128 << 96) / U256::from(1_000_000u64);
+    node.send(
+        me,
+        Some(pool),
+        &Pool::initializeCall { sqrtPriceX96: alloy_primitives::aliases::U160::from(sqrt) }
+            .abi_encode(),
+    );
+    let (dai, usdc) = (U256::from(10_000u128 * 10u128.pow(18)), U256::from(10_000_000_000u64));
+    take(&node, DAI, CURVE_3POOL, me, dai);
+    take(&node, USDC, CURVE_3POOL, me, usdc);
+    for token in [DAI, USDC] {
+        node.send(
+            me,
+            Some(token),
+            &Erc20::approveCall { spender: V3_POSITIONS, amount: U256::MAX }.abi_encode(),
+        );
+    }
+    let mint = Npm::mintCall {
+        params: Npm::MintParams {
+            token0: DAI,
+            token1: USDC,
+            fee,
+            tickLower: I24::try_from(-277_000).expect("tick"),
+            tickUpper: I24::try_from(-275_600).expect("tick"),
+            amount0Desired: dai,
+            amount1Desired: usdc,
+            amount0Min: U256::ZERO,
+            amount1Min: U256::ZERO,
+            recipient: me,
+            deadline: U256::MAX,
+        },
+    }
+    .abi_encode();
+    let minted = Npm::mintCall::abi_decode_returns(&node.call_from(me, V3_POSITIONS, &mint))
+        .expect("mint answers");
+    node.send(me, Some(V3_POSITIONS), &mint);
+    let (id, liquidity) = (minted.tokenId, minted.liquidity);
+    assert!(liquidity > 0);
+
+    let server = serve(&dir, node_port);
+    let log = dir.join("server.log");
+    let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    let half = liquidity / 2;
+    let body = json!([{
+        "protocol": "uniswap-v3",
+        "action": "redeemclmm",
+        "args": {
+            "tokenIn": V3_POSITIONS,
+            "tokenOut": [USDC, DAI],
+            "liquidity": half.to_string(),
+            "tokenId": id.to_string(),
+        }
+    }])
+    .to_string();
+    let path =
+        format!("/api/v1/shortcuts/bundle?chainId=1&fromAddress={me:#x}&routingStrategy=router");
+    let mut answer = (0, String::new());
+    wait_for("the bundle redeeming the node's position", 30, || {
+        answer = http(&server.addr, "POST", &path, &server.key, &body).unwrap_or_default();
+        answer.0 == 200
+    });
+    let b: Value = serde_json::from_str(&answer.1).expect("json");
+    let out = |t: Address| {
+        let v = b["amountsOut"][format!("{t:#x}")].as_str().unwrap_or_else(|| panic!("{b}"));
+        U256::from_str_radix(v, 10).expect("amount")
+    };
+    let (usdc_out, dai_out) = (out(USDC), out(DAI));
+    assert!(usdc_out > U256::ZERO && dai_out > U256::ZERO, "{b}");
+    let router: Address = serde_json::from_value(b["tx"]["to"].clone()).expect("tx.to");
+    let data: Bytes = serde_json::from_value(b["tx"]["data"].clone()).expect("tx.data");
+    // The standards now list the redeem on the followed chain.
+    let v3 = server.ok("/api/v1/standards/uniswap-v3");
+    assert!(v3.to_string().contains("redeemclmm"), "{v3}");
+
+    // On the node: ERC-721 approval of the router for the position, then
+    // the transaction as answered.
+    node.send(
+        me,
+        Some(V3_POSITIONS),
+        &Erc20::approveCall { spender: router, amount: id }.abi_encode(),
+    );
+    let balance = |t: Address| word(&node.call(t, &Token::balanceOfCall { who: me }.abi_encode()));
+    let before = (balance(USDC), balance(DAI));
+    node.transact(me, Some(router), &data);
+    assert_eq!(balance(USDC) - before.0, usdc_out, "USDC to the wei: {}", show_log());
+    assert_eq!(balance(DAI) - before.1, dai_out, "DAI to the wei");
+    let held = Npm::positionsCall::abi_decode_returns(
+        &node.call(V3_POSITIONS, &Npm::positionsCall { tokenId: id }.abi_encode()),
+    )
+    .expect("positions");
+    assert_eq!(held.liquidity, liquidity - half, "the rest of the position stays");
+    let owner = Npm::ownerOfCall::abi_decode_returns(
+        &node.call(V3_POSITIONS, &Npm::ownerOfCall { tokenId: id }.abi_encode()),
+    )
+    .expect("ownerOf");
+    assert_eq!(owner, me, "the position is back with its owner");
+
+    // Someone else's position is refused, naming it.
+    let other = node.accounts()[1];
+    let path =
+        format!("/api/v1/shortcuts/bundle?chainId=1&fromAddress={other:#x}&routingStrategy=router");
+    let (code, text) = http(&server.addr, "POST", &path, &server.key, &body).expect("answer");
+    assert_eq!(code, 400, "{text}");
+    assert!(text.contains("body[0].args.tokenId"), "{text}");
+}

@@ -106,6 +106,8 @@ mod positions {
     }
 }
 
+use crate::evm::abi::UniswapV3PositionManager as Npm;
+
 /// Enso's flash-loan adapter (its public ABI): the entry point.
 mod flashloans {
     #![allow(missing_docs)]
@@ -239,6 +241,10 @@ struct Compiler<'a> {
     locked: BTreeSet<Address>,
     /// The bridge crossings, in program order.
     crossings: Vec<Crossing>,
+    /// Position tokens (manager, id) the entry point takes in.
+    nfts_in: Vec<(Address, U256)>,
+    /// Users' positions the bundle redeems, as the chain holds them.
+    held: Vec<crate::evm::clmm::HeldPosition>,
     /// First command word of each action, for naming a failed command.
     marks: Vec<usize>,
     /// The request id of the event.
@@ -288,6 +294,8 @@ impl<'a> Compiler<'a> {
             pulled: Vec::new(),
             locked: BTreeSet::new(),
             crossings: Vec::new(),
+            nfts_in: Vec::new(),
+            held: Vec::new(),
             marks: Vec::with_capacity(req.actions.len()),
             request_id,
             base,
@@ -1758,6 +1766,252 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: grew[2].clone(), predicted: Some(one), exact: true, token: Some(npm) })
     }
 
+    /// Liquidity out of the sender's Uniswap V3 position (read from the
+    /// chain's node): the position token taken in unless the account
+    /// already holds it, `decreaseLiquidity` of `liquidity`, `collect` of
+    /// exactly what that burn owes ([`Pool::v3_burn`], rounded down as the
+    /// pool rounds) to the account, each coin measured and held to the
+    /// kernel, the position token back to its owner. Fees the position
+    /// earned before stay owed to it. The pool is locked for the rest of
+    /// the bundle: the world holds the position on top of the chain's
+    /// liquidity, so no other action may trade in that pool, before or
+    /// after.
+    fn clmm_redeem(
+        &mut self,
+        protocol: &str,
+        kind: &ActionKind,
+        at: &str,
+    ) -> Result<Vec<Output>, ExecError> {
+        let ActionKind::RedeemClmm { manager, token_id, liquidity, tokens_out, receiver } = kind
+        else {
+            return Err(BundleError::invalid(at, "not a concentrated-liquidity redeem").into());
+        };
+        let (manager, token_id, receiver) = (*manager, *token_id, *receiver);
+        let role = DeploymentRole::UniswapV3PositionManager;
+        let Ok((_, npm)) =
+            encode::route::periphery_of(&self.state.catalog, self.chain, protocol, &[role])
+        else {
+            return Err(BundleError::unroutable(
+                at,
+                format!("no {protocol} NonfungiblePositionManager on chain {}", self.chain),
+            )
+            .into());
+        };
+        if manager != npm {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenIn"),
+                format!(
+                    "{protocol} positions on chain {} are tokens of its NonfungiblePositionManager {npm:#x}, not {manager:#x}",
+                    self.chain
+                ),
+            )
+            .into());
+        }
+        if self.base != "body" {
+            return Err(BundleError::unroutable(
+                at,
+                "a position is taken in by the transaction's entry point: redeem it in the bundle's own actions, not in a flash loan's callback",
+            )
+            .into());
+        }
+        if matches!(self.runner, Runner::LegacyRouter { .. }) {
+            return Err(BundleError::unroutable(
+                at,
+                "the legacy router takes ERC-20 tokens only: use routingStrategy=router for a position",
+            )
+            .into());
+        }
+        let unavailable = |message: String| BundleError {
+            code: switchyard_catalog::ApiCode::PositionUnavailable,
+            at: format!("{at}.tokenId"),
+            message,
+        };
+        let read = self.req.positions.iter().find(|p| p.manager == npm && p.token_id == token_id);
+        let held = match read.map(|p| &p.read) {
+            Some(Ok(h)) => *h,
+            Some(Err(why)) => {
+                return Err(unavailable(format!(
+                    "position {token_id} of {npm:#x} on chain {}: {why}",
+                    self.chain
+                ))
+                .into());
+            }
+            None => {
+                return Err(unavailable(format!(
+                    "no node follows chain {} here: a position's range and liquidity are read from the chain",
+                    self.chain
+                ))
+                .into());
+            }
+        };
+        if held.owner != self.owner {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenId"),
+                format!(
+                    "position {token_id} belongs to {:#x}, not to {:#x} whose tokens this bundle spends",
+                    held.owner, self.owner
+                ),
+            )
+            .into());
+        }
+        if self.req.positions.iter().filter(|p| p.token_id == token_id).count() > 1
+            || self.held.iter().any(|p| p.token_id == token_id && p.manager == npm)
+        {
+            return Err(BundleError::unroutable(
+                format!("{at}.tokenId"),
+                "one redeem per position in a bundle",
+            )
+            .into());
+        }
+        let mut order = Vec::with_capacity(2);
+        for t in tokens_out {
+            match held.tokens.iter().position(|x| x == t).filter(|c| !order.contains(c)) {
+                Some(c) => order.push(c),
+                None => break,
+            }
+        }
+        if order.len() != 2 || tokens_out.len() != 2 {
+            return Err(BundleError::invalid(
+                format!("{at}.tokenOut"),
+                format!(
+                    "position {token_id} pays the pool's two tokens, each named once: {:#x} and {:#x}",
+                    held.tokens[0], held.tokens[1]
+                ),
+            )
+            .into());
+        }
+        let family = self.templates.family(protocol);
+        let found = self.snapshot.pools().iter().enumerate().find_map(|(k, p)| match &p.state {
+            PoolState::UniswapV3(v3)
+                if p.chain == self.chain
+                    && family.contains(&*p.protocol)
+                    && p.tokens[..] == held.tokens[..]
+                    && v3.fee == held.fee =>
+            {
+                Some((k, p.clone()))
+            }
+            _ => None,
+        });
+        let Some((k, pool)) = found else {
+            return Err(unavailable(format!(
+                "the market does not hold the {protocol} pool of {:#x} and {:#x} with fee {} that position {token_id} is in",
+                held.tokens[0], held.tokens[1], held.fee
+            ))
+            .into());
+        };
+        self.has_fixture(k, pool.address, at)?;
+        if self.locked.contains(&pool.address)
+            || self.snapshot.pools()[k].state != self.state.snapshot.pools()[k].state
+        {
+            return Err(BundleError::unroutable(
+                at,
+                format!(
+                    "an earlier action of the bundle trades in the pool {:#x} of position {token_id}: redeem it first, in a bundle of its own",
+                    pool.address
+                ),
+            )
+            .into());
+        }
+        let liquidity_at = format!("{at}.liquidity");
+        let (x, pred, exact) = self.amount(liquidity, &liquidity_at)?;
+        let Some(amount) = pred.filter(|_| exact) else {
+            return Err(BundleError::invalid(
+                liquidity_at,
+                "the liquidity to remove is a number, or an earlier output known exactly",
+            )
+            .into());
+        };
+        let l = u128::try_from(amount).ok().filter(|l| *l > 0 && *l <= held.liquidity);
+        let Some(l) = l else {
+            return Err(BundleError::invalid(
+                liquidity_at,
+                format!(
+                    "position {token_id} holds {} liquidity: remove from 1 to that",
+                    held.liquidity
+                ),
+            )
+            .into());
+        };
+        let burn = pool.v3_burn(&pool.state, held.ticks, l).map_err(|e| {
+            BundleError::unroutable(at, format!("{:#x} cannot burn this now: {e}", pool.address))
+        })?;
+        // The position token comes in (and is approved to the entry point)
+        // unless the account is its owner.
+        if self.account != held.owner {
+            self.nfts_in.push((npm, token_id));
+        }
+        self.held.push(held);
+        let b = &mut self.b;
+        let id = b.uint(token_id).map_err(weiroll(at))?;
+        let zero = b.uint(U256::ZERO).map_err(weiroll(at))?;
+        let deadline = b.uint(U256::MAX).map_err(weiroll(at))?;
+        b.call(
+            CallKind::Call,
+            npm,
+            Npm::decreaseLiquidityCall::SELECTOR,
+            &[id.clone(), x, zero.clone(), zero, deadline],
+            Out::Ignore,
+        )
+        .map_err(weiroll(at))?;
+        let account = self.account_in.clone();
+        let mut before = Vec::with_capacity(2);
+        for t in tokens_out {
+            before.push(
+                encode::route::balance_of(&mut self.b, *t, account.clone())
+                    .map_err(encode_err(at))?,
+            );
+        }
+        let b = &mut self.b;
+        let maxes = [
+            b.uint(burn.owed[0]).map_err(weiroll(at))?,
+            b.uint(burn.owed[1]).map_err(weiroll(at))?,
+        ];
+        let [m0, m1] = maxes;
+        b.call(
+            CallKind::Call,
+            npm,
+            Npm::collectCall::SELECTOR,
+            &[id.clone(), account.clone(), m0, m1],
+            Out::Ignore,
+        )
+        .map_err(weiroll(at))?;
+        let mut outs = Vec::with_capacity(2);
+        for ((t, c), was) in tokens_out.iter().zip(&order).zip(before) {
+            let now = encode::route::balance_of(&mut self.b, *t, account.clone())
+                .map_err(encode_err(at))?;
+            let slot = self.helper(BinaryOp::Sub, &[now, was], at)?;
+            let leg_at = format!("{at}.tokenOut[{}]", outs.len());
+            self.checks.push((leg_at.clone(), slot.clone(), burn.owed[*c]));
+            self.produce(*t);
+            if let Some(r) = receiver.filter(|r| *r != self.account) {
+                self.send(*t, r, slot.clone(), &leg_at)?;
+                self.receivers.insert(r);
+            }
+            outs.push(Output {
+                slot,
+                predicted: Some(burn.owed[*c]),
+                exact: true,
+                token: Some(*t),
+            });
+        }
+        if self.account != held.owner {
+            let b = &mut self.b;
+            let from = account;
+            let to = b.address(held.owner).map_err(weiroll(at))?;
+            b.call(
+                CallKind::Call,
+                npm,
+                Npm::transferFromCall::SELECTOR,
+                &[from, to, id],
+                Out::Ignore,
+            )
+            .map_err(weiroll(at))?;
+        }
+        self.pool_moved(k, burn.next)?;
+        self.locked.insert(pool.address);
+        Ok(outs)
+    }
+
     /// The coins an action puts into `pool` together (of its first `n`
     /// tokens, each named once with its amount), each approved to
     /// `spender` (the native coin is sent as value instead).
@@ -2184,6 +2438,7 @@ impl<'a> Compiler<'a> {
             }
             ActionKind::Flashloan { .. } => self.flashloan(&a.protocol, &a.kind, &at),
             ActionKind::DepositClmm { .. } => one(self.clmm_deposit(&a.protocol, &a.kind, &at)?),
+            ActionKind::RedeemClmm { .. } => self.clmm_redeem(&a.protocol, &a.kind, &at),
             ActionKind::MultiRedeem { token_in, tokens_out, amount_in, primary, receiver } => {
                 let r = MultiRedeem {
                     protocol: &a.protocol,
@@ -2824,11 +3079,15 @@ impl<'a> Compiler<'a> {
         if let Some(owner) = pull_from {
             let mark = b.words();
             let (o, a) = (b.address(owner).map_err(weiroll(at))?, self.account_in.clone());
-            for t in inputs.iter().filter(|t| t.token != NATIVE_TOKEN) {
-                let amount = b.uint(t.amount).map_err(weiroll(at))?;
+            // An ERC-721's `transferFrom(from, to, id)` is the ERC-20's
+            // call, an id for the amount.
+            let tokens =
+                inputs.iter().filter(|t| t.token != NATIVE_TOKEN).map(|t| (t.token, t.amount));
+            for (token, amount) in tokens.chain(self.nfts_in.iter().copied()) {
+                let amount = b.uint(amount).map_err(weiroll(at))?;
                 b.call(
                     CallKind::Call,
-                    t.token,
+                    token,
                     IERC20::transferFromCall::SELECTOR,
                     &[o.clone(), a.clone(), amount],
                     Out::Ignore,
@@ -2863,6 +3122,7 @@ impl<'a> Compiler<'a> {
             &TxSpec {
                 from: self.req.from,
                 inputs: &inputs,
+                nfts: if pull_from.is_some() { &[] } else { &self.nfts_in },
                 outputs: &[],
                 receiver: beneficiary,
                 account_id,
@@ -2886,6 +3146,18 @@ impl<'a> Compiler<'a> {
             }
             _ => encode::tx::approvals(self.runner, self.owner, &inputs),
         };
+        // A position token taken in: ERC-721 `approve(spender, id)`, the
+        // ERC-20 call with the id for the amount, to the entry point (or
+        // the delegated account that pulls it).
+        let nft_spender = if pull_from.is_some() { Some(acct) } else { self.runner.spender() };
+        if let Some(spender) = nft_spender {
+            approvals.extend(self.nfts_in.iter().map(|&(token, id)| Approval {
+                token,
+                spender,
+                amount: id,
+                owner: self.owner,
+            }));
+        }
         approvals.extend(self.pulled.iter().filter(|p| p.owner != acct).copied());
         encode::guard::check_entry(self.world, self.runner, &tx, &approvals).map_err(|e| {
             tracing::error!(error = %e, chain = %self.chain, "bundle transaction refused by the guard");
@@ -2935,6 +3207,7 @@ impl<'a> Compiler<'a> {
                 delegations: delegations.into_iter().collect(),
                 watch,
                 debts: Vec::new(),
+                positions: self.held.clone(),
             },
             approvals,
             prologue,

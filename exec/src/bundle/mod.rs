@@ -171,6 +171,25 @@ pub enum ActionKind {
         /// Receiver of the position (default: the bundle's beneficiary).
         receiver: Option<Address>,
     },
+    /// `<protocol> redeemclmm`: `liquidity` out of the user's
+    /// concentrated-liquidity position `token_id` (a token of `manager`,
+    /// the protocol's `NonfungiblePositionManager`): `decreaseLiquidity`,
+    /// then `collect` of exactly what that burn owes (fees the position
+    /// had earned stay owed to it), and the position token back to its
+    /// owner. The position's range is read from the chain
+    /// ([`BundleRequest::positions`]).
+    RedeemClmm {
+        /// The position manager.
+        manager: Address,
+        /// The position's token id.
+        token_id: U256,
+        /// Liquidity to remove.
+        liquidity: Amount,
+        /// The pool's two tokens, in the order the outputs are wanted.
+        tokens_out: Vec<Address>,
+        /// Receiver of both tokens (default: the bundle's beneficiary).
+        receiver: Option<Address>,
+    },
     /// `<protocol> flashloan`: borrow `loans` from the protocol (an Aave
     /// V3 pool, one token; a Uniswap V3 pool, either coin or both) through
     /// Enso's flash-loan router adapter, run `callback` (its own action
@@ -449,6 +468,21 @@ pub struct BundleRequest {
     pub account_id: String,
     /// The actions.
     pub actions: Vec<Action>,
+    /// The positions the `redeemclmm` actions name, as the chain's node
+    /// holds them at the snapshot's block (read by the engine before
+    /// compiling; [`BundleRequest::positions_to_read`]).
+    pub positions: Vec<PositionRead>,
+}
+
+/// A position a `redeemclmm` names, read from the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionRead {
+    /// The position manager.
+    pub manager: Address,
+    /// The token id.
+    pub token_id: U256,
+    /// The position, or why the chain could not say.
+    pub read: Result<crate::evm::clmm::HeldPosition, String>,
 }
 
 impl BundleRequest {
@@ -474,7 +508,24 @@ impl BundleRequest {
             referral_code: None,
             account_id: account_id.into(),
             actions,
+            positions: Vec::new(),
         }
+    }
+
+    /// The positions (manager, token id) this bundle's `redeemclmm`
+    /// actions name, each once.
+    pub fn positions_to_read(&self) -> Vec<(Address, U256)> {
+        let mut out: Vec<(Address, U256)> = self
+            .actions
+            .iter()
+            .filter_map(|a| match &a.kind {
+                ActionKind::RedeemClmm { manager, token_id, .. } => Some((*manager, *token_id)),
+                _ => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 

@@ -132,6 +132,9 @@ pub struct TxSpec<'a> {
     pub from: Address,
     /// Inputs (full amounts) the entry point takes from the sender.
     pub inputs: &'a [TokenAmount],
+    /// ERC-721 tokens (contract, id) the entry point takes from the
+    /// sender too (a position a bundle redeems).
+    pub nfts: &'a [(Address, U256)],
     /// Outputs with their minimums, when they arrive on this chain.
     pub outputs: &'a [TokenAmount],
     /// Receiver the safe forms measure.
@@ -140,6 +143,10 @@ pub struct TxSpec<'a> {
     pub account_id: B256,
     /// `requestId` of the event.
     pub request_id: B256,
+}
+
+fn nft_token(&(token, id): &(Address, U256)) -> Token {
+    Token { tokenType: TokenType::ERC721, data: (token, id).abi_encode_params().into() }
 }
 
 fn router_token(t: &TokenAmount) -> Token {
@@ -172,7 +179,12 @@ pub fn transaction(runner: Runner, program: &Program, spec: &TxSpec<'_>) -> Tx {
     };
     let (to, data) = match runner {
         Runner::Router { router, .. } => {
-            let ins: Vec<Token> = spec.inputs.iter().map(router_token).collect();
+            let ins: Vec<Token> = spec
+                .inputs
+                .iter()
+                .map(router_token)
+                .chain(spec.nfts.iter().map(nft_token))
+                .collect();
             let outs: Vec<Token> = spec.outputs.iter().map(router_token).collect();
             let data = shortcut();
             let call = match (ins.as_slice(), outs.as_slice()) {
@@ -241,7 +253,12 @@ pub fn transaction(runner: Runner, program: &Program, spec: &TxSpec<'_>) -> Tx {
         Runner::Wallet { factory, .. } => (
             factory,
             WalletFactory::deployAndExecuteCall {
-                tokensIn: spec.inputs.iter().map(router_token).collect(),
+                tokensIn: spec
+                    .inputs
+                    .iter()
+                    .map(router_token)
+                    .chain(spec.nfts.iter().map(nft_token))
+                    .collect(),
                 data: shortcut(),
                 executors: Vec::new(),
                 revokeExecutorsAfterExecution: false,

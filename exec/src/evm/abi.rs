@@ -231,6 +231,57 @@ sol! {
     #[sol(all_derives)]
     contract UniswapV3PositionManager {
         constructor(address factory, address WETH9, address tokenDescriptor);
+
+        struct MintParams {
+            address token0;
+            address token1;
+            uint24 fee;
+            int24 tickLower;
+            int24 tickUpper;
+            uint256 amount0Desired;
+            uint256 amount1Desired;
+            uint256 amount0Min;
+            uint256 amount1Min;
+            address recipient;
+            uint256 deadline;
+        }
+        struct DecreaseLiquidityParams {
+            uint256 tokenId;
+            uint128 liquidity;
+            uint256 amount0Min;
+            uint256 amount1Min;
+            uint256 deadline;
+        }
+        struct CollectParams {
+            uint256 tokenId;
+            address recipient;
+            uint128 amount0Max;
+            uint128 amount1Max;
+        }
+
+        function mint(MintParams params) external payable
+            returns (uint256 tokenId, uint128 liquidity, uint256 amount0, uint256 amount1);
+        function decreaseLiquidity(DecreaseLiquidityParams params) external payable
+            returns (uint256 amount0, uint256 amount1);
+        function collect(CollectParams params) external payable
+            returns (uint256 amount0, uint256 amount1);
+        function positions(uint256 tokenId) external view returns (
+            uint96 nonce,
+            address operator,
+            address token0,
+            address token1,
+            uint24 fee,
+            int24 tickLower,
+            int24 tickUpper,
+            uint128 liquidity,
+            uint256 feeGrowthInside0LastX128,
+            uint256 feeGrowthInside1LastX128,
+            uint128 tokensOwed0,
+            uint128 tokensOwed1
+        );
+        function ownerOf(uint256 tokenId) external view returns (address owner);
+        function transferFrom(address from, address to, uint256 tokenId) external;
+        function factory() external view returns (address);
     }
 
     /// `contracts/src/LegacyShortcutsDelegate.sol`: the legacy delegate

@@ -29,6 +29,7 @@ pub mod aave;
 pub mod abi;
 pub mod artifacts;
 pub mod cctp;
+pub mod clmm;
 pub mod fixtures;
 pub mod lazy;
 pub mod pool_lens;

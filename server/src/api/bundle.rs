@@ -306,12 +306,11 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// - an ERC-721 has no `transfer`.
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
-        "depositclmm" => protocol == "uniswap-v3",
+        "depositclmm" | "redeemclmm" => protocol == "uniswap-v3",
         // From Aave V3's pools and Uniswap V3's, the lenders the world
         // holds, through Enso's router adapter.
         "flashloan" | "singletokenflashloan" => matches!(protocol, "aave-v3" | "uniswap-v3"),
-        "redeemclmm"
-        | "paymasterfee"
+        "paymasterfee"
         | "multioutsingledeposit"
         | "singlewithdrawwithpositionid"
         | "multiwithdraw" => false,
@@ -401,21 +400,27 @@ fn deposit_clmm(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
     })
 }
 
-/// Whether `action` of `protocol` builds on `chain` ([`builds`]): a
-/// concentrated-liquidity position needs the protocol's position manager
-/// recorded on the chain, bound to its factory there.
+/// Whether `action` of `protocol` builds on `chain` ([`builds`]), which a
+/// node follows or not (`followed`): a concentrated-liquidity position
+/// needs the protocol's position manager recorded on the chain, bound to
+/// its factory there; redeeming one needs a node to read it from.
 pub fn builds_on(
     catalog: &switchyard_catalog::Catalog,
     protocol: &str,
     action: &str,
     chain: switchyard_catalog::ChainId,
+    followed: bool,
 ) -> bool {
+    let manager = || {
+        catalog.dex_factory(chain, protocol).is_some_and(|f| {
+            let role = switchyard_catalog::DeploymentRole::UniswapV3PositionManager;
+            catalog.deployment(chain, role, Some(f.factory)).is_some()
+        })
+    };
     builds(protocol, action)
         && match action {
-            "depositclmm" => catalog.dex_factory(chain, protocol).is_some_and(|f| {
-                let role = switchyard_catalog::DeploymentRole::UniswapV3PositionManager;
-                catalog.deployment(chain, role, Some(f.factory)).is_some()
-            }),
+            "depositclmm" => manager(),
+            "redeemclmm" => followed && manager(),
             // Enso's adapter on the chain, trusting an Aave V3 pool there,
             // or the chain's Uniswap V3 factory.
             "flashloan" | "singletokenflashloan" => catalog
@@ -583,6 +588,13 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             receiver: args.opt_address("receiver")?,
         },
         "depositclmm" if builds(&protocol, &action) => deposit_clmm(&args)?,
+        "redeemclmm" if builds(&protocol, &action) => ActionKind::RedeemClmm {
+            manager: args.address("tokenIn")?,
+            token_id: args.wei("tokenId")?,
+            liquidity: args.amount("liquidity")?,
+            tokens_out: args.addresses("tokenOut")?,
+            receiver: args.opt_address("receiver")?,
+        },
         "flashloan" | "singletokenflashloan" if builds(&protocol, &action) => {
             flashloan(&args, instance)?
         }

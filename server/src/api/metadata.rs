@@ -85,7 +85,11 @@ pub async fn aggregators(
 
 /// A standard as advertised: only the actions this version answers with a
 /// transaction ([`super::bundle::builds`]); `None` when there are none.
-fn standard_dto(catalog: &Catalog, st: &switchyard_catalog::Standard) -> Option<dto::Standard> {
+fn standard_dto(
+    catalog: &Catalog,
+    followed: &dyn Fn(switchyard_catalog::ChainId) -> bool,
+    st: &switchyard_catalog::Standard,
+) -> Option<dto::Standard> {
     let pref = |slug: &str| dto::ProtocolRef {
         slug: slug.to_owned(),
         url: catalog.protocol(slug).and_then(|p| p.url.clone()).unwrap_or_default(),
@@ -101,7 +105,9 @@ fn standard_dto(catalog: &Catalog, st: &switchyard_catalog::Standard) -> Option<
             supported_chains: a
                 .chains
                 .iter()
-                .filter(|c| super::bundle::builds_on(catalog, &st.protocol, &a.action, **c))
+                .filter(|c| {
+                    super::bundle::builds_on(catalog, &st.protocol, &a.action, **c, followed(**c))
+                })
                 .map(|c| network_ref(catalog, *c))
                 .collect(),
             inputs: a.inputs.clone(),
@@ -121,7 +127,10 @@ fn standard_dto(catalog: &Catalog, st: &switchyard_catalog::Standard) -> Option<
     responses((status = 200, body = Vec<dto::Standard>)))]
 pub async fn standards(State(s): State<AppState>) -> Json<Vec<dto::Standard>> {
     let catalog = s.engine.catalog();
-    Json(catalog.standards().iter().filter_map(|st| standard_dto(&catalog, st)).collect())
+    let followed = |c| s.engine.follows(c);
+    Json(
+        catalog.standards().iter().filter_map(|st| standard_dto(&catalog, &followed, st)).collect(),
+    )
 }
 
 /// `GET /api/v1/standards/{slug}`: the standard of a protocol (or of the
@@ -138,7 +147,8 @@ pub async fn standard_by_slug(
     let st = catalog
         .standard(&slug)
         .ok_or_else(|| ApiError::not_found("slug", format!("no standard for protocol `{slug}`")))?;
-    let st = standard_dto(&catalog, st).ok_or_else(|| {
+    let followed = |c| s.engine.follows(c);
+    let st = standard_dto(&catalog, &followed, st).ok_or_else(|| {
         ApiError::not_found(
             "slug",
             format!("no action of protocol `{slug}` is built by this version"),
@@ -167,16 +177,31 @@ fn action_dto(a: &switchyard_catalog::ActionSpec) -> dto::Action {
     }
 }
 
+/// Whether `a` of `st` builds on one of the chains it lists
+/// ([`super::bundle::builds_on`]).
+fn builds_somewhere(
+    catalog: &Catalog,
+    followed: &dyn Fn(switchyard_catalog::ChainId) -> bool,
+    st: &switchyard_catalog::Standard,
+    a: &switchyard_catalog::StandardAction,
+) -> bool {
+    a.chains
+        .iter()
+        .any(|c| super::bundle::builds_on(catalog, &st.protocol, &a.action, *c, followed(*c)))
+}
+
 /// `GET /api/v1/actions`: every bundle action some standard builds here,
 /// and its inputs.
 #[utoipa::path(get, path = "/api/v1/actions", tag = "standards",
     responses((status = 200, body = Vec<dto::Action>)))]
 pub async fn actions(State(s): State<AppState>) -> Json<Vec<dto::Action>> {
     let catalog = s.engine.catalog();
+    let followed = |c| s.engine.follows(c);
     let built = |a: &&switchyard_catalog::ActionSpec| {
         catalog.standards().iter().any(|st| {
-            st.actions.iter().any(|x| x.action == a.action)
-                && super::bundle::builds(&st.protocol, &a.action)
+            st.actions
+                .iter()
+                .any(|x| x.action == a.action && builds_somewhere(&catalog, &followed, st, x))
         })
     };
     Json(catalog.actions().iter().filter(built).map(action_dto).collect())
@@ -194,10 +219,11 @@ pub async fn actions_by_slug(
     let st = catalog
         .standard(&slug)
         .ok_or_else(|| ApiError::not_found("slug", format!("no standard for protocol `{slug}`")))?;
+    let followed = |c| s.engine.follows(c);
     Ok(Json(
         st.actions
             .iter()
-            .filter(|a| super::bundle::builds(&st.protocol, &a.action))
+            .filter(|a| builds_somewhere(&catalog, &followed, st, a))
             .filter_map(|a| catalog.action(&a.action))
             .map(action_dto)
             .collect(),

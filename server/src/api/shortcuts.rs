@@ -924,6 +924,8 @@ pub async fn bundle(
             referral_code: req.referral_code,
             account_id: key.0.account_id.clone(),
             actions,
+            // Read by the engine from the chain's node.
+            positions: Vec::new(),
         })
         .await?;
     let by_token = |m: &std::collections::BTreeMap<alloy_primitives::Address, U256>| {

@@ -116,6 +116,12 @@ impl Node {
         serde_json::from_value(v).expect("bytes")
     }
 
+    /// `eth_call` from `from`: what a transaction it sent would return.
+    pub fn call_from(&self, from: Address, to: Address, data: &[u8]) -> Bytes {
+        let call = json!({"from": from, "to": to, "data": Bytes::copy_from_slice(data)});
+        serde_json::from_value(self.rpc("eth_call", json!([call, "latest"]))).expect("bytes")
+    }
+
     pub fn code(&self, at: Address) -> Bytes {
         serde_json::from_value(self.rpc("eth_getCode", json!([at, "latest"]))).expect("code")
     }
