@@ -1313,8 +1313,27 @@ async fn bundles_redeem_part_of_a_uniswap_v3_position() {
         assert_eq!((left.tokensOwed0, left.tokensOwed1), (0, 0), "{strategy:?}: collected whole");
     }
 
+    // To a receiver: both coins go to it, to the wei.
+    let bob = Address::repeat_byte(0xb0);
+    let req = BundleRequest {
+        positions: read.clone(),
+        ..request(RoutingStrategy::Router, vec![redeem_clmm(total, [USDC, WETH], Some(bob))])
+    };
+    let b = engine.bundle(req).await.expect("to a receiver");
+    let whole = pool.v3_burn(&pool.state, held.ticks, total).expect("burn math");
+    let setup = SimSetup {
+        approvals: b.approvals.clone(),
+        watch: vec![(bob, USDC), (bob, WETH), (USER, V3_POSITIONS)],
+        positions: vec![held],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[..2], [Some(whole.owed[0]), Some(whole.owed[1])]);
+    assert_eq!(out.after[2], U256::from(1), "the emptied position is back with its owner");
+
     // Refused, naming the field: no node reported the position; it is
-    // someone else's; more liquidity than it holds; a token of another pool.
+    // someone else's; more liquidity than it holds; a token of another pool;
+    // the same position twice.
     let other = Address::repeat_byte(0x42);
     let cases = [
         (Vec::new(), redeem_clmm(1_000, [USDC, WETH], None), "tokenId"),
@@ -1329,8 +1348,13 @@ async fn bundles_redeem_part_of_a_uniswap_v3_position() {
         (read.clone(), redeem_clmm(total + 1, [USDC, WETH], None), "liquidity"),
         (read.clone(), redeem_clmm(1_000, [USDC, DAI], None), "tokenOut"),
     ];
-    for (positions, action, field) in cases {
-        let req = BundleRequest { positions, ..request(RoutingStrategy::Router, vec![action]) };
+    let cases = cases.into_iter().map(|(p, a, f)| (p, vec![a], f)).chain([(
+        read.clone(),
+        vec![redeem_clmm(1_000, [USDC, WETH], None), redeem_clmm(1_000, [USDC, WETH], None)],
+        "body[1].args.tokenId",
+    )]);
+    for (positions, actions, field) in cases {
+        let req = BundleRequest { positions, ..request(RoutingStrategy::Router, actions) };
         let e = engine.bundle(req).await.expect_err(field);
         assert!(format!("{e:?}").contains(field), "{field}: {e:?}");
     }

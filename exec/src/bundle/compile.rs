@@ -1854,9 +1854,7 @@ impl<'a> Compiler<'a> {
             )
             .into());
         }
-        if self.req.positions.iter().filter(|p| p.token_id == token_id).count() > 1
-            || self.held.iter().any(|p| p.token_id == token_id && p.manager == npm)
-        {
+        if self.held.iter().any(|p| p.token_id == token_id && p.manager == npm) {
             return Err(BundleError::unroutable(
                 format!("{at}.tokenId"),
                 "one redeem per position in a bundle",
