@@ -83,29 +83,6 @@ mod permit2 {
     }
 }
 
-/// Uniswap V3's `NonfungiblePositionManager` (its public ABI).
-mod positions {
-    #![allow(missing_docs)]
-    alloy_sol_types::sol! {
-        interface INonfungiblePositionManager {
-            struct MintParams {
-                address token0;
-                address token1;
-                uint24 fee;
-                int24 tickLower;
-                int24 tickUpper;
-                uint256 amount0Desired;
-                uint256 amount1Desired;
-                uint256 amount0Min;
-                uint256 amount1Min;
-                address recipient;
-                uint256 deadline;
-            }
-            function mint(MintParams params) external payable returns (uint256 tokenId, uint128 liquidity, uint256 amount0, uint256 amount1);
-        }
-    }
-}
-
 use crate::evm::abi::UniswapV3PositionManager as Npm;
 
 /// Enso's flash-loan adapter (its public ABI): the entry point.
@@ -1578,26 +1555,7 @@ impl<'a> Compiler<'a> {
         };
         let (token_out, ticks, fee, tick_spacing, receiver) =
             (*token_out, *ticks, *fee, *tick_spacing, *receiver);
-        let role = DeploymentRole::UniswapV3PositionManager;
-        let Ok((_, npm)) =
-            encode::route::periphery_of(&self.state.catalog, self.chain, protocol, &[role])
-        else {
-            return Err(BundleError::unroutable(
-                at,
-                format!("no {protocol} NonfungiblePositionManager on chain {}", self.chain),
-            )
-            .into());
-        };
-        if token_out != npm {
-            return Err(BundleError::invalid(
-                format!("{at}.tokenOut"),
-                format!(
-                    "{protocol} positions on chain {} are tokens of its NonfungiblePositionManager {npm:#x}, not {token_out:#x}",
-                    self.chain
-                ),
-            )
-            .into());
-        }
+        let npm = self.position_manager(protocol, token_out, &format!("{at}.tokenOut"), at)?;
         let pair = match tokens_in.as_slice() {
             [a, b] if a != b && amounts_in.len() == 2 => {
                 if a < b {
@@ -1735,14 +1693,8 @@ impl<'a> Compiler<'a> {
         for (token, of) in [(pair[0], &pool_in), (pair[1], &pool_in), (npm, &owner)] {
             before.push(encode::route::balance_of(b, token, of.clone()).map_err(encode_err(at))?);
         }
-        b.call(
-            CallKind::Call,
-            npm,
-            positions::INonfungiblePositionManager::mintCall::SELECTOR,
-            &call,
-            Out::Ignore,
-        )
-        .map_err(weiroll(at))?;
+        b.call(CallKind::Call, npm, Npm::mintCall::SELECTOR, &call, Out::Ignore)
+            .map_err(weiroll(at))?;
         let mut grew = Vec::with_capacity(3);
         for ((token, of), was) in
             [(pair[0], &pool_in), (pair[1], &pool_in), (npm, &owner)].into_iter().zip(before)
@@ -1766,6 +1718,38 @@ impl<'a> Compiler<'a> {
         Ok(Output { slot: grew[2].clone(), predicted: Some(one), exact: true, token: Some(npm) })
     }
 
+    /// `protocol`'s `NonfungiblePositionManager` on the chain, which the
+    /// action names in `field` as `named`.
+    fn position_manager(
+        &self,
+        protocol: &str,
+        named: Address,
+        field: &str,
+        at: &str,
+    ) -> Result<Address, ExecError> {
+        let role = DeploymentRole::UniswapV3PositionManager;
+        let Ok((_, npm)) =
+            encode::route::periphery_of(&self.state.catalog, self.chain, protocol, &[role])
+        else {
+            return Err(BundleError::unroutable(
+                at,
+                format!("no {protocol} NonfungiblePositionManager on chain {}", self.chain),
+            )
+            .into());
+        };
+        if named != npm {
+            return Err(BundleError::invalid(
+                field,
+                format!(
+                    "{protocol} positions on chain {} are tokens of its NonfungiblePositionManager {npm:#x}, not {named:#x}",
+                    self.chain
+                ),
+            )
+            .into());
+        }
+        Ok(npm)
+    }
+
     /// Liquidity out of the sender's Uniswap V3 position (read from the
     /// chain's node): the position token taken in unless the account
     /// already holds it, `decreaseLiquidity` of `liquidity`, `collect` of
@@ -1787,26 +1771,7 @@ impl<'a> Compiler<'a> {
             return Err(BundleError::invalid(at, "not a concentrated-liquidity redeem").into());
         };
         let (manager, token_id, receiver) = (*manager, *token_id, *receiver);
-        let role = DeploymentRole::UniswapV3PositionManager;
-        let Ok((_, npm)) =
-            encode::route::periphery_of(&self.state.catalog, self.chain, protocol, &[role])
-        else {
-            return Err(BundleError::unroutable(
-                at,
-                format!("no {protocol} NonfungiblePositionManager on chain {}", self.chain),
-            )
-            .into());
-        };
-        if manager != npm {
-            return Err(BundleError::invalid(
-                format!("{at}.tokenIn"),
-                format!(
-                    "{protocol} positions on chain {} are tokens of its NonfungiblePositionManager {npm:#x}, not {manager:#x}",
-                    self.chain
-                ),
-            )
-            .into());
-        }
+        let npm = self.position_manager(protocol, manager, &format!("{at}.tokenIn"), at)?;
         if self.base != "body" {
             return Err(BundleError::unroutable(
                 at,

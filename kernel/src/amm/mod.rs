@@ -124,6 +124,37 @@ pub struct V3Burn {
     pub next: PoolState,
 }
 
+/// A V3 pool's state after a position over `[lower, upper)` changed by
+/// `delta` liquidity (positive minted, negative burned): the lower tick's
+/// net by `delta`, the upper's by `-delta` (a tick not listed is added),
+/// and the active liquidity by `delta` when the range holds the current
+/// tick.
+fn v3_booked(
+    v3: &V3State,
+    (lower, upper): (i32, i32),
+    delta: i128,
+) -> Result<PoolState, PositionError> {
+    let mut ticks = v3.ticks.to_vec();
+    for (t, net) in [(lower, delta), (upper, -delta)] {
+        match ticks.binary_search_by_key(&t, |(i, _)| *i) {
+            Ok(k) => ticks[k].1 = ticks[k].1.checked_add(net).ok_or(PositionError::TooMuch)?,
+            Err(k) => ticks.insert(k, (t, net)),
+        }
+    }
+    let active = if lower <= v3.tick && v3.tick < upper {
+        v3.liquidity.checked_add_signed(delta).ok_or(PositionError::TooMuch)?
+    } else {
+        v3.liquidity
+    };
+    let ticks = crate::TickList::from(ticks);
+    Ok(PoolState::UniswapV3(Box::new(V3State {
+        liquidity: active,
+        range: crate::RangeHint::of(v3.tick, &ticks),
+        ticks,
+        ..v3.clone()
+    })))
+}
+
 fn add(a: U256, b: U256) -> Result<U256, AmmError> {
     a.checked_add(b).ok_or(AmmError::InvalidState)
 }
@@ -507,27 +538,7 @@ impl Pool {
             liquidity,
         )?;
         let signed = i128::try_from(liquidity).map_err(|_| PositionError::TooMuch)?;
-        let mut ticks = v3.ticks.to_vec();
-        for (t, net) in [(lower, signed), (upper, -signed)] {
-            match ticks.binary_search_by_key(&t, |(i, _)| *i) {
-                Ok(k) => {
-                    ticks[k].1 = ticks[k].1.checked_add(net).ok_or(PositionError::TooMuch)?;
-                }
-                Err(k) => ticks.insert(k, (t, net)),
-            }
-        }
-        let active = if lower <= v3.tick && v3.tick < upper {
-            v3.liquidity.checked_add(liquidity).ok_or(PositionError::TooMuch)?
-        } else {
-            v3.liquidity
-        };
-        let ticks = crate::TickList::from(ticks);
-        let next = PoolState::UniswapV3(Box::new(V3State {
-            liquidity: active,
-            range: crate::RangeHint::of(v3.tick, &ticks),
-            ticks,
-            ..(**v3).clone()
-        }));
+        let next = v3_booked(v3, (lower, upper), signed)?;
         Ok(V3Mint { liquidity, taken, next })
     }
 
@@ -563,29 +574,7 @@ impl Pool {
             liquidity,
         )?;
         let signed = i128::try_from(liquidity).map_err(|_| PositionError::TooMuch)?;
-        let mut ticks = v3.ticks.to_vec();
-        for (t, net) in [(lower, -signed), (upper, signed)] {
-            match ticks.binary_search_by_key(&t, |(i, _)| *i) {
-                Ok(k) => {
-                    ticks[k].1 = ticks[k].1.checked_add(net).ok_or(PositionError::TooMuch)?;
-                }
-                Err(k) => ticks.insert(k, (t, net)),
-            }
-        }
-        let active = if lower <= v3.tick && v3.tick < upper {
-            v3.liquidity
-                .checked_sub(liquidity)
-                .ok_or(PositionError::Math(AmmError::InvalidState))?
-        } else {
-            v3.liquidity
-        };
-        let ticks = crate::TickList::from(ticks);
-        let next = PoolState::UniswapV3(Box::new(V3State {
-            liquidity: active,
-            range: crate::RangeHint::of(v3.tick, &ticks),
-            ticks,
-            ..(**v3).clone()
-        }));
+        let next = v3_booked(v3, (lower, upper), -signed)?;
         Ok(V3Burn { owed, next })
     }
 
