@@ -1272,7 +1272,8 @@ async fn bundles_redeem_part_of_a_uniswap_v3_position() {
             assert!(
                 b.approvals.iter().any(|a| a.token == V3_POSITIONS
                     && a.spender == router
-                    && a.amount == held.token_id),
+                    && a.amount == held.token_id
+                    && a.nft),
                 "{:?}",
                 b.approvals
             );

@@ -292,6 +292,7 @@ pub(crate) fn approvals_of(p: &Parties, from: Address, inputs: &[TokenAmount]) -
                     spender: account,
                     amount: t.amount,
                     owner: p.owner,
+                    nft: false,
                 })
                 .collect()
         }

@@ -122,8 +122,13 @@ fn the_entry_is_the_strategys_and_no_approval_names_an_executor() {
     let (router, executor) = w.shortcuts.router.expect("router");
     let runner = Runner::Router { router, executor };
     let tx = |to| Tx { from: USER, to, data: Default::default(), value: U256::ZERO };
-    let approval =
-        |spender| Approval { token: USDC, spender, amount: U256::from(1u8), owner: USER };
+    let approval = |spender| Approval {
+        token: USDC,
+        spender,
+        amount: U256::from(1u8),
+        owner: USER,
+        nft: false,
+    };
     assert_eq!(check_entry(w, runner, &tx(router), &[approval(router)]), Ok(()));
     assert_eq!(
         check_entry(w, runner, &tx(executor), &[]),

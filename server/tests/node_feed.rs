@@ -1258,13 +1258,22 @@ fn a_position_on_the_node_is_redeemed_in_part_through_a_bundle_to_the_wei() {
     let v3 = server.ok("/api/v1/standards/uniswap-v3");
     assert!(v3.to_string().contains("redeemclmm"), "{v3}");
 
-    // On the node: ERC-721 approval of the router for the position, then
-    // the transaction as answered.
-    node.send(
-        me,
-        Some(V3_POSITIONS),
-        &Erc20::approveCall { spender: router, amount: id }.abi_encode(),
+    // On the node: the approvals as answered (the ERC-721 approval of the
+    // router for the position: `approve(router, id)`), then the
+    // transaction as answered.
+    let approvals = b["approvals"].as_array().cloned().unwrap_or_default();
+    let nft = Bytes::from(Erc20::approveCall { spender: router, amount: id }.abi_encode());
+    assert!(
+        approvals.iter().any(|a| a["to"] == json!(format!("{V3_POSITIONS:#x}"))
+            && a["data"] == json!(nft.to_string())
+            && a["description"].as_str().is_some_and(|d| d.contains("to take token"))),
+        "{b}"
     );
+    for a in &approvals {
+        let to: Address = serde_json::from_value(a["to"].clone()).expect("approval to");
+        let data: Bytes = serde_json::from_value(a["data"].clone()).expect("approval data");
+        node.send(me, Some(to), &data);
+    }
     let balance = |t: Address| word(&node.call(t, &Token::balanceOfCall { who: me }.abi_encode()));
     let before = (balance(USDC), balance(DAI));
     node.transact(me, Some(router), &data);

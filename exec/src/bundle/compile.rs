@@ -2567,6 +2567,7 @@ impl<'a> Compiler<'a> {
                         spender: self.account,
                         amount: *v,
                         owner: *sender,
+                        nft: a.protocol == "erc721",
                     });
                 }
                 if *receiver == self.account {
@@ -2617,6 +2618,7 @@ impl<'a> Compiler<'a> {
                         spender: PERMIT2,
                         amount: *amount,
                         owner: *sender,
+                        nft: false,
                     });
                 }
                 // Tokens that arrive in the account are this action's
@@ -3104,6 +3106,7 @@ impl<'a> Compiler<'a> {
                         spender: account,
                         amount: t.amount,
                         owner: self.owner,
+                        nft: false,
                     })
                     .collect()
             }
@@ -3119,6 +3122,7 @@ impl<'a> Compiler<'a> {
                 spender,
                 amount: id,
                 owner: self.owner,
+                nft: true,
             }));
         }
         approvals.extend(self.pulled.iter().filter(|p| p.owner != acct).copied());

@@ -52,6 +52,9 @@ pub struct Approval {
     pub amount: U256,
     /// Whose tokens (the sender, or the spender of a delegate route).
     pub owner: Address,
+    /// Whether `token` is an ERC-721 and `amount` the id of the one token
+    /// allowed (the same `approve(spender, id)` call).
+    pub nft: bool,
 }
 
 /// Who runs a program and how the transaction reaches it.
@@ -276,7 +279,7 @@ pub fn approvals(runner: Runner, owner: Address, inputs: &[TokenAmount]) -> Vec<
     inputs
         .iter()
         .filter(|t| t.token != NATIVE_TOKEN)
-        .map(|t| Approval { token: t.token, spender, amount: t.amount, owner })
+        .map(|t| Approval { token: t.token, spender, amount: t.amount, owner, nft: false })
         .collect()
 }
 

@@ -954,10 +954,11 @@ pub async fn bundle(
                     "{}",
                     switchyard_engine::encode::approve_calldata(a.spender, a.amount)
                 ),
-                description: format!(
-                    "approve {:#x} to spend {} of {:#x}",
-                    a.spender, a.amount, a.token
-                ),
+                description: if a.nft {
+                    format!("approve {:#x} to take token {} of {:#x}", a.spender, a.amount, a.token)
+                } else {
+                    format!("approve {:#x} to spend {} of {:#x}", a.spender, a.amount, a.token)
+                },
             })
             .collect(),
     }))
