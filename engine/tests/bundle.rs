@@ -1314,6 +1314,36 @@ async fn bundles_redeem_part_of_a_uniswap_v3_position() {
         assert_eq!((left.tokensOwed0, left.tokensOwed1), (0, 0), "{strategy:?}: collected whole");
     }
 
+    // A delegated account spending its spender's position: the token is
+    // pulled in (`transferFrom`, approved to the account), redeemed, and
+    // handed back to its owner; the coins stay with the account.
+    let account = Address::repeat_byte(0xac);
+    let req = BundleRequest {
+        positions: read.clone(),
+        from: account,
+        spender: Some(USER),
+        ..request(RoutingStrategy::Delegate, vec![redeem_clmm(total / 4, [USDC, WETH], None)])
+    };
+    let b = engine.bundle(req).await.expect("a spender's position");
+    assert!(
+        b.approvals
+            .iter()
+            .any(|a| a.token == V3_POSITIONS && a.spender == account && a.owner == USER && a.nft),
+        "{:?}",
+        b.approvals
+    );
+    let quarter = pool.v3_burn(&pool.state, held.ticks, total / 4).expect("burn math");
+    let setup = SimSetup {
+        approvals: b.approvals.clone(),
+        delegations: vec![(account, world.shortcuts.delegate.expect("delegate"))],
+        watch: vec![(account, USDC), (account, WETH), (USER, V3_POSITIONS)],
+        positions: vec![held],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[..2], [Some(quarter.owed[0]), Some(quarter.owed[1])]);
+    assert_eq!(out.after[2], U256::from(1), "the position is back with its owner");
+
     // To a receiver: both coins go to it, to the wei.
     let bob = Address::repeat_byte(0xb0);
     let req = BundleRequest {
