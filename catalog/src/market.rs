@@ -414,6 +414,9 @@ pub enum LendingModel {
     Aave,
     /// cToken with an 1e18-scaled exchange rate.
     Compound,
+    /// Compound III (Comet): the market is its own receipt, balances are
+    /// signed principal read through the base supply index (1e15-scaled).
+    Comet,
 }
 
 /// Lending market supply/withdraw.
@@ -432,7 +435,8 @@ pub struct LendingRecord {
     pub asset: Address,
     /// Receipt token.
     pub receipt: Address,
-    /// Liquidity index (ray) or cToken exchange rate (1e18-scaled).
+    /// Liquidity index (ray), cToken exchange rate (1e18-scaled) or
+    /// Comet base supply index (1e15-scaled, accrued to the block).
     #[serde(deserialize_with = "de_u256")]
     pub exchange_rate: U256,
     /// Asset available to withdraw.
@@ -781,7 +785,17 @@ fn check_pool(
             let cap = match p.model {
                 LendingModel::Aave => 10_000,
                 LendingModel::Compound => 9_000,
+                // The base asset is never collateral in its own market.
+                LendingModel::Comet => 0,
             };
+            if p.model == LendingModel::Comet {
+                if p.receipt != p.address {
+                    bad("a Comet market is its own receipt token: receipt must be address".into());
+                }
+                if p.exchange_rate < U256::from(1_000_000_000_000_000u64) {
+                    bad("a Comet base supply index starts at 1e15 and only grows".into());
+                }
+            }
             if p.ltv_bps.is_some_and(|l| l > cap) {
                 bad(format!("ltvBps must be at most {cap}"));
             }

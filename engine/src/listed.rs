@@ -20,6 +20,7 @@
 //! | ERC-4626 | `totalAssets()`, `totalSupply()` |
 //! | Aave V3 | the pool's `getReserveNormalizedIncome(asset)`, the asset's `balanceOf(aToken)` |
 //! | Compound V2 | `exchangeRateCurrent()` (accrued to the block), `getCash()` |
+//! | Compound III | `accrueAccount(0)`, then `totalsBasic().baseSupplyIndex` (so accrued to the block), the base's `balanceOf(market)` |
 //! | Lido | `getTotalPooledEther()`, `getTotalShares()` of the share ledger |
 //!
 //! A pool whose read fails (no contract at its address on this node, a
@@ -58,6 +59,8 @@ sol! {
     function getNormalizedWeights() external view returns (uint256[] weights);
     function getSwapFeePercentage() external view returns (uint256);
     function getLastInvariant() external view returns (uint256);
+    function accrueAccount(address account) external;
+    function totalsBasic() external view returns (uint64 baseSupplyIndex, uint64 baseBorrowIndex, uint64 trackingSupplyIndex, uint64 trackingBorrowIndex, uint104 totalSupplyBase, uint104 totalBorrowBase, uint40 lastAccrualTime, uint8 pauseFlags);
     function getRateProviders() external view returns (address[] providers);
     function getProtocolFeePercentageCache(uint256 feeType) external view returns (uint256);
     function totalAssets() external view returns (uint256);
@@ -124,6 +127,13 @@ fn calls(record: &PoolRecord) -> Vec<LensCall> {
             LendingModel::Compound => vec![
                 call(p.receipt, exchangeRateCurrentCall {}.abi_encode()),
                 call(p.receipt, getCashCall {}.abi_encode()),
+            ],
+            // The lens's calls are plain calls in one `eth_call`: the market
+            // accrued to the block, then its totals, then its cash.
+            LendingModel::Comet => vec![
+                call(p.address, accrueAccountCall { account: Address::ZERO }.abi_encode()),
+                call(p.address, totalsBasicCall {}.abi_encode()),
+                call(p.asset, balanceOfCall { who: p.address }.abi_encode()),
             ],
         },
         PoolRecord::LiquidStaking(p) => {
@@ -195,6 +205,17 @@ fn apply(template: &PoolRecord, answers: &[LensAnswer]) -> Result<PoolRecord, Un
                 p.exchange_rate =
                     ret::<exchangeRateCurrentCall>(&answers[0], "exchangeRateCurrent()")?;
                 p.available_liquidity = ret::<getCashCall>(&answers[1], "getCash()")?;
+            }
+            LendingModel::Comet => {
+                if !answers[0].ok {
+                    return Err("accrueAccount(address) reverted or has no contract"
+                        .to_owned()
+                        .into());
+                }
+                let totals = ret::<totalsBasicCall>(&answers[1], "totalsBasic()")?;
+                p.exchange_rate = U256::from(totals.baseSupplyIndex);
+                p.available_liquidity =
+                    ret::<balanceOfCall>(&answers[2], "the base's balanceOf(market)")?;
             }
         },
         PoolRecord::LiquidStaking(p) => {

@@ -41,6 +41,7 @@ fn position(
 ) -> NontokenizedRequest {
     let quote = QuoteRequest {
         inputs_transferred: false,
+        outputs_transferred: false,
         ..QuoteRequest::one(ChainId(1), token_in, U256::from(amount), underlying)
     };
     NontokenizedRequest {

@@ -162,6 +162,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
             inputs: vec![(req.token_in, b_part)],
             fee_bps: Vec::new(),
             inputs_transferred: req.is_router,
+            outputs_transferred: req.is_router,
             outputs: vec![req.token_b],
             ignore_aggregators: Vec::new(),
             ignore_standards: Vec::new(),

@@ -35,6 +35,11 @@ pub struct QuoteRequest {
     /// rather than sitting in the account that runs it (delegate): a
     /// rebasing share token arrives a few wei short then.
     pub inputs_transferred: bool,
+    /// Whether the outputs reach their receiver by `transfer` from the
+    /// account that ran the program (a router's executor, a wallet, a
+    /// receiver other than the delegated account): a Compound III balance
+    /// is then credited once more, and rounds down once more.
+    pub outputs_transferred: bool,
     /// Outputs: one, or one per input.
     pub outputs: Vec<Address>,
     /// Liquidity sources (aggregator names) to leave out.
@@ -64,6 +69,7 @@ impl QuoteRequest {
             inputs: vec![(token_in, amount_in)],
             fee_bps: Vec::new(),
             inputs_transferred: true,
+            outputs_transferred: true,
             outputs: vec![token_out],
             ignore_aggregators: Vec::new(),
             ignore_standards: Vec::new(),
@@ -167,6 +173,9 @@ enum Scaled {
     /// `rayMul(s, index)` (both half up; zero where the index is zero or a
     /// product overflows: no holder has such an amount).
     Aave { index: U256 },
+    /// A Compound III balance: `a * 1e15 / index` of principal, read back
+    /// as `p * index / 1e15` (both rounded down).
+    Comet { index: U256 },
 }
 
 impl Scaled {
@@ -181,6 +190,11 @@ impl Scaled {
             {
                 Some(Self::Aave { index: l.exchange_rate })
             }
+            switchyard_kernel::PoolState::Lending(l)
+                if l.model == switchyard_catalog::market::LendingModel::Comet =>
+            {
+                Some(Self::Comet { index: l.exchange_rate })
+            }
             _ => None,
         }
     }
@@ -190,6 +204,9 @@ impl Scaled {
         match self {
             Self::Shares { pooled, shares } => mul_div(a, shares, pooled).unwrap_or_default(),
             Self::Aave { index } => ray_div(a, index).unwrap_or_default(),
+            Self::Comet { index } => {
+                switchyard_kernel::amm::vault::comet_principal(index, a).unwrap_or_default()
+            }
         }
     }
 
@@ -198,6 +215,9 @@ impl Scaled {
         match self {
             Self::Shares { pooled, shares } => mul_div(u, pooled, shares).unwrap_or_default(),
             Self::Aave { index } => ray_mul(u, index).unwrap_or_default(),
+            Self::Comet { index } => {
+                switchyard_kernel::amm::vault::comet_read(index, u).unwrap_or_default()
+            }
         }
     }
 }
@@ -252,10 +272,31 @@ pub fn quote_now(state: &MarketState, req: &QuoteRequest) -> Result<Quote, ExecE
         outputs: req.outputs.clone(),
     };
     let snapshot: &MarketSnapshot = &state.snapshot;
-    let plan = crate::observe::timed_search("quote", || find_routes(snapshot, &route_req, &params))
-        .map_err(|e| route_error(state, req, e))?;
+    let mut plan =
+        crate::observe::timed_search("quote", || find_routes(snapshot, &route_req, &params))
+            .map_err(|e| route_error(state, req, e))?;
+    if req.outputs_transferred {
+        delivered_by_transfer(state, &mut plan, &req.outputs);
+    }
     let amounts_in = req.inputs.iter().map(|(_, a)| *a).collect();
     Ok(finish(state, req, plan, &route_req.inputs, amounts_in, [fee_amounts, operator_fees]))
+}
+
+/// What the receiver of each output reads once the account that ran the
+/// program hands it over by `transfer`: a Compound III balance is credited
+/// to the receiver as principal again, rounding down once more (an aToken's
+/// half-up units read back what was sent; a share token is measured).
+fn delivered_by_transfer(
+    state: &MarketState,
+    plan: &mut switchyard_kernel::Plan,
+    outputs: &[Address],
+) {
+    let chain = plan.destination_chain;
+    for (t, a) in outputs.iter().zip(plan.amounts_out.iter_mut()) {
+        if let Some(s @ Scaled::Comet { .. }) = Scaled::of(state, chain, *t) {
+            *a = s.read(s.units(*a));
+        }
+    }
 }
 
 /// A kernel refusal as the API's: no route on a chain whose feed is stale

@@ -333,12 +333,21 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
     // A transaction crosses only through a bridge the world runs both sides
     // of (CCTP): the others' deployed receivers are not modelled.
+    // The outputs reach the receiver by transfer unless it is the account
+    // that runs the program.
+    let parts = parties(cw, req)?;
+    let transferred = parts.receiver != parts.account;
     let quote = match req.quote.destination_chain.filter(|d| *d != chain) {
         Some(_) => {
             let mut q = req.quote.clone();
             q.ignore_bridges.extend(unproven_bridges(state));
+            q.outputs_transferred = transferred;
             quote_now(state, &q)?
         }
+        None if req.quote.outputs_transferred != transferred => quote_now(
+            state,
+            &QuoteRequest { outputs_transferred: transferred, ..req.quote.clone() },
+        )?,
         None => quote_now(state, &req.quote)?,
     };
     let plan = &quote.plan;
@@ -461,7 +470,8 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         },
     );
     let parts = Parties { runner, account, receiver, owner, pull_from };
-    let approvals = approvals_of(&parts, req.from, &inputs);
+    let mut approvals = approvals_of(&parts, req.from, &inputs);
+    all_or_nothing(state, chain, &mut approvals);
     encode::guard::check_entry(cw, runner, &tx, &approvals)?;
     let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
     if crossing.is_none() {
@@ -590,6 +600,52 @@ pub(crate) struct CctpCrossing {
     pub(crate) messenger: Address,
     /// The destination's CCTP domain.
     pub(crate) domain: u32,
+}
+
+/// Whether `token` is a Compound III market on `chain`, whose `approve`
+/// takes 0 or all (`BadAmount` otherwise).
+pub(crate) fn is_comet(state: &MarketState, chain: ChainId, token: Address) -> bool {
+    comet_index(state, chain, token).is_some()
+}
+
+/// The supply index of the Compound III market `token` is, on `chain`.
+fn comet_index(state: &MarketState, chain: ChainId, token: Address) -> Option<U256> {
+    let p = state.snapshot.pools().get(state.snapshot.scaled_pool(chain, token)?)?;
+    match &p.state {
+        switchyard_kernel::PoolState::Lending(l)
+            if l.model == switchyard_catalog::market::LendingModel::Comet =>
+        {
+            Some(l.exchange_rate)
+        }
+        _ => None,
+    }
+}
+
+/// The least balance of `token` to send by `transfer` so that the account
+/// it reaches reads at least `want`: `want` itself but for a Compound III
+/// balance, whose principal rounds down on the way in.
+pub(crate) fn comet_cover(state: &MarketState, chain: ChainId, token: Address, want: U256) -> U256 {
+    use switchyard_kernel::amm::vault::{comet_principal, comet_read};
+    let Some(index) = comet_index(state, chain, token) else { return want };
+    let reads = |a: U256| comet_principal(index, a).and_then(|p| comet_read(index, p));
+    let mut a = want;
+    // Each wei more is a little under one more wei read (the index is at
+    // least 1e15 and the balance rounds down twice): a few suffice.
+    for _ in 0..8 {
+        if reads(a).is_ok_and(|r| r >= want) {
+            return a;
+        }
+        a = a.saturating_add(U256::ONE);
+    }
+    a
+}
+
+/// Each allowance of a Compound III balance raised to all of it: the
+/// market approves nothing in between.
+pub(crate) fn all_or_nothing(state: &MarketState, chain: ChainId, approvals: &mut [Approval]) {
+    for a in approvals.iter_mut().filter(|a| !a.nft && is_comet(state, chain, a.token)) {
+        a.amount = U256::MAX;
+    }
 }
 
 /// The bridges a transaction may not cross by: those whose deployed

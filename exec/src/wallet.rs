@@ -83,6 +83,12 @@ pub fn approve_now(
     let Some(spender) = r.spender() else {
         return Err(ExecError::Approve(ApproveError::NoSpender(strategy)));
     };
+    // A Compound III balance is approved all or nothing.
+    let amount = if crate::route::is_comet(state, chain, token) && !amount.is_zero() {
+        U256::MAX
+    } else {
+        amount
+    };
     let data = approve_calldata(spender, amount);
     let mut evm = cw.fork();
     if evm.code(token).is_empty() {

@@ -570,7 +570,7 @@ impl Pool {
             }
             PoolState::Lending(l) => {
                 let per_receipt = match l.model {
-                    LendingModel::Aave => 1.0,
+                    LendingModel::Aave | LendingModel::Comet => 1.0,
                     LendingModel::Compound => u256_to_f64(l.exchange_rate) / 1e18,
                 };
                 if i == 0 { 1.0 / per_receipt } else { per_receipt }
@@ -621,7 +621,7 @@ impl Pool {
             PoolState::Lending(l) => {
                 let a = u256_to_f64(l.available_liquidity);
                 match (i, l.model) {
-                    (0, _) | (_, LendingModel::Aave) => a,
+                    (0, _) | (_, LendingModel::Aave | LendingModel::Comet) => a,
                     (_, LendingModel::Compound) => a / (u256_to_f64(l.exchange_rate) / 1e18),
                 }
             }

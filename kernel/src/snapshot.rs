@@ -125,7 +125,9 @@ impl MarketSnapshot {
                 PoolState::LiquidStaking(st) if st.rebasing => {
                     p.tokens.get(1).map(|t| ((p.chain, *t), k))
                 }
-                PoolState::Lending(l) if l.model == LendingModel::Aave => {
+                PoolState::Lending(l)
+                    if matches!(l.model, LendingModel::Aave | LendingModel::Comet) =>
+                {
                     p.tokens.get(1).map(|t| ((p.chain, *t), k))
                 }
                 _ => None,

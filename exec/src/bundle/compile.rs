@@ -169,6 +169,16 @@ fn item_field(at: &str, name: &str, len: usize, k: usize) -> String {
     if len == 1 { format!("{at}.{name}") } else { format!("{at}.{name}[{k}]") }
 }
 
+/// A Compound III borrow or repayment: refused, the world's markets hold
+/// no collateral assets and no borrowers.
+fn comet_debt(at: &str) -> ExecError {
+    BundleError::unroutable(
+        format!("{at}.primaryAddress"),
+        "Compound III borrows against collateral assets, which this server's Compound III markets do not hold: only the base asset is supplied and withdrawn here",
+    )
+    .into()
+}
+
 fn weiroll(at: &str) -> impl Fn(WeirollError) -> BundleError + '_ {
     move |e| BundleError::invalid(at, e.to_string())
 }
@@ -590,6 +600,8 @@ impl<'a> Compiler<'a> {
             inputs: vec![(token_in, amount)],
             fee_bps: Vec::new(),
             inputs_transferred: false,
+            // What a route action buys is measured in the account.
+            outputs_transferred: false,
             outputs: vec![token_out],
             ignore_aggregators: [self.req.ignore_aggregators.as_slice(), ignore_aggregators]
                 .concat(),
@@ -2338,6 +2350,22 @@ impl<'a> Compiler<'a> {
                 };
                 one(self.through_gauge(&staked, &at, "amountIn")?)
             }
+            ActionKind::Withdraw { token_out, amount_out, primary, receiver }
+                if crate::route::is_comet(self.state, self.chain, *primary) =>
+            {
+                // Compound III: `withdraw(base, amountOut)` from the balance
+                // the market is the token of.
+                let p = PoolAction {
+                    protocol: &a.protocol,
+                    primary: *primary,
+                    token_in: Some(*primary),
+                    token_out: Some(*token_out),
+                    amount_in: amount_out,
+                    receiver: *receiver,
+                    deposit: false,
+                };
+                one(self.through_pool(&p, &at)?)
+            }
             ActionKind::Withdraw { token_out, amount_out, primary, receiver } => {
                 match self.world.positions.get(primary) {
                     Some(Ok(PositionFixture::Gauge { .. })) => {}
@@ -2442,6 +2470,7 @@ impl<'a> Compiler<'a> {
                             )
                             .map_err(weiroll(&at))?;
                     }
+                    Some(LendingModel::Comet) => return Err(comet_debt(&at)),
                     Some(LendingModel::Compound) => {
                         self.enter_markets(*primary, collateral, &at)?;
                         self.compound_call(
@@ -2487,6 +2516,7 @@ impl<'a> Compiler<'a> {
                             .map_err(weiroll(&at))?;
                         encode::route::word_out(out).map_err(encode_err(&at))?
                     }
+                    Some(LendingModel::Comet) => return Err(comet_debt(&at)),
                     Some(LendingModel::Compound) => {
                         self.compound_call(
                             *primary,
@@ -2984,8 +3014,25 @@ impl<'a> Compiler<'a> {
         let at = "body";
         let acct = self.account;
         let beneficiary = self.beneficiary();
-        let inputs: Vec<TokenAmount> =
-            self.external.iter().map(|(t, a)| TokenAmount { token: *t, amount: *a }).collect();
+        // A Compound III balance moved in by `transfer` is credited as
+        // principal, rounded down: enough is taken for what reads back to
+        // cover the amount (the wei over is swept back).
+        let moved_in = self.runner.is_shared()
+            || matches!(self.runner, Runner::Wallet { .. })
+            || (matches!(self.runner, Runner::Delegate { .. } | Runner::LegacyDelegate { .. })
+                && self.owner != self.req.from);
+        let inputs: Vec<TokenAmount> = self
+            .external
+            .iter()
+            .map(|(t, a)| TokenAmount {
+                token: *t,
+                amount: if moved_in {
+                    crate::route::comet_cover(self.state, self.chain, *t, *a)
+                } else {
+                    *a
+                },
+            })
+            .collect();
         // Epilogue.
         let mut prologue_reads: Vec<(Address, In)> = Vec::new();
         if self.runner.is_shared() {
@@ -3126,6 +3173,7 @@ impl<'a> Compiler<'a> {
             }));
         }
         approvals.extend(self.pulled.iter().filter(|p| p.owner != acct).copied());
+        crate::route::all_or_nothing(self.state, self.chain, &mut approvals);
         encode::guard::check_entry(self.world, self.runner, &tx, &approvals).map_err(|e| {
             tracing::error!(error = %e, chain = %self.chain, "bundle transaction refused by the guard");
             BundleError { code: ApiCode::Internal, at: at.into(), message: e.to_string() }

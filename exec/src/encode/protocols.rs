@@ -131,6 +131,12 @@ sol! {
         function redeem(uint256 redeemTokens) external returns (uint256);
     }
 
+    /// Compound III market (Comet).
+    interface IComet {
+        function supply(address asset, uint256 amount) external;
+        function withdraw(address asset, uint256 amount) external;
+    }
+
     /// Lido stETH.
     interface IStETH {
         function submit(address referral) external payable returns (uint256);

@@ -49,9 +49,9 @@ use super::{
     EncodeError, TokenAmount,
     helpers::{BinaryOp, Helpers, helper, require_at_least},
     protocols::{
-        IAavePool, IBalancerHelpers, IBalancerVault, ICToken, ICurvePool, ICurvePool2, ICurvePool3,
-        ICurvePool4, IERC20, IERC4626, IStETH, ISwapRouter, ISwapRouter02, IUniswapV2Router, IWETH,
-        IWstETH,
+        IAavePool, IBalancerHelpers, IBalancerVault, ICToken, IComet, ICurvePool, ICurvePool2,
+        ICurvePool3, ICurvePool4, IERC20, IERC4626, IStETH, ISwapRouter, ISwapRouter02,
+        IUniswapV2Router, IWETH, IWstETH,
     },
     weiroll::{CallKind, In, Out, Program, ProgramBuilder},
 };
@@ -886,6 +886,34 @@ fn step_calls(
                         Out::Word,
                     )?;
                     word_out(out)
+                }
+                // Comet: the account supplies for itself (its balance grows
+                // by what the principal credited reads) and withdraws the
+                // amount it reads, paid whole.
+                (LendingModel::Comet, true) => {
+                    approve(b, asset, pool.address, x.clone())?;
+                    let asset_in = b.address(asset)?;
+                    measured(b, receipt, acct_in, |b| {
+                        b.call(
+                            CallKind::Call,
+                            pool.address,
+                            IComet::supplyCall::SELECTOR,
+                            &[asset_in, x],
+                            Out::Ignore,
+                        )?;
+                        Ok(())
+                    })
+                }
+                (LendingModel::Comet, false) => {
+                    let asset_in = b.address(asset)?;
+                    b.call(
+                        CallKind::Call,
+                        pool.address,
+                        IComet::withdrawCall::SELECTOR,
+                        &[asset_in, x.clone()],
+                        Out::Ignore,
+                    )?;
+                    Ok(x)
                 }
                 (LendingModel::Compound, deposit) => {
                     let (selector, produced) = if deposit {

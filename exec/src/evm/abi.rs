@@ -583,6 +583,50 @@ sol! {
         function borrowBalanceStored(address account) external view returns (uint256);
     }
 
+    /// `contracts/src/ReferenceComet.sol`: Compound III's market (the base
+    /// side of `Comet` and `CometExt`).
+    #[sol(all_derives)]
+    contract ReferenceComet {
+        struct TotalsBasic {
+            uint64 baseSupplyIndex;
+            uint64 baseBorrowIndex;
+            uint64 trackingSupplyIndex;
+            uint64 trackingBorrowIndex;
+            uint104 totalSupplyBase;
+            uint104 totalBorrowBase;
+            uint40 lastAccrualTime;
+            uint8 pauseFlags;
+        }
+        constructor(
+            address baseToken_,
+            string name_,
+            string symbol_,
+            uint256 baseBorrowMin_,
+            uint256[4] supplyRates,
+            uint256[4] borrowRates,
+            uint64 supplyIndex,
+            uint64 borrowIndex,
+            uint104 supplyBase,
+            uint104 borrowBase
+        );
+        function supply(address asset, uint256 amount) external;
+        function supplyTo(address dst, address asset, uint256 amount) external;
+        function withdraw(address asset, uint256 amount) external;
+        function withdrawTo(address to, address asset, uint256 amount) external;
+        function balanceOf(address account) external view returns (uint256);
+        function borrowBalanceOf(address account) external view returns (uint256);
+        function totalSupply() external view returns (uint256);
+        function totalsBasic() external view returns (TotalsBasic);
+        function getUtilization() external view returns (uint256);
+        function getSupplyRate(uint256 utilization) external view returns (uint64);
+        function supplyKink() external view returns (uint256);
+        function supplyPerSecondInterestRateSlopeLow() external view returns (uint256);
+        function supplyPerSecondInterestRateSlopeHigh() external view returns (uint256);
+        function supplyPerSecondInterestRateBase() external view returns (uint256);
+        function baseToken() external view returns (address);
+        function allow(address manager, bool isAllowed) external;
+    }
+
     /// `contracts/src/ReferenceComptroller.sol`.
     #[sol(all_derives)]
     contract ReferenceComptroller {

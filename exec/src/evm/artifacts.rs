@@ -67,6 +67,8 @@ pub enum Artifact {
     ReferenceBalancerVault,
     /// `ReferenceCToken.sol`: a Compound V2 cToken.
     ReferenceCToken,
+    /// `ReferenceComet.sol`: a Compound III market's base side.
+    ReferenceComet,
     /// `ReferenceStETH.sol`: Lido's stETH over shares.
     ReferenceStETH,
     /// `ReferenceWstETH.sol`: Lido's wstETH.
@@ -276,7 +278,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 73] = [
+    pub const ALL: [Self; 74] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -295,6 +297,7 @@ impl Artifact {
         Self::ReferenceCurveToken,
         Self::ReferenceBalancerVault,
         Self::ReferenceCToken,
+        Self::ReferenceComet,
         Self::ReferenceStETH,
         Self::ReferenceWstETH,
         Self::ReferenceV2Pair,
@@ -374,6 +377,7 @@ impl Artifact {
             Self::ReferenceCurveToken => "ReferenceCurveToken",
             Self::ReferenceBalancerVault => "ReferenceBalancerVault",
             Self::ReferenceCToken => "ReferenceCToken",
+            Self::ReferenceComet => "ReferenceComet",
             Self::ReferenceStETH => "ReferenceStETH",
             Self::ReferenceWstETH => "ReferenceWstETH",
             Self::ReferenceV2Pair => "ReferenceV2Pair",
@@ -479,6 +483,9 @@ impl Artifact {
             }
             Self::ReferenceCToken => {
                 include_str!("../../../contracts/artifacts/ReferenceCToken.json")
+            }
+            Self::ReferenceComet => {
+                include_str!("../../../contracts/artifacts/ReferenceComet.json")
             }
             Self::ReferenceStETH => {
                 include_str!("../../../contracts/artifacts/ReferenceStETH.json")

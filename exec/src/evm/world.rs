@@ -49,12 +49,12 @@ use super::{
         BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
         BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, CctpMessageTransmitterV2,
         CctpTokenMessengerV2, CctpTokenMinterV2, LegacyShortcutsRouter, OpenZeppelinVault,
-        ReferenceCToken, ReferenceComptroller, ReferenceCurveGauge, ReferenceCurveToken,
-        ReferenceDualVault, ReferenceFiatToken, ReferenceFlashloanRouterAdapter,
-        ReferenceStableSwap, ReferenceStableSwapLp, ReferenceV2Pair, ReferenceV2Router,
-        ReferenceVault, ReferenceWETH, ReferenceWstETH, TestERC20, UniswapV2Factory, UniswapV2Pair,
-        UniswapV2Router02, UniswapV3Factory, UniswapV3PositionManager, UniswapV3SwapRouter,
-        UniswapV3SwapRouter02, WalletFactory,
+        ReferenceCToken, ReferenceComet, ReferenceComptroller, ReferenceCurveGauge,
+        ReferenceCurveToken, ReferenceDualVault, ReferenceFiatToken,
+        ReferenceFlashloanRouterAdapter, ReferenceStableSwap, ReferenceStableSwapLp,
+        ReferenceV2Pair, ReferenceV2Router, ReferenceVault, ReferenceWETH, ReferenceWstETH,
+        TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory,
+        UniswapV3PositionManager, UniswapV3SwapRouter, UniswapV3SwapRouter02, WalletFactory,
     },
     cctp, fixtures, lazy,
 };
@@ -162,6 +162,10 @@ pub enum TokenImpl {
     /// snapshot's, held by [`SEED_HOLDER`] but for the minimum BPT the
     /// pool burnt at its INIT join (`balanceOf`, slot 0).
     Bpt,
+    /// A Compound III market's base balance: principal written to the
+    /// holder's `userBasic` and to `totalSupplyBase`, `amount * 1e15 /
+    /// index` rounded up, so the balance reads back at least `amount`.
+    Comet,
 }
 
 /// Storage of the published Balancer pools' `BalancerPoolToken` (both the
@@ -735,7 +739,14 @@ where
         }
         // A Curve LP token's funding refuses, before it writes anything,
         // more than the seed holder still has.
-        Some(TokenImpl::Erc20 | TokenImpl::CurveLp | TokenImpl::V2Lp | TokenImpl::Bpt) | None => {
+        Some(
+            TokenImpl::Erc20
+            | TokenImpl::CurveLp
+            | TokenImpl::V2Lp
+            | TokenImpl::Bpt
+            | TokenImpl::Comet,
+        )
+        | None => {
             return Ok(());
         }
     }
@@ -803,6 +814,38 @@ where
             from_seed_holder(evm, token, holder, amount, lazy::V2_BALANCE_OF_SLOT)
         }
         Some(TokenImpl::Bpt) => from_seed_holder(evm, token, holder, amount, BPT_BALANCE_SLOT),
+        Some(TokenImpl::Comet) => {
+            let word = |evm: &mut Evm<E>, var: &str| -> Result<(U256, U256), EvmError> {
+                let slot = var_slot(Artifact::ReferenceComet, var)?;
+                Ok((slot, evm.storage(token, slot)))
+            };
+            let low = |bits: usize| (U256::ONE << bits) - U256::ONE;
+            let (_, indices) = word(evm, "baseSupplyIndex")?;
+            let index = indices & low(64);
+            let scale = U256::from(1_000_000_000_000_000u64);
+            let principal =
+                switchyard_kernel::amm::full_math::mul_div_rounding_up(amount, scale, index)
+                    .ok_or_else(|| EvmError::Unfundable(format!("{amount} at index {index}")))?;
+            let (totals_slot, totals) = word(evm, "totalSupplyBase")?;
+            let total = (totals & low(104)) + principal;
+            let user = mapping_slot(
+                holder,
+                Artifact::ReferenceComet
+                    .storage_slot("userBasic")
+                    .ok_or(EvmError::NotAContract(token))?,
+            );
+            let basic = evm.storage(token, user);
+            let held = (basic & low(104)) + principal;
+            // A positive int104 principal, a uint104 total.
+            if total > low(104) || held > low(103) {
+                return Err(EvmError::Unfundable(format!(
+                    "{amount}: past the market's 104-bit principal"
+                )));
+            }
+            evm.set_storage(token, totals_slot, (totals & !low(104)) | total);
+            evm.set_storage(token, user, (basic & !low(104)) | held);
+            Ok(())
+        }
         Some(TokenImpl::StEth) => {
             let pooled =
                 evm.storage(token, var_slot(Artifact::ReferenceStETH, "_totalPooledEther")?);
@@ -1265,6 +1308,9 @@ impl<'a> ChainBuilder<'a> {
                 }
                 switchyard_catalog::market::LendingModel::Compound => {
                     self.compound(pool, r, l.exchange_rate, l.available_liquidity)
+                }
+                switchyard_catalog::market::LendingModel::Comet => {
+                    self.comet(pool, r, l.exchange_rate, l.available_liquidity)
                 }
             },
             (PoolState::LiquidStaking(st), Some(PoolRecord::LiquidStaking(r))) => {
@@ -1956,6 +2002,57 @@ impl<'a> ChainBuilder<'a> {
         }
         let link = ReferenceCToken::_setComptrollerCall { newComptroller: comptroller };
         self.admin(c_token, &link, "the cToken's comptroller")
+    }
+
+    /// A Compound III market at its address: `ReferenceComet` over the
+    /// record's base asset at the snapshot's supply index (the borrow index
+    /// the same, no borrows: nothing accrues while the world's clock
+    /// stands), its cash the base it holds, and as much principal supplied
+    /// as that cash reads back at the index.
+    fn comet(
+        &mut self,
+        pool: &Pool,
+        r: &LendingRecord,
+        index: U256,
+        available: U256,
+    ) -> Result<(), WorldError> {
+        let index64 = u64::try_from(index)
+            .map_err(|_| self.inconsistent(pool.address, "a supply index past uint64"))?;
+        let principal = switchyard_kernel::amm::vault::comet_principal(index, available)
+            .map_err(|_| self.inconsistent(pool.address, "cash past the market's principal"))?;
+        let supplied = alloy_primitives::aliases::U104::from(principal);
+        let (name, symbol, _) = self.token_meta(pool.address, "Compound", 6);
+        // Compound III USDC on Ethereum: 90% kink, per second 1.6e-9 / 5.1e-8
+        // below and above it for suppliers, 1.5e-9 base and 1.8e-9 / 5.3e-8
+        // for borrowers, a 100-unit borrow minimum.
+        let per_second = |per_year: u64| U256::from(per_year) / U256::from(31_536_000u64);
+        let kink = U256::from(900_000_000_000_000_000u64);
+        let args = ReferenceComet::constructorCall {
+            baseToken_: r.asset,
+            name_: name,
+            symbol_: symbol,
+            baseBorrowMin_: U256::from(100_000_000u64),
+            supplyRates: [
+                kink,
+                per_second(50_000_000_000_000_000),
+                per_second(1_600_000_000_000_000_000),
+                U256::ZERO,
+            ],
+            borrowRates: [
+                kink,
+                per_second(56_000_000_000_000_000),
+                per_second(1_680_000_000_000_000_000),
+                per_second(15_000_000_000_000_000),
+            ],
+            supplyIndex: index64,
+            borrowIndex: index64,
+            supplyBase: supplied,
+            borrowBase: alloy_primitives::aliases::U104::ZERO,
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::ReferenceComet, &args, pool.address)?;
+        self.tokens.insert(pool.address, TokenImpl::Comet);
+        self.fund(r.asset, pool.address, available)
     }
 
     /// A Compound admin call from the world's deployer, which answers an

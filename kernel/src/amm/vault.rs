@@ -150,7 +150,9 @@ pub fn ray_div(a: U256, b: U256) -> Result<U256, AmmError> {
 /// `rayDiv(amount, index)` scaled units (at most 2^128 − 1) whose balance
 /// reads back as `rayMul(scaled, index)` (at most 2^128 − 1 too: the aToken
 /// transfers only amounts that fit 128 bits); Compound mints `amount * 1e18
-/// / rate`.
+/// / rate`; Comet credits the principal of `amount` (rounded down), which
+/// reads back through the index (rounded down again), for an account that
+/// held none.
 pub fn lending_supply(model: LendingModel, rate: U256, amount: U256) -> Result<U256, AmmError> {
     match model {
         LendingModel::Aave => {
@@ -168,7 +170,28 @@ pub fn lending_supply(model: LendingModel, rate: U256, amount: U256) -> Result<U
         LendingModel::Compound => {
             nonzero(mul_div(amount, WAD, nonzero(rate)?).ok_or(AmmError::InvalidState)?)
         }
+        LendingModel::Comet => nonzero(comet_read(rate, comet_principal(rate, amount)?)?),
     }
+}
+
+/// Comet's base index scale.
+const COMET_INDEX_SCALE: U256 = uint!(1000000000000000_U256);
+
+/// Comet's `principalValueSupply`: the principal a supplied balance of
+/// `present` stands for at the supply `index`, rounded down, refused past
+/// `int104` (where the market reverts).
+pub fn comet_principal(index: U256, present: U256) -> Result<U256, AmmError> {
+    let p = mul_div(present, COMET_INDEX_SCALE, nonzero(index)?).ok_or(AmmError::InvalidState)?;
+    if p > (U256::from(1u8) << 103usize) - U256::from(1u8) {
+        return Err(AmmError::InvalidState);
+    }
+    Ok(p)
+}
+
+/// Comet's `presentValueSupply`: the balance `principal` reads as at the
+/// supply `index`, rounded down.
+pub fn comet_read(index: U256, principal: U256) -> Result<U256, AmmError> {
+    mul_div(principal, index, COMET_INDEX_SCALE).ok_or(AmmError::InvalidState)
 }
 
 /// Withdrawing with `receipt` tokens: asset received, within the market's
@@ -192,6 +215,9 @@ pub fn lending_withdraw(
             receipt
         }
         LendingModel::Compound => mul_div(receipt, rate, WAD).ok_or(AmmError::InvalidState)?,
+        // `withdraw(asset, receipt)` of a balance that reads `receipt`:
+        // exactly that much of the base.
+        LendingModel::Comet => receipt,
     };
     if out > available {
         return Err(AmmError::InsufficientLiquidity);
@@ -272,6 +298,31 @@ mod tests {
             vault_redeem(oz(0), U256::from(1_001u32), assets, supply),
             Err(AmmError::InsufficientLiquidity)
         );
+    }
+
+    #[test]
+    fn comet_credits_principal_rounded_down_and_reads_it_back_rounded_down() {
+        let index = U256::from(1_071_234_567_890_123u64);
+        // 1_000_000 * 1e15 / index = 933_502.9… → 933_502 principal, which
+        // reads 933_502 * index / 1e15 = 999_999.9… → 999_999.
+        assert_eq!(comet_principal(index, U256::from(1_000_000u32)), Ok(U256::from(933_502u32)));
+        assert_eq!(
+            lending_supply(LendingModel::Comet, index, U256::from(1_000_000u32)),
+            Ok(U256::from(999_999u32))
+        );
+        // At the starting index a supply reads back whole.
+        let one = U256::from(1_000_000_000_000_000u64);
+        assert_eq!(lending_supply(LendingModel::Comet, one, U256::from(7u8)), Ok(U256::from(7u8)));
+        // Nothing credited, and past int104: refused, as the market reverts.
+        assert!(lending_supply(LendingModel::Comet, index, U256::ONE).is_err());
+        assert!(lending_supply(LendingModel::Comet, one, U256::from(1u8) << 103usize).is_err());
+        // A withdrawal of what a balance reads is paid whole, within cash.
+        let cash = U256::from(10u8);
+        assert_eq!(
+            lending_withdraw(LendingModel::Comet, index, cash, U256::from(9u8)),
+            Ok(U256::from(9u8))
+        );
+        assert!(lending_withdraw(LendingModel::Comet, index, cash, U256::from(11u8)).is_err());
     }
 
     #[test]

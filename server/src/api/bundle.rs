@@ -317,14 +317,16 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         // To a receiver through CCTP, proven on both chains; the other
         // bridges' deployed receivers are not modelled.
         "bridge" => protocol == "cctp",
-        "deposit" | "redeem" | "singledeposit" | "singleredeem" => protocol != "compound-v3",
+        "deposit" | "redeem" | "singledeposit" | "singleredeem" => true,
         // Several tokens in or out together: a tokenized Curve pool, a
         // Uniswap V2 pair (of the published 0.3% pair code), a Balancer
         // weighted pool whose BPT supply the market lists.
         "multideposit" | "tokenizedmultideposit" | "multiredeem" | "tokenizedmultiredeem" => {
             matches!(protocol, "curve" | "uniswap-v2" | "sushiswap-v2" | "balancer-v2")
         }
-        "withdraw" | "singlewithdraw" | "borrow" | "repay" => protocol != "compound-v3",
+        // Compound III's markets here hold no collateral assets: only the
+        // base asset is supplied and withdrawn.
+        "borrow" | "repay" => protocol != "compound-v3",
         "transfer" => protocol != "erc721",
         _ => true,
     }

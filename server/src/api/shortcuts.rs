@@ -686,6 +686,16 @@ pub(crate) fn quote_request(req: &requests::RouteRequest) -> QuoteRequest {
             req.routing_strategy,
             RoutingStrategy::Delegate | RoutingStrategy::DelegateLegacy
         ) || req.spender.is_some_and(|sp| Some(sp) != req.from_address),
+        // As the route's parties have it: the receiver is the account
+        // running the program (a delegated sender, a wallet keeping what
+        // it bought) or someone it sends to.
+        outputs_transferred: match req.routing_strategy {
+            RoutingStrategy::Delegate | RoutingStrategy::DelegateLegacy => {
+                req.receiver.is_some_and(|r| Some(r) != req.from_address)
+            }
+            RoutingStrategy::EnsoWalletV2 => req.receiver.is_some() || req.to_eoa == Some(true),
+            _ => true,
+        },
         outputs: req.token_out.clone(),
         ignore_aggregators: req.ignore_aggregators.clone(),
         ignore_standards: req.ignore_standards.clone(),
