@@ -21,6 +21,8 @@ const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
 const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
 const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
 const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
+/// Compound III USDC (Comet): the market is its own token.
+const CUSDCV3: Address = address!("c3d688b66703497daa19211eedff47f25384cdc3");
 const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
 const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
 const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
@@ -93,6 +95,11 @@ async fn router_routes_execute_and_deliver_the_quote() {
         (AUSDC, 1_000_000_000, USDC),
         (USDC, 1_000_000_000, CUSDC),
         (CUSDC, 40_000_000_000, USDC),
+        // Compound III: supplied, then handed over by the executor (one more
+        // rounding down, in the quote); pulled in, then withdrawn whole.
+        (USDC, 1_000_000_000, CUSDCV3),
+        (CUSDCV3, 1_000_000_000, USDC),
+        (WETH, 2_000_000_000_000_000_000, CUSDCV3),
         (NATIVE_TOKEN, 10_000_000_000_000_000_000, STETH),
         (STETH, 10_000_000_000_000_000_000, NATIVE_TOKEN),
         (NATIVE_TOKEN, 10_000_000_000_000_000_000, WSTETH),

@@ -628,6 +628,7 @@ const AWETH: Address = address!("4d5f47fa6a74757f35c14fd3a6ef8e3c9bc514e8");
 const THREE_CRV: Address = address!("6c3f90f043a72fa612cbac8115ee7e52bde6e490");
 const WBTC_WETH_POOL: Address = address!("a6f548df93de924d73be7d25dc02554c6bd66db5");
 const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
+const CUSDCV3: Address = address!("c3d688b66703497daa19211eedff47f25384cdc3");
 
 sol! {
     interface Curve {
@@ -663,6 +664,9 @@ sol! {
     }
     interface CToken {
         function exchangeRateCurrent() external returns (uint256);
+    }
+    interface Comet {
+        function totalsBasic() external view returns (uint64, uint64, uint64, uint64, uint104, uint104, uint40, uint8);
     }
 }
 
@@ -825,6 +829,7 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
         "morpho-vaults",
         "aave-v3",
         "compound-v2",
+        "compound-v3",
         "lido",
     ];
     wait_for("every listed source ready", 60, || {
@@ -889,6 +894,21 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
         Some(a_balance),
         "{:?}",
         server.quote(USDC, AUSDC, usdc_small)
+    );
+    // Compound III: the supply index the node's market holds once accrued
+    // (`totalsBasic` after `accrueAccount`, as the feed reads it); what a
+    // supply reads as, handed over once more by the router's executor.
+    let index = {
+        let totals = node.call(CUSDCV3, &Comet::totalsBasicCall {}.abi_encode());
+        U256::from_be_slice(&totals[..32])
+    };
+    let scale = U256::from(10u64.pow(15));
+    let credited = |x: U256| (x * scale / index) * index / scale;
+    assert_eq!(
+        q(USDC, CUSDCV3, usdc_small),
+        Some(credited(credited(usdc_small))),
+        "{:?}",
+        server.quote(USDC, CUSDCV3, usdc_small)
     );
     // The vault without a contract is left out, and the log says why.
     let (code, body) = server.quote(USDC, MORPHO_VAULT, usdc_small);

@@ -2354,7 +2354,24 @@ impl<'a> Compiler<'a> {
                 if crate::route::is_comet(self.state, self.chain, *primary) =>
             {
                 // Compound III: `withdraw(base, amountOut)` from the balance
-                // the market is the token of.
+                // the market is the token of, within its cash.
+                let cash = self.snapshot.pools().iter().find_map(|p| match &p.state {
+                    PoolState::Lending(l) if p.chain == self.chain && p.address == *primary => {
+                        Some(l.available_liquidity)
+                    }
+                    _ => None,
+                });
+                if let (Amount::Value(v), Some(cash)) = (amount_out, cash)
+                    && *v > cash
+                {
+                    return Err(BundleError::unroutable(
+                        format!("{at}.amountOut"),
+                        format!(
+                            "{primary:#x} holds {cash} of its base asset: withdraw at most that"
+                        ),
+                    )
+                    .into());
+                }
                 let p = PoolAction {
                     protocol: &a.protocol,
                     primary: *primary,
