@@ -18,6 +18,7 @@ const WBTC: Address = address!("2260fac5e5542a773aa44fbcfedf7c193bc2c599");
 const SDAI: Address = address!("83f20f44975d03b1b09e64809b757c47f942beea");
 const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
 const CUSDC: Address = address!("39aa39c021dfbae8fac545936693ac917d5e7563");
+const CUSDCV3: Address = address!("c3d688b66703497daa19211eedff47f25384cdc3");
 const STETH: Address = address!("ae7ab96520de3a18e5e111b5eaab095312d7fe84");
 const WSTETH: Address = address!("7f39c581f595b53c5cb19bd0b3f8da6c935e2ca0");
 const USER: Address = address!("d8da6bf26964af9d7eed9e03e53415d37aa96045");
@@ -55,6 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         class("ERC-4626 redeem (sDAI → DAI)", vec![(SDAI, 1000 * e18)], vec![DAI]),
         class("Aave supply (USDC → aUSDC)", vec![(USDC, 1_000_000_000)], vec![AUSDC]),
         class("Compound mint (USDC → cUSDC)", vec![(USDC, 1_000_000_000)], vec![CUSDC]),
+        class("Compound III supply (USDC → cUSDCv3)", vec![(USDC, 1_000_000_000)], vec![CUSDCV3]),
         class("Lido stake (ETH → stETH)", vec![(NATIVE, 10 * e18)], vec![STETH]),
         class("wstETH (ETH → wstETH)", vec![(NATIVE, 10 * e18)], vec![WSTETH]),
         class("native in (ETH → USDC)", vec![(NATIVE, e18)], vec![USDC]),

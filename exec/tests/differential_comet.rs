@@ -22,50 +22,19 @@ use alloy_primitives::{
     Address, Bytes, U256,
     aliases::{U40, U104},
 };
-use alloy_sol_types::{SolConstructor, sol};
 use common::{CaseResult, DEPLOYER, Stats, balance, bits, deploy_token, mint};
 use proptest::prelude::*;
 use switchyard_catalog::market::LendingModel;
-use switchyard_exec::evm::{Evm, EvmError, abi::TestERC20};
+use switchyard_exec::evm::{
+    Evm, EvmError,
+    abi::{ReferenceComet as Comet, TestERC20},
+    world::comet_constructor,
+};
 use switchyard_kernel::amm::vault::{comet_principal, comet_read, lending_supply};
 
 const TRADER: Address = Address::repeat_byte(0x7a);
 const RECIPIENT: Address = Address::repeat_byte(0x5e);
 const COMET: &str = include_str!("../../contracts/artifacts/ReferenceComet.json");
-
-sol! {
-    #[sol(all_derives)]
-    contract Comet {
-        struct TotalsBasic {
-            uint64 baseSupplyIndex;
-            uint64 baseBorrowIndex;
-            uint64 trackingSupplyIndex;
-            uint64 trackingBorrowIndex;
-            uint104 totalSupplyBase;
-            uint104 totalBorrowBase;
-            uint40 lastAccrualTime;
-            uint8 pauseFlags;
-        }
-        constructor(
-            address baseToken_,
-            string name_,
-            string symbol_,
-            uint256 baseBorrowMin_,
-            uint256[4] supplyRates,
-            uint256[4] borrowRates,
-            uint64 supplyIndex,
-            uint64 borrowIndex,
-            uint104 supplyBase,
-            uint104 borrowBase
-        );
-        function supply(address asset, uint256 amount) external;
-        function withdraw(address asset, uint256 amount) external;
-        function transfer(address dst, uint256 amount) external returns (bool);
-        function balanceOf(address account) external view returns (uint256);
-        function accrueAccount(address account) external;
-        function totalsBasic() external view returns (TotalsBasic);
-    }
-}
 
 #[derive(Debug, Clone)]
 struct Case {
@@ -109,31 +78,12 @@ fn world(c: &Case) -> Result<(Evm, Address, Address), EvmError> {
     let mut evm = Evm::new();
     let base = deploy_token(&mut evm, 6)?;
     let borrowed = c.supplied * U256::from(c.borrowed_share) / U256::from(100u8);
-    let per_second = |per_year: u64| U256::from(per_year) / U256::from(31_536_000u64);
-    let kink = U256::from(900_000_000_000_000_000u64);
-    let args = Comet::constructorCall {
-        baseToken_: base,
-        name_: "Compound USDC".into(),
-        symbol_: "cUSDCv3".into(),
-        baseBorrowMin_: U256::from(100_000_000u64),
-        supplyRates: [
-            kink,
-            per_second(50_000_000_000_000_000),
-            per_second(1_600_000_000_000_000_000),
-            U256::ZERO,
-        ],
-        borrowRates: [
-            kink,
-            per_second(56_000_000_000_000_000),
-            per_second(1_680_000_000_000_000_000),
-            per_second(15_000_000_000_000_000),
-        ],
-        supplyIndex: c.index,
-        borrowIndex: c.index,
-        supplyBase: U104::from(c.supplied),
-        borrowBase: U104::from(borrowed),
-    }
-    .abi_encode();
+    let args = comet_constructor(
+        base,
+        ("Compound USDC".into(), "cUSDCv3".into()),
+        c.index,
+        (U104::from(c.supplied), U104::from(borrowed)),
+    );
     let comet = evm.deploy(DEPLOYER, initcode(&args))?;
     // Cash enough for every withdrawal, and time gone by since the last
     // accrual (the totals' second word: `lastAccrualTime` at bit 208).

@@ -613,6 +613,8 @@ sol! {
         function supplyTo(address dst, address asset, uint256 amount) external;
         function withdraw(address asset, uint256 amount) external;
         function withdrawTo(address to, address asset, uint256 amount) external;
+        function transfer(address dst, uint256 amount) external returns (bool);
+        function accrueAccount(address account) external;
         function balanceOf(address account) external view returns (uint256);
         function borrowBalanceOf(address account) external view returns (uint256);
         function totalSupply() external view returns (uint256);

@@ -33,7 +33,7 @@ use std::{
 
 use alloy_primitives::{
     Address, B256, U256, address,
-    aliases::{I24, U24},
+    aliases::{I24, U24, U104},
     keccak256, uint,
 };
 use alloy_sol_types::{SolConstructor, SolValue};
@@ -856,6 +856,44 @@ where
         }
         None => Err(EvmError::NotAContract(token)),
     }
+}
+
+/// `ReferenceComet`'s constructor arguments for a market of `base` at
+/// `index` (supply and borrow alike) with `principal` supplied and
+/// borrowed, and Compound III USDC's rate model on Ethereum: a 90% kink,
+/// per year 5% and 160% below and above it for suppliers (no base), 1.5%
+/// base and 5.6% / 168% for borrowers, a 100-unit borrow minimum.
+pub fn comet_constructor(
+    base: Address,
+    (name, symbol): (String, String),
+    index: u64,
+    (supplied, borrowed): (U104, U104),
+) -> Vec<u8> {
+    let per_second = |per_year: u64| U256::from(per_year) / U256::from(31_536_000u64);
+    let kink = U256::from(900_000_000_000_000_000u64);
+    ReferenceComet::constructorCall {
+        baseToken_: base,
+        name_: name,
+        symbol_: symbol,
+        baseBorrowMin_: U256::from(100_000_000u64),
+        supplyRates: [
+            kink,
+            per_second(50_000_000_000_000_000),
+            per_second(1_600_000_000_000_000_000),
+            U256::ZERO,
+        ],
+        borrowRates: [
+            kink,
+            per_second(56_000_000_000_000_000),
+            per_second(1_680_000_000_000_000_000),
+            per_second(15_000_000_000_000_000),
+        ],
+        supplyIndex: index,
+        borrowIndex: index,
+        supplyBase: supplied,
+        borrowBase: borrowed,
+    }
+    .abi_encode()
 }
 
 /// A transfer of `amount` of `token` from [`SEED_HOLDER`] to `holder`, in
@@ -2020,36 +2058,9 @@ impl<'a> ChainBuilder<'a> {
             .map_err(|_| self.inconsistent(pool.address, "a supply index past uint64"))?;
         let principal = switchyard_kernel::amm::vault::comet_principal(index, available)
             .map_err(|_| self.inconsistent(pool.address, "cash past the market's principal"))?;
-        let supplied = alloy_primitives::aliases::U104::from(principal);
+        let supplied = U104::from(principal);
         let (name, symbol, _) = self.token_meta(pool.address, "Compound", 6);
-        // Compound III USDC on Ethereum: 90% kink, per second 1.6e-9 / 5.1e-8
-        // below and above it for suppliers, 1.5e-9 base and 1.8e-9 / 5.3e-8
-        // for borrowers, a 100-unit borrow minimum.
-        let per_second = |per_year: u64| U256::from(per_year) / U256::from(31_536_000u64);
-        let kink = U256::from(900_000_000_000_000_000u64);
-        let args = ReferenceComet::constructorCall {
-            baseToken_: r.asset,
-            name_: name,
-            symbol_: symbol,
-            baseBorrowMin_: U256::from(100_000_000u64),
-            supplyRates: [
-                kink,
-                per_second(50_000_000_000_000_000),
-                per_second(1_600_000_000_000_000_000),
-                U256::ZERO,
-            ],
-            borrowRates: [
-                kink,
-                per_second(56_000_000_000_000_000),
-                per_second(1_680_000_000_000_000_000),
-                per_second(15_000_000_000_000_000),
-            ],
-            supplyIndex: index64,
-            borrowIndex: index64,
-            supplyBase: supplied,
-            borrowBase: alloy_primitives::aliases::U104::ZERO,
-        }
-        .abi_encode();
+        let args = comet_constructor(r.asset, (name, symbol), index64, (supplied, U104::ZERO));
         self.deploy_at(Artifact::ReferenceComet, &args, pool.address)?;
         self.tokens.insert(pool.address, TokenImpl::Comet);
         self.fund(r.asset, pool.address, available)
