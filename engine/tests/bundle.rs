@@ -1314,6 +1314,31 @@ async fn bundles_redeem_part_of_a_uniswap_v3_position() {
         assert_eq!((left.tokensOwed0, left.tokensOwed1), (0, 0), "{strategy:?}: collected whole");
     }
 
+    // Through the sender's Enso wallet: the factory takes the position
+    // token in (approved to the factory), the wallet redeems it and keeps
+    // the coins, and hands the token back.
+    let req = BundleRequest {
+        positions: read.clone(),
+        ..request(RoutingStrategy::EnsoWalletV2, vec![redeem_clmm(total / 2, [USDC, WETH], None)])
+    };
+    let b = engine.bundle(req).await.expect("through the wallet");
+    let wallet = switchyard_engine::wallet::holder(&world, USER, false);
+    let factory = world.shortcuts.wallet_factory.expect("wallet factory").0;
+    assert!(
+        b.approvals.iter().any(|a| a.token == V3_POSITIONS && a.spender == factory && a.nft),
+        "{:?}",
+        b.approvals
+    );
+    let setup = SimSetup {
+        approvals: b.approvals.clone(),
+        watch: vec![(wallet, USDC), (wallet, WETH), (USER, V3_POSITIONS)],
+        positions: vec![held],
+        ..SimSetup::default()
+    };
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.gains[..2], [Some(burn.owed[0]), Some(burn.owed[1])]);
+    assert_eq!(out.after[2], U256::from(1), "the position is back with its owner");
+
     // A delegated account spending its spender's position: the token is
     // pulled in (`transferFrom`, approved to the account), redeemed, and
     // handed back to its owner; the coins stay with the account.
