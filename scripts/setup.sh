@@ -7,7 +7,9 @@
 #                           @uniswap/v3-periphery@1.4.4 (SwapRouter) and
 #                           @uniswap/swap-router-contracts@1.3.1 (SwapRouter02),
 #                           @balancer-labs/v2-deployments@3.2.0 (the Vault and
-#                           the 2021 weighted pools): the published bytecode
+#                           the 2021 weighted pools), @aave/core-v3@1.19.3 and
+#                           @account-abstraction/contracts@0.7.0 (the
+#                           ERC-4337 EntryPoint): the published bytecode
 #                           the EVM world runs (not committed); solc 0.8.37 and
 #                           @openzeppelin/contracts@5.7.0 (to rebuild our own
 #                           contracts' committed artifacts).
@@ -43,6 +45,7 @@ need() {
     [ -f "contracts/node_modules/@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json" ] &&
     [ -f "contracts/node_modules/@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json" ] &&
     [ -f "contracts/node_modules/@balancer-labs/v2-deployments/dist/tasks/20210418-weighted-pool/bytecode/WeightedPool2Tokens.json" ] &&
+    [ -f "contracts/node_modules/@account-abstraction/contracts/artifacts/EntryPointSimulations.json" ] &&
     [ -f "contracts/node_modules/@openzeppelin/contracts/token/ERC20/extensions/ERC4626.sol" ]
 }
 

@@ -637,6 +637,17 @@ pub struct ContractSet {
     /// constructor argument, which the wallet addresses derive from.
     #[serde(default)]
     pub implementation: Option<Address>,
+    /// The ERC-4337 account factory (Enso's `ERC4337CloneFactory`) whose
+    /// accounts (`EnsoReceiver` clones) run an `ensowallet-v2` shortcut
+    /// for a backend (`executionMode=backend`) through the EntryPoint.
+    #[serde(default)]
+    pub account_factory: Option<Address>,
+    /// The account implementation that factory clones.
+    #[serde(default)]
+    pub account_implementation: Option<Address>,
+    /// The ERC-4337 EntryPoint (v0.7) the accounts trust.
+    #[serde(default)]
+    pub entry_point: Option<Address>,
     /// Where the addresses come from (deployment records); absent for an
     /// operator's own overrides.
     #[serde(default)]

@@ -518,6 +518,9 @@ impl Catalog {
             delegate: None,
             factory: None,
             implementation: None,
+            account_factory: None,
+            account_implementation: None,
+            entry_point: None,
             source: None,
         });
         e.router = set.router.or(e.router);
@@ -525,6 +528,9 @@ impl Catalog {
         e.delegate = set.delegate.or(e.delegate);
         e.factory = set.factory.or(e.factory);
         e.implementation = set.implementation.or(e.implementation);
+        e.account_factory = set.account_factory.or(e.account_factory);
+        e.account_implementation = set.account_implementation.or(e.account_implementation);
+        e.entry_point = set.entry_point.or(e.entry_point);
         if set.source.is_some() {
             e.source = set.source;
         }

@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 import {TokenReceiverHooks} from "./TokenReceiverHooks.sol";
+import {runMultiSend} from "./MultiSend.sol";
 import {requireTokenCall} from "./TokenTransfers.sol";
 import {WeirollVM} from "./WeirollVM.sol";
 
@@ -83,39 +84,11 @@ contract SmartWallet is WeirollVM, TokenReceiverHooks {
         emit ShortcutExecuted(accountId, requestId);
     }
 
-    /// Runs packed records `operation(1) ‖ to(20) ‖ value(32) ‖ length(32) ‖
-    /// data`: operation 0 is a call (its revert is passed on), any other
-    /// operation reverts. Like the deployed loop, a record is read while its
-    /// start lies more than 32 bytes before the end.
+    /// Runs packed records (`MultiSend.sol`).
     function executeMultiSend(bytes32 accountId, bytes32 requestId, bytes memory transactions) public payable {
         _onlyExecutor();
         emit MultiSendExecuted(accountId, requestId);
-        uint256 offset;
-        while (offset + 32 < transactions.length) {
-            uint8 operation = uint8(transactions[offset]);
-            address to;
-            uint256 value;
-            uint256 length;
-            bytes memory data;
-            assembly ("memory-safe") {
-                let record := add(add(transactions, 32), offset)
-                to := shr(96, mload(add(record, 1)))
-                value := mload(add(record, 21))
-                length := mload(add(record, 53))
-            }
-            data = new bytes(length);
-            for (uint256 k; k < length; ++k) {
-                data[k] = transactions[offset + 85 + k];
-            }
-            if (operation != 0) revert();
-            (bool ok, bytes memory r) = to.call{value: value}(data);
-            if (!ok) {
-                assembly ("memory-safe") {
-                    revert(add(r, 32), mload(r))
-                }
-            }
-            offset += 85 + length;
-        }
+        runMultiSend(transactions);
     }
 
     function withdrawNative(uint256 amount) external {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.37;
 
+import {deployProxy, proxyAddress} from "./MinimalProxy.sol";
 import {Token, TokenTransfers, TokenType} from "./TokenTransfers.sol";
 
 interface IShortcutsWallet {
@@ -28,7 +29,6 @@ contract WalletFactory is TokenTransfers {
 
     event EnsoWalletV2Deployed(address wallet, address indexed account);
 
-    error DeploymentFailed();
     error EnsoWalletV2Factory_ExecutionFailedNoReason();
     error EnsoWalletV2Factory_UnsupportedTokenType(TokenType tokenType);
     error EnsoWalletV2Factory_WrongMsgValue(uint256 value, uint256 expectedAmount);
@@ -72,20 +72,13 @@ contract WalletFactory is TokenTransfers {
     }
 
     function getAddress(address account) public view returns (address) {
-        bytes32 h = keccak256(abi.encodePacked(bytes1(0xff), address(this), _salt(account), keccak256(_proxyInitcode())));
-        return address(uint160(uint256(h)));
+        return proxyAddress(address(this), IMPLEMENTATION, _salt(account));
     }
 
     function _deploy(address account) private returns (address wallet) {
         wallet = getAddress(account);
         if (wallet.code.length != 0) return wallet;
-        bytes memory code = _proxyInitcode();
-        bytes32 salt = _salt(account);
-        address created;
-        assembly ("memory-safe") {
-            created := create2(0, add(code, 32), mload(code), salt)
-        }
-        if (created == address(0)) revert DeploymentFailed();
+        deployProxy(IMPLEMENTATION, _salt(account));
         IShortcutsWallet(wallet).initialize(account);
         emit EnsoWalletV2Deployed(wallet, account);
     }
@@ -102,11 +95,5 @@ contract WalletFactory is TokenTransfers {
 
     function _salt(address account) private pure returns (bytes32) {
         return keccak256(abi.encode(account));
-    }
-
-    function _proxyInitcode() private view returns (bytes memory) {
-        return abi.encodePacked(
-            hex"602c3d8160093d39f33d3d3d3d363d3d37363d73", IMPLEMENTATION, hex"5af43d3d93803e602a57fd5bf3"
-        );
     }
 }

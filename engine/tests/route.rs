@@ -403,3 +403,116 @@ async fn cross_chain_routes_deliver_on_the_destination() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn address_of(key: &k256::ecdsa::SigningKey) -> Address {
+    let point = key.verifying_key().to_encoded_point(false);
+    Address::from_slice(&alloy_primitives::keccak256(&point.as_bytes()[1..])[12..])
+}
+
+/// `key`'s signature of the EIP-191 message of `hash`, `r‖s‖v`.
+fn sign_message(key: &k256::ecdsa::SigningKey, hash: alloy_primitives::B256) -> Vec<u8> {
+    let mut message = b"\x19Ethereum Signed Message:\n32".to_vec();
+    message.extend_from_slice(hash.as_slice());
+    let digest = alloy_primitives::keccak256(&message);
+    let (sig, recid) = key.sign_prehash_recoverable(digest.as_slice()).expect("signs");
+    let mut out = sig.to_bytes().to_vec();
+    out.push(27 + recid.to_byte());
+    out
+}
+
+/// `ensowallet-v2` with `executionMode=backend`: the route runs in the
+/// sender's ERC-4337 account (Enso's `EnsoReceiver`, not deployed yet) as a
+/// user operation. The answer carries the operation unsigned and
+/// `handleOps` to the EntryPoint v0.7 (its published bytecode). Signed here
+/// by the sender, it runs through the EntryPoint's real `handleOps` in a
+/// fresh fork: the factory deploys the account, the account pulls the
+/// input it was approved for, and keeps exactly the quoted output. Signed
+/// by anyone else, the EntryPoint refuses it; a native input, which an
+/// operation cannot carry, is refused before any transaction is built.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_route_is_a_user_operation_the_entry_point_runs() {
+    use alloy_sol_types::{SolCall, SolEvent};
+    use switchyard_engine::evm::abi::{AccountFactory, EntryPoint};
+
+    let dir = temp_dir("user-op");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world built");
+    let w1 = world.chain(ChainId(1)).expect("chain 1");
+    let accounts = w1.shortcuts.accounts.clone().expect("ERC-4337 accounts on chain 1");
+    let key = k256::ecdsa::SigningKey::from_slice(&[0x33; 32]).expect("key");
+    let owner = address_of(&key);
+
+    let mut req = request(USDC, 2_500_000_000, WETH);
+    req.from = owner;
+    req.strategy = RoutingStrategy::EnsoWalletV2;
+    req.backend = true;
+    let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{e:?}"));
+    let op = r.user_op.clone().expect("a user operation");
+    let mut fork = w1.fork();
+    let account = fork
+        .view(accounts.factory, &AccountFactory::getAddressCall { account: owner })
+        .expect("getAddress");
+    assert_eq!(op.sender, account);
+    assert_eq!(op.factory, Some(accounts.factory));
+    assert_eq!(op.factory_data, AccountFactory::deployCall { account: owner }.abi_encode());
+    assert_eq!((op.max_fee_per_gas, op.max_priority_fee_per_gas), (0, 0));
+    assert!(op.signature.is_empty());
+    assert!(op.call_gas_limit > 0 && op.verification_gas_limit > 0);
+    assert_eq!(r.tx.to, accounts.entry_point);
+    let handle = EntryPoint::handleOpsCall::abi_decode(&r.tx.data).expect("handleOps");
+    assert_eq!(handle.ops, vec![op.packed()]);
+    assert_eq!(r.approvals.len(), 1);
+    assert_eq!((r.approvals[0].token, r.approvals[0].spender), (USDC, account));
+
+    // Signed by the owner, through the real EntryPoint.
+    let hash = fork
+        .view(accounts.entry_point, &EntryPoint::getUserOpHashCall { userOp: op.packed() })
+        .expect("getUserOpHash");
+    let mut signed = op.clone();
+    signed.signature = sign_message(&key, hash).into();
+    let bundler = address!("00000000000000000000000000000000000b0b1e");
+    let setup = SimSetup {
+        funds: vec![(owner, USDC, U256::from(2_500_000_000u64))],
+        approvals: r.approvals.clone(),
+        watch: vec![(account, WETH), (owner, USDC)],
+        ..SimSetup::default()
+    };
+    let tx = signed.handle_ops(accounts.entry_point, bundler, bundler);
+    let out = simulate(w1, &tx, &setup).expect("handleOps runs the signed operation");
+    assert_eq!(out.gains[0], Some(r.quote.plan.amounts_out[0]), "the account keeps the quote");
+    assert_eq!(out.after[1], U256::ZERO, "the input was pulled");
+    let event = out
+        .logs
+        .iter()
+        .find_map(|l| EntryPoint::UserOperationEvent::decode_log_data(&l.data).ok())
+        .expect("UserOperationEvent");
+    assert!(event.success);
+    assert_eq!(event.sender, account);
+
+    // Signed by someone else: AA24.
+    let other = k256::ecdsa::SigningKey::from_slice(&[0x44; 32]).expect("key");
+    let mut forged = op.clone();
+    forged.signature = sign_message(&other, hash).into();
+    let tx = forged.handle_ops(accounts.entry_point, bundler, bundler);
+    let e = simulate(w1, &tx, &setup).expect_err("the EntryPoint refuses another signer");
+    assert!(e.to_string().contains("AA24"), "{e}");
+
+    // A native input cannot ride in an operation.
+    let mut native = req.clone();
+    native.quote.inputs = vec![(NATIVE_TOKEN, U256::from(1_000_000_000_000_000_000u128))];
+    native.quote.outputs = vec![USDC];
+    let e = engine.route(native).await.expect_err("native input refused");
+    assert!(
+        matches!(
+            e,
+            switchyard_engine::EngineError::Exec(switchyard_engine::ExecError::AccountNative)
+        ),
+        "{e:?}"
+    );
+
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -107,6 +107,13 @@ pub enum ExecError {
     /// A native input cannot be pulled from a spender.
     #[error("a native-coin input cannot be taken from a spender")]
     SpenderNative,
+    /// A native-coin input for an ERC-4337 account that does not hold it:
+    /// a user operation carries no value.
+    #[error(
+        "a native-coin input must already be in the ERC-4337 account (a user operation carries \
+         no value): use the wrapped token, or spend the account's own balance (spender = the account)"
+    )]
+    AccountNative,
     /// The EVM world is missing (no Uniswap bytecode, or it failed to build).
     #[error("transaction simulation unavailable: {0}")]
     SimulatorUnavailable(String),
@@ -150,6 +157,7 @@ impl ExecError {
             | Self::ExactOutShape
             | Self::ExactOutToken { .. }
             | Self::SpenderNative
+            | Self::AccountNative
             | Self::StrategyUnavailable { .. }
             | Self::PositionNeedsDelegate
             | Self::NativeToLegacyDelegate => ApiCode::InvalidParameter,

@@ -183,6 +183,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
         slippage_given: true,
         referral_code: req.referral_code.clone(),
         account_id: req.account_id.clone(),
+        backend: false,
     };
     let p = parties(cw, &route)?;
     let quote = quote_now(state, &route.quote)?;

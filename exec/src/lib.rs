@@ -11,6 +11,7 @@
 //!   [`bundle`]: the use cases, each a `*_now` function of a
 //!   [`MarketState`].
 
+pub mod account;
 pub mod bridge;
 pub mod bundle;
 pub mod encode;

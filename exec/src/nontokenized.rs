@@ -244,6 +244,7 @@ pub fn nontokenized_now(
             gas: outcome.gas_used,
             approvals,
             request_id,
+            user_op: None,
         },
         amount_deposited: deposited,
     })

@@ -61,6 +61,10 @@ pub struct RouteRequest {
     pub referral_code: Option<String>,
     /// The API key's account id.
     pub account_id: String,
+    /// `executionMode=backend`: an `ensowallet-v2` route runs in the
+    /// sender's ERC-4337 account, as a user operation a backend submits
+    /// ([`crate::account`]).
+    pub backend: bool,
 }
 
 /// The API's default slippage, bps.
@@ -86,6 +90,7 @@ impl RouteRequest {
             slippage_given: false,
             referral_code: None,
             account_id: account_id.into(),
+            backend: false,
         }
     }
 }
@@ -112,6 +117,9 @@ pub struct RouteTx {
     pub block_number: u64,
     /// Unix seconds after which the route should be fetched again.
     pub valid_until: u64,
+    /// The ERC-4337 operation `tx` submits (`executionMode=backend`),
+    /// unsigned.
+    pub user_op: Option<crate::account::UserOp>,
 }
 
 /// How long a returned route stays valid, seconds.
@@ -190,6 +198,22 @@ pub fn runner(
     })
 }
 
+/// The sender's ERC-4337 account on a chain (the account its factory gives
+/// it with itself as signer), for `ensowallet-v2` with
+/// `executionMode=backend`.
+pub fn account_runner(
+    world: &ChainWorld,
+    chain: ChainId,
+    from: Address,
+) -> Result<Runner, ExecError> {
+    let accounts = world
+        .shortcuts
+        .accounts
+        .as_ref()
+        .ok_or(ExecError::StrategyUnavailable { strategy: RoutingStrategy::EnsoWalletV2, chain })?;
+    Ok(Runner::Account { account: accounts.account(from, from), entry_point: accounts.entry_point })
+}
+
 /// The code an account runs for a delegate strategy.
 fn delegation(world: &ChainWorld, runner: Runner) -> Option<(Address, Address)> {
     match runner {
@@ -255,21 +279,38 @@ pub(crate) struct Parties {
 
 /// The parties of `req` on `cw`.
 pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, ExecError> {
-    let runner = runner(cw, req.strategy, req.quote.chain, req.from)?;
+    let runner = if req.backend && req.strategy == RoutingStrategy::EnsoWalletV2 {
+        account_runner(cw, req.quote.chain, req.from)?
+    } else {
+        runner(cw, req.strategy, req.quote.chain, req.from)?
+    };
     let receiver = match (req.receiver, runner) {
         (Some(r), _) => r,
-        (None, Runner::Wallet { wallet, .. }) if !req.to_eoa => wallet,
+        (None, Runner::Wallet { wallet: account, .. } | Runner::Account { account, .. })
+            if !req.to_eoa =>
+        {
+            account
+        }
         (None, _) => req.from,
     };
     let owner = match runner {
-        Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => req.spender.unwrap_or(req.from),
+        Runner::Delegate { .. } | Runner::LegacyDelegate { .. } | Runner::Account { .. } => {
+            req.spender.unwrap_or(req.from)
+        }
         _ => req.from,
     };
+    if let Runner::Account { account, .. } = runner
+        && owner != account
+        && req.quote.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN)
+    {
+        return Err(ExecError::AccountNative);
+    }
     if owner != req.from && req.quote.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN) {
         return Err(ExecError::SpenderNative);
     }
     let pull_from = match runner {
         Runner::Delegate { .. } | Runner::LegacyDelegate { .. } if owner != req.from => Some(owner),
+        Runner::Account { account, .. } if owner != account => Some(owner),
         _ => None,
     };
     Ok(Parties { runner, account: runner.account(), receiver, owner, pull_from })
@@ -283,6 +324,8 @@ pub(crate) fn token_amounts(list: &[(Address, U256)]) -> Vec<TokenAmount> {
 /// its own wallet, or (delegate with a spender) the sender's account.
 pub(crate) fn approvals_of(p: &Parties, from: Address, inputs: &[TokenAmount]) -> Vec<Approval> {
     match p.runner {
+        // An account spending its own balance needs no allowance.
+        Runner::Account { account, .. } if p.owner == account => Vec::new(),
         Runner::Delegate { account } | Runner::LegacyDelegate { account } if p.owner != from => {
             inputs
                 .iter()
@@ -495,7 +538,17 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         }
         e.into_engine()
     };
-    let outcome = simulate(cw, &tx, &setup).map_err(|e| failed(e, "source"))?;
+    let (tx, user_op, outcome) = match (runner, cw.shortcuts.accounts.as_ref()) {
+        (Runner::Account { .. }, Some(accounts)) => {
+            let proven = crate::account::prove(cw, accounts, owner, &tx, &setup)
+                .map_err(|e| failed(e, "source"))?;
+            (proven.tx, Some(proven.op), proven.outcome)
+        }
+        _ => {
+            let outcome = simulate(cw, &tx, &setup).map_err(|e| failed(e, "source"))?;
+            (tx, None, outcome)
+        }
+    };
     // The receiver may also have paid some of an output as an input.
     let paid = |token: &Address| {
         inputs
@@ -583,6 +636,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         gas: outcome.gas_used,
         approvals,
         request_id,
+        user_op,
     })
 }
 

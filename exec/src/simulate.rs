@@ -15,7 +15,10 @@ use crate::{
     encode::{Approval, Runner, Tx, protocols::IERC20},
     evm::{
         EvmError, ForkEvm,
-        abi::{LegacyShortcutsDelegate, LegacyShortcutsRouter, ShortcutsExecutor, ShortcutsRouter},
+        abi::{
+            EntryPoint, LegacyShortcutsDelegate, LegacyShortcutsRouter, ShortcutsExecutor,
+            ShortcutsRouter,
+        },
         world::ChainWorld,
     },
 };
@@ -211,6 +214,9 @@ pub fn decode_revert(data: &Bytes) -> Option<String> {
         return Some(format!("{err:?}"));
     }
     if let Ok(err) = LegacyShortcutsRouter::LegacyShortcutsRouterErrors::abi_decode(data) {
+        return Some(format!("{err:?}"));
+    }
+    if let Ok(err) = EntryPoint::EntryPointErrors::abi_decode(data) {
         return Some(format!("{err:?}"));
     }
     None

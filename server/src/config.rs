@@ -84,6 +84,15 @@ pub struct ContractOverride {
     pub factory: Option<String>,
     /// The wallet implementation the factory clones.
     pub implementation: Option<String>,
+    /// The ERC-4337 account factory (`executionMode=backend`).
+    #[serde(default)]
+    pub account_factory: Option<String>,
+    /// The account implementation it clones.
+    #[serde(default)]
+    pub account_implementation: Option<String>,
+    /// The EntryPoint the accounts trust.
+    #[serde(default)]
+    pub entry_point: Option<String>,
 }
 
 /// A chain followed through its own JSON-RPC node (`[[nodes]]`).
@@ -384,6 +393,12 @@ impl RawConfig {
                     delegate: parse_addr("contracts.delegate", &c.delegate)?,
                     factory: parse_addr("contracts.factory", &c.factory)?,
                     implementation: parse_addr("contracts.implementation", &c.implementation)?,
+                    account_factory: parse_addr("contracts.account_factory", &c.account_factory)?,
+                    account_implementation: parse_addr(
+                        "contracts.account_implementation",
+                        &c.account_implementation,
+                    )?,
+                    entry_point: parse_addr("contracts.entry_point", &c.entry_point)?,
                     source: Some("operator configuration".to_owned()),
                 })
             })

@@ -880,6 +880,39 @@ pub struct Transaction {
     pub value: String,
 }
 
+/// `UserOperation`: an ERC-4337 v0.7 operation in the bundler RPC's
+/// unpacked form (`eth_sendUserOperation`): quantities as `0x` hex, bytes as
+/// `0x` hex. Unsigned: the account's signer puts its signature of the
+/// EIP-191 message of `EntryPoint.getUserOpHash(op)` in `signature`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserOperation {
+    /// The account.
+    pub sender: String,
+    /// The EntryPoint's nonce for it (key 0).
+    pub nonce: String,
+    /// The account factory, while the account is not deployed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub factory: Option<String>,
+    /// The factory's call that deploys it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub factory_data: Option<String>,
+    /// The account's call.
+    pub call_data: String,
+    /// Gas for the call.
+    pub call_gas_limit: String,
+    /// Gas for deployment and validation.
+    pub verification_gas_limit: String,
+    /// Gas for what the EntryPoint cannot measure.
+    pub pre_verification_gas: String,
+    /// `0x0`: the backend that submits it pays the gas.
+    pub max_fee_per_gas: String,
+    /// `0x0`.
+    pub max_priority_fee_per_gas: String,
+    /// `0x` until signed.
+    pub signature: String,
+}
+
 /// `RouteShortcutTransaction`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -924,6 +957,10 @@ pub struct RouteResponse {
     /// Bridge crossings of a cross-chain route, with their latency.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bridging_estimates: Vec<BridgeLatencyEstimate>,
+    /// `ensowallet-v2` with `executionMode=backend`: the ERC-4337 operation
+    /// of the sender's account that `tx` (`handleOps`) submits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_op: Option<UserOperation>,
 }
 
 /// `NontokenizedRouteShortcutTransaction`.

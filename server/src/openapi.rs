@@ -125,7 +125,7 @@ A 501 names the part of a request this version does not build; a 400 names bad i
     ),
     components(schemas(ErrorBody, dto::PositionModel, dto::TokenModel, dto::PaginationMeta,
         dto::RouteShortcutVariableInputs, dto::QuoteBody, dto::BundleAction, dto::IporShortcutInput, dto::AddressText,
-        dto::WeiText, dto::QuoteResponse, dto::Hop, dto::RouteSegment, dto::BridgeLatencyEstimate)),
+        dto::WeiText, dto::QuoteResponse, dto::Hop, dto::RouteSegment, dto::BridgeLatencyEstimate, dto::UserOperation)),
     modifiers(&Security, &CommonResponses),
     security(("bearer" = []), ("apikey" = [])),
 )]

@@ -153,7 +153,9 @@ pub fn check_entry(
     let entry = match runner {
         Runner::Router { router, .. } | Runner::LegacyRouter { router, .. } => router,
         Runner::Wallet { factory, .. } => factory,
-        Runner::Delegate { account } | Runner::LegacyDelegate { account } => account,
+        Runner::Delegate { account }
+        | Runner::LegacyDelegate { account }
+        | Runner::Account { account, .. } => account,
     };
     if tx.to != entry {
         return Err(GuardError::WrongEntry { to: tx.to, entry });

@@ -8,6 +8,7 @@
 //! | `delegate` | the caller's own account | `executeShortcut(accountId, requestId, …)` | the account (EIP-7702) | none |
 //! | `delegate-legacy` | the caller's own account | `executeShortcut(shortcutId, …)` | the account | none |
 //! | `ensowallet-v2` | wallet factory | `deployAndExecute(tokensIn, executeShortcut(…), [], false)` | the caller's wallet | inputs → the factory, which moves them into the wallet |
+//! | `ensowallet-v2`, `executionMode=backend` | the caller's ERC-4337 account (`crate::account` wraps it in a user operation for the EntryPoint) | `safeExecute(tokenIn, amountIn, executeShortcut(…))` | the account | inputs → the account, which pulls them |
 //!
 //! Approvals never name an executor: a shared executor runs anyone's
 //! program, so an allowance to it could be spent by anyone.
@@ -22,7 +23,7 @@ use super::{
     weiroll::Program,
 };
 use crate::evm::abi::{
-    LegacyShortcutsRouter, ShortcutsRouter,
+    LegacyShortcutsRouter, ReceiverAccount, ShortcutsRouter,
     ShortcutsRouter::{Token, TokenType},
     WalletFactory,
 };
@@ -91,6 +92,14 @@ pub enum Runner {
         /// The caller's wallet.
         wallet: Address,
     },
+    /// The caller's ERC-4337 account (Enso's `EnsoReceiver`), run by the
+    /// EntryPoint for a backend; it pulls the inputs itself.
+    Account {
+        /// The account.
+        account: Address,
+        /// The EntryPoint that calls it.
+        entry_point: Address,
+    },
 }
 
 impl Runner {
@@ -100,6 +109,7 @@ impl Runner {
             Self::Router { executor, .. } | Self::LegacyRouter { executor, .. } => executor,
             Self::Delegate { account } | Self::LegacyDelegate { account } => account,
             Self::Wallet { wallet, .. } => wallet,
+            Self::Account { account, .. } => account,
         }
     }
 
@@ -123,6 +133,7 @@ impl Runner {
         match self {
             Self::Router { router, .. } | Self::LegacyRouter { router, .. } => Some(router),
             Self::Wallet { factory, .. } => Some(factory),
+            Self::Account { account, .. } => Some(account),
             Self::Delegate { .. } | Self::LegacyDelegate { .. } => None,
         }
     }
@@ -253,6 +264,7 @@ pub fn transaction(runner: Runner, program: &Program, spec: &TxSpec<'_>) -> Tx {
             ILegacyShortcuts::executeShortcutCall { shortcutId: spec.request_id, commands, state }
                 .abi_encode(),
         ),
+        Runner::Account { account, .. } => (account, safe_execute(spec.inputs, shortcut())),
         Runner::Wallet { factory, .. } => (
             factory,
             WalletFactory::deployAndExecuteCall {
@@ -270,6 +282,15 @@ pub fn transaction(runner: Runner, program: &Program, spec: &TxSpec<'_>) -> Tx {
         ),
     };
     Tx { from: spec.from, to, data: data.into(), value }
+}
+
+/// The account's call that runs `shortcut`: `safeExecute(token, amount,
+/// shortcut)`, which on failure sends `amount` of `token` (the first input)
+/// back to the owner instead of reverting.
+fn safe_execute(inputs: &[TokenAmount], shortcut: Bytes) -> Vec<u8> {
+    let (token, amount) =
+        inputs.first().map_or((NATIVE_TOKEN, U256::ZERO), |t| (t.token, t.amount));
+    ReceiverAccount::safeExecuteCall { token, amount, data: shortcut }.abi_encode()
 }
 
 /// The approvals the sender (or `owner`, the delegate's spender) grants
@@ -295,6 +316,7 @@ pub fn final_state(runner: Runner, output: &[u8]) -> Option<Vec<Bytes>> {
         Runner::LegacyRouter { .. } | Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => {
             <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(output).ok()
         }
+        Runner::Account { .. } => None,
         Runner::Wallet { .. } => {
             let inner = WalletFactory::deployAndExecuteCall::abi_decode_returns(output).ok()?;
             <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(&inner.response).ok()

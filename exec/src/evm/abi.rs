@@ -326,6 +326,86 @@ sol! {
         function executors(address executor) external view returns (bool);
     }
 
+    /// `@account-abstraction/contracts@0.7.0`'s `EntryPoint` and
+    /// `EntryPointSimulations` (npm): what the engine calls of them.
+    #[sol(all_derives)]
+    contract EntryPoint {
+        /// ERC-4337 v0.7's packed user operation.
+        struct PackedUserOperation {
+            address sender;
+            uint256 nonce;
+            bytes initCode;
+            bytes callData;
+            bytes32 accountGasLimits;
+            uint256 preVerificationGas;
+            bytes32 gasFees;
+            bytes paymasterAndData;
+            bytes signature;
+        }
+
+        struct ExecutionResult {
+            uint256 preOpGas;
+            uint256 paid;
+            uint256 accountValidationData;
+            uint256 paymasterValidationData;
+            bool targetSuccess;
+            bytes targetResult;
+        }
+
+        event UserOperationEvent(
+            bytes32 indexed userOpHash,
+            address indexed sender,
+            address indexed paymaster,
+            uint256 nonce,
+            bool success,
+            uint256 actualGasCost,
+            uint256 actualGasUsed
+        );
+
+        error FailedOp(uint256 opIndex, string reason);
+        error FailedOpWithRevert(uint256 opIndex, string reason, bytes inner);
+
+        function handleOps(PackedUserOperation[] ops, address beneficiary) external;
+        function getNonce(address sender, uint192 key) external view returns (uint256 nonce);
+        function getUserOpHash(PackedUserOperation userOp) external view returns (bytes32);
+        function balanceOf(address account) external view returns (uint256);
+        function depositTo(address account) external payable;
+        function simulateHandleOp(PackedUserOperation op, address target, bytes targetCallData)
+            external returns (ExecutionResult);
+    }
+
+    /// `contracts/src/AccountFactory.sol`: Enso's `ERC4337CloneFactory`.
+    #[sol(all_derives)]
+    contract AccountFactory {
+        event CloneDeployed(address clone, address account, address signer);
+
+        constructor(address implementation_, address entryPoint_);
+
+        function implementation() external view returns (address);
+        function entryPoint() external view returns (address);
+        function deploy(address account) external returns (address clone);
+        function delegateDeploy(address account, address signer) external returns (address clone);
+        function getAddress(address account) external view returns (address);
+        function getDelegateAddress(address account, address signer) external view returns (address);
+    }
+
+    /// `contracts/src/ReceiverAccount.sol`: Enso's `EnsoReceiver`, the
+    /// ERC-4337 account a backend drives through the EntryPoint.
+    #[sol(all_derives)]
+    contract ReceiverAccount {
+        event ShortcutExecuted(bytes32 accountId, bytes32 requestId);
+        event ShortcutExecutionSuccessful();
+        event ShortcutExecutionFailed(bytes error);
+
+        function initialize(address owner_, address signer_, address entryPoint_) external;
+        function owner() external view returns (address);
+        function signer() external view returns (address);
+        function entryPoint() external view returns (address);
+        function safeExecute(address token, uint256 amount, bytes data) external;
+        function executeShortcut(bytes32 accountId, bytes32 requestId, bytes32[] commands, bytes[] state)
+            external payable returns (bytes[]);
+    }
+
     /// `contracts/src/ReferenceStableSwap.sol`: a Curve plain pool; the world
     /// deploys it with the snapshot's parameters and seeds its balances.
     #[sol(all_derives)]

@@ -51,6 +51,12 @@ pub enum Artifact {
     SmartWallet,
     /// `WalletFactory.sol`: constructor `(address implementation)`.
     WalletFactory,
+    /// `ReceiverAccount.sol`: Enso's ERC-4337 account (`EnsoReceiver`)
+    /// implementation; no constructor arguments.
+    ReceiverAccount,
+    /// `AccountFactory.sol`: the accounts' factory (`ERC4337CloneFactory`);
+    /// constructor `(address implementation, address entryPoint)`.
+    AccountFactory,
     /// `ReferenceStableSwap.sol`: a Curve plain pool.
     ReferenceStableSwap,
     /// `ReferenceStableSwapLp.sol`: a tokenized Curve plain pool of 2 coins
@@ -230,6 +236,15 @@ pub enum Artifact {
     AavePoolLogic,
     /// `@aave/core-v3@1.19.3` logic library `SupplyLogic` (npm).
     AaveSupplyLogic,
+    /// `@account-abstraction/contracts@0.7.0` `EntryPoint` (npm), ERC-4337
+    /// v0.7's; its constructor creates its `SenderCreator`.
+    EntryPoint,
+    /// `@account-abstraction/contracts@0.7.0` `SenderCreator` (npm).
+    SenderCreator,
+    /// `@account-abstraction/contracts@0.7.0` `EntryPointSimulations`
+    /// (npm): the EntryPoint with `simulateHandleOp`, which bundlers place
+    /// over the EntryPoint's code to simulate a user operation.
+    EntryPointSimulations,
 }
 
 /// The 4-byte selectors of a contract's external functions.
@@ -278,7 +293,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 74] = [
+    pub const ALL: [Self; 79] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -290,6 +305,8 @@ impl Artifact {
         Self::LegacyShortcutsRouter,
         Self::SmartWallet,
         Self::WalletFactory,
+        Self::ReceiverAccount,
+        Self::AccountFactory,
         Self::ReferenceStableSwap,
         Self::ReferenceStableSwap2,
         Self::ReferenceStableSwap3,
@@ -353,6 +370,9 @@ impl Artifact {
         Self::AaveLiquidationLogic,
         Self::AavePoolLogic,
         Self::AaveSupplyLogic,
+        Self::EntryPoint,
+        Self::SenderCreator,
+        Self::EntryPointSimulations,
     ];
 
     /// The contract's name (its file name under `contracts/artifacts/`, or
@@ -370,6 +390,8 @@ impl Artifact {
             Self::LegacyShortcutsRouter => "LegacyShortcutsRouter",
             Self::SmartWallet => "SmartWallet",
             Self::WalletFactory => "WalletFactory",
+            Self::ReceiverAccount => "ReceiverAccount",
+            Self::AccountFactory => "AccountFactory",
             Self::ReferenceStableSwap => "ReferenceStableSwap",
             Self::ReferenceStableSwap2 => "ReferenceStableSwap2",
             Self::ReferenceStableSwap3 => "ReferenceStableSwap3",
@@ -433,6 +455,9 @@ impl Artifact {
             Self::AaveLiquidationLogic => "LiquidationLogic",
             Self::AavePoolLogic => "PoolLogic",
             Self::AaveSupplyLogic => "SupplyLogic",
+            Self::EntryPoint => "EntryPoint",
+            Self::SenderCreator => "SenderCreator",
+            Self::EntryPointSimulations => "EntryPointSimulations",
         }
     }
 
@@ -463,6 +488,12 @@ impl Artifact {
             }
             Self::SmartWallet => include_str!("../../../contracts/artifacts/SmartWallet.json"),
             Self::WalletFactory => include_str!("../../../contracts/artifacts/WalletFactory.json"),
+            Self::ReceiverAccount => {
+                include_str!("../../../contracts/artifacts/ReceiverAccount.json")
+            }
+            Self::AccountFactory => {
+                include_str!("../../../contracts/artifacts/AccountFactory.json")
+            }
             Self::ReferenceStableSwap => {
                 include_str!("../../../contracts/artifacts/ReferenceStableSwap.json")
             }
@@ -587,7 +618,10 @@ impl Artifact {
             | Self::AaveFlashLoanLogic
             | Self::AaveLiquidationLogic
             | Self::AavePoolLogic
-            | Self::AaveSupplyLogic => return None,
+            | Self::AaveSupplyLogic
+            | Self::EntryPoint
+            | Self::SenderCreator
+            | Self::EntryPointSimulations => return None,
         })
     }
 
@@ -699,7 +733,7 @@ pub struct NpmArtifacts {
 /// Where each npm artifact lives under `node_modules`. A Balancer
 /// `bytecode/<Name>.json` holds only `creationCode`; its ABI is the bare
 /// array in the task's `abi/<Name>.json`.
-const NPM_FILES: [(Artifact, &str); 27] = [
+const NPM_FILES: [(Artifact, &str); 30] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -793,6 +827,12 @@ const NPM_FILES: [(Artifact, &str); 27] = [
         Artifact::AaveSupplyLogic,
         "@aave/core-v3/artifacts/contracts/protocol/libraries/logic/SupplyLogic.sol/SupplyLogic.json",
     ),
+    (Artifact::EntryPoint, "@account-abstraction/contracts/artifacts/EntryPoint.json"),
+    (Artifact::SenderCreator, "@account-abstraction/contracts/artifacts/SenderCreator.json"),
+    (
+        Artifact::EntryPointSimulations,
+        "@account-abstraction/contracts/artifacts/EntryPointSimulations.json",
+    ),
 ];
 
 /// One npm artifact: its initcode (library placeholders zeroed), the
@@ -801,6 +841,9 @@ const NPM_FILES: [(Artifact, &str); 27] = [
 struct NpmArtifact {
     artifact: Artifact,
     code: Bytes,
+    /// The runtime code, for the one artifact only ever placed as such
+    /// (`EntryPointSimulations`); empty for the others.
+    runtime: Bytes,
     selectors: std::sync::Arc<Selectors>,
     /// (library name, byte offset into the initcode) of each link.
     links: Vec<(String, usize)>,
@@ -872,9 +915,23 @@ fn read_npm(dir: &Path, artifact: Artifact, rel: &str) -> Result<NpmArtifact, Ev
     if links.iter().any(|(_, at)| at + 20 > code.len()) {
         return Err(EvmError::Artifact { name, source: "a library link past the code".into() });
     }
+    // The simulations contract refuses to be deployed (its constructor
+    // reverts past block 100): it is only ever placed as runtime code.
+    let runtime = match artifact {
+        Artifact::EntryPointSimulations => {
+            let hex = file["deployedBytecode"]
+                .as_str()
+                .ok_or_else(|| EvmError::Artifact { name, source: "no deployedBytecode".into() })?;
+            alloy_primitives::hex::decode(hex.trim_start_matches("0x"))
+                .map(Bytes::from)
+                .map_err(|e| EvmError::Artifact { name, source: e.into() })?
+        }
+        _ => Bytes::new(),
+    };
     Ok(NpmArtifact {
         artifact,
         code,
+        runtime,
         selectors: std::sync::Arc::new(abi_selectors(&abi, &[])),
         links,
     })
@@ -923,6 +980,14 @@ impl NpmArtifacts {
         let npm = self.npm(artifact).map(|a| &a.selectors);
         let own = || self.own.iter().find(|(a, _)| *a == artifact).map(|(_, s)| s);
         npm.or_else(own).cloned().unwrap_or_default()
+    }
+
+    /// The published runtime code of an artifact placed without its
+    /// constructor (`EntryPointSimulations`).
+    pub fn runtime(&self, artifact: Artifact) -> Result<Bytes, EvmError> {
+        self.npm(artifact).map(|a| a.runtime.clone()).filter(|c| !c.is_empty()).ok_or_else(|| {
+            EvmError::Artifact { name: artifact.name(), source: "no published runtime code".into() }
+        })
     }
 
     /// One artifact's initcode (ours from the committed files). One that

@@ -32,11 +32,11 @@ use std::{
 };
 
 use alloy_primitives::{
-    Address, B256, U256, address,
+    Address, B256, Bytes, U256, address,
     aliases::{I24, U24, U104},
     keccak256, uint,
 };
-use alloy_sol_types::{SolConstructor, SolValue};
+use alloy_sol_types::{SolCall, SolConstructor, SolValue};
 use switchyard_catalog::{
     Catalog, ChainId, DeploymentRole, FactoryKind, NATIVE_TOKEN, RoutingStrategy,
     market::{DualVaultRecord, LendingRecord, Market, PoolRecord, VaultRule},
@@ -46,11 +46,11 @@ use switchyard_kernel::{MarketSnapshot, Pool, PoolState, PriceTable};
 use super::{
     Artifact, BaseDb, BlockEnv, Evm, EvmError, ForkEvm, NpmArtifacts, Selectors, aave,
     abi::{
-        BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
+        AccountFactory, BalancerAuthorizer, BalancerProtocolFeeProvider, BalancerVault,
         BalancerWeightedPool2Tokens, BalancerWeightedPoolV3, CctpMessageTransmitterV2,
         CctpTokenMessengerV2, CctpTokenMinterV2, LegacyShortcutsRouter, OpenZeppelinVault,
-        ReferenceCToken, ReferenceComet, ReferenceComptroller, ReferenceCurveGauge,
-        ReferenceCurveToken, ReferenceDualVault, ReferenceFiatToken,
+        ReceiverAccount, ReferenceCToken, ReferenceComet, ReferenceComptroller,
+        ReferenceCurveGauge, ReferenceCurveToken, ReferenceDualVault, ReferenceFiatToken,
         ReferenceFlashloanRouterAdapter, ReferenceStableSwap, ReferenceStableSwapLp,
         ReferenceV2Pair, ReferenceV2Router, ReferenceVault, ReferenceWETH, ReferenceWstETH,
         TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory,
@@ -188,6 +188,34 @@ pub struct Shortcuts {
     pub legacy_delegate: Option<Address>,
     /// `ensowallet-v2`: the wallet factory and the wallet implementation.
     pub wallet_factory: Option<(Address, Address)>,
+    /// `ensowallet-v2` for a backend: the ERC-4337 accounts' factory, and
+    /// what their operations run on.
+    pub accounts: Option<AccountContracts>,
+}
+
+/// Enso's ERC-4337 accounts on one chain (`executionMode=backend`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountContracts {
+    /// The factory (`ERC4337CloneFactory`).
+    pub factory: Address,
+    /// The account implementation it clones (`EnsoReceiver`).
+    pub implementation: Address,
+    /// The EntryPoint v0.7 the accounts trust.
+    pub entry_point: Address,
+    /// The runtime code of `EntryPointSimulations`, placed over the
+    /// EntryPoint's in a fork to simulate an operation (as bundlers do):
+    /// the EntryPoint's own code with `simulateHandleOp`.
+    pub simulations: Bytes,
+}
+
+impl AccountContracts {
+    /// The account of `owner` whose signer is `signer`: the CREATE2
+    /// address of the factory's minimal proxy, salt
+    /// `keccak256(abi.encode(owner, signer))`.
+    pub fn account(&self, owner: Address, signer: Address) -> Address {
+        let salt = keccak256((owner, signer).abi_encode_params());
+        proxy_address(self.factory, self.implementation, salt)
+    }
 }
 
 /// One account as the world's build placed it.
@@ -1074,7 +1102,7 @@ impl<'a> ChainBuilder<'a> {
     /// creator).
     fn deploy_with_child(
         &mut self,
-        artifact: Artifact,
+        (artifact, child_artifact): (Artifact, Artifact),
         args: &[u8],
         target: Address,
         child_target: Address,
@@ -1091,10 +1119,6 @@ impl<'a> ChainBuilder<'a> {
         self.evm.relocate(child, child_target).doing(what)?;
         self.evm.patch_address(scratch, child, child_target).doing(what)?;
         self.evm.relocate(scratch, target).doing(what)?;
-        let child_artifact = match artifact {
-            Artifact::LegacyShortcutsRouter => Artifact::LegacyShortcutsExecutor,
-            _ => Artifact::ShortcutsExecutor,
-        };
         self.placed.insert(target, artifact);
         self.placed.insert(child_target, child_artifact);
         Ok(())
@@ -2394,14 +2418,24 @@ impl<'a> ChainBuilder<'a> {
             set(RoutingStrategy::Router).and_then(|c| c.router.zip(c.executor))
         {
             // The router creates its executor in its constructor.
-            self.deploy_with_child(Artifact::ShortcutsRouter, &[], router, executor)?;
+            self.deploy_with_child(
+                (Artifact::ShortcutsRouter, Artifact::ShortcutsExecutor),
+                &[],
+                router,
+                executor,
+            )?;
             out.router = Some((router, executor));
         }
         if let Some(router) = set(RoutingStrategy::RouterLegacy).and_then(|c| c.router) {
             // The legacy router, too: the executor is its first CREATE.
             let executor = legacy_executor(router);
             let args = LegacyShortcutsRouter::constructorCall { owner_: DEPLOYER }.abi_encode();
-            self.deploy_with_child(Artifact::LegacyShortcutsRouter, &args, router, executor)?;
+            self.deploy_with_child(
+                (Artifact::LegacyShortcutsRouter, Artifact::LegacyShortcutsExecutor),
+                &args,
+                router,
+                executor,
+            )?;
             out.legacy_router = Some((router, executor));
         }
         if let Some(d) = set(RoutingStrategy::Delegate).and_then(|c| c.delegate) {
@@ -2420,7 +2454,51 @@ impl<'a> ChainBuilder<'a> {
             self.deploy_at(Artifact::WalletFactory, &args, factory)?;
             out.wallet_factory = Some((factory, implementation));
         }
+        let accounts = set(RoutingStrategy::EnsoWalletV2)
+            .and_then(|c| Some((c.account_factory?, c.account_implementation?, c.entry_point?)));
+        if let Some((factory, implementation, entry_point)) = accounts {
+            out.accounts = Some(self.place_accounts(factory, implementation, entry_point)?);
+        }
         Ok(out)
+    }
+
+    /// The EntryPoint v0.7 (published bytecode; its `SenderCreator` where
+    /// its constructor put it, its first CREATE), the account implementation
+    /// (initialised with zeros, as its deployer bricked it) and the factory.
+    fn place_accounts(
+        &mut self,
+        factory: Address,
+        implementation: Address,
+        entry_point: Address,
+    ) -> Result<AccountContracts, WorldError> {
+        self.deploy_with_child(
+            (Artifact::EntryPoint, Artifact::SenderCreator),
+            &[],
+            entry_point,
+            entry_point.create(1),
+        )?;
+        self.deploy_at(Artifact::ReceiverAccount, &[], implementation)?;
+        let brick = ReceiverAccount::initializeCall {
+            owner_: Address::ZERO,
+            signer_: Address::ZERO,
+            entryPoint_: Address::ZERO,
+        };
+        self.evm
+            .call(DEPLOYER, implementation, brick.abi_encode().into(), U256::ZERO)
+            .doing(|| "initialising the account implementation".into())?;
+        let args = AccountFactory::constructorCall {
+            implementation_: implementation,
+            entryPoint_: entry_point,
+        }
+        .abi_encode();
+        self.deploy_at(Artifact::AccountFactory, &args, factory)?;
+        // Never placed in the world: a proof puts it over the EntryPoint in
+        // its own fork.
+        let simulations = self
+            .npm
+            .runtime(Artifact::EntryPointSimulations)
+            .doing(|| "EntryPointSimulations".into())?;
+        Ok(AccountContracts { factory, implementation, entry_point, simulations })
     }
 }
 
@@ -2429,15 +2507,20 @@ pub fn legacy_executor(router: Address) -> Address {
     router.create(1)
 }
 
-/// The `ensowallet-v2` wallet of `account`: the CREATE2 address of the
-/// factory's 44-byte minimal proxy to `implementation` (the solady clone
-/// layout Enso's factory uses), salt `keccak256(abi.encode(account))`.
+/// The `ensowallet-v2` wallet of `account`: the factory's minimal proxy
+/// ([`proxy_address`]), salt `keccak256(abi.encode(account))`.
 pub fn wallet_address(factory: Address, implementation: Address, account: Address) -> Address {
+    proxy_address(factory, implementation, keccak256(account.into_word()))
+}
+
+/// The CREATE2 address `factory` gives its 44-byte minimal proxy to
+/// `implementation` (the solady clone layout Enso's wallet and account
+/// factories use) under `salt`.
+pub fn proxy_address(factory: Address, implementation: Address, salt: B256) -> Address {
     let mut initcode = Vec::with_capacity(53);
     initcode.extend_from_slice(&alloy_primitives::hex!("602c3d8160093d39f33d3d3d3d363d3d37363d73"));
     initcode.extend_from_slice(implementation.as_slice());
     initcode.extend_from_slice(&alloy_primitives::hex!("5af43d3d93803e602a57fd5bf3"));
-    let salt = keccak256(account.into_word());
     factory.create2(salt, keccak256(&initcode))
 }
 

@@ -727,13 +727,15 @@ async fn route_response(
 ) -> Result<Json<dto::RouteResponse>, ApiError> {
     check_tokens(&s.engine.catalog(), &req)?;
     let from = req.from_address.ok_or_else(|| ApiError::missing("fromAddress"))?;
+    let backend = req.execution_mode == requests::ExecutionMode::Backend;
     let delegate =
-        matches!(req.routing_strategy, RoutingStrategy::Delegate | RoutingStrategy::DelegateLegacy);
+        matches!(req.routing_strategy, RoutingStrategy::Delegate | RoutingStrategy::DelegateLegacy)
+            || (backend && req.routing_strategy == RoutingStrategy::EnsoWalletV2);
     if let Some(spender) = req.spender.filter(|sp| *sp != from && !delegate) {
         return Err(ApiError::invalid(
             "spender",
             format!(
-                "spender {spender:#x} differs from fromAddress: only the delegate strategies take inputs from another owner"
+                "spender {spender:#x} differs from fromAddress: only the delegate strategies (and an ERC-4337 account, ensowallet-v2 with executionMode=backend) take inputs from another owner"
             ),
         ));
     }
@@ -754,6 +756,7 @@ async fn route_response(
             slippage_given: req.slippage_given,
             referral_code: req.referral_code.clone(),
             account_id: key.0.account_id.clone(),
+            backend,
         })
         .await?;
     Ok(Json(dto::RouteResponse {
@@ -777,7 +780,26 @@ async fn route_response(
         tx: transaction(&r.tx),
         route: hops(&r.quote.plan),
         bridging_estimates: bridging_estimates(&r.quote.plan),
+        user_op: r.user_op.as_ref().map(user_operation),
     }))
+}
+
+/// The wire form of a user operation.
+fn user_operation(op: &switchyard_engine::account::UserOp) -> dto::UserOperation {
+    let hex = |v: u128| format!("{v:#x}");
+    dto::UserOperation {
+        sender: addr(op.sender),
+        nonce: format!("{:#x}", op.nonce),
+        factory: op.factory.map(addr),
+        factory_data: op.factory.map(|_| format!("{}", op.factory_data)),
+        call_data: format!("{}", op.call_data),
+        call_gas_limit: hex(op.call_gas_limit),
+        verification_gas_limit: hex(op.verification_gas_limit),
+        pre_verification_gas: format!("{:#x}", op.pre_verification_gas),
+        max_fee_per_gas: hex(op.max_fee_per_gas),
+        max_priority_fee_per_gas: hex(op.max_priority_fee_per_gas),
+        signature: format!("{}", op.signature),
+    }
 }
 
 /// `GET /api/v1/shortcuts/route/nontokenized`: the inputs routed to the
@@ -842,6 +864,7 @@ pub async fn route_nontokenized(
                 slippage_given: route.slippage_given,
                 referral_code: route.referral_code.clone(),
                 account_id: key.0.account_id.clone(),
+                backend: false,
             },
             position: req.position,
         })

@@ -1,0 +1,272 @@
+//! ERC-4337 user operations for Enso's accounts (`ensowallet-v2` with
+//! `executionMode=backend`).
+//!
+//! Enso deploys an ERC-4337 account per user (`EnsoReceiver`, cloned by
+//! `ERC4337CloneFactory`; the world's `ReceiverAccount` and
+//! `AccountFactory`) that trusts the EntryPoint v0.7. A backend drives it:
+//! it signs nothing of the user's, it submits the user's signed operation.
+//! The operation's `callData` is the account's own
+//! `safeExecute(tokenIn, amountIn, executeShortcut(…))`, which the owner
+//! could also send directly ([`crate::encode::transaction`]).
+//!
+//! ```text
+//! account call ─▶ UserOp (nonce from the EntryPoint, initCode if the account is not there yet)
+//!              ─▶ fork: EntryPointSimulations over the EntryPoint ─▶ simulateHandleOp ─▶ measured gas
+//!              ─▶ the operation with its limits ─▶ simulated again: the proof ─▶ handleOps tx
+//! ```
+//!
+//! The operation is unsigned: the account's signer (the sender) signs the
+//! EIP-191 message of `EntryPoint.getUserOpHash(op)`. The simulation is the
+//! EntryPoint's own code (`simulateHandleOp`, which bundlers run the same
+//! way) and tolerates exactly that: the account must answer "signature
+//! failed" (1) and nothing else. Its fees are zero: the account never pays
+//! a prefund (`EnsoReceiver.validateUserOp` ignores it) and no paymaster is
+//! named, so the backend that submits it pays the gas.
+
+use alloy_primitives::{Address, B256, Bytes, Log, U256};
+use alloy_sol_types::{SolCall, SolEvent, SolValue};
+use revm::bytecode::Bytecode;
+
+use crate::{
+    encode::Tx,
+    evm::{
+        abi::{
+            AccountFactory,
+            EntryPoint::{self, PackedUserOperation},
+            ReceiverAccount,
+        },
+        world::{AccountContracts, ChainWorld},
+    },
+    simulate::{SimError, SimOutcome, SimSetup, describe, prepare, run_prepared},
+};
+
+/// The limits of the first, measuring simulation.
+const PROBE_VERIFICATION_GAS: u128 = 2_000_000;
+const PROBE_CALL_GAS: u128 = 20_000_000;
+/// What the answered limits add to what was measured: half again, and a
+/// floor for the EntryPoint's own bookkeeping around the call.
+const MARGIN_NUM: u128 = 3;
+const MARGIN_DEN: u128 = 2;
+const CALL_GAS_FLOOR: u128 = 50_000;
+/// The reference bundler's `preVerificationGas` constants (ERC-4337's
+/// `calcPreVerificationGas`): the transaction's base cost shared by a
+/// bundle of one, the per-operation overhead, the cost per word of the
+/// packed operation, per zero and non-zero calldata byte, and the length
+/// of the signature it will carry.
+const PVG_FIXED: u64 = 21_000;
+const PVG_PER_OP: u64 = 18_300;
+const PVG_PER_WORD: u64 = 4;
+const PVG_ZERO_BYTE: u64 = 4;
+const PVG_NONZERO_BYTE: u64 = 16;
+const SIGNATURE_LEN: usize = 65;
+/// `SIG_VALIDATION_FAILED`: what the account answers for the empty
+/// signature, and the only validation failure a proof tolerates.
+const SIGNATURE_FAILED: U256 = U256::ONE;
+
+/// An ERC-4337 v0.7 user operation, unpacked as the API answers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserOp {
+    /// The account.
+    pub sender: Address,
+    /// `EntryPoint.getNonce(sender, 0)`.
+    pub nonce: U256,
+    /// The factory, while the account has no code yet.
+    pub factory: Option<Address>,
+    /// `deploy(owner)` for that factory.
+    pub factory_data: Bytes,
+    /// The account's call.
+    pub call_data: Bytes,
+    /// Gas for the call.
+    pub call_gas_limit: u128,
+    /// Gas for creating the account and validating the operation.
+    pub verification_gas_limit: u128,
+    /// Gas paid for what the EntryPoint cannot measure (calldata, the
+    /// bundle's base cost).
+    pub pre_verification_gas: U256,
+    /// Zero: the backend pays.
+    pub max_fee_per_gas: u128,
+    /// Zero.
+    pub max_priority_fee_per_gas: u128,
+    /// Empty until the signer signs.
+    pub signature: Bytes,
+}
+
+impl UserOp {
+    /// The operation as the EntryPoint takes it.
+    pub fn packed(&self) -> PackedUserOperation {
+        let init_code = self.factory.map_or_else(Bytes::new, |f| {
+            let mut v = f.to_vec();
+            v.extend_from_slice(&self.factory_data);
+            v.into()
+        });
+        PackedUserOperation {
+            sender: self.sender,
+            nonce: self.nonce,
+            initCode: init_code,
+            callData: self.call_data.clone(),
+            accountGasLimits: pack(self.verification_gas_limit, self.call_gas_limit),
+            preVerificationGas: self.pre_verification_gas,
+            gasFees: pack(self.max_priority_fee_per_gas, self.max_fee_per_gas),
+            paymasterAndData: Bytes::new(),
+            signature: self.signature.clone(),
+        }
+    }
+
+    /// `handleOps([self], beneficiary)` to `entry_point`, sent by `from`.
+    pub fn handle_ops(&self, entry_point: Address, from: Address, beneficiary: Address) -> Tx {
+        let data = EntryPoint::handleOpsCall { ops: vec![self.packed()], beneficiary }.abi_encode();
+        Tx { from, to: entry_point, data: data.into(), value: U256::ZERO }
+    }
+
+    /// The reference bundler's `preVerificationGas` for this operation,
+    /// with a 65-byte signature in place.
+    fn pre_verification_gas(&self) -> U256 {
+        let mut op = self.packed();
+        op.signature = vec![0xff; SIGNATURE_LEN].into();
+        let bytes = op.abi_encode();
+        let calldata: u64 =
+            bytes.iter().map(|b| if *b == 0 { PVG_ZERO_BYTE } else { PVG_NONZERO_BYTE }).sum();
+        let words = (bytes.len() as u64).div_ceil(32);
+        U256::from(PVG_FIXED + PVG_PER_OP + PVG_PER_WORD * words + calldata)
+    }
+}
+
+/// Two 128-bit values packed high then low, as v0.7 packs its gas fields.
+fn pack(high: u128, low: u128) -> B256 {
+    let mut word = [0u8; 32];
+    word[..16].copy_from_slice(&high.to_be_bytes());
+    word[16..].copy_from_slice(&low.to_be_bytes());
+    B256::from(word)
+}
+
+/// A user operation proven in a fork of the world.
+#[derive(Debug, Clone)]
+pub struct ProvenOp {
+    /// The operation answered (unsigned).
+    pub op: UserOp,
+    /// `handleOps` with it.
+    pub tx: Tx,
+    /// The proof: the operation's simulation with the balances watched.
+    pub outcome: SimOutcome,
+}
+
+/// The user operation running `call` (the account's own call) for `owner`,
+/// proven through the EntryPoint's code: measured once, then simulated
+/// again with the limits it answers. `setup` funds and approves as for any
+/// transaction, and its watched balances are measured around the second
+/// simulation.
+pub fn prove(
+    cw: &ChainWorld,
+    accounts: &AccountContracts,
+    owner: Address,
+    call: &Tx,
+    setup: &SimSetup,
+) -> Result<ProvenOp, SimError> {
+    let sender = call.to;
+    let mut evm = cw.fork();
+    let deployed = !evm.code(sender).is_empty();
+    let nonce = evm
+        .view(
+            accounts.entry_point,
+            &EntryPoint::getNonceCall { sender, key: alloy_primitives::aliases::U192::ZERO },
+        )
+        .map_err(|e| SimError::Setup(format!("the account's nonce: {}", describe(&e))))?;
+    let mut op = UserOp {
+        sender,
+        nonce,
+        factory: (!deployed).then_some(accounts.factory),
+        factory_data: if deployed {
+            Bytes::new()
+        } else {
+            AccountFactory::deployCall { account: owner }.abi_encode().into()
+        },
+        call_data: call.data.clone(),
+        call_gas_limit: PROBE_CALL_GAS,
+        verification_gas_limit: PROBE_VERIFICATION_GAS,
+        pre_verification_gas: U256::ZERO,
+        max_fee_per_gas: 0,
+        max_priority_fee_per_gas: 0,
+        signature: Bytes::new(),
+    };
+    op.pre_verification_gas = op.pre_verification_gas();
+    let (probe, _) = simulate_op(cw, accounts, &op, call.from, setup)?;
+    let pvg = u128::try_from(op.pre_verification_gas).unwrap_or(u128::MAX);
+    let validation = probe.pre_op_gas.saturating_sub(pvg);
+    let execution = probe.actual_gas_used.saturating_sub(probe.pre_op_gas);
+    op.verification_gas_limit = validation.saturating_mul(MARGIN_NUM) / MARGIN_DEN;
+    op.call_gas_limit = (execution.saturating_mul(MARGIN_NUM) / MARGIN_DEN).max(CALL_GAS_FLOOR);
+    op.pre_verification_gas = op.pre_verification_gas();
+    let (_, outcome) = simulate_op(cw, accounts, &op, call.from, setup)?;
+    let tx = op.handle_ops(accounts.entry_point, call.from, call.from);
+    Ok(ProvenOp { op, tx, outcome })
+}
+
+/// What a simulation measured of the operation.
+struct Measured {
+    /// `preOpGas`: validation, creation and `preVerificationGas`.
+    pre_op_gas: u128,
+    /// The operation's `actualGasUsed` (its event).
+    actual_gas_used: u128,
+}
+
+/// `simulateHandleOp(op)` in a prepared fork with the simulations code over
+/// the EntryPoint; an operation whose validation fails other than by its
+/// missing signature, or whose call failed, is an error.
+fn simulate_op(
+    cw: &ChainWorld,
+    accounts: &AccountContracts,
+    op: &UserOp,
+    from: Address,
+    setup: &SimSetup,
+) -> Result<(Measured, SimOutcome), SimError> {
+    let mut evm = cw.fork();
+    prepare(cw, &mut evm, setup)?;
+    evm.set_code(accounts.entry_point, Bytecode::new_raw(accounts.simulations.clone()));
+    let call = EntryPoint::simulateHandleOpCall {
+        op: op.packed(),
+        target: Address::ZERO,
+        targetCallData: Bytes::new(),
+    };
+    let tx =
+        Tx { from, to: accounts.entry_point, data: call.abi_encode().into(), value: U256::ZERO };
+    let outcome = run_prepared(&mut evm, &tx, &setup.watch)?;
+    let result = EntryPoint::simulateHandleOpCall::abi_decode_returns(&outcome.output)
+        .map_err(|e| SimError::Setup(format!("simulateHandleOp's result: {e}")))?;
+    if result.accountValidationData > SIGNATURE_FAILED
+        || result.paymasterValidationData != U256::ZERO
+    {
+        return Err(SimError::Setup(format!(
+            "the account's validation answered {} (only the missing signature is expected)",
+            result.accountValidationData
+        )));
+    }
+    if let Some(reason) = failed_shortcut(&outcome.logs, op.sender) {
+        return Err(SimError::Setup(format!("the account's shortcut failed: {reason}")));
+    }
+    let event = outcome
+        .logs
+        .iter()
+        .filter(|l| l.address == accounts.entry_point)
+        .find_map(|l| EntryPoint::UserOperationEvent::decode_log_data(&l.data).ok())
+        .ok_or_else(|| SimError::Setup("the EntryPoint emitted no UserOperationEvent".into()))?;
+    if !event.success {
+        return Err(SimError::Setup("the operation's call reverted".into()));
+    }
+    let as_u128 = |v: U256| u128::try_from(v).unwrap_or(u128::MAX);
+    let measured = Measured {
+        pre_op_gas: as_u128(result.preOpGas),
+        actual_gas_used: as_u128(event.actualGasUsed),
+    };
+    Ok((measured, outcome))
+}
+
+/// The reason a `ShortcutExecutionFailed` of `account` carries, if it
+/// emitted one (`safeExecute` then returned the input to the owner).
+fn failed_shortcut(logs: &[Log], account: Address) -> Option<String> {
+    logs.iter().filter(|l| l.address == account).find_map(|l| {
+        ReceiverAccount::ShortcutExecutionFailed::decode_log_data(&l.data).ok().map(|e| {
+            crate::simulate::decode_revert(&e.error)
+                .unwrap_or_else(|| alloy_primitives::hex::encode_prefixed(&e.error))
+        })
+    })
+}
