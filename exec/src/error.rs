@@ -107,6 +107,15 @@ pub enum ExecError {
     /// A native input cannot be pulled from a spender.
     #[error("a native-coin input cannot be taken from a spender")]
     SpenderNative,
+    /// `executionMode=backend` on a chain where Enso deploys no ERC-4337
+    /// accounts.
+    #[error(
+        "Enso's ERC-4337 accounts (ensowallet-v2 with executionMode=backend) are not deployed on chain {chain}"
+    )]
+    AccountsUnavailable {
+        /// Chain.
+        chain: switchyard_catalog::ChainId,
+    },
     /// A native-coin input for an ERC-4337 account that does not hold it:
     /// a user operation carries no value.
     #[error(
@@ -158,6 +167,7 @@ impl ExecError {
             | Self::ExactOutToken { .. }
             | Self::SpenderNative
             | Self::AccountNative
+            | Self::AccountsUnavailable { .. }
             | Self::StrategyUnavailable { .. }
             | Self::PositionNeedsDelegate
             | Self::NativeToLegacyDelegate => ApiCode::InvalidParameter,

@@ -206,11 +206,8 @@ pub fn account_runner(
     chain: ChainId,
     from: Address,
 ) -> Result<Runner, ExecError> {
-    let accounts = world
-        .shortcuts
-        .accounts
-        .as_ref()
-        .ok_or(ExecError::StrategyUnavailable { strategy: RoutingStrategy::EnsoWalletV2, chain })?;
+    let accounts =
+        world.shortcuts.accounts.as_ref().ok_or(ExecError::AccountsUnavailable { chain })?;
     Ok(Runner::Account { account: accounts.account(from, from), entry_point: accounts.entry_point })
 }
 

@@ -345,6 +345,9 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
             (Some("amountIn".into()), e.to_string().into())
         }
         ExecError::AccountNative => (Some("tokenIn".into()), e.to_string().into()),
+        ExecError::AccountsUnavailable { .. } => {
+            (Some("executionMode".into()), e.to_string().into())
+        }
         ExecError::SpenderNative => (
             Some("spender".into()),
             "a native-coin input cannot be taken from a spender".into(),

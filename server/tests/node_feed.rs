@@ -1318,3 +1318,87 @@ fn a_position_on_the_node_is_redeemed_in_part_through_a_bundle_to_the_wei() {
     assert_eq!(code, 400, "{text}");
     assert!(text.contains("body[0].args.tokenId"), "{text}");
 }
+
+/// `ensowallet-v2` with `executionMode=backend` on a chain the server
+/// follows: the answered user operation, signed by the sender with the
+/// node's `eth_sign` (the EIP-191 message of the EntryPoint's
+/// `getUserOpHash`), is submitted by another account through `handleOps` on
+/// the node, which runs the EntryPoint v0.7's published bytecode. The
+/// factory deploys the sender's account, the account pulls the input it was
+/// approved for and keeps exactly the quoted output.
+#[test]
+fn a_backend_route_runs_as_a_user_operation_through_the_nodes_entry_point() {
+    use switchyard_engine::evm::abi::EntryPoint;
+    const ENTRY_POINT: Address = address!("0000000071727de22e5e9d8baf0edac6f37da032");
+    let dir = common::temp_dir("node-user-op");
+    let node_port = free_port();
+    let node = Node::start(node_port);
+    load_embedded_world(&node);
+    let (me, bundler) = (node.accounts()[0], node.accounts()[1]);
+    // A DAI/USDC pair made on the node (the server finds it by its
+    // factory's event), 40,000 of each.
+    let dai = U256::from(10u64).pow(U256::from(18u64));
+    let amount = U256::from(500u64) * dai;
+    let (dai_side, usdc_side) = (U256::from(40_000u64) * dai, U256::from(40_000_000_000u64));
+    take(&node, DAI, CURVE_3POOL, me, dai_side + amount);
+    take(&node, USDC, CURVE_3POOL, me, usdc_side);
+    let existing = node.call(V2_FACTORY, &V2Factory::getPairCall { a: DAI, b: USDC }.abi_encode());
+    assert_eq!(Address::from_slice(&existing[12..32]), Address::ZERO, "no DAI/USDC pair yet");
+    node.send(
+        me,
+        Some(V2_FACTORY),
+        &V2Factory::createPairCall { tokenA: DAI, tokenB: USDC }.abi_encode(),
+    );
+    let pair = Address::from_slice(
+        &node.call(V2_FACTORY, &V2Factory::getPairCall { a: DAI, b: USDC }.abi_encode())[12..32],
+    );
+    for (token, a) in [(DAI, dai_side), (USDC, usdc_side)] {
+        node.send(me, Some(token), &Erc20::transferCall { to: pair, amount: a }.abi_encode());
+    }
+    node.send(me, Some(pair), &Pair::mintCall { to: me }.abi_encode());
+
+    let server = serve(&dir, node_port);
+    let path = format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={DAI:#x}&amountIn={amount}&tokenOut={USDC:#x}&routingStrategy=ensowallet-v2&executionMode=backend"
+    );
+    let mut answer = (0, String::new());
+    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for("the backend route", 30, || {
+            answer = http(&server.addr, "GET", &path, &server.key, "").unwrap_or_default();
+            answer.0 == 200
+        })
+    }));
+    assert!(waited.is_ok(), "{answer:?}");
+    let r: Value = serde_json::from_str(&answer.1).expect("json");
+    let amount_out =
+        U256::from_str_radix(r["amountOut"].as_str().expect("amountOut"), 10).expect("amount");
+    let account: Address = serde_json::from_value(r["userOp"]["sender"].clone()).expect("sender");
+    assert_eq!(r["tx"]["to"], json!(format!("{ENTRY_POINT:#x}")), "{r}");
+    assert!(node.code(account).is_empty(), "the account is not deployed yet");
+    let data: Bytes = serde_json::from_value(r["tx"]["data"].clone()).expect("tx.data");
+    let mut handle = EntryPoint::handleOpsCall::abi_decode(&data).expect("handleOps");
+    assert_eq!(
+        handle.ops[0].callData.to_string(),
+        r["userOp"]["callData"].as_str().expect("callData"),
+        "{r}"
+    );
+
+    // The sender approves its account, signs the operation's hash; another
+    // account submits it.
+    node.send(me, Some(DAI), &Erc20::approveCall { spender: account, amount }.abi_encode());
+    let hash = node.call(
+        ENTRY_POINT,
+        &EntryPoint::getUserOpHashCall { userOp: handle.ops[0].clone() }.abi_encode(),
+    );
+    let signature = node.rpc("eth_sign", json!([me, hash]));
+    let signature: Bytes = serde_json::from_value(signature).expect("signature");
+    handle.ops[0].signature = signature;
+    handle.beneficiary = bundler;
+    let usdc = |who: Address| word(&node.call(USDC, &Token::balanceOfCall { who }.abi_encode()));
+    let before = usdc(account);
+    node.transact(bundler, Some(ENTRY_POINT), &handle.abi_encode());
+    assert!(!node.code(account).is_empty(), "the factory deployed the account");
+    assert_eq!(usdc(account) - before, amount_out, "the account keeps the quote to the wei");
+    let left = word(&node.call(DAI, &Token::balanceOfCall { who: me }.abi_encode()));
+    assert_eq!(left, U256::ZERO, "the account pulled the input");
+}
