@@ -27,13 +27,15 @@ const NATIVE: Address = NATIVE_TOKEN;
 struct Class {
     name: &'static str,
     strategy: RoutingStrategy,
+    /// `executionMode=backend`: a user operation of the sender's account.
+    backend: bool,
     inputs: Vec<(Address, u128)>,
     outputs: Vec<Address>,
     ignore: &'static [&'static str],
 }
 
 fn class(name: &'static str, inputs: Vec<(Address, u128)>, outputs: Vec<Address>) -> Class {
-    Class { name, strategy: RoutingStrategy::Router, inputs, outputs, ignore: &[] }
+    Class { name, strategy: RoutingStrategy::Router, backend: false, inputs, outputs, ignore: &[] }
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -73,6 +75,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         classes.push(Class { strategy, ..class(name, vec![(USDC, 5_000_000_000)], vec![WETH]) });
     }
+    // The whole `handleOps` of the account's first operation (the account
+    // deployed by it, then the call).
+    classes.push(Class {
+        strategy: RoutingStrategy::EnsoWalletV2,
+        backend: true,
+        ..class("ERC-4337 account, backend (USDC → WETH)", vec![(USDC, 5_000_000_000)], vec![WETH])
+    });
     println!("| route class | strategy | gas |");
     println!("| --- | --- | ---: |");
     for c in classes {
@@ -84,6 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         quote.ignore_standards = c.ignore.iter().map(|s| (*s).to_owned()).collect();
         let mut req = RouteRequest::router(quote, USER, "gas-report");
         req.strategy = c.strategy;
+        req.backend = c.backend;
         match engine.route(req).await {
             Ok(r) => println!("| {} | {} | {} |", c.name, c.strategy, r.gas),
             Err(e) => println!("| {} | {} | – ({e}) |", c.name, c.strategy),

@@ -1712,3 +1712,89 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `ensowallet-v2` with `executionMode=backend`: the bundle (swap, route,
+/// ERC-4626 deposit, slippage) runs in the sender's ERC-4337 account. Its
+/// predictions are checked on the owner's direct run; it is answered as a
+/// user operation proven through the EntryPoint to deliver the same. Signed
+/// by the sender here, `handleOps` runs it on the EntryPoint's published
+/// code in a fresh fork: the account (deployed by the operation) keeps the
+/// sDAI answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_bundle_is_a_user_operation() {
+    use alloy_sol_types::SolCall;
+    use switchyard_engine::evm::abi::{AccountFactory, EntryPoint};
+    let c = chain1("user-op");
+    let accounts = c.world.shortcuts.accounts.clone().expect("accounts on chain 1");
+    let key = k256::ecdsa::SigningKey::from_slice(&[0x55; 32]).expect("key");
+    let owner = address_of(&key);
+    let one = U256::from(10u128.pow(18));
+    let actions = vec![
+        Action {
+            protocol: "uniswap-v2".into(),
+            kind: ActionKind::Swap {
+                token_in: WETH,
+                token_out: USDC,
+                amount_in: Amount::Value(one),
+                primary: V2_ROUTER,
+                receiver: None,
+                slippage_bps: Some(100),
+            },
+        },
+        route(USDC, DAI, Amount::Output { action: 0, index: 0 }),
+        Action {
+            protocol: "erc4626".into(),
+            kind: ActionKind::Deposit {
+                token_in: DAI,
+                token_out: Some(SDAI),
+                amount_in: Amount::Output { action: 1, index: 0 },
+                primary: SDAI,
+                receiver: None,
+            },
+        },
+    ];
+    let req = BundleRequest {
+        from: owner,
+        backend: true,
+        ..request(RoutingStrategy::EnsoWalletV2, actions)
+    };
+    let b = c.engine.bundle(req).await.unwrap_or_else(|e| panic!("{e:?}"));
+    let op = b.user_op.clone().expect("a user operation");
+    let mut fork = c.world.fork();
+    let account = fork
+        .view(accounts.factory, &AccountFactory::getAddressCall { account: owner })
+        .expect("getAddress");
+    assert_eq!(op.sender, account);
+    assert_eq!(b.tx.to, accounts.entry_point);
+    assert_eq!(
+        EntryPoint::handleOpsCall::abi_decode(&b.tx.data).expect("handleOps").ops,
+        vec![op.packed()]
+    );
+    assert_eq!(b.approvals.len(), 1);
+    assert_eq!((b.approvals[0].token, b.approvals[0].spender), (WETH, account));
+    let sdai = b.amounts_out.get(&SDAI).copied().expect("sDAI out");
+
+    let hash = fork
+        .view(accounts.entry_point, &EntryPoint::getUserOpHashCall { userOp: op.packed() })
+        .expect("getUserOpHash");
+    let mut message = b"\x19Ethereum Signed Message:\n32".to_vec();
+    message.extend_from_slice(hash.as_slice());
+    let digest = alloy_primitives::keccak256(&message);
+    let (sig, recid) = key.sign_prehash_recoverable(digest.as_slice()).expect("signs");
+    let mut signature = sig.to_bytes().to_vec();
+    signature.push(27 + recid.to_byte());
+    let mut signed = op;
+    signed.signature = signature.into();
+    let bundler = address!("00000000000000000000000000000000000b0b1e");
+    let setup = SimSetup {
+        funds: vec![(owner, WETH, one)],
+        approvals: b.approvals,
+        watch: vec![(account, SDAI)],
+        ..SimSetup::default()
+    };
+    let tx = signed.handle_ops(accounts.entry_point, bundler, bundler);
+    let out = simulate(&c.world, &tx, &setup).expect("handleOps runs the signed operation");
+    assert_eq!(out.gains[0], Some(sdai), "the account keeps the sDAI answered");
+    c.shutdown.stop();
+    let _ = std::fs::remove_dir_all(&c.dir);
+}

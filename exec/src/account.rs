@@ -150,6 +150,14 @@ pub struct ProvenOp {
     pub outcome: SimOutcome,
 }
 
+/// The owner's direct call that runs the same program as `call` (the
+/// account's `safeExecute(token, amount, executeShortcut(…))`): the inner
+/// `executeShortcut`, whose return is the program's final state.
+pub fn direct(call: &Tx, owner: Address) -> Option<Tx> {
+    let inner = ReceiverAccount::safeExecuteCall::abi_decode(&call.data).ok()?;
+    Some(Tx { from: owner, to: call.to, data: inner.data, value: U256::ZERO })
+}
+
 /// The user operation running `call` (the account's own call) for `owner`,
 /// proven through the EntryPoint's code: measured once, then simulated
 /// again with the limits it answers. `setup` funds and approves as for any
@@ -163,6 +171,8 @@ pub fn prove(
     setup: &SimSetup,
 ) -> Result<ProvenOp, SimError> {
     let sender = call.to;
+    // The operation deploys the account itself.
+    let setup = &SimSetup { accounts: Vec::new(), ..setup.clone() };
     let mut evm = cw.fork();
     let deployed = !evm.code(sender).is_empty();
     let nonce = evm

@@ -360,6 +360,7 @@ pub(crate) fn sim_setup(
         watch: Vec::new(),
         debts: Vec::new(),
         positions: Vec::new(),
+        accounts: Vec::new(),
     }
 }
 

@@ -42,6 +42,10 @@ pub struct SimSetup {
     /// Concentrated-liquidity positions the chain holds for their owners
     /// (read from its node), put in place first.
     pub positions: Vec<crate::evm::clmm::HeldPosition>,
+    /// ERC-4337 accounts to deploy first, `(factory, owner)`: the account
+    /// a bundle's program runs in when it is executed directly by its
+    /// owner (a user operation deploys it itself).
+    pub accounts: Vec<(Address, Address)>,
 }
 
 /// What the transaction did.
@@ -137,6 +141,11 @@ pub fn prepare(world: &ChainWorld, evm: &mut ForkEvm, setup: &SimSetup) -> Resul
     }
     for (account, delegate) in &setup.delegations {
         evm.delegate_account(*account, *delegate);
+    }
+    for (factory, owner) in &setup.accounts {
+        let call = crate::evm::abi::AccountFactory::deployCall { account: *owner };
+        evm.call(*owner, *factory, call.abi_encode().into(), U256::ZERO)
+            .map_err(|e| setup_err(format!("deploying the account of {owner}"), e))?;
     }
     for (token, borrower, amount) in &setup.debts {
         world

@@ -1062,6 +1062,10 @@ pub struct BundleResponse {
     pub tx: Transaction,
     /// Approvals to send first (never to an executor).
     pub approvals: Vec<BundleApproval>,
+    /// `ensowallet-v2` with `executionMode=backend`: the ERC-4337 operation
+    /// of the sender's account that `tx` (`handleOps`) submits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_op: Option<UserOperation>,
 }
 
 /// `WalletTransaction`.

@@ -335,6 +335,18 @@ impl<'a> Compiler<'a> {
         final_state(self.runner, output)
     }
 
+    /// What is executed to read the program's final state: the
+    /// transaction, or for an ERC-4337 account its owner's direct
+    /// `executeShortcut` (the account is deployed first by the setup).
+    fn runnable(&self, tx: &Tx) -> Tx {
+        match self.runner {
+            Runner::Account { .. } => {
+                crate::account::direct(tx, self.req.from).unwrap_or_else(|| tx.clone())
+            }
+            _ => tx.clone(),
+        }
+    }
+
     /// The bridge route of a bridge action: its contract (a Stargate pool
     /// for Stargate) on this chain, carrying `token_in` to `to`.
     fn bridge_route(
@@ -556,7 +568,7 @@ impl<'a> Compiler<'a> {
         let Assembled { tx, setup, .. } = self.assemble(self.b.clone())?;
         let mut evm = self.world.fork();
         prepare(self.world, &mut evm, &setup).map_err(|e| setup_failed(e, &self.base))?;
-        let out = run_prepared(&mut evm, &tx, &[]).map_err(|e| {
+        let out = run_prepared(&mut evm, &self.runnable(&tx), &[]).map_err(|e| {
             ExecError::Bundle(BundleError::unroutable(
                 at,
                 format!("the actions before this one do not execute: {e}"),
@@ -3037,7 +3049,8 @@ impl<'a> Compiler<'a> {
         let moved_in = self.runner.is_shared()
             || matches!(self.runner, Runner::Wallet { .. })
             || (matches!(self.runner, Runner::Delegate { .. } | Runner::LegacyDelegate { .. })
-                && self.owner != self.req.from);
+                && self.owner != self.req.from)
+            || matches!(self.runner, Runner::Account { account, .. } if self.owner != account);
         let inputs: Vec<TokenAmount> = self
             .external
             .iter()
@@ -3103,6 +3116,7 @@ impl<'a> Compiler<'a> {
             {
                 Some(self.owner)
             }
+            Runner::Account { account, .. } if self.owner != account => Some(self.owner),
             _ => None,
         };
         if let Some(owner) = pull_from {
@@ -3159,6 +3173,7 @@ impl<'a> Compiler<'a> {
             },
         );
         let mut approvals = match self.runner {
+            Runner::Account { account, .. } if self.owner == account => Vec::new(),
             Runner::Delegate { account } | Runner::LegacyDelegate { account }
                 if self.owner != self.req.from =>
             {
@@ -3240,6 +3255,10 @@ impl<'a> Compiler<'a> {
                 watch,
                 debts: Vec::new(),
                 positions: self.held.clone(),
+                accounts: match (self.runner, self.world.shortcuts.accounts.as_ref()) {
+                    (Runner::Account { .. }, Some(a)) => vec![(a.factory, self.req.from)],
+                    _ => Vec::new(),
+                },
             },
             approvals,
             prologue,
@@ -3359,9 +3378,16 @@ pub fn compile_and_prove(
     let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let cw =
         world.chain(req.chain).ok_or(ExecError::Route(KernelError::UnknownChain(req.chain)))?;
-    let runner = runner(cw, req.strategy, req.chain, req.from)?;
+    let runner = if req.backend && req.strategy == switchyard_catalog::RoutingStrategy::EnsoWalletV2
+    {
+        crate::route::account_runner(cw, req.chain, req.from)?
+    } else {
+        runner(cw, req.strategy, req.chain, req.from)?
+    };
     let owner = match runner {
-        Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => req.spender.unwrap_or(req.from),
+        Runner::Delegate { .. } | Runner::LegacyDelegate { .. } | Runner::Account { .. } => {
+            req.spender.unwrap_or(req.from)
+        }
         _ => req.from,
     };
     let mut unique = [0u8; 16];
@@ -3373,13 +3399,30 @@ pub fn compile_and_prove(
     let Assembled { program, tx, setup, approvals, prologue } = c.assemble(c.b.clone())?;
     let mut evm = cw.fork();
     prepare(cw, &mut evm, &setup).map_err(|e| setup_failed(e, "body"))?;
-    let outcome = run_prepared(&mut evm, &tx, &setup.watch)
+    let outcome = run_prepared(&mut evm, &c.runnable(&tx), &setup.watch)
         .map_err(|e| reverted(e, "body", &c.marks, prologue, &c.hints))?;
     check_predictions(&c.checks, c.final_state(&outcome.output))?;
     if !crate::simulate::shortcut_ran(&outcome.logs, runner, c.request_id) {
         tracing::error!("simulated bundle emitted no ShortcutExecuted");
         return Err(ExecError::SimulationMismatch { index: 0 });
     }
+    // An ERC-4337 account's program, checked above as its owner's direct
+    // call, is answered as a user operation: proven again through the
+    // EntryPoint, where it must deliver the same.
+    let (tx, user_op, outcome) = match (runner, cw.shortcuts.accounts.as_ref()) {
+        (Runner::Account { .. }, Some(accounts)) => {
+            let proven = crate::account::prove(cw, accounts, owner, &tx, &setup)
+                .map_err(|e| reverted(e, "body", &c.marks, prologue, &c.hints))?;
+            if proven.outcome.gains != outcome.gains {
+                tracing::error!(
+                    "the bundle's user operation delivers other amounts than its direct run"
+                );
+                return Err(ExecError::SimulationMismatch { index: 0 });
+            }
+            (proven.tx, Some(proven.op), proven.outcome)
+        }
+        _ => (tx, None, outcome),
+    };
     let mut amounts_out: BTreeMap<Address, U256> = BTreeMap::new();
     add_gains(&mut amounts_out, &setup.watch, &outcome.gains);
     let (mut mins, fees, mut plans) = (c.mins, c.fees, c.plans);
@@ -3435,6 +3478,7 @@ pub fn compile_and_prove(
         .map_or(0, |d| d.as_secs());
     let head = state.snapshot.head(req.chain);
     Ok(super::BundleTx {
+        user_op,
         program,
         tx,
         gas: outcome.gas_used,

@@ -472,6 +472,9 @@ pub struct BundleRequest {
     /// holds them at the snapshot's block (read by the engine before
     /// compiling; [`BundleRequest::positions_to_read`]).
     pub positions: Vec<PositionRead>,
+    /// `executionMode=backend`: an `ensowallet-v2` bundle runs in the
+    /// sender's ERC-4337 account, as a user operation ([`crate::account`]).
+    pub backend: bool,
 }
 
 /// A position a `redeemclmm` names, read from the chain.
@@ -509,6 +512,7 @@ impl BundleRequest {
             account_id: account_id.into(),
             actions,
             positions: Vec::new(),
+            backend: false,
         }
     }
 
@@ -532,6 +536,9 @@ impl BundleRequest {
 /// A compiled and executed bundle.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BundleTx {
+    /// The ERC-4337 operation `tx` submits (`executionMode=backend`),
+    /// unsigned.
+    pub user_op: Option<crate::account::UserOp>,
     /// The program the transaction runs.
     pub program: crate::encode::Program,
     /// The transaction.

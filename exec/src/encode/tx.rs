@@ -316,7 +316,11 @@ pub fn final_state(runner: Runner, output: &[u8]) -> Option<Vec<Bytes>> {
         Runner::LegacyRouter { .. } | Runner::Delegate { .. } | Runner::LegacyDelegate { .. } => {
             <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(output).ok()
         }
-        Runner::Account { .. } => None,
+        // The owner's direct `executeShortcut` (a user operation's
+        // simulation answers the EntryPoint's result instead).
+        Runner::Account { .. } => {
+            <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(output).ok()
+        }
         Runner::Wallet { .. } => {
             let inner = WalletFactory::deployAndExecuteCall::abi_decode_returns(output).ok()?;
             <Vec<Bytes> as alloy_sol_types::SolValue>::abi_decode(&inner.response).ok()

@@ -959,6 +959,7 @@ pub async fn bundle(
             actions,
             // Read by the engine from the chain's node.
             positions: Vec::new(),
+            backend: req.execution_mode == requests::ExecutionMode::Backend,
         })
         .await?;
     let by_token = |m: &std::collections::BTreeMap<alloy_primitives::Address, U256>| {
@@ -994,6 +995,7 @@ pub async fn bundle(
                 },
             })
             .collect(),
+        user_op: b.user_op.as_ref().map(user_operation),
     }))
 }
 
