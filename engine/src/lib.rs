@@ -113,6 +113,11 @@ pub struct EngineConfig {
     pub replay_blocks: Option<usize>,
     /// The operator's own fee on quotes and routes (`ensoFeeAmount`).
     pub operator_fee: Option<OperatorFee>,
+    /// The operator's backend signer: with `executionMode=backend`, the
+    /// sender's ERC-4337 account is the one deployed for this signer
+    /// (`delegateDeploy`), whose operations the operator signs (`None`:
+    /// the sender's own account, which the sender signs for).
+    pub backend_signer: Option<alloy_primitives::Address>,
     /// Nodes bridge status reads besides the feeds' (chains no feed
     /// follows): `(chain, http://…)`.
     pub bridge_nodes: Vec<(ChainId, String)>,
@@ -442,6 +447,7 @@ impl Engine {
                 demo,
                 changed,
                 operator_fee: config.operator_fee,
+                backend_signer: config.backend_signer,
                 bridges,
             }),
         };
@@ -477,6 +483,8 @@ struct Inner {
     changed: Arc<tokio::sync::watch::Sender<u64>>,
     /// The operator's fee on quotes and routes.
     operator_fee: Option<OperatorFee>,
+    /// The operator's backend signer of ERC-4337 accounts.
+    backend_signer: Option<alloy_primitives::Address>,
     /// The nodes and service bridge status reads.
     bridges: bridge_status::BridgeWatch,
 }
@@ -855,6 +863,7 @@ impl EngineHandle {
         let chain = req.quote.chain;
         req.quote = self.fee(req.quote);
         req.operator_fee_receiver = self.inner.operator_fee.map(|f| f.receiver);
+        req.backend_signer = self.inner.backend_signer;
         let r = jobs::route(self.state(), req).await?;
         self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0));
         Ok(r)
@@ -889,6 +898,7 @@ impl EngineHandle {
         mut req: bundle::BundleRequest,
     ) -> Result<bundle::BundleTx, EngineError> {
         let state = self.state();
+        req.backend_signer = self.inner.backend_signer;
         self.read_positions(&state, &mut req).await;
         let msg = bundle_service::CompileBundle { state, req };
         ask(&self.inner.bundles, msg, "bundle compiler").await?
@@ -897,7 +907,8 @@ impl EngineHandle {
     /// Reads each position `req`'s `redeemclmm` actions name (and `req`
     /// does not carry) from the node following `req.chain`, at `state`'s
     /// block there: the manager's `positions` and `ownerOf`, within
-    /// [`POSITION_READ_BUDGET`]. A chain no node follows gets no reads
+    /// [`POSITION_READ_BUDGET`] for all of them together (they run at
+    /// once). A chain no node follows gets no reads
     /// (the compiler then says so); a failed read is kept with its reason.
     async fn read_positions(&self, state: &MarketState, req: &mut bundle::BundleRequest) {
         let wanted = req.positions_to_read();
@@ -906,25 +917,52 @@ impl EngineHandle {
         }
         let Some(node) = self.inner.nodes.get(&req.chain) else { return };
         let block = state.snapshot.head(req.chain).map(|h| h.block_number);
+        // Every read at once, under one budget.
+        let mut reads = tokio::task::JoinSet::new();
         for (manager, token_id) in wanted {
             if req.positions.iter().any(|p| p.manager == manager && p.token_id == token_id) {
                 continue;
             }
-            let [positions, owner] = evm::clmm::read_calls(token_id);
-            let both = async {
-                let p = node.eth_call(manager, &positions, block).await?;
-                let o = node.eth_call(manager, &owner, block).await?;
-                Ok::<_, rpc::RpcError>((p, o))
-            };
-            let read = match tokio::time::timeout(POSITION_READ_BUDGET, both).await {
-                Ok(Ok((p, o))) => evm::clmm::decode_read(manager, token_id, &p, &o),
-                Ok(Err(e)) => Err(format!("the chain's node refused the read: {e}")),
-                Err(_) => Err(format!(
+            let node = Arc::clone(node);
+            reads.spawn(async move {
+                let [positions, owner] = evm::clmm::read_calls(token_id);
+                let (p, o) = tokio::join!(
+                    node.eth_call(manager, &positions, block),
+                    node.eth_call(manager, &owner, block)
+                );
+                let read = match (p, o) {
+                    (Ok(p), Ok(o)) => evm::clmm::decode_read(manager, token_id, &p, &o),
+                    (Err(e), _) | (_, Err(e)) => {
+                        Err(format!("the chain's node refused the read: {e}"))
+                    }
+                };
+                bundle::PositionRead { manager, token_id, read }
+            });
+        }
+        let deadline = tokio::time::Instant::now() + POSITION_READ_BUDGET;
+        let mut done = Vec::new();
+        while let Ok(Some(joined)) = tokio::time::timeout_at(deadline, reads.join_next()).await {
+            if let Ok(read) = joined {
+                done.push(read);
+            }
+        }
+        reads.abort_all();
+        for (manager, token_id) in req.positions_to_read() {
+            if req.positions.iter().any(|p| p.manager == manager && p.token_id == token_id) {
+                continue;
+            }
+            let read = done
+                .iter()
+                .position(|p| p.manager == manager && p.token_id == token_id)
+                .map(|k| done.swap_remove(k));
+            req.positions.push(read.unwrap_or_else(|| bundle::PositionRead {
+                manager,
+                token_id,
+                read: Err(format!(
                     "the chain's node did not answer within {} s",
                     POSITION_READ_BUDGET.as_secs()
                 )),
-            };
-            req.positions.push(bundle::PositionRead { manager, token_id, read });
+            }));
         }
     }
 

@@ -516,3 +516,63 @@ async fn a_backend_route_is_a_user_operation_the_entry_point_runs() {
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With the operator's backend signer configured, a backend route runs in
+/// the sender's account deployed for that signer (`delegateDeploy`): the
+/// operator signs the operation, the sender's own signature is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_signer_signs_for_the_accounts_deployed_for_it() {
+    use alloy_sol_types::SolCall;
+    use switchyard_engine::evm::abi::{AccountFactory, EntryPoint};
+
+    let operator = k256::ecdsa::SigningKey::from_slice(&[0x66; 32]).expect("key");
+    let sender = k256::ecdsa::SigningKey::from_slice(&[0x77; 32]).expect("key");
+    let (signer, owner) = (address_of(&operator), address_of(&sender));
+    let dir = temp_dir("backend-signer");
+    let (engine, shutdown) = Engine::start(EngineConfig {
+        data_dir: dir.clone(),
+        backend_signer: Some(signer),
+        ..EngineConfig::default()
+    })
+    .expect("engine starts");
+    let state = engine.state();
+    let w1 = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1");
+    let accounts = w1.shortcuts.accounts.clone().expect("accounts");
+    let mut req = request(USDC, 1_000_000_000, DAI);
+    req.from = owner;
+    req.strategy = RoutingStrategy::EnsoWalletV2;
+    req.backend = true;
+    let r = engine.route(req).await.unwrap_or_else(|e| panic!("{e:?}"));
+    let op = r.user_op.clone().expect("a user operation");
+    let mut fork = w1.fork();
+    let account = fork
+        .view(accounts.factory, &AccountFactory::getDelegateAddressCall { account: owner, signer })
+        .expect("getDelegateAddress");
+    assert_eq!(op.sender, account);
+    assert_eq!(
+        op.factory_data,
+        AccountFactory::delegateDeployCall { account: owner, signer }.abi_encode()
+    );
+    let hash = fork
+        .view(accounts.entry_point, &EntryPoint::getUserOpHashCall { userOp: op.packed() })
+        .expect("getUserOpHash");
+    let setup = SimSetup {
+        funds: vec![(owner, USDC, U256::from(1_000_000_000u64))],
+        approvals: r.approvals.clone(),
+        watch: vec![(account, DAI)],
+        ..SimSetup::default()
+    };
+    let bundler = address!("00000000000000000000000000000000000b0b1e");
+    let mut by_owner = op.clone();
+    by_owner.signature = sign_message(&sender, hash).into();
+    let e = simulate(w1, &by_owner.handle_ops(accounts.entry_point, bundler, bundler), &setup)
+        .expect_err("the sender does not sign for this account");
+    assert!(e.to_string().contains("AA24"), "{e}");
+    let mut by_operator = op;
+    by_operator.signature = sign_message(&operator, hash).into();
+    let out = simulate(w1, &by_operator.handle_ops(accounts.entry_point, bundler, bundler), &setup)
+        .expect("the operator's signature runs it");
+    assert_eq!(out.gains[0], Some(r.quote.plan.amounts_out[0]));
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

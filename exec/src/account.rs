@@ -15,7 +15,8 @@
 //!              ─▶ the operation with its limits ─▶ simulated again: the proof ─▶ handleOps tx
 //! ```
 //!
-//! The operation is unsigned: the account's signer (the sender) signs the
+//! The operation is unsigned: the account's signer (the sender, or the
+//! operator's backend signer the account was deployed for) signs the
 //! EIP-191 message of `EntryPoint.getUserOpHash(op)`. The simulation is the
 //! EntryPoint's own code (`simulateHandleOp`, which bundlers run the same
 //! way) and tolerates exactly that: the account must answer "signature
@@ -72,7 +73,8 @@ pub struct UserOp {
     pub nonce: U256,
     /// The factory, while the account has no code yet.
     pub factory: Option<Address>,
-    /// `deploy(owner)` for that factory.
+    /// `deploy(owner)` (or `delegateDeploy(owner, signer)`) for that
+    /// factory.
     pub factory_data: Bytes,
     /// The account's call.
     pub call_data: Bytes,
@@ -158,15 +160,26 @@ pub fn direct(call: &Tx, owner: Address) -> Option<Tx> {
     Some(Tx { from: owner, to: call.to, data: inner.data, value: U256::ZERO })
 }
 
-/// The user operation running `call` (the account's own call) for `owner`,
-/// proven through the EntryPoint's code: measured once, then simulated
+/// The factory's call that deploys the account of `owner` signed for by
+/// `signer`: `deploy(owner)` when that is the owner itself, else
+/// `delegateDeploy(owner, signer)`.
+pub fn deploy_call(owner: Address, signer: Address) -> Bytes {
+    if signer == owner {
+        AccountFactory::deployCall { account: owner }.abi_encode().into()
+    } else {
+        AccountFactory::delegateDeployCall { account: owner, signer }.abi_encode().into()
+    }
+}
+
+/// The user operation running `call` (the account's own call) of the
+/// account of `owner` signed for by `signer`, proven through the EntryPoint's code: measured once, then simulated
 /// again with the limits it answers. `setup` funds and approves as for any
 /// transaction, and its watched balances are measured around the second
 /// simulation.
 pub fn prove(
     cw: &ChainWorld,
     accounts: &AccountContracts,
-    owner: Address,
+    (owner, signer): (Address, Address),
     call: &Tx,
     setup: &SimSetup,
 ) -> Result<ProvenOp, SimError> {
@@ -185,11 +198,7 @@ pub fn prove(
         sender,
         nonce,
         factory: (!deployed).then_some(accounts.factory),
-        factory_data: if deployed {
-            Bytes::new()
-        } else {
-            AccountFactory::deployCall { account: owner }.abi_encode().into()
-        },
+        factory_data: if deployed { Bytes::new() } else { deploy_call(owner, signer) },
         call_data: call.data.clone(),
         call_gas_limit: PROBE_CALL_GAS,
         verification_gas_limit: PROBE_VERIFICATION_GAS,

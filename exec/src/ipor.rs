@@ -184,6 +184,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
         referral_code: req.referral_code.clone(),
         account_id: req.account_id.clone(),
         backend: false,
+        backend_signer: None,
     };
     let p = parties(cw, &route)?;
     let quote = quote_now(state, &route.quote)?;

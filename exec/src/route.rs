@@ -65,6 +65,9 @@ pub struct RouteRequest {
     /// sender's ERC-4337 account, as a user operation a backend submits
     /// ([`crate::account`]).
     pub backend: bool,
+    /// The operator's backend signer (configuration; the engine sets it):
+    /// the accounts it signs for instead of their owners.
+    pub backend_signer: Option<Address>,
 }
 
 /// The API's default slippage, bps.
@@ -91,6 +94,7 @@ impl RouteRequest {
             referral_code: None,
             account_id: account_id.into(),
             backend: false,
+            backend_signer: None,
         }
     }
 }
@@ -198,17 +202,25 @@ pub fn runner(
     })
 }
 
-/// The sender's ERC-4337 account on a chain (the account its factory gives
-/// it with itself as signer), for `ensowallet-v2` with
-/// `executionMode=backend`.
+/// The sender's ERC-4337 account on a chain, for `ensowallet-v2` with
+/// `executionMode=backend`: the account its factory gives it with `signer`
+/// (the operator's backend signer, else the sender itself) signing its
+/// operations.
 pub fn account_runner(
     world: &ChainWorld,
     chain: ChainId,
     from: Address,
+    signer: Option<Address>,
 ) -> Result<Runner, ExecError> {
     let accounts =
         world.shortcuts.accounts.as_ref().ok_or(ExecError::AccountsUnavailable { chain })?;
-    Ok(Runner::Account { account: accounts.account(from, from), entry_point: accounts.entry_point })
+    let signer = signer.unwrap_or(from);
+    Ok(Runner::Account {
+        account: accounts.account(from, signer),
+        entry_point: accounts.entry_point,
+        owner: from,
+        signer,
+    })
 }
 
 /// The code an account runs for a delegate strategy.
@@ -277,7 +289,7 @@ pub(crate) struct Parties {
 /// The parties of `req` on `cw`.
 pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, ExecError> {
     let runner = if req.backend && req.strategy == RoutingStrategy::EnsoWalletV2 {
-        account_runner(cw, req.quote.chain, req.from)?
+        account_runner(cw, req.quote.chain, req.from, req.backend_signer)?
     } else {
         runner(cw, req.strategy, req.quote.chain, req.from)?
     };
@@ -537,8 +549,8 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         e.into_engine()
     };
     let (tx, user_op, outcome) = match (runner, cw.shortcuts.accounts.as_ref()) {
-        (Runner::Account { .. }, Some(accounts)) => {
-            let proven = crate::account::prove(cw, accounts, owner, &tx, &setup)
+        (Runner::Account { owner: account_owner, signer, .. }, Some(accounts)) => {
+            let proven = crate::account::prove(cw, accounts, (account_owner, signer), &tx, &setup)
                 .map_err(|e| failed(e, "source"))?;
             (proven.tx, Some(proven.op), proven.outcome)
         }

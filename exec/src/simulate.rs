@@ -42,10 +42,10 @@ pub struct SimSetup {
     /// Concentrated-liquidity positions the chain holds for their owners
     /// (read from its node), put in place first.
     pub positions: Vec<crate::evm::clmm::HeldPosition>,
-    /// ERC-4337 accounts to deploy first, `(factory, owner)`: the account
-    /// a bundle's program runs in when it is executed directly by its
-    /// owner (a user operation deploys it itself).
-    pub accounts: Vec<(Address, Address)>,
+    /// ERC-4337 accounts to deploy first, `(factory, owner, signer)`: the
+    /// account a bundle's program runs in when it is executed directly by
+    /// its owner (a user operation deploys it itself).
+    pub accounts: Vec<(Address, Address, Address)>,
 }
 
 /// What the transaction did.
@@ -142,9 +142,9 @@ pub fn prepare(world: &ChainWorld, evm: &mut ForkEvm, setup: &SimSetup) -> Resul
     for (account, delegate) in &setup.delegations {
         evm.delegate_account(*account, *delegate);
     }
-    for (factory, owner) in &setup.accounts {
-        let call = crate::evm::abi::AccountFactory::deployCall { account: *owner };
-        evm.call(*owner, *factory, call.abi_encode().into(), U256::ZERO)
+    for (factory, owner, signer) in &setup.accounts {
+        let call = crate::account::deploy_call(*owner, *signer);
+        evm.call(*owner, *factory, call, U256::ZERO)
             .map_err(|e| setup_err(format!("deploying the account of {owner}"), e))?;
     }
     for (token, borrower, amount) in &setup.debts {

@@ -13,6 +13,7 @@
 //! replay_blocks = 64               # SWITCHYARD_REPLAY_BLOCKS: blocks per chain a quoteId replays on
 //! operator_fee_bps = 0             # SWITCHYARD_OPERATOR_FEE_BPS: this instance's fee on quotes and routes (ensoFeeAmount)
 //! operator_fee_receiver = "0x…"    # SWITCHYARD_OPERATOR_FEE_RECEIVER: who receives it (required with a fee)
+//! backend_signer = "0x…"           # SWITCHYARD_BACKEND_SIGNER: executionMode=backend uses each sender's ERC-4337 account deployed for this signer, whose operations the operator signs (omit: the sender's own account)
 //! max_connections = 4096           # SWITCHYARD_MAX_CONNECTIONS: one more is closed at once
 //! header_timeout_ms = 10000        # SWITCHYARD_HEADER_TIMEOUT_MS: to send headers; also the keep-alive idle time
 //! shutdown_drain_ms = 10000        # SWITCHYARD_SHUTDOWN_DRAIN_MS: in-flight requests' time on SIGTERM
@@ -195,6 +196,8 @@ pub struct RawConfig {
     pub operator_fee_bps: u32,
     /// Who receives it.
     pub operator_fee_receiver: Option<String>,
+    /// The operator's signer of its users' ERC-4337 accounts.
+    pub backend_signer: Option<String>,
     /// Nodes bridge status reads besides `nodes`.
     pub bridge_nodes: Vec<BridgeNodeConfig>,
     /// CCTP's attestation service (Circle's V2 API), `http://…`.
@@ -227,6 +230,7 @@ impl Default for RawConfig {
             replay_blocks: switchyard_engine::DEFAULT_REPLAY_BLOCKS,
             operator_fee_bps: 0,
             operator_fee_receiver: None,
+            backend_signer: None,
             bridge_nodes: Vec::new(),
             cctp_attestation_url: None,
         }
@@ -278,6 +282,8 @@ pub struct Config {
     pub replay_blocks: usize,
     /// The operator's fee, when one is configured.
     pub operator_fee: Option<switchyard_engine::OperatorFee>,
+    /// The operator's signer of its users' ERC-4337 accounts.
+    pub backend_signer: Option<Address>,
     /// Nodes bridge status reads besides `nodes`.
     pub bridge_nodes: Vec<(ChainId, String)>,
     /// CCTP's attestation service.
@@ -436,6 +442,10 @@ impl RawConfig {
             }
             (bps, Some(receiver)) => Some(switchyard_engine::OperatorFee { bps, receiver }),
         };
+        let backend_signer = parse_addr("backend_signer", &self.backend_signer)?;
+        if backend_signer == Some(Address::ZERO) {
+            return Err(invalid("backend_signer", "the zero address signs nothing"));
+        }
         let http = |key: &'static str, url: &str| {
             if url.starts_with("http://") {
                 Ok(())
@@ -464,6 +474,7 @@ impl RawConfig {
                 .collect(),
             cctp_attestation_url: self.cctp_attestation_url,
             operator_fee,
+            backend_signer,
             replay_blocks: self.replay_blocks,
             nodes,
             bind,
@@ -562,6 +573,17 @@ mod tests {
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "database_url", .. })));
         let raw = RawConfig { redis_url: Some("localhost:6379".into()), ..RawConfig::default() };
         assert!(matches!(raw.validate(), Err(ConfigError::Invalid { key: "redis_url", .. })));
+        for bad in ["0x12", "0x0000000000000000000000000000000000000000"] {
+            let raw = RawConfig { backend_signer: Some(bad.into()), ..RawConfig::default() };
+            assert!(matches!(
+                raw.validate(),
+                Err(ConfigError::Invalid { key: "backend_signer", .. })
+            ));
+        }
+        let signer = "0x00000000000000000000000000000000000000b5";
+        let raw = RawConfig { backend_signer: Some(signer.into()), ..RawConfig::default() };
+        let c = raw.validate().expect("a signer");
+        assert_eq!(c.backend_signer, signer.parse().ok());
     }
 
     #[test]

@@ -155,6 +155,7 @@ fn serve(mut cfg: Config) -> Result<()> {
         rpc_feeds: cfg.nodes.clone(),
         replay_blocks: Some(cfg.replay_blocks),
         operator_fee: cfg.operator_fee,
+        backend_signer: cfg.backend_signer,
         bridge_nodes: std::mem::take(&mut cfg.bridge_nodes),
         cctp_attestation_url: cfg.cctp_attestation_url.take(),
     })

@@ -1784,6 +1784,49 @@ impl<'a> Compiler<'a> {
     /// the bundle: the world holds the position on top of the chain's
     /// liquidity, so no other action may trade in that pool, before or
     /// after.
+    /// The account's balance of each of `tokens`, read now.
+    fn balances(&mut self, tokens: &[Address], at: &str) -> Result<Vec<In>, ExecError> {
+        let account = self.account_in.clone();
+        tokens
+            .iter()
+            .map(|t| {
+                encode::route::balance_of(&mut self.b, *t, account.clone())
+                    .map_err(|e| encode_err(at)(e).into())
+            })
+            .collect()
+    }
+
+    /// Coins paid out to the account, `(token, predicted, exact)` each:
+    /// what each gained since `before` (its balance read before the
+    /// payout), held to the prediction where it is exact, produced, and
+    /// sent on to `receiver` unless that is the account.
+    fn paid_out(
+        &mut self,
+        paid: &[(Address, U256, bool)],
+        before: Vec<In>,
+        receiver: Option<Address>,
+        at: &str,
+    ) -> Result<Vec<Output>, ExecError> {
+        let account = self.account_in.clone();
+        let mut outs = Vec::with_capacity(paid.len());
+        for (&(t, predicted, exact), was) in paid.iter().zip(before) {
+            let now = encode::route::balance_of(&mut self.b, t, account.clone())
+                .map_err(encode_err(at))?;
+            let slot = self.helper(BinaryOp::Sub, &[now, was], at)?;
+            let leg_at = format!("{at}.tokenOut[{}]", outs.len());
+            if exact {
+                self.checks.push((leg_at.clone(), slot.clone(), predicted));
+            }
+            self.produce(t);
+            if let Some(r) = receiver.filter(|r| *r != self.account) {
+                self.send(t, r, slot.clone(), &leg_at)?;
+                self.receivers.insert(r);
+            }
+            outs.push(Output { slot, predicted: Some(predicted), exact, token: Some(t) });
+        }
+        Ok(outs)
+    }
+
     fn clmm_redeem(
         &mut self,
         protocol: &str,
@@ -1941,13 +1984,7 @@ impl<'a> Compiler<'a> {
         )
         .map_err(weiroll(at))?;
         let account = self.account_in.clone();
-        let mut before = Vec::with_capacity(2);
-        for t in tokens_out {
-            before.push(
-                encode::route::balance_of(&mut self.b, *t, account.clone())
-                    .map_err(encode_err(at))?,
-            );
-        }
+        let before = self.balances(tokens_out, at)?;
         let b = &mut self.b;
         let maxes = [
             b.uint(burn.owed[0]).map_err(weiroll(at))?,
@@ -1962,25 +1999,9 @@ impl<'a> Compiler<'a> {
             Out::Ignore,
         )
         .map_err(weiroll(at))?;
-        let mut outs = Vec::with_capacity(2);
-        for ((t, c), was) in tokens_out.iter().zip(&order).zip(before) {
-            let now = encode::route::balance_of(&mut self.b, *t, account.clone())
-                .map_err(encode_err(at))?;
-            let slot = self.helper(BinaryOp::Sub, &[now, was], at)?;
-            let leg_at = format!("{at}.tokenOut[{}]", outs.len());
-            self.checks.push((leg_at.clone(), slot.clone(), burn.owed[*c]));
-            self.produce(*t);
-            if let Some(r) = receiver.filter(|r| *r != self.account) {
-                self.send(*t, r, slot.clone(), &leg_at)?;
-                self.receivers.insert(r);
-            }
-            outs.push(Output {
-                slot,
-                predicted: Some(burn.owed[*c]),
-                exact: true,
-                token: Some(*t),
-            });
-        }
+        let paid: Vec<(Address, U256, bool)> =
+            tokens_out.iter().zip(&order).map(|(t, c)| (*t, burn.owed[*c], true)).collect();
+        let outs = self.paid_out(&paid, before, receiver, at)?;
         if self.account != held.owner {
             let b = &mut self.b;
             let from = account;
@@ -2171,13 +2192,7 @@ impl<'a> Compiler<'a> {
             Some((pool.address, selector, args))
         };
         let account = self.account_in.clone();
-        let mut before = Vec::with_capacity(lp);
-        for t in tokens_out {
-            before.push(
-                encode::route::balance_of(&mut self.b, *t, account.clone())
-                    .map_err(encode_err(at))?,
-            );
-        }
+        let before = self.balances(tokens_out, at)?;
         if let Some((target, selector, args)) = burn {
             self.b
                 .call(CallKind::Call, target, selector, &args, Out::Ignore)
@@ -2190,25 +2205,16 @@ impl<'a> Compiler<'a> {
             encode::route::balancer_exit(&mut self.b, &call, exit, x, &account)
                 .map_err(encode_err(at))?;
         }
-        let mut outs = Vec::with_capacity(lp);
-        for ((t, c), was) in tokens_out.iter().zip(&order).zip(before) {
-            let now = encode::route::balance_of(&mut self.b, *t, account.clone())
-                .map_err(encode_err(at))?;
-            let slot = self.helper(BinaryOp::Sub, &[now, was], at)?;
-            let leg_at = format!("{at}.tokenOut[{}]", outs.len());
-            // A rebasing share token (stETH) arrives a wei or two short of
-            // what the pool paid: measured, predicted, not exact.
-            let exact = exact && self.snapshot.share_pool(self.chain, *t).is_none();
-            if exact {
-                self.checks.push((leg_at.clone(), slot.clone(), paid[*c]));
-            }
-            self.produce(*t);
-            if let Some(r) = receiver.filter(|r| *r != self.account) {
-                self.send(*t, r, slot.clone(), &leg_at)?;
-                self.receivers.insert(r);
-            }
-            outs.push(Output { slot, predicted: Some(paid[*c]), exact, token: Some(*t) });
-        }
+        // A rebasing share token (stETH) arrives a wei or two short of what
+        // the pool paid: measured, predicted, not exact.
+        let paid: Vec<(Address, U256, bool)> = tokens_out
+            .iter()
+            .zip(&order)
+            .map(|(t, c)| {
+                (*t, paid[*c], exact && self.snapshot.share_pool(self.chain, *t).is_none())
+            })
+            .collect();
+        let outs = self.paid_out(&paid, before, receiver, at)?;
         self.pool_moved(k, next)?;
         Ok(outs)
     }
@@ -3256,7 +3262,9 @@ impl<'a> Compiler<'a> {
                 debts: Vec::new(),
                 positions: self.held.clone(),
                 accounts: match (self.runner, self.world.shortcuts.accounts.as_ref()) {
-                    (Runner::Account { .. }, Some(a)) => vec![(a.factory, self.req.from)],
+                    (Runner::Account { owner, signer, .. }, Some(a)) => {
+                        vec![(a.factory, owner, signer)]
+                    }
                     _ => Vec::new(),
                 },
             },
@@ -3380,7 +3388,7 @@ pub fn compile_and_prove(
         world.chain(req.chain).ok_or(ExecError::Route(KernelError::UnknownChain(req.chain)))?;
     let runner = if req.backend && req.strategy == switchyard_catalog::RoutingStrategy::EnsoWalletV2
     {
-        crate::route::account_runner(cw, req.chain, req.from)?
+        crate::route::account_runner(cw, req.chain, req.from, req.backend_signer)?
     } else {
         runner(cw, req.strategy, req.chain, req.from)?
     };
@@ -3410,8 +3418,8 @@ pub fn compile_and_prove(
     // call, is answered as a user operation: proven again through the
     // EntryPoint, where it must deliver the same.
     let (tx, user_op, outcome) = match (runner, cw.shortcuts.accounts.as_ref()) {
-        (Runner::Account { .. }, Some(accounts)) => {
-            let proven = crate::account::prove(cw, accounts, owner, &tx, &setup)
+        (Runner::Account { owner: account_owner, signer, .. }, Some(accounts)) => {
+            let proven = crate::account::prove(cw, accounts, (account_owner, signer), &tx, &setup)
                 .map_err(|e| reverted(e, "body", &c.marks, prologue, &c.hints))?;
             if proven.outcome.gains != outcome.gains {
                 tracing::error!(

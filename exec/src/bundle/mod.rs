@@ -475,6 +475,8 @@ pub struct BundleRequest {
     /// `executionMode=backend`: an `ensowallet-v2` bundle runs in the
     /// sender's ERC-4337 account, as a user operation ([`crate::account`]).
     pub backend: bool,
+    /// The operator's backend signer (configuration; the engine sets it).
+    pub backend_signer: Option<Address>,
 }
 
 /// A position a `redeemclmm` names, read from the chain.
@@ -513,6 +515,7 @@ impl BundleRequest {
             actions,
             positions: Vec::new(),
             backend: false,
+            backend_signer: None,
         }
     }
 

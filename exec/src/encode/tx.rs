@@ -99,6 +99,11 @@ pub enum Runner {
         account: Address,
         /// The EntryPoint that calls it.
         entry_point: Address,
+        /// Its owner (the sender).
+        owner: Address,
+        /// Who signs its operations: the owner, or the operator's backend
+        /// signer the account was deployed for (`delegateDeploy`).
+        signer: Address,
     },
 }
 

@@ -757,6 +757,8 @@ async fn route_response(
             referral_code: req.referral_code.clone(),
             account_id: key.0.account_id.clone(),
             backend,
+            // The engine sets the operator's signer from its configuration.
+            backend_signer: None,
         })
         .await?;
     Ok(Json(dto::RouteResponse {
@@ -865,6 +867,7 @@ pub async fn route_nontokenized(
                 referral_code: route.referral_code.clone(),
                 account_id: key.0.account_id.clone(),
                 backend: false,
+                backend_signer: None,
             },
             position: req.position,
         })
@@ -960,6 +963,7 @@ pub async fn bundle(
             // Read by the engine from the chain's node.
             positions: Vec::new(),
             backend: req.execution_mode == requests::ExecutionMode::Backend,
+            backend_signer: None,
         })
         .await?;
     let by_token = |m: &std::collections::BTreeMap<alloy_primitives::Address, U256>| {
