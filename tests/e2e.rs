@@ -573,6 +573,8 @@ async fn bundles_execute_as_answered() {
 /// `ensofee` in a bundle: the operator's own fee, taken off an action's
 /// output and paid to this instance's receiver inside the executed
 /// program; an instance without a receiver refuses it, naming the action.
+/// `paymasterfee` pays the same receiver back for the gas of a transaction
+/// its backend submits (`executionMode=backend` only).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
     let usdc_in = U256::from(3_000_000_000u64);
@@ -617,10 +619,44 @@ async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
         "25 bps of the route's DAI"
     );
 
+    // `paymasterfee`: when this instance's backend submits the transaction
+    // (`executionMode=backend`), the gas it pays comes back to the operator
+    // in a token, a transfer inside the program; not otherwise.
+    let one_dai = U256::from(10u64).pow(U256::from(18u64));
+    let paid = serde_json::json!([
+        route_usdc_to_dai(usdc_in),
+        {"protocol": "enso", "action": "paymasterfee", "args": {"token": format!("{DAI:#x}"), "amount": one_dai.to_string()}}
+    ]);
+    let (status, e) = api.post(&path, &paid).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    assert_eq!(e["field"], "body[1].action", "{e}");
+    let (status, r) = api.post(&format!("{path}&executionMode=backend"), &paid).await;
+    assert_eq!(status, StatusCode::OK, "{r}");
+    let mut evm = w.fork();
+    w.fund(&mut evm, USDC, USER, usdc_in).expect("fund");
+    for a in r["approvals"].as_array().expect("approvals") {
+        evm.call(addr(&a["from"]), addr(&a["to"]), bytes(&a["data"]), U256::ZERO)
+            .expect("approval");
+    }
+    let (other, operator) = (balance(&mut evm, DAI, OTHER), balance(&mut evm, DAI, OPERATOR));
+    let tx = &r["tx"];
+    evm.call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
+        .unwrap_or_else(|e| panic!("the bundle reverts: {e}"));
+    assert_eq!(balance(&mut evm, DAI, OPERATOR) - operator, one_dai, "the gas paid back");
+    assert_eq!(r["feeAmount"][format!("{DAI:#x}")], one_dai.to_string(), "answered as a fee: {r}");
+    assert_eq!(
+        balance(&mut evm, DAI, OTHER) - other,
+        wei(&r["amountsOut"][format!("{DAI:#x}")]),
+        "the rest to the receiver: {r}"
+    );
+
     // Without a configured receiver: refused, naming the action.
     let plain = common::start("e2e-ensofee-none");
     let api = Api::of(&plain);
     let (status, e) = api.post(&path, &body).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    assert_eq!(e["field"], "body[1].action", "{e}");
+    let (status, e) = api.post(&format!("{path}&executionMode=backend"), &paid).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert_eq!(e["field"], "body[1].action", "{e}");
 }

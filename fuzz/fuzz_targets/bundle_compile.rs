@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     // An instance with an operator fee receiver: `ensofee` compiles too.
-    let instance = api::bundle::Instance { operator_fee_receiver: Some(USER) };
+    let instance = api::bundle::Instance { operator_fee_receiver: Some(USER), backend: true };
     let actions = match api::bundle::parse_actions(&body, "body", instance) {
         Ok(a) => a,
         Err(e) => {

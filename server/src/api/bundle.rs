@@ -297,8 +297,10 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 ///   V3's position manager) but not redeemed: a position lives in the
 ///   position manager's storage, which the world does not hold;
 /// - flash loans from Aave V3 (one token) and Uniswap V3 pools (either
-///   coin or both) only, through Enso's router adapter; no paymaster fees,
-///   or withdrawals by position id;
+///   coin or both) only, through Enso's router adapter; no withdrawals by
+///   position id; a paymaster fee only pays back the gas of this
+///   instance's backend (`executionMode=backend`, to its
+///   `operator_fee_receiver`);
 /// - no Compound V3 market in the world;
 /// - of the bridges, CCTP only, to its receiver (no callback: Enso
 ///   deploys no CCTP receiver that runs one; the others' deployed
@@ -310,10 +312,7 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         // From Aave V3's pools and Uniswap V3's, the lenders the world
         // holds, through Enso's router adapter.
         "flashloan" | "singletokenflashloan" => matches!(protocol, "aave-v3" | "uniswap-v3"),
-        "paymasterfee"
-        | "multioutsingledeposit"
-        | "singlewithdrawwithpositionid"
-        | "multiwithdraw" => false,
+        "multioutsingledeposit" | "singlewithdrawwithpositionid" | "multiwithdraw" => false,
         // To a receiver through CCTP, proven on both chains; the other
         // bridges' deployed receivers are not modelled.
         "bridge" => protocol == "cctp",
@@ -492,8 +491,12 @@ fn multi_redeem(args: &Args<'_, '_>) -> Result<ActionKind, ApiError> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Instance {
     /// The operator's fee receiver (`operator_fee_receiver`), whom an
-    /// `ensofee` action pays.
+    /// `ensofee` action pays, and a `paymasterfee` action when the
+    /// operator's backend submits (and pays the gas of) the transaction.
     pub operator_fee_receiver: Option<Address>,
+    /// `executionMode=backend`: the operator's backend submits the
+    /// transaction (or the user operation) and pays its gas.
+    pub backend: bool,
 }
 
 /// Parses one bundle's actions (already checked by `requests::parse_bundle`
@@ -691,6 +694,27 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             })?;
             fee_action(&args, || Ok(receiver))?
         }
+        // The gas of a transaction the operator's backend submits, paid
+        // back in a token to the operator.
+        "paymasterfee" => {
+            let token = args.address("token")?;
+            let amount = args.amount("amount")?;
+            if !instance.backend {
+                return Err(ApiError::bundle_unprocessable(
+                    format!("{at}.action"),
+                    "paymasterfee pays back the gas of a transaction this instance's backend submits: executionMode=backend",
+                ));
+            }
+            let receiver = instance.operator_fee_receiver.ok_or_else(|| {
+                ApiError::bundle_unprocessable(
+                    format!("{at}.action"),
+                    "paymasterfee pays this instance's operator fee receiver, and none is configured (operator_fee_receiver)",
+                )
+            })?;
+            // All of `amount` as a fee: paid, answered in `feeAmount`, not
+            // an output.
+            ActionKind::Fee { token, amount, bps: 10_000, receiver }
+        }
         "call" => {
             let list = match args.required("args")? {
                 V::Array(items) => items
@@ -800,7 +824,7 @@ mod tests {
         let operator = Address::repeat_byte(0xfe);
         let mut buf = body.as_bytes().to_vec();
         let v = simd_json::to_borrowed_value(&mut buf).expect("json");
-        let instance = Instance { operator_fee_receiver: Some(operator) };
+        let instance = Instance { operator_fee_receiver: Some(operator), backend: false };
         let a = parse_actions(&v, "body", instance).expect("parses");
         match &a[0].kind {
             ActionKind::Fee { receiver, bps, .. } => assert_eq!((*receiver, *bps), (operator, 30)),
@@ -809,6 +833,43 @@ mod tests {
         let e = parse(body).expect_err("no receiver configured");
         assert_eq!(e.status(), axum::http::StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(e.field.as_deref(), Some("body[0].action"));
+    }
+
+    /// `paymasterfee` pays the operator back for the gas of a transaction
+    /// its backend submits: a transfer to the operator's fee receiver, only
+    /// with `executionMode=backend` and a receiver configured.
+    #[test]
+    fn a_paymaster_fee_pays_the_operators_backend() {
+        let body = r#"[{"protocol":"enso","action":"paymasterfee","args":{"token":"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48","amount":"25000"}}]"#;
+        let operator = Address::repeat_byte(0xfe);
+        let run = |instance: Instance| {
+            let mut buf = body.as_bytes().to_vec();
+            let v = simd_json::to_borrowed_value(&mut buf).expect("json");
+            parse_actions(&v, "body", instance)
+        };
+        let a =
+            run(Instance { operator_fee_receiver: Some(operator), backend: true }).expect("parses");
+        match &a[0].kind {
+            ActionKind::Fee { token, amount, bps, receiver } => {
+                assert_eq!((*receiver, *bps), (operator, 10_000));
+                assert_eq!(
+                    *token,
+                    "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"
+                        .parse::<Address>()
+                        .expect("address")
+                );
+                assert_eq!(*amount, crate::api::bundle::Amount::Value(U256::from(25_000u64)));
+            }
+            other => panic!("{other:?}"),
+        }
+        for instance in [
+            Instance { operator_fee_receiver: Some(operator), backend: false },
+            Instance { operator_fee_receiver: None, backend: true },
+        ] {
+            let e = run(instance).expect_err("refused");
+            assert_eq!(e.status(), axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+            assert_eq!(e.field.as_deref(), Some("body[0].action"));
+        }
     }
 
     #[test]

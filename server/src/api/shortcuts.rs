@@ -941,6 +941,7 @@ pub async fn bundle(
     let req = requests::parse_bundle(&q, &value, &catalog)?;
     let instance = super::bundle::Instance {
         operator_fee_receiver: s.engine.operator_fee().map(|f| f.receiver),
+        backend: req.execution_mode == requests::ExecutionMode::Backend,
     };
     let actions = super::bundle::parse_actions(&value, "body", instance)?;
     let echo = serde_json::to_value(&value)
