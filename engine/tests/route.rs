@@ -500,10 +500,30 @@ async fn a_backend_route_is_a_user_operation_the_entry_point_runs() {
     let e = simulate(w1, &tx, &setup).expect_err("the EntryPoint refuses another signer");
     assert!(e.to_string().contains("AA24"), "{e}");
 
-    // A native input cannot ride in an operation.
+    // A native input cannot ride in an operation: the account spends its
+    // own (spender = the account), or the request is refused.
     let mut native = req.clone();
-    native.quote.inputs = vec![(NATIVE_TOKEN, U256::from(1_000_000_000_000_000_000u128))];
+    let one_eth = U256::from(1_000_000_000_000_000_000u128);
+    native.quote.inputs = vec![(NATIVE_TOKEN, one_eth)];
     native.quote.outputs = vec![USDC];
+    native.spender = Some(account);
+    let own = engine.route(native.clone()).await.unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(own.approvals.is_empty(), "the account spends its own coin");
+    let op = own.user_op.clone().expect("a user operation");
+    let hash = fork
+        .view(accounts.entry_point, &EntryPoint::getUserOpHashCall { userOp: op.packed() })
+        .expect("getUserOpHash");
+    let mut signed = op;
+    signed.signature = sign_message(&key, hash).into();
+    let setup = SimSetup {
+        funds: vec![(account, NATIVE_TOKEN, one_eth)],
+        watch: vec![(account, USDC)],
+        ..SimSetup::default()
+    };
+    let tx = signed.handle_ops(accounts.entry_point, bundler, bundler);
+    let out = simulate(w1, &tx, &setup).expect("the account swaps its own ETH");
+    assert_eq!(out.gains[0], Some(own.quote.plan.amounts_out[0]));
+    native.spender = None;
     let e = engine.route(native).await.expect_err("native input refused");
     assert!(
         matches!(

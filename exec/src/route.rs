@@ -314,7 +314,10 @@ pub(crate) fn parties(cw: &ChainWorld, req: &RouteRequest) -> Result<Parties, Ex
     {
         return Err(ExecError::AccountNative);
     }
-    if owner != req.from && req.quote.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN) {
+    if owner != req.from
+        && !matches!(runner, Runner::Account { .. })
+        && req.quote.inputs.iter().any(|(t, _)| *t == NATIVE_TOKEN)
+    {
         return Err(ExecError::SpenderNative);
     }
     let pull_from = match runner {
@@ -363,9 +366,18 @@ pub(crate) fn sim_setup(
     approvals: &[Approval],
 ) -> SimSetup {
     SimSetup {
+        // The native coin rides in the transaction from the sender, but an
+        // ERC-4337 account spends its own.
         funds: inputs
             .iter()
-            .map(|t| (if t.token == NATIVE_TOKEN { from } else { p.owner }, t.token, t.amount))
+            .map(|t| {
+                let holder = match p.runner {
+                    Runner::Account { .. } => p.owner,
+                    _ if t.token == NATIVE_TOKEN => from,
+                    _ => p.owner,
+                };
+                (holder, t.token, t.amount)
+            })
             .collect(),
         approvals: approvals.to_vec(),
         delegations: delegation(cw, p.runner).into_iter().collect(),

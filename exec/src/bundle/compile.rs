@@ -3115,6 +3115,15 @@ impl<'a> Compiler<'a> {
                     .map_err(encode_err(at))?;
             }
         }
+        if let Runner::Account { account, .. } = self.runner
+            && self.owner != account
+            && self.external.contains_key(&NATIVE_TOKEN)
+        {
+            return Err(BundleError::invalid(
+                at,
+                "a user operation carries no native coin: the account spends its own (spender = the account), or use the wrapped token",
+            ));
+        }
         // Prologue: pull the inputs into an account that does not hold them.
         let pull_from = match self.runner {
             Runner::Delegate { .. } | Runner::LegacyDelegate { .. }
@@ -3219,7 +3228,13 @@ impl<'a> Compiler<'a> {
         let mut funds: Vec<(Address, Address, U256)> = inputs
             .iter()
             .map(|t| {
-                let holder = if t.token == NATIVE_TOKEN { self.req.from } else { self.owner };
+                // The native coin rides in the transaction from the sender,
+                // but an ERC-4337 account spends its own.
+                let holder = match self.runner {
+                    Runner::Account { .. } => self.owner,
+                    _ if t.token == NATIVE_TOKEN => self.req.from,
+                    _ => self.owner,
+                };
                 (holder, t.token, t.amount)
             })
             .collect();
