@@ -281,6 +281,11 @@ where
                 cfg.set_spec_and_mainnet_gas_params(SpecId::PRAGUE);
                 cfg.chain_id = block.chain_id;
                 cfg.disable_nonce_check = true;
+                // A contract wallet (a Safe) sends through its own
+                // execution, so the call's sender has code: what is
+                // simulated is the call it makes, not a transaction
+                // signed by it (EIP-3607 would refuse that).
+                cfg.disable_eip3607 = true;
             })
             .modify_block_chained(|b| {
                 b.number = U256::from(block.number);
