@@ -23,7 +23,7 @@ mod common;
 use std::{collections::BTreeSet, sync::Arc};
 
 use alloy_primitives::{Address, B256, Bytes, U256, address, hex};
-use alloy_sol_types::SolEvent;
+use alloy_sol_types::{SolCall, SolEvent};
 use axum::{
     Router,
     body::Body,
@@ -573,8 +573,9 @@ async fn bundles_execute_as_answered() {
 /// `ensofee` in a bundle: the operator's own fee, taken off an action's
 /// output and paid to this instance's receiver inside the executed
 /// program; an instance without a receiver refuses it, naming the action.
-/// `paymasterfee` pays the same receiver back for the gas of a transaction
-/// its backend submits (`executionMode=backend` only).
+/// `paymasterfee` pays the same receiver back for the gas of the user
+/// operation its backend submits (`ensowallet-v2` with
+/// `executionMode=backend` only).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
     let usdc_in = U256::from(3_000_000_000u64);
@@ -619,9 +620,14 @@ async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
         "25 bps of the route's DAI"
     );
 
-    // `paymasterfee`: when this instance's backend submits the transaction
-    // (`executionMode=backend`), the gas it pays comes back to the operator
-    // in a token, a transfer inside the program; not otherwise.
+    // `paymasterfee`: when this instance's backend submits the user
+    // operation (`ensowallet-v2`, `executionMode=backend`; its fees are
+    // zero), the gas comes back to the operator in a token, paid inside
+    // the program; not otherwise. Signed here by the sender and run
+    // through the EntryPoint's `handleOps`.
+    let key = k256::ecdsa::SigningKey::from_slice(&[0x5a; 32]).expect("key");
+    let point = key.verifying_key().to_encoded_point(false);
+    let owner = Address::from_slice(&alloy_primitives::keccak256(&point.as_bytes()[1..])[12..]);
     let one_dai = U256::from(10u64).pow(U256::from(18u64));
     let paid = serde_json::json!([
         route_usdc_to_dai(usdc_in),
@@ -630,20 +636,43 @@ async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
     let (status, e) = api.post(&path, &paid).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert_eq!(e["field"], "body[1].action", "{e}");
-    let (status, r) = api.post(&format!("{path}&executionMode=backend"), &paid).await;
+    let backend = format!(
+        "/api/v1/shortcuts/bundle?chainId=1&fromAddress={owner:#x}&routingStrategy=ensowallet-v2&executionMode=backend&receiver={OTHER:#x}"
+    );
+    let (status, r) = api.post(&backend, &paid).await;
     assert_eq!(status, StatusCode::OK, "{r}");
+    assert_eq!(r["feeAmount"][format!("{DAI:#x}")], one_dai.to_string(), "answered as a fee: {r}");
     let mut evm = w.fork();
-    w.fund(&mut evm, USDC, USER, usdc_in).expect("fund");
+    w.fund(&mut evm, USDC, owner, usdc_in).expect("fund");
     for a in r["approvals"].as_array().expect("approvals") {
         evm.call(addr(&a["from"]), addr(&a["to"]), bytes(&a["data"]), U256::ZERO)
             .expect("approval");
     }
+    let entry_point = addr(&r["tx"]["to"]);
+    let mut handle = switchyard_engine::evm::abi::EntryPoint::handleOpsCall::abi_decode(&bytes(
+        &r["tx"]["data"],
+    ))
+    .expect("handleOps");
+    let hash = evm
+        .view(
+            entry_point,
+            &switchyard_engine::evm::abi::EntryPoint::getUserOpHashCall {
+                userOp: handle.ops[0].clone(),
+            },
+        )
+        .expect("getUserOpHash");
+    let mut message = b"\x19Ethereum Signed Message:\n32".to_vec();
+    message.extend_from_slice(hash.as_slice());
+    let digest = alloy_primitives::keccak256(&message);
+    let (sig, recid) = key.sign_prehash_recoverable(digest.as_slice()).expect("signs");
+    let mut signature = sig.to_bytes().to_vec();
+    signature.push(27 + recid.to_byte());
+    handle.ops[0].signature = signature.into();
     let (other, operator) = (balance(&mut evm, DAI, OTHER), balance(&mut evm, DAI, OPERATOR));
-    let tx = &r["tx"];
-    evm.call(addr(&tx["from"]), addr(&tx["to"]), bytes(&tx["data"]), wei(&tx["value"]))
-        .unwrap_or_else(|e| panic!("the bundle reverts: {e}"));
+    let bundler = address!("00000000000000000000000000000000000b0b1e");
+    evm.call(bundler, entry_point, handle.abi_encode().into(), U256::ZERO)
+        .unwrap_or_else(|e| panic!("handleOps reverts: {e}"));
     assert_eq!(balance(&mut evm, DAI, OPERATOR) - operator, one_dai, "the gas paid back");
-    assert_eq!(r["feeAmount"][format!("{DAI:#x}")], one_dai.to_string(), "answered as a fee: {r}");
     assert_eq!(
         balance(&mut evm, DAI, OTHER) - other,
         wei(&r["amountsOut"][format!("{DAI:#x}")]),
@@ -656,7 +685,7 @@ async fn ensofee_pays_the_operators_receiver_inside_the_bundle() {
     let (status, e) = api.post(&path, &body).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert_eq!(e["field"], "body[1].action", "{e}");
-    let (status, e) = api.post(&format!("{path}&executionMode=backend"), &paid).await;
+    let (status, e) = api.post(&backend, &paid).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert_eq!(e["field"], "body[1].action", "{e}");
 }

@@ -471,6 +471,7 @@ async fn a_backend_route_is_a_user_operation_the_entry_point_runs() {
     let hash = fork
         .view(accounts.entry_point, &EntryPoint::getUserOpHashCall { userOp: op.packed() })
         .expect("getUserOpHash");
+    assert_eq!(op.hash, hash, "the answered hash is the EntryPoint's");
     let mut signed = op.clone();
     signed.signature = sign_message(&key, hash).into();
     let bundler = address!("00000000000000000000000000000000000b0b1e");

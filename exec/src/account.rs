@@ -60,6 +60,12 @@ const PVG_PER_WORD: u64 = 4;
 const PVG_ZERO_BYTE: u64 = 4;
 const PVG_NONZERO_BYTE: u64 = 16;
 const SIGNATURE_LEN: usize = 65;
+/// The EntryPoint v0.7's `INNER_GAS_OVERHEAD`, which the call must have
+/// left besides its limit.
+const INNER_GAS_OVERHEAD: u128 = 10_000;
+/// The EntryPoint's bookkeeping around one operation in `handleOps`
+/// (nonce, deposits, the event, the beneficiary), a bound.
+const ENTRY_POINT_OVERHEAD: u64 = 60_000;
 /// `SIG_VALIDATION_FAILED`: what the account answers for the empty
 /// signature, and the only validation failure a proof tolerates.
 const SIGNATURE_FAILED: U256 = U256::ONE;
@@ -91,6 +97,9 @@ pub struct UserOp {
     pub max_priority_fee_per_gas: u128,
     /// Empty until the signer signs.
     pub signature: Bytes,
+    /// `EntryPoint.getUserOpHash` of the operation (the signature left
+    /// out): the signer signs its EIP-191 message.
+    pub hash: B256,
 }
 
 impl UserOp {
@@ -118,6 +127,22 @@ impl UserOp {
     pub fn handle_ops(&self, entry_point: Address, from: Address, beneficiary: Address) -> Tx {
         let data = EntryPoint::handleOpsCall { ops: vec![self.packed()], beneficiary }.abi_encode();
         Tx { from, to: entry_point, data: data.into(), value: U256::ZERO }
+    }
+
+    /// The gas limit a `handleOps` of this operation alone needs: the
+    /// transaction's intrinsic gas, the verification limit, the call's
+    /// limit with the EntryPoint's `INNER_GAS_OVERHEAD` passed through two
+    /// calls' 63/64 (`innerHandleOp` refuses to start the call with less:
+    /// AA95), and the EntryPoint's own bookkeeping.
+    pub fn handle_ops_gas(&self, tx: &Tx) -> u64 {
+        let calldata: u64 =
+            tx.data.iter().map(|b| if *b == 0 { PVG_ZERO_BYTE } else { PVG_NONZERO_BYTE }).sum();
+        let call = self.call_gas_limit.saturating_add(INNER_GAS_OVERHEAD);
+        let call = call.saturating_mul(64 * 64) / (63 * 63);
+        let total = u128::from(PVG_FIXED + calldata + ENTRY_POINT_OVERHEAD)
+            .saturating_add(self.verification_gas_limit)
+            .saturating_add(call);
+        u64::try_from(total).unwrap_or(u64::MAX)
     }
 
     /// The reference bundler's `preVerificationGas` for this operation,
@@ -150,6 +175,8 @@ pub struct ProvenOp {
     pub tx: Tx,
     /// The proof: the operation's simulation with the balances watched.
     pub outcome: SimOutcome,
+    /// The gas `tx` needs ([`UserOp::handle_ops_gas`]).
+    pub gas: u64,
 }
 
 /// The owner's direct call that runs the same program as `call` (the
@@ -206,18 +233,26 @@ pub fn prove(
         max_fee_per_gas: 0,
         max_priority_fee_per_gas: 0,
         signature: Bytes::new(),
+        hash: B256::ZERO,
     };
     op.pre_verification_gas = op.pre_verification_gas();
     let (probe, _) = simulate_op(cw, accounts, &op, call.from, setup)?;
     let pvg = u128::try_from(op.pre_verification_gas).unwrap_or(u128::MAX);
     let validation = probe.pre_op_gas.saturating_sub(pvg);
-    let execution = probe.actual_gas_used.saturating_sub(probe.pre_op_gas);
+    // `actualGasUsed` past `preOpGas` is the call's gas plus the penalty of
+    // 10% of what the call left unused of its limit: a = u + (L - u) / 10.
+    let after = probe.actual_gas_used.saturating_sub(probe.pre_op_gas);
+    let execution = after.saturating_mul(10).saturating_sub(PROBE_CALL_GAS) / 9;
     op.verification_gas_limit = validation.saturating_mul(MARGIN_NUM) / MARGIN_DEN;
     op.call_gas_limit = (execution.saturating_mul(MARGIN_NUM) / MARGIN_DEN).max(CALL_GAS_FLOOR);
     op.pre_verification_gas = op.pre_verification_gas();
     let (_, outcome) = simulate_op(cw, accounts, &op, call.from, setup)?;
+    op.hash = evm
+        .view(accounts.entry_point, &EntryPoint::getUserOpHashCall { userOp: op.packed() })
+        .map_err(|e| SimError::Setup(format!("the operation's hash: {}", describe(&e))))?;
     let tx = op.handle_ops(accounts.entry_point, call.from, call.from);
-    Ok(ProvenOp { op, tx, outcome })
+    let gas = op.handle_ops_gas(&tx).max(outcome.gas_used);
+    Ok(ProvenOp { op, tx, outcome, gas })
 }
 
 /// What a simulation measured of the operation.

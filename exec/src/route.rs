@@ -560,25 +560,29 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         }
         e.into_engine()
     };
-    let (tx, user_op, outcome) = match (runner, cw.shortcuts.accounts.as_ref()) {
+    let (tx, user_op, outcome, gas) = match (runner, cw.shortcuts.accounts.as_ref()) {
         (Runner::Account { owner: account_owner, signer, .. }, Some(accounts)) => {
             let proven = crate::account::prove(cw, accounts, (account_owner, signer), &tx, &setup)
                 .map_err(|e| failed(e, "source"))?;
-            (proven.tx, Some(proven.op), proven.outcome)
+            (proven.tx, Some(proven.op), proven.outcome, proven.gas)
         }
         _ => {
             let outcome = simulate(cw, &tx, &setup).map_err(|e| failed(e, "source"))?;
-            (tx, None, outcome)
+            let gas = outcome.gas_used;
+            (tx, None, outcome, gas)
         }
     };
     // The receiver may also have paid some of an output as an input.
+    // (An ERC-4337 account pays even the native coin itself.)
+    let payer = |t: &TokenAmount| match runner {
+        Runner::Account { .. } => owner,
+        _ if t.token == NATIVE_TOKEN => req.from,
+        _ => owner,
+    };
     let paid = |token: &Address| {
         inputs
             .iter()
-            .filter(|t| {
-                t.token == *token
-                    && receiver == (if t.token == NATIVE_TOKEN { req.from } else { owner })
-            })
+            .filter(|t| t.token == *token && receiver == payer(t))
             .fold(U256::ZERO, |a, t| a.saturating_add(t.amount))
     };
     let delivered = match &crossing {
@@ -655,7 +659,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         min_amounts_out: mins,
         max_amounts_in: inputs.iter().map(|t| t.amount).collect(),
         tx,
-        gas: outcome.gas_used,
+        gas,
         approvals,
         request_id,
         user_op,

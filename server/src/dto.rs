@@ -961,6 +961,11 @@ pub struct RouteResponse {
     /// of the sender's account that `tx` (`handleOps`) submits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_op: Option<UserOperation>,
+    /// With `userOp`: `EntryPoint.getUserOpHash(userOp)`, whose EIP-191
+    /// message the account's signer signs (then set in `userOp.signature`
+    /// and in `tx`'s `handleOps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_op_hash: Option<String>,
 }
 
 /// `NontokenizedRouteShortcutTransaction`.
@@ -1066,6 +1071,11 @@ pub struct BundleResponse {
     /// of the sender's account that `tx` (`handleOps`) submits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_op: Option<UserOperation>,
+    /// With `userOp`: `EntryPoint.getUserOpHash(userOp)`, whose EIP-191
+    /// message the account's signer signs (then set in `userOp.signature`
+    /// and in `tx`'s `handleOps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_op_hash: Option<String>,
 }
 
 /// `WalletTransaction`.

@@ -1323,9 +1323,10 @@ fn a_position_on_the_node_is_redeemed_in_part_through_a_bundle_to_the_wei() {
 /// follows: the answered user operation, signed by the sender with the
 /// node's `eth_sign` (the EIP-191 message of the EntryPoint's
 /// `getUserOpHash`), is submitted by another account through `handleOps` on
-/// the node, which runs the EntryPoint v0.7's published bytecode. The
-/// factory deploys the sender's account, the account pulls the input it was
-/// approved for and keeps exactly the quoted output.
+/// the node, which runs the EntryPoint v0.7's published bytecode, with the
+/// answered `gas` as its limit. The factory deploys the sender's account,
+/// the account pulls the input it was approved for and keeps exactly the
+/// quoted output.
 #[test]
 fn a_backend_route_runs_as_a_user_operation_through_the_nodes_entry_point() {
     use switchyard_engine::evm::abi::EntryPoint;
@@ -1390,13 +1391,16 @@ fn a_backend_route_runs_as_a_user_operation_through_the_nodes_entry_point() {
         ENTRY_POINT,
         &EntryPoint::getUserOpHashCall { userOp: handle.ops[0].clone() }.abi_encode(),
     );
+    assert_eq!(r["userOpHash"], json!(hash.to_string()), "the answered hash is the node's");
     let signature = node.rpc("eth_sign", json!([me, hash]));
     let signature: Bytes = serde_json::from_value(signature).expect("signature");
     handle.ops[0].signature = signature;
     handle.beneficiary = bundler;
     let usdc = |who: Address| word(&node.call(USDC, &Token::balanceOfCall { who }.abi_encode()));
     let before = usdc(account);
-    node.transact(bundler, Some(ENTRY_POINT), &handle.abi_encode());
+    // With the answered gas as the transaction's limit.
+    let gas: u64 = r["gas"].as_str().and_then(|g| g.parse().ok()).expect("gas");
+    node.transact_with_gas(bundler, Some(ENTRY_POINT), &handle.abi_encode(), gas);
     assert!(!node.code(account).is_empty(), "the factory deployed the account");
     assert_eq!(usdc(account) - before, amount_out, "the account keeps the quote to the wei");
     let left = word(&node.call(DAI, &Token::balanceOfCall { who: me }.abi_encode()));

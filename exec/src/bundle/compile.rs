@@ -1774,16 +1774,6 @@ impl<'a> Compiler<'a> {
         Ok(npm)
     }
 
-    /// Liquidity out of the sender's Uniswap V3 position (read from the
-    /// chain's node): the position token taken in unless the account
-    /// already holds it, `decreaseLiquidity` of `liquidity`, `collect` of
-    /// exactly what that burn owes ([`Pool::v3_burn`], rounded down as the
-    /// pool rounds) to the account, each coin measured and held to the
-    /// kernel, the position token back to its owner. Fees the position
-    /// earned before stay owed to it. The pool is locked for the rest of
-    /// the bundle: the world holds the position on top of the chain's
-    /// liquidity, so no other action may trade in that pool, before or
-    /// after.
     /// The account's balance of each of `tokens`, read now.
     fn balances(&mut self, tokens: &[Address], at: &str) -> Result<Vec<In>, ExecError> {
         let account = self.account_in.clone();
@@ -1827,6 +1817,16 @@ impl<'a> Compiler<'a> {
         Ok(outs)
     }
 
+    /// Liquidity out of the sender's Uniswap V3 position (read from the
+    /// chain's node): the position token taken in unless the account
+    /// already holds it, `decreaseLiquidity` of `liquidity`, `collect` of
+    /// exactly what that burn owes ([`Pool::v3_burn`], rounded down as the
+    /// pool rounds) to the account, each coin measured and held to the
+    /// kernel, the position token back to its owner. Fees the position
+    /// earned before stay owed to it. The pool is locked for the rest of
+    /// the bundle: the world holds the position on top of the chain's
+    /// liquidity, so no other action may trade in that pool, before or
+    /// after.
     fn clmm_redeem(
         &mut self,
         protocol: &str,
@@ -3432,7 +3432,7 @@ pub fn compile_and_prove(
     // An ERC-4337 account's program, checked above as its owner's direct
     // call, is answered as a user operation: proven again through the
     // EntryPoint, where it must deliver the same.
-    let (tx, user_op, outcome) = match (runner, cw.shortcuts.accounts.as_ref()) {
+    let (tx, user_op, outcome, gas) = match (runner, cw.shortcuts.accounts.as_ref()) {
         (Runner::Account { owner: account_owner, signer, .. }, Some(accounts)) => {
             let proven = crate::account::prove(cw, accounts, (account_owner, signer), &tx, &setup)
                 .map_err(|e| reverted(e, "body", &c.marks, prologue, &c.hints))?;
@@ -3442,9 +3442,12 @@ pub fn compile_and_prove(
                 );
                 return Err(ExecError::SimulationMismatch { index: 0 });
             }
-            (proven.tx, Some(proven.op), proven.outcome)
+            (proven.tx, Some(proven.op), proven.outcome, proven.gas)
         }
-        _ => (tx, None, outcome),
+        _ => {
+            let gas = outcome.gas_used;
+            (tx, None, outcome, gas)
+        }
     };
     let mut amounts_out: BTreeMap<Address, U256> = BTreeMap::new();
     add_gains(&mut amounts_out, &setup.watch, &outcome.gains);
@@ -3504,7 +3507,7 @@ pub fn compile_and_prove(
         user_op,
         program,
         tx,
-        gas: outcome.gas_used,
+        gas,
         amounts_out,
         min_amounts_out: mins,
         fee_amounts: fees,

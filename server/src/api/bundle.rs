@@ -298,9 +298,9 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 ///   position manager's storage, which the world does not hold;
 /// - flash loans from Aave V3 (one token) and Uniswap V3 pools (either
 ///   coin or both) only, through Enso's router adapter; no withdrawals by
-///   position id; a paymaster fee only pays back the gas of this
-///   instance's backend (`executionMode=backend`, to its
-///   `operator_fee_receiver`);
+///   position id; a paymaster fee only pays back the gas of the user
+///   operation this instance's backend submits (`ensowallet-v2` with
+///   `executionMode=backend`, to its `operator_fee_receiver`);
 /// - no Compound V3 market in the world;
 /// - of the bridges, CCTP only, to its receiver (no callback: Enso
 ///   deploys no CCTP receiver that runs one; the others' deployed
@@ -494,8 +494,8 @@ pub struct Instance {
     /// `ensofee` action pays, and a `paymasterfee` action when the
     /// operator's backend submits (and pays the gas of) the transaction.
     pub operator_fee_receiver: Option<Address>,
-    /// `executionMode=backend`: the operator's backend submits the
-    /// transaction (or the user operation) and pays its gas.
+    /// `ensowallet-v2` with `executionMode=backend`: the operator's backend
+    /// submits the user operation and pays its gas.
     pub backend: bool,
 }
 
@@ -694,15 +694,15 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             })?;
             fee_action(&args, || Ok(receiver))?
         }
-        // The gas of a transaction the operator's backend submits, paid
-        // back in a token to the operator.
+        // The gas of the user operation the operator's backend submits
+        // (its fees are zero), paid back in a token to the operator.
         "paymasterfee" => {
             let token = args.address("token")?;
             let amount = args.amount("amount")?;
             if !instance.backend {
                 return Err(ApiError::bundle_unprocessable(
                     format!("{at}.action"),
-                    "paymasterfee pays back the gas of a transaction this instance's backend submits: executionMode=backend",
+                    "paymasterfee pays back the gas of a user operation this instance's backend submits: routingStrategy=ensowallet-v2 with executionMode=backend",
                 ));
             }
             let receiver = instance.operator_fee_receiver.ok_or_else(|| {

@@ -783,6 +783,7 @@ async fn route_response(
         route: hops(&r.quote.plan),
         bridging_estimates: bridging_estimates(&r.quote.plan),
         user_op: r.user_op.as_ref().map(user_operation),
+        user_op_hash: r.user_op.as_ref().map(|op| format!("{}", op.hash)),
     }))
 }
 
@@ -941,7 +942,8 @@ pub async fn bundle(
     let req = requests::parse_bundle(&q, &value, &catalog)?;
     let instance = super::bundle::Instance {
         operator_fee_receiver: s.engine.operator_fee().map(|f| f.receiver),
-        backend: req.execution_mode == requests::ExecutionMode::Backend,
+        backend: req.execution_mode == requests::ExecutionMode::Backend
+            && req.routing_strategy == RoutingStrategy::EnsoWalletV2,
     };
     let actions = super::bundle::parse_actions(&value, "body", instance)?;
     let echo = serde_json::to_value(&value)
@@ -1001,6 +1003,7 @@ pub async fn bundle(
             })
             .collect(),
         user_op: b.user_op.as_ref().map(user_operation),
+        user_op_hash: b.user_op.as_ref().map(|op| format!("{}", op.hash)),
     }))
 }
 

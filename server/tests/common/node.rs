@@ -100,7 +100,19 @@ impl Node {
     /// Sends a transaction (mined at once), checks it succeeded, and
     /// returns its hash and receipt.
     pub fn transact(&self, from: Address, to: Option<Address>, data: &[u8]) -> (String, Value) {
-        let mut tx = json!({"from": from, "data": Bytes::copy_from_slice(data), "gas": "0xf42400"});
+        self.transact_with_gas(from, to, data, 0xf4_2400)
+    }
+
+    /// [`Self::transact`] with `gas` as the transaction's gas limit.
+    pub fn transact_with_gas(
+        &self,
+        from: Address,
+        to: Option<Address>,
+        data: &[u8],
+        gas: u64,
+    ) -> (String, Value) {
+        let gas = format!("{gas:#x}");
+        let mut tx = json!({"from": from, "data": Bytes::copy_from_slice(data), "gas": gas});
         if let Some(to) = to {
             tx["to"] = json!(to);
         }
