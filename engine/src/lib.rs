@@ -864,7 +864,11 @@ impl EngineHandle {
         req.quote = self.fee(req.quote);
         req.operator_fee_receiver = self.inner.operator_fee.map(|f| f.receiver);
         req.backend_signer = self.inner.backend_signer;
-        let r = jobs::route(self.state(), req).await?;
+        let state = self.state();
+        if req.backend && req.strategy == switchyard_catalog::RoutingStrategy::EnsoWalletV2 {
+            req.account_read = self.read_account(&state, chain, req.from).await;
+        }
+        let r = jobs::route(state, req).await?;
         self.record_volume(chain, r.quote.usd_in.unwrap_or(0.0));
         Ok(r)
     }
@@ -899,9 +903,60 @@ impl EngineHandle {
     ) -> Result<bundle::BundleTx, EngineError> {
         let state = self.state();
         req.backend_signer = self.inner.backend_signer;
+        if req.backend && req.strategy == switchyard_catalog::RoutingStrategy::EnsoWalletV2 {
+            req.account_read = self.read_account(&state, req.chain, req.from).await;
+        }
         self.read_positions(&state, &mut req).await;
         let msg = bundle_service::CompileBundle { state, req };
         ask(&self.inner.bundles, msg, "bundle compiler").await?
+    }
+
+    /// The sender's ERC-4337 account (for the operator's backend signer,
+    /// else its own) as the node following `chain` holds it at `state`'s
+    /// block: absent, or deployed with its owner, signer, EntryPoint and
+    /// nonce; within [`POSITION_READ_BUDGET`]. `None` where no node follows
+    /// the chain (the world's account is then the one proven: not deployed).
+    async fn read_account(
+        &self,
+        state: &MarketState,
+        chain: ChainId,
+        from: alloy_primitives::Address,
+    ) -> Option<account::AccountRead> {
+        use account::AccountRead;
+        let node = self.inner.nodes.get(&chain)?;
+        let world = state.world.as_ref().ok()?;
+        let contracts = world.chain(chain)?.shortcuts.accounts.clone()?;
+        let address = contracts.account(from, self.inner.backend_signer.unwrap_or(from));
+        let block = state.snapshot.head(chain).map(|h| h.block_number);
+        let read = async {
+            let code = node.code(address, block).await?;
+            if code.is_empty() {
+                return Ok(AccountRead::Absent);
+            }
+            let [owner, signer, entry] = account::read_calls();
+            let nonce = account::nonce_call(address);
+            let (o, s, e, n) = tokio::join!(
+                node.eth_call(address, &owner, block),
+                node.eth_call(address, &signer, block),
+                node.eth_call(address, &entry, block),
+                node.eth_call(contracts.entry_point, &nonce, block),
+            );
+            let (o, s, e, n) = (o?, s?, e?, n?);
+            Ok::<_, rpc::RpcError>(
+                match account::decode_held(address, [o.as_ref(), s.as_ref(), e.as_ref()], &n) {
+                    Ok(h) => AccountRead::Held(h),
+                    Err(why) => AccountRead::Failed(why),
+                },
+            )
+        };
+        Some(match tokio::time::timeout(POSITION_READ_BUDGET, read).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => AccountRead::Failed(format!("the chain's node refused the read: {e}")),
+            Err(_) => AccountRead::Failed(format!(
+                "the chain's node did not answer within {} s",
+                POSITION_READ_BUDGET.as_secs()
+            )),
+        })
     }
 
     /// Reads each position `req`'s `redeemclmm` actions name (and `req`

@@ -478,6 +478,12 @@ impl RpcClient {
         Ok(out)
     }
 
+    /// The code at `at` at `block` (`None`: latest).
+    pub async fn code(&self, at: Address, block: Option<u64>) -> Result<Bytes, RpcError> {
+        let tag = block.map_or_else(|| "latest".to_owned(), hex_quantity);
+        self.call("eth_getCode", json!([at, tag])).await
+    }
+
     /// `eth_call` of `data` on `to` at `block` (`None`: latest).
     pub async fn eth_call(
         &self,

@@ -112,6 +112,7 @@ async fn positions_move_by_exactly_the_amount_deposited() {
             debts: if debt { vec![(req.position, OWNER, deposited + extra)] } else { Vec::new() },
             positions: Vec::new(),
             accounts: Vec::new(),
+            held_accounts: Vec::new(),
         };
         let out = simulate(&world, &r.route.tx, &setup).expect("executes again");
         let moved = if debt { out.before[0] - out.after[0] } else { out.after[0] - out.before[0] };

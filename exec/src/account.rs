@@ -166,6 +166,104 @@ fn pack(high: u128, low: u128) -> B256 {
     B256::from(word)
 }
 
+/// The sender's account as the chain holds it (read from the node that
+/// follows the chain, at the snapshot's block), when it is deployed: the
+/// proof's fork holds it the same, and the operation takes its nonce and
+/// no `initCode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldAccount {
+    /// The account.
+    pub account: Address,
+    /// Its owner.
+    pub owner: Address,
+    /// Its signer.
+    pub signer: Address,
+    /// The EntryPoint it trusts.
+    pub entry_point: Address,
+    /// `EntryPoint.getNonce(account, 0)`.
+    pub nonce: U256,
+}
+
+/// What the chain's node said of the sender's account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountRead {
+    /// No code there yet: the operation deploys it.
+    Absent,
+    /// Deployed, as it is.
+    Held(HeldAccount),
+    /// The node could not say.
+    Failed(String),
+}
+
+/// The view calls that read a deployed account: `owner()`, `signer()`,
+/// `entryPoint()` on it.
+pub fn read_calls() -> [Bytes; 3] {
+    [
+        ReceiverAccount::ownerCall {}.abi_encode().into(),
+        ReceiverAccount::signerCall {}.abi_encode().into(),
+        ReceiverAccount::entryPointCall {}.abi_encode().into(),
+    ]
+}
+
+/// `EntryPoint.getNonce(account, 0)`'s call data.
+pub fn nonce_call(account: Address) -> Bytes {
+    EntryPoint::getNonceCall { sender: account, key: alloy_primitives::aliases::U192::ZERO }
+        .abi_encode()
+        .into()
+}
+
+/// A deployed account from its three reads and the EntryPoint's nonce.
+pub fn decode_held(
+    account: Address,
+    [owner, signer, entry_point]: [&[u8]; 3],
+    nonce: &[u8],
+) -> Result<HeldAccount, String> {
+    let address = |what: &str, b: &[u8]| {
+        <Address as SolValue>::abi_decode(b).map_err(|e| format!("{what} of {account}: {e}"))
+    };
+    Ok(HeldAccount {
+        account,
+        owner: address("owner()", owner)?,
+        signer: address("signer()", signer)?,
+        entry_point: address("entryPoint()", entry_point)?,
+        nonce: <U256 as SolValue>::abi_decode(nonce)
+            .map_err(|e| format!("the EntryPoint's nonce of {account}: {e}"))?,
+    })
+}
+
+/// Storage of the account and of EntryPoint v0.7 that a held account is
+/// written into: its owner, signer and EntryPoint slots, OpenZeppelin's
+/// namespaced `Initializable` slot, and the EntryPoint's
+/// `nonceSequenceNumber` mapping (slot 1, after `StakeManager.deposits`).
+const OWNER_SLOT: u64 = 0;
+const SIGNER_SLOT: u64 = 1;
+const ENTRY_POINT_SLOT: u64 = 2;
+const INITIALIZABLE_SLOT: B256 =
+    alloy_primitives::b256!("f0c57e16840df040f15088dc2f81fe391c3923bec73e23a9662efc9c229c6a00");
+const NONCE_MAPPING_SLOT: u64 = 1;
+
+/// Puts `held` in a fork as the chain holds it: the minimal proxy to the
+/// implementation at its address with its slots, and its nonce in the
+/// EntryPoint.
+pub fn place_held(evm: &mut crate::evm::ForkEvm, accounts: &AccountContracts, held: &HeldAccount) {
+    let mut code = alloy_primitives::hex!("3d3d3d3d363d3d37363d73").to_vec();
+    code.extend_from_slice(accounts.implementation.as_slice());
+    code.extend_from_slice(&alloy_primitives::hex!("5af43d3d93803e602a57fd5bf3"));
+    evm.set_code(held.account, Bytecode::new_raw(code.into()));
+    let word = |a: Address| U256::from_be_slice(a.into_word().as_slice());
+    evm.set_storage(held.account, U256::from(OWNER_SLOT), word(held.owner));
+    evm.set_storage(held.account, U256::from(SIGNER_SLOT), word(held.signer));
+    evm.set_storage(held.account, U256::from(ENTRY_POINT_SLOT), word(held.entry_point));
+    evm.set_storage(held.account, U256::from_be_bytes(INITIALIZABLE_SLOT.0), U256::ONE);
+    // nonceSequenceNumber[account][0]: the key's 192 bits are 0, the
+    // sequence is the nonce's low 64 bits.
+    let outer =
+        alloy_primitives::keccak256((held.account, U256::from(NONCE_MAPPING_SLOT)).abi_encode());
+    let inner = alloy_primitives::keccak256((U256::ZERO, outer).abi_encode());
+    let sequence = held.nonce & U256::from(u64::MAX);
+    evm.set_storage(accounts.entry_point, U256::from_be_bytes(inner.0), sequence);
+}
+
 /// A user operation proven in a fork of the world.
 #[derive(Debug, Clone)]
 pub struct ProvenOp {
@@ -211,9 +309,12 @@ pub fn prove(
     setup: &SimSetup,
 ) -> Result<ProvenOp, SimError> {
     let sender = call.to;
-    // The operation deploys the account itself.
+    // The operation deploys the account itself (unless the chain holds it).
     let setup = &SimSetup { accounts: Vec::new(), ..setup.clone() };
     let mut evm = cw.fork();
+    for held in &setup.held_accounts {
+        place_held(&mut evm, accounts, held);
+    }
     let deployed = !evm.code(sender).is_empty();
     let nonce = evm
         .view(

@@ -116,6 +116,28 @@ pub enum ExecError {
         /// Chain.
         chain: switchyard_catalog::ChainId,
     },
+    /// The node following the chain could not say how it holds the
+    /// sender's ERC-4337 account.
+    #[error(
+        "the sender's ERC-4337 account on chain {chain} could not be read from its node: {reason}"
+    )]
+    AccountUnreadable {
+        /// Chain.
+        chain: switchyard_catalog::ChainId,
+        /// Why.
+        reason: String,
+    },
+    /// The sender's ERC-4337 account trusts another EntryPoint (its owner
+    /// changed it): the v0.7 EntryPoint cannot run its operations.
+    #[error(
+        "the ERC-4337 account {account} trusts the EntryPoint {entry_point}, not v0.7's: its owner changed it"
+    )]
+    AccountEntryPoint {
+        /// The account.
+        account: alloy_primitives::Address,
+        /// The EntryPoint it trusts.
+        entry_point: alloy_primitives::Address,
+    },
     /// A native-coin input for an ERC-4337 account that does not hold it:
     /// a user operation carries no value.
     #[error(
@@ -168,6 +190,7 @@ impl ExecError {
             | Self::SpenderNative
             | Self::AccountNative
             | Self::AccountsUnavailable { .. }
+            | Self::AccountEntryPoint { .. }
             | Self::StrategyUnavailable { .. }
             | Self::PositionNeedsDelegate
             | Self::NativeToLegacyDelegate => ApiCode::InvalidParameter,
@@ -175,6 +198,7 @@ impl ExecError {
             Self::ExactOutRoute(_) => ApiCode::NoRoute,
             Self::BridgeUnavailable { .. } => ApiCode::BridgeUnavailable,
             Self::PositionUnavailable { .. } => ApiCode::PositionUnavailable,
+            Self::AccountUnreadable { .. } => ApiCode::Unavailable,
             Self::Unfundable { .. } | Self::BridgeLimit { .. } => ApiCode::AmountTooLarge,
             Self::Ipor(e) => e.code(),
             Self::Bundle(e) => e.code,

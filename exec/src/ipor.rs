@@ -185,6 +185,7 @@ pub fn ipor_now(state: &MarketState, req: &IporRequest) -> Result<IporTx, ExecEr
         account_id: req.account_id.clone(),
         backend: false,
         backend_signer: None,
+        account_read: None,
     };
     let p = parties(cw, &route)?;
     let quote = quote_now(state, &route.quote)?;

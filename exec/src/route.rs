@@ -68,6 +68,10 @@ pub struct RouteRequest {
     /// The operator's backend signer (configuration; the engine sets it):
     /// the accounts it signs for instead of their owners.
     pub backend_signer: Option<Address>,
+    /// The sender's ERC-4337 account as the chain's node holds it (the
+    /// engine reads it where a node follows the chain; `None`: the
+    /// world's, where it is not deployed).
+    pub account_read: Option<crate::account::AccountRead>,
 }
 
 /// The API's default slippage, bps.
@@ -95,6 +99,7 @@ impl RouteRequest {
             account_id: account_id.into(),
             backend: false,
             backend_signer: None,
+            account_read: None,
         }
     }
 }
@@ -221,6 +226,29 @@ pub fn account_runner(
         owner: from,
         signer,
     })
+}
+
+/// The sender's ERC-4337 account as its chain holds it, for the proof's
+/// fork: refused if the node could not say, or if the account trusts
+/// another EntryPoint than the one its operations go to.
+pub(crate) fn held_account(
+    cw: &ChainWorld,
+    runner: Runner,
+    read: Option<&crate::account::AccountRead>,
+) -> Result<Vec<crate::account::HeldAccount>, ExecError> {
+    use crate::account::AccountRead;
+    let Runner::Account { account, entry_point, .. } = runner else { return Ok(Vec::new()) };
+    match read {
+        None | Some(AccountRead::Absent) => Ok(Vec::new()),
+        Some(AccountRead::Failed(why)) => {
+            Err(ExecError::AccountUnreadable { chain: cw.chain, reason: why.clone() })
+        }
+        Some(AccountRead::Held(h)) if h.account != account => Ok(Vec::new()),
+        Some(AccountRead::Held(h)) if h.entry_point != entry_point => {
+            Err(ExecError::AccountEntryPoint { account, entry_point: h.entry_point })
+        }
+        Some(AccountRead::Held(h)) => Ok(vec![*h]),
+    }
 }
 
 /// The code an account runs for a delegate strategy.
@@ -385,6 +413,7 @@ pub(crate) fn sim_setup(
         debts: Vec::new(),
         positions: Vec::new(),
         accounts: Vec::new(),
+        held_accounts: Vec::new(),
     }
 }
 
@@ -539,6 +568,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     all_or_nothing(state, chain, &mut approvals);
     encode::guard::check_entry(cw, runner, &tx, &approvals)?;
     let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
+    setup.held_accounts = held_account(cw, runner, req.account_read.as_ref())?;
     if crossing.is_none() {
         setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
         setup.watch.dedup();

@@ -46,6 +46,9 @@ pub struct SimSetup {
     /// account a bundle's program runs in when it is executed directly by
     /// its owner (a user operation deploys it itself).
     pub accounts: Vec<(Address, Address, Address)>,
+    /// ERC-4337 accounts the chain holds (read from its node), put in
+    /// place first as it holds them.
+    pub held_accounts: Vec<crate::account::HeldAccount>,
 }
 
 /// What the transaction did.
@@ -141,6 +144,11 @@ pub fn prepare(world: &ChainWorld, evm: &mut ForkEvm, setup: &SimSetup) -> Resul
     }
     for (account, delegate) in &setup.delegations {
         evm.delegate_account(*account, *delegate);
+    }
+    if let Some(contracts) = world.shortcuts.accounts.as_ref() {
+        for held in &setup.held_accounts {
+            crate::account::place_held(evm, contracts, held);
+        }
     }
     for (factory, owner, signer) in &setup.accounts {
         let call = crate::account::deploy_call(*owner, *signer);

@@ -348,6 +348,9 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
         ExecError::AccountsUnavailable { .. } => {
             (Some("executionMode".into()), e.to_string().into())
         }
+        ExecError::AccountUnreadable { .. } | ExecError::AccountEntryPoint { .. } => {
+            (Some("fromAddress".into()), e.to_string().into())
+        }
         ExecError::SpenderNative => (
             Some("spender".into()),
             "a native-coin input cannot be taken from a spender".into(),

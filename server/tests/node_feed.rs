@@ -1405,4 +1405,38 @@ fn a_backend_route_runs_as_a_user_operation_through_the_nodes_entry_point() {
     assert_eq!(usdc(account) - before, amount_out, "the account keeps the quote to the wei");
     let left = word(&node.call(DAI, &Token::balanceOfCall { who: me }.abi_encode()));
     assert_eq!(left, U256::ZERO, "the account pulled the input");
+
+    // Its second operation: the account is on the chain now (read from the
+    // node: no initCode, the EntryPoint's nonce 1), and spends its own USDC
+    // (spender = the account) back into DAI, which it keeps.
+    let spend = usdc(account);
+    let path = format!(
+        "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={USDC:#x}&amountIn={spend}&tokenOut={DAI:#x}&routingStrategy=ensowallet-v2&executionMode=backend&spender={account:#x}"
+    );
+    let mut answer = (0, String::new());
+    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for("the second operation, on the deployed account", 30, || {
+            answer = http(&server.addr, "GET", &path, &server.key, "").unwrap_or_default();
+            answer.0 == 200
+                && serde_json::from_str::<Value>(&answer.1)
+                    .is_ok_and(|r| r["userOp"]["nonce"] == json!("0x1"))
+        })
+    }));
+    assert!(waited.is_ok(), "{answer:?}");
+    let r: Value = serde_json::from_str(&answer.1).expect("json");
+    assert!(r["userOp"].get("factory").is_none(), "no initCode for a deployed account: {r}");
+    let amount_out =
+        U256::from_str_radix(r["amountOut"].as_str().expect("amountOut"), 10).expect("amount");
+    let data: Bytes = serde_json::from_value(r["tx"]["data"].clone()).expect("tx.data");
+    let mut handle = EntryPoint::handleOpsCall::abi_decode(&data).expect("handleOps");
+    let hash: Bytes = serde_json::from_value(r["userOpHash"].clone()).expect("userOpHash");
+    let signature = node.rpc("eth_sign", json!([me, hash]));
+    handle.ops[0].signature = serde_json::from_value(signature).expect("signature");
+    handle.beneficiary = bundler;
+    let dai = |who: Address| word(&node.call(DAI, &Token::balanceOfCall { who }.abi_encode()));
+    let before = dai(account);
+    let gas: u64 = r["gas"].as_str().and_then(|g| g.parse().ok()).expect("gas");
+    node.transact_with_gas(bundler, Some(ENTRY_POINT), &handle.abi_encode(), gas);
+    assert_eq!(dai(account) - before, amount_out, "the account keeps the quote to the wei");
+    assert_eq!(usdc(account), U256::ZERO, "it spent its own USDC");
 }

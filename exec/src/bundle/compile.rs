@@ -232,6 +232,8 @@ struct Compiler<'a> {
     nfts_in: Vec<(Address, U256)>,
     /// Users' positions the bundle redeems, as the chain holds them.
     held: Vec<crate::evm::clmm::HeldPosition>,
+    /// The sender's ERC-4337 account as its chain holds it, if deployed.
+    held_accounts: Vec<crate::account::HeldAccount>,
     /// First command word of each action, for naming a failed command.
     marks: Vec<usize>,
     /// The request id of the event.
@@ -283,6 +285,7 @@ impl<'a> Compiler<'a> {
             crossings: Vec::new(),
             nfts_in: Vec::new(),
             held: Vec::new(),
+            held_accounts: Vec::new(),
             marks: Vec::with_capacity(req.actions.len()),
             request_id,
             base,
@@ -3282,6 +3285,7 @@ impl<'a> Compiler<'a> {
                     }
                     _ => Vec::new(),
                 },
+                held_accounts: self.held_accounts.clone(),
             },
             approvals,
             prologue,
@@ -3418,6 +3422,7 @@ pub fn compile_and_prove(
     let request_id = encode::request_id(req.referral_code.as_deref(), unique);
     let mut c =
         Compiler::new(state, templates, cw, req, runner, owner, request_id, "body".to_owned())?;
+    c.held_accounts = crate::route::held_account(cw, runner, req.account_read.as_ref())?;
     c.run()?;
     let Assembled { program, tx, setup, approvals, prologue } = c.assemble(c.b.clone())?;
     let mut evm = cw.fork();

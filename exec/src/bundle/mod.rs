@@ -477,6 +477,9 @@ pub struct BundleRequest {
     pub backend: bool,
     /// The operator's backend signer (configuration; the engine sets it).
     pub backend_signer: Option<Address>,
+    /// The sender's ERC-4337 account as the chain's node holds it (the
+    /// engine reads it where a node follows the chain).
+    pub account_read: Option<crate::account::AccountRead>,
 }
 
 /// A position a `redeemclmm` names, read from the chain.
@@ -516,6 +519,7 @@ impl BundleRequest {
             positions: Vec::new(),
             backend: false,
             backend_signer: None,
+            account_read: None,
         }
     }
 

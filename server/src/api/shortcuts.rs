@@ -759,6 +759,7 @@ async fn route_response(
             backend,
             // The engine sets the operator's signer from its configuration.
             backend_signer: None,
+            account_read: None,
         })
         .await?;
     Ok(Json(dto::RouteResponse {
@@ -869,6 +870,7 @@ pub async fn route_nontokenized(
                 account_id: key.0.account_id.clone(),
                 backend: false,
                 backend_signer: None,
+                account_read: None,
             },
             position: req.position,
         })
@@ -967,6 +969,7 @@ pub async fn bundle(
             positions: Vec::new(),
             backend: req.execution_mode == requests::ExecutionMode::Backend,
             backend_signer: None,
+            account_read: None,
         })
         .await?;
     let by_token = |m: &std::collections::BTreeMap<alloy_primitives::Address, U256>| {
