@@ -3,8 +3,8 @@ pragma solidity 0.8.37;
 
 import {runMultiSend} from "./MultiSend.sol";
 import {TokenReceiverHooks} from "./TokenReceiverHooks.sol";
-import {requireTokenCall} from "./TokenTransfers.sol";
 import {WeirollVM} from "./WeirollVM.sol";
+import {sendERC1155s, sendERC721s, sendToken} from "./Withdrawals.sol";
 
 /// ERC-4337 v0.7's packed user operation, as the EntryPoint passes it.
 struct PackedUserOperation {
@@ -105,7 +105,7 @@ contract ReceiverAccount is WeirollVM, TokenReceiverHooks {
             if (token == NATIVE) {
                 _sendNative(amount);
             } else {
-                _sendToken(token, amount);
+                sendToken(token, _owner, amount);
             }
         }
     }
@@ -161,20 +161,18 @@ contract ReceiverAccount is WeirollVM, TokenReceiverHooks {
         _onlyOwner();
         if (erc20s.length != amounts.length) revert ArrayLengthMismatch(erc20s.length, amounts.length);
         for (uint256 k; k < erc20s.length; ++k) {
-            _sendToken(erc20s[k], amounts[k]);
+            sendToken(erc20s[k], _owner, amounts[k]);
         }
     }
 
     function withdrawERC721s(address erc721, uint256[] calldata ids) external {
         _onlyOwner();
-        for (uint256 k; k < ids.length; ++k) {
-            IERC721Send(erc721).safeTransferFrom(address(this), _owner, ids[k]);
-        }
+        sendERC721s(erc721, address(this), _owner, ids);
     }
 
     function withdrawERC1155s(address erc1155, uint256[] calldata ids, uint256[] calldata amounts) external {
         _onlyOwner();
-        IERC1155Send(erc1155).safeBatchTransferFrom(address(this), _owner, ids, amounts, "");
+        sendERC1155s(erc1155, address(this), _owner, ids, amounts);
     }
 
     /// The signer's ECDSA signature of the EIP-191 message of `hash` (65
@@ -226,23 +224,4 @@ contract ReceiverAccount is WeirollVM, TokenReceiverHooks {
         (bool ok,) = _owner.call{value: amount}("");
         if (!ok) revert WithdrawFailed();
     }
-
-    function _sendToken(address token, uint256 amount) private {
-        (bool ok, bytes memory r) = token.call(abi.encodeWithSelector(0xa9059cbb, _owner, amount));
-        requireTokenCall(token, ok, r);
-    }
-}
-
-interface IERC721Send {
-    function safeTransferFrom(address from, address to, uint256 id) external;
-}
-
-interface IERC1155Send {
-    function safeBatchTransferFrom(
-        address from,
-        address to,
-        uint256[] calldata ids,
-        uint256[] calldata amounts,
-        bytes calldata data
-    ) external;
 }

@@ -3,8 +3,8 @@ pragma solidity 0.8.37;
 
 import {TokenReceiverHooks} from "./TokenReceiverHooks.sol";
 import {runMultiSend} from "./MultiSend.sol";
-import {requireTokenCall} from "./TokenTransfers.sol";
 import {WeirollVM} from "./WeirollVM.sol";
+import {sendERC1155s, sendERC721s, sendToken} from "./Withdrawals.sol";
 
 /// @title Reference of Enso's deployed `EnsoWalletV2` (`ensowallet-v2`,
 /// implementation `0xA04df79c7e91f393B64e7BfECbfFA13A9f9F2829`, VERSION
@@ -100,21 +100,18 @@ contract SmartWallet is WeirollVM, TokenReceiverHooks {
         _onlyOwner();
         if (erc20s.length != amounts.length) revert ArrayLengthMismatch(erc20s.length, amounts.length);
         for (uint256 k; k < erc20s.length; ++k) {
-            (bool ok, bytes memory r) = erc20s[k].call(abi.encodeWithSelector(0xa9059cbb, _owner, amounts[k]));
-            requireTokenCall(erc20s[k], ok, r);
+            sendToken(erc20s[k], _owner, amounts[k]);
         }
     }
 
     function withdrawERC721s(address erc721, uint256[] calldata ids) external {
         _onlyOwner();
-        for (uint256 k; k < ids.length; ++k) {
-            IERC721Transfer(erc721).safeTransferFrom(address(this), _owner, ids[k]);
-        }
+        sendERC721s(erc721, address(this), _owner, ids);
     }
 
     function withdrawERC1155s(address erc1155, uint256[] calldata ids, uint256[] calldata amounts) external {
         _onlyOwner();
-        IERC1155Transfer(erc1155).safeBatchTransferFrom(address(this), _owner, ids, amounts, "");
+        sendERC1155s(erc1155, address(this), _owner, ids, amounts);
     }
 
     function _onlyOwner() private view {
@@ -153,18 +150,4 @@ contract SmartWallet is WeirollVM, TokenReceiverHooks {
         }
         emit Initialized(version);
     }
-}
-
-interface IERC721Transfer {
-    function safeTransferFrom(address from, address to, uint256 id) external;
-}
-
-interface IERC1155Transfer {
-    function safeBatchTransferFrom(
-        address from,
-        address to,
-        uint256[] calldata ids,
-        uint256[] calldata amounts,
-        bytes calldata data
-    ) external;
 }

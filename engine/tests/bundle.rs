@@ -82,6 +82,35 @@ fn route(token_in: Address, token_out: Address, amount_in: Amount) -> Action {
     }))
 }
 
+/// A swap of `weth` on Uniswap V2 into USDC, a route of that into DAI, an
+/// ERC-4626 deposit of that into sDAI.
+fn weth_to_sdai(weth: U256) -> Vec<Action> {
+    vec![
+        Action {
+            protocol: "uniswap-v2".into(),
+            kind: ActionKind::Swap {
+                token_in: WETH,
+                token_out: USDC,
+                amount_in: Amount::Value(weth),
+                primary: V2_ROUTER,
+                receiver: None,
+                slippage_bps: Some(100),
+            },
+        },
+        route(USDC, DAI, Amount::Output { action: 0, index: 0 }),
+        Action {
+            protocol: "erc4626".into(),
+            kind: ActionKind::Deposit {
+                token_in: DAI,
+                token_out: Some(SDAI),
+                amount_in: Amount::Output { action: 1, index: 0 },
+                primary: SDAI,
+                receiver: None,
+            },
+        },
+    ]
+}
+
 /// Executes `b` again in a fresh fork of `world`: `USER` holds `funds`
 /// (and, for the delegate strategy, is delegated to the deployed
 /// delegate), and `watch` is the account and token whose gain is read.
@@ -113,31 +142,11 @@ async fn bundles_execute_for_every_strategy() {
             .expect("engine starts");
     let state = engine.state();
     let world = state.world.as_ref().expect("world").chain(ChainId(1)).expect("chain 1").clone();
-    let actions = vec![
-        Action {
-            protocol: "uniswap-v2".into(),
-            kind: ActionKind::Swap {
-                token_in: WETH,
-                token_out: USDC,
-                amount_in: Amount::Value(U256::from(10u128.pow(18))),
-                primary: V2_ROUTER,
-                receiver: None,
-                slippage_bps: Some(100),
-            },
-        },
-        route(USDC, DAI, Amount::Output { action: 0, index: 0 }),
-        Action {
-            protocol: "erc4626".into(),
-            kind: ActionKind::Deposit {
-                token_in: DAI,
-                token_out: Some(SDAI),
-                amount_in: Amount::Output { action: 1, index: 0 },
-                primary: SDAI,
-                receiver: None,
-            },
-        },
-        enso(ActionKind::Slippage { bps: 50, amount_out: Amount::Output { action: 2, index: 0 } }),
-    ];
+    let mut actions = weth_to_sdai(U256::from(10u128.pow(18)));
+    actions.push(enso(ActionKind::Slippage {
+        bps: 50,
+        amount_out: Amount::Output { action: 2, index: 0 },
+    }));
     for strategy in [
         RoutingStrategy::Router,
         RoutingStrategy::Delegate,
@@ -1729,30 +1738,7 @@ async fn a_backend_bundle_is_a_user_operation() {
     let key = k256::ecdsa::SigningKey::from_slice(&[0x55; 32]).expect("key");
     let owner = address_of(&key);
     let one = U256::from(10u128.pow(18));
-    let actions = vec![
-        Action {
-            protocol: "uniswap-v2".into(),
-            kind: ActionKind::Swap {
-                token_in: WETH,
-                token_out: USDC,
-                amount_in: Amount::Value(one),
-                primary: V2_ROUTER,
-                receiver: None,
-                slippage_bps: Some(100),
-            },
-        },
-        route(USDC, DAI, Amount::Output { action: 0, index: 0 }),
-        Action {
-            protocol: "erc4626".into(),
-            kind: ActionKind::Deposit {
-                token_in: DAI,
-                token_out: Some(SDAI),
-                amount_in: Amount::Output { action: 1, index: 0 },
-                primary: SDAI,
-                receiver: None,
-            },
-        },
-    ];
+    let actions = weth_to_sdai(one);
     let req = BundleRequest {
         from: owner,
         backend: true,
