@@ -9,7 +9,11 @@
 #                           @balancer-labs/v2-deployments@3.2.0 (the Vault and
 #                           the 2021 weighted pools), @aave/core-v3@1.19.3 and
 #                           @account-abstraction/contracts@0.7.0 (the
-#                           ERC-4337 EntryPoint): the published bytecode
+#                           ERC-4337 EntryPoint),
+#                           @layerzerolabs/lz-evm-protocol-v2@3.0.168
+#                           (LayerZero's EndpointV2) and
+#                           @stargatefinance/stg-evm-v2@2.0.6 (Stargate's
+#                           pools and messaging): the published bytecode
 #                           the EVM world runs (not committed); solc 0.8.37 and
 #                           @openzeppelin/contracts@5.7.0 (to rebuild our own
 #                           contracts' committed artifacts).
@@ -46,6 +50,8 @@ need() {
     [ -f "contracts/node_modules/@uniswap/swap-router-contracts/artifacts/contracts/SwapRouter02.sol/SwapRouter02.json" ] &&
     [ -f "contracts/node_modules/@balancer-labs/v2-deployments/dist/tasks/20210418-weighted-pool/bytecode/WeightedPool2Tokens.json" ] &&
     [ -f "contracts/node_modules/@account-abstraction/contracts/artifacts/EntryPointSimulations.json" ] &&
+    [ -f "contracts/node_modules/@layerzerolabs/lz-evm-protocol-v2/artifacts/contracts/EndpointV2.sol/EndpointV2.json" ] &&
+    [ -f "contracts/node_modules/@stargatefinance/stg-evm-v2/deployments/ethereum-mainnet/TokenMessaging.json" ] &&
     [ -f "contracts/node_modules/@openzeppelin/contracts/token/ERC20/extensions/ERC4626.sol" ]
 }
 

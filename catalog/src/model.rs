@@ -500,6 +500,50 @@ pub struct Bridge {
     /// contract is a `TokenMessengerV2`.
     #[serde(default)]
     pub cctp: Option<CctpSetup>,
+    /// LayerZero V2 beside the Stargate V2 pools (the bridge's entry
+    /// contracts, listed in `layerzeroPools`).
+    #[serde(default)]
+    pub layerzero: Option<LayerZeroSetup>,
+}
+
+/// LayerZero V2 and Stargate V2's messaging beside the pools: where the
+/// endpoint and each chain's `TokenMessaging` are, Enso's composer on each
+/// chain, and the messaging fee the world's message library charges.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LayerZeroSetup {
+    /// `EndpointV2` (the same address on these chains).
+    pub endpoint: Address,
+    /// Stargate's `TokenMessaging` per chain (decimal chain id keys).
+    pub token_messaging: BTreeMap<String, Address>,
+    /// Enso's `LayerZeroReceiver` per chain (decimal chain id keys): the
+    /// composer that runs a shortcut with what a transfer delivered.
+    #[serde(default)]
+    pub composer: BTreeMap<String, Address>,
+    /// The native fee of one message from each chain, wei (decimal chain
+    /// id keys): what the world's message library charges, and what a
+    /// transaction pays beside its value (the endpoint refunds the rest).
+    pub message_fee_wei: BTreeMap<String, u64>,
+    /// Gas of a taxi's `lzReceive` on the destination (Stargate's
+    /// enforced option for taxis).
+    pub lz_receive_gas: u64,
+}
+
+impl LayerZeroSetup {
+    /// The native fee of one message from `chain`.
+    pub fn message_fee(&self, chain: ChainId) -> Option<u64> {
+        self.message_fee_wei.get(&chain.0.to_string()).copied()
+    }
+
+    /// Stargate's `TokenMessaging` on `chain`.
+    pub fn token_messaging(&self, chain: ChainId) -> Option<Address> {
+        self.token_messaging.get(&chain.0.to_string()).copied()
+    }
+
+    /// Enso's composer on `chain`.
+    pub fn composer(&self, chain: ChainId) -> Option<Address> {
+        self.composer.get(&chain.0.to_string()).copied()
+    }
 }
 
 /// Circle's CCTP V2 beside its `TokenMessengerV2` (the bridge's entry
@@ -557,6 +601,30 @@ pub struct LayerZeroPool {
     pub decimals: u8,
     /// LayerZero endpoint id of the chain.
     pub eid: u32,
+    /// Stargate's asset id of the token (1 USDC, 2 USDT, 13 ETH), where the
+    /// catalog records the pool's deployment.
+    #[serde(default)]
+    pub asset_id: Option<u16>,
+    /// The pool's `FeeLibV1`.
+    #[serde(default)]
+    pub fee_lib: Option<Address>,
+    /// Which published Stargate contract the pool is.
+    #[serde(default)]
+    pub kind: Option<StargatePoolKind>,
+}
+
+/// The published Stargate V2 contract of a pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StargatePoolKind {
+    /// `StargatePoolUSDC`.
+    Usdc,
+    /// `StargatePoolMigratable` (USDT).
+    Migratable,
+    /// `StargatePool`.
+    Pool,
+    /// `StargatePoolNative` (the chain's coin).
+    Native,
 }
 
 /// A non-tokenized position.

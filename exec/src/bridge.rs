@@ -12,7 +12,7 @@
 //! relayer calls `receiveMessage` on the destination's transmitter, which
 //! has the destination's `TokenMessengerV2` mint the USDC.
 
-use alloy_primitives::{Address, B256, Log, U256, address, keccak256};
+use alloy_primitives::{Address, B256, Bytes, Log, U256, address, keccak256};
 use alloy_sol_types::{SolEvent, SolValue};
 use switchyard_catalog::{Catalog, ChainId};
 
@@ -102,6 +102,133 @@ pub fn deliver_cctp(
             amount_in: m.amount,
             token,
             receiver: m.mint_recipient,
+            amount: gained,
+        });
+    }
+    Ok(out)
+}
+
+/// Who executes LayerZero messages on the world's destination chains.
+pub const LZ_EXECUTOR: Address = address!("5eed00000000000000000000000000000000e7ec");
+
+/// Every Stargate taxi among `logs` (a source transaction's, on `from`),
+/// verified, received and (when it composes) composed on its destination
+/// chain: what each delivered, in the order they were sent. `watch` names
+/// who is measured, and in which token, when it is not the taxi's receiver
+/// in the destination pool's token (a composed shortcut pays onwards).
+pub fn deliver_layerzero(
+    world: &World,
+    catalog: &Catalog,
+    from: ChainId,
+    logs: &[Log],
+    watch: Option<(Address, Address)>,
+) -> Result<Vec<Delivery>, ExecError> {
+    use crate::evm::{
+        abi::{LzEndpointV2, LzSimpleMessageLib, StargatePool},
+        layerzero::{self, Packet, Taxi},
+    };
+    use alloy_sol_types::SolCall;
+    let Some((_, lz)) = layerzero::setup(catalog) else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    let sent = logs
+        .iter()
+        .filter(|l| l.address == lz.endpoint)
+        .filter_map(|l| LzEndpointV2::PacketSent::decode_log(l).ok());
+    for (k, event) in sent.enumerate() {
+        let failed =
+            |why: String| ExecError::SimulationFailed(format!("LayerZero packet {k}: {why}"));
+        let p = Packet::decode(&event.encodedPayload)
+            .ok_or_else(|| failed("not a V1 packet".to_owned()))?;
+        let taxi =
+            Taxi::decode(&p.message).ok_or_else(|| failed("not a Stargate taxi".to_owned()))?;
+        let to = layerzero::chain_of(catalog, p.dst_eid)
+            .ok_or_else(|| failed(format!("endpoint {} is no chain of the catalog", p.dst_eid)))?;
+        let cw = world.chain(to).ok_or(ExecError::BridgeUnavailable { chain: to })?;
+        let pool = layerzero::pools_on(catalog, to)
+            .find(|q| q.asset_id == Some(taxi.asset_id))
+            .ok_or(ExecError::BridgeUnavailable { chain: to })?;
+        let source_pool = logs.iter().find_map(|l| {
+            StargatePool::OFTSent::decode_log(l)
+                .ok()
+                .filter(|e| e.guid == p.guid)
+                .map(|e| (l.address, e.data.amountSentLD))
+        });
+        let (holder, token) = watch.unwrap_or((taxi.receiver, pool.token));
+        let mut evm = cw.fork();
+        let balance = |evm: &mut crate::evm::ForkEvm| {
+            crate::evm::world::ChainWorld::balance_of(evm, token, holder)
+                .map_err(|e| failed(format!("balance of {holder}: {e}")))
+        };
+        let before = balance(&mut evm)?;
+        let step = |evm: &mut crate::evm::ForkEvm, to_: Address, data: Vec<u8>, what: &str| {
+            evm.call(LZ_EXECUTOR, to_, data.into(), U256::ZERO).map_err(|e| {
+                failed(format!("{what} on chain {to}: {}", crate::simulate::describe(&e)))
+            })
+        };
+        let verify = LzSimpleMessageLib::validatePacketCall { packetBytes: p.raw.clone() };
+        step(&mut evm, layerzero::MESSAGE_LIB, verify.abi_encode(), "not verified")?;
+        let origin = LzEndpointV2::Origin { srcEid: p.src_eid, sender: p.sender, nonce: p.nonce };
+        let receive = LzEndpointV2::lzReceiveCall {
+            origin,
+            receiver: p.receiver,
+            guid: p.guid,
+            message: p.message.clone(),
+            extraData: Bytes::new(),
+        };
+        let received = step(&mut evm, lz.endpoint, receive.abi_encode(), "not received")?;
+        let arrived = received.logs.iter().find_map(|l| {
+            StargatePool::OFTReceived::decode_log(l)
+                .ok()
+                .filter(|e| l.address == pool.pool && e.guid == p.guid)
+                .map(|e| e.data.amountReceivedLD)
+        });
+        let Some(arrived) = arrived else {
+            // Stargate keeps what it could not pay as an unreceived token.
+            return Err(failed(format!("the pool on chain {to} did not pay the taxi out")));
+        };
+        if taxi.composes {
+            let composed = received
+                .logs
+                .iter()
+                .find_map(|l| {
+                    LzEndpointV2::ComposeSent::decode_log(l)
+                        .ok()
+                        .filter(|e| l.address == lz.endpoint && e.guid == p.guid)
+                })
+                .ok_or_else(|| failed("no compose message was queued".to_owned()))?;
+            let compose = LzEndpointV2::lzComposeCall {
+                from: composed.from,
+                to: composed.to,
+                guid: composed.guid,
+                index: composed.index,
+                message: composed.message.clone(),
+                extraData: Bytes::new(),
+            };
+            step(&mut evm, lz.endpoint, compose.abi_encode(), "not composed")?;
+        }
+        let after = balance(&mut evm)?;
+        let gained = after.checked_sub(before).unwrap_or_default();
+        let (token_in, amount_in) = match source_pool {
+            Some((pool_at, sent)) => (
+                layerzero::pools_on(catalog, from)
+                    .find(|q| q.pool == pool_at)
+                    .map_or(Address::ZERO, |q| q.token),
+                sent,
+            ),
+            None => (Address::ZERO, U256::ZERO),
+        };
+        // Paid straight to the receiver, the gain is what the pool says it
+        // paid.
+        if watch.is_none() && gained != arrived {
+            tracing::error!(%arrived, %gained, "Stargate delivery differs");
+            return Err(ExecError::SimulationMismatch { index: 0 });
+        }
+        out.push(Delivery {
+            to_chain: to,
+            token_in,
+            amount_in,
+            token,
+            receiver: holder,
             amount: gained,
         });
     }

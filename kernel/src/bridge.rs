@@ -66,7 +66,8 @@ pub struct SendConfirmations {
 
 impl BridgeRoute {
     /// What the bridge takes of `amount_in`: all of it, or only whole units
-    /// of its shared decimals.
+    /// of its shared decimals (a token of fewer decimals than the shared
+    /// ones is refused by [`Self::amount_out`]).
     pub fn amount_taken(&self, amount_in: U256) -> U256 {
         match self.shared_decimals {
             Some(s) if self.decimals_in > s => {
@@ -82,14 +83,8 @@ impl BridgeRoute {
         if self.fee_bps > 10_000 {
             return Err(AmmError::InvalidState);
         }
-        let amount_in = self.amount_taken(amount_in);
-        // Shared units travel as a `uint64`: more cannot be sent at once.
-        if let Some(s) = self.shared_decimals
-            && self.decimals_in >= s
-            && amount_in / U256::from(10u8).pow(U256::from(self.decimals_in - s))
-                > U256::from(u64::MAX)
-        {
-            return Err(AmmError::InsufficientLiquidity);
+        if let Some(shared) = self.shared_decimals {
+            return self.shared_amount_out(amount_in, shared);
         }
         let bps = U256::from(self.fee_bps);
         let fee = amount_in
@@ -111,6 +106,36 @@ impl BridgeRoute {
                 .ok_or(AmmError::InvalidState)?,
         };
         if out.is_zero() { Err(AmmError::InsufficientLiquidity) } else { Ok(out) }
+    }
+
+    /// Stargate V2's arithmetic: the amount travels in shared units (the
+    /// source's local amount floored to them, a `uint64`); `FeeLibV1`
+    /// charges `floor(x * feeMillionth / 1e6) + 1` shared units of a
+    /// nonzero fee (the fee in bps is `feeMillionth / 100`); the
+    /// destination pays what is left in its own local units. A fixed fee is
+    /// taken in the source's local units, floored to shared units.
+    fn shared_amount_out(&self, amount_in: U256, shared: u8) -> Result<U256, AmmError> {
+        let unit = |decimals: u8| -> Result<U256, AmmError> {
+            let d = decimals.checked_sub(shared).ok_or(AmmError::InvalidState)?;
+            Ok(U256::from(10u8).pow(U256::from(d)))
+        };
+        let (unit_in, unit_out) = (unit(self.decimals_in)?, unit(self.decimals_out)?);
+        let sd = amount_in / unit_in;
+        // Shared units travel as a `uint64`: more cannot be sent at once.
+        if sd > U256::from(u64::MAX) {
+            return Err(AmmError::InsufficientLiquidity);
+        }
+        let fee = if self.fee_bps == 0 || sd.is_zero() {
+            U256::ZERO
+        } else {
+            sd * U256::from(self.fee_bps * 100) / U256::from(1_000_000u32) + U256::ONE
+        };
+        let net = sd
+            .checked_sub(fee)
+            .and_then(|v| v.checked_sub(self.fixed_fee / unit_in))
+            .filter(|v| !v.is_zero())
+            .ok_or(AmmError::InsufficientLiquidity)?;
+        net.checked_mul(unit_out).ok_or(AmmError::InvalidState)
     }
 
     /// The crossing's latency, as a plan reports it.
@@ -216,6 +241,30 @@ mod tests {
         assert_eq!(r.amount_out(U256::from(1_000_000_001u64)), Ok(U256::from(998_900_000u64)));
         assert_eq!(r.amount_out(U256::from(500_000u64)), Err(AmmError::InsufficientLiquidity));
         assert!((r.shadow_out(1_000_000_001.0) - 998_900_000.4).abs() < 1.0);
+    }
+
+    /// `FeeLibV1`'s fee in shared units: `floor(x * feeMillionth / 1e6) + 1`
+    /// of a nonzero fee, none of a zero one; the destination pays the rest
+    /// in its own decimals (BNB Chain's USDC has 18).
+    #[test]
+    fn stargate_fees_are_fee_lib_arithmetic_in_shared_units() {
+        let usdc = BridgeRoute { shared_decimals: Some(6), ..route(6, 0, 6, 6) };
+        // 1,000 USDC: 600 units of fee, plus one.
+        assert_eq!(usdc.amount_out(U256::from(1_000_000_000u64)), Ok(U256::from(999_399_999u64)));
+        // 1 unit: floor(0.0006) + 1 takes it all.
+        assert_eq!(usdc.amount_out(U256::ONE), Err(AmmError::InsufficientLiquidity));
+        let to_bsc = BridgeRoute { shared_decimals: Some(6), ..route(6, 0, 6, 18) };
+        assert_eq!(
+            to_bsc.amount_out(U256::from(1_000_000_000u64)),
+            Ok(U256::from(999_399_999u64) * U256::from(10u64.pow(12)))
+        );
+        let from_bsc = BridgeRoute { shared_decimals: Some(6), ..route(6, 0, 18, 6) };
+        let x = U256::from(1_000_000_000u64) * U256::from(10u64.pow(12)) + U256::from(5u8);
+        assert_eq!(from_bsc.amount_out(x), Ok(U256::from(999_399_999u64)));
+        let free = BridgeRoute { shared_decimals: Some(6), ..route(0, 0, 6, 6) };
+        assert_eq!(free.amount_out(U256::from(7u8)), Ok(U256::from(7u8)));
+        let coarse = BridgeRoute { shared_decimals: Some(6), ..route(0, 0, 2, 2) };
+        assert_eq!(coarse.amount_out(U256::from(7u8)), Err(AmmError::InvalidState));
     }
 
     #[test]

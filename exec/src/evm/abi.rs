@@ -943,3 +943,144 @@ sol! {
         function getLocalToken(uint32 remoteDomain, bytes32 remoteToken) external view returns (address);
     }
 }
+
+sol! {
+    /// `@layerzerolabs/lz-evm-protocol-v2` `EndpointV2` (npm).
+    #[sol(all_derives)]
+    contract LzEndpointV2 {
+        struct Origin {
+            uint32 srcEid;
+            bytes32 sender;
+            uint64 nonce;
+        }
+        constructor(uint32 eid, address owner);
+        event PacketSent(bytes encodedPayload, bytes options, address sendLibrary);
+        event PacketVerified(Origin origin, address receiver, bytes32 payloadHash);
+        event PacketDelivered(Origin origin, address receiver);
+        event ComposeSent(address from, address to, bytes32 guid, uint16 index, bytes message);
+        event ComposeDelivered(address from, address to, bytes32 guid, uint16 index);
+        function eid() external view returns (uint32);
+        function registerLibrary(address lib) external;
+        function setDefaultSendLibrary(uint32 eid, address newLib) external;
+        function setDefaultReceiveLibrary(uint32 eid, address newLib, uint256 gracePeriod) external;
+        function lzReceive(Origin origin, address receiver, bytes32 guid, bytes message, bytes extraData) external payable;
+        function lzCompose(address from, address to, bytes32 guid, uint16 index, bytes message, bytes extraData) external payable;
+        function composeQueue(address from, address to, bytes32 guid, uint16 index) external view returns (bytes32);
+        function inboundPayloadHash(address receiver, uint32 srcEid, bytes32 sender, uint64 nonce) external view returns (bytes32);
+    }
+
+    /// `@layerzerolabs/lz-evm-protocol-v2` `SimpleMessageLib` (npm).
+    #[sol(all_derives)]
+    contract LzSimpleMessageLib {
+        constructor(address endpoint, address treasury);
+        function setMessagingFee(uint256 nativeFee, uint256 lzTokenFee) external;
+        function validatePacket(bytes packetBytes) external;
+        function nativeFee() external view returns (uint256);
+    }
+
+    /// `@stargatefinance/stg-evm-v2` pools: `StargatePoolUSDC`,
+    /// `StargatePoolMigratable`, `StargatePool` (the constructor with a
+    /// token) and `StargatePoolNative` (without).
+    #[sol(all_derives)]
+    contract StargatePool {
+        struct AddressConfig {
+            address feeLib;
+            address planner;
+            address treasurer;
+            address tokenMessaging;
+            address creditMessaging;
+            address lzToken;
+        }
+        struct SendParam {
+            uint32 dstEid;
+            bytes32 to;
+            uint256 amountLD;
+            uint256 minAmountLD;
+            bytes extraOptions;
+            bytes composeMsg;
+            bytes oftCmd;
+        }
+        struct MessagingFee {
+            uint256 nativeFee;
+            uint256 lzTokenFee;
+        }
+        struct MessagingReceipt {
+            bytes32 guid;
+            uint64 nonce;
+            MessagingFee fee;
+        }
+        struct OFTReceipt {
+            uint256 amountSentLD;
+            uint256 amountReceivedLD;
+        }
+        constructor(
+            string lpTokenName,
+            string lpTokenSymbol,
+            address token,
+            uint8 tokenDecimals,
+            uint8 sharedDecimals,
+            address endpoint,
+            address owner
+        );
+        event OFTSent(bytes32 indexed guid, uint32 dstEid, address indexed fromAddress, uint256 amountSentLD, uint256 amountReceivedLD);
+        event OFTReceived(bytes32 indexed guid, uint32 srcEid, address indexed toAddress, uint256 amountReceivedLD);
+        function setAddressConfig(AddressConfig config) external;
+        function setOFTPath(uint32 dstEid, bool oft) external;
+        function deposit(address receiver, uint256 amountLD) external payable returns (uint256 amountLD_);
+        function send(SendParam sendParam, MessagingFee fee, address refundAddress) external payable returns (MessagingReceipt msgReceipt, OFTReceipt oftReceipt);
+        function quoteSend(SendParam sendParam, bool payInLzToken) external view returns (MessagingFee fee);
+        function token() external view returns (address);
+    }
+
+    /// `StargatePoolNative`'s constructor.
+    #[sol(all_derives)]
+    contract StargatePoolNative {
+        constructor(
+            string lpTokenName,
+            string lpTokenSymbol,
+            uint8 tokenDecimals,
+            uint8 sharedDecimals,
+            address endpoint,
+            address owner
+        );
+    }
+
+    /// `@stargatefinance/stg-evm-v2` `TokenMessaging` (npm).
+    #[sol(all_derives)]
+    contract StargateTokenMessaging {
+        struct EnforcedOptionParam {
+            uint32 eid;
+            uint16 msgType;
+            bytes options;
+        }
+        constructor(address endpoint, address owner, uint16 queueCapacity);
+        function setAssetId(address stargate, uint16 assetId) external;
+        function setPeer(uint32 eid, bytes32 peer) external;
+        function setEnforcedOptions(EnforcedOptionParam[] enforcedOptions) external;
+    }
+
+    /// `@stargatefinance/stg-evm-v2` `FeeLibV1` (npm).
+    #[sol(all_derives)]
+    contract StargateFeeLib {
+        constructor(address stargate);
+        function setFeeConfig(
+            uint32 dstEid,
+            uint64 zone1UpperBound,
+            uint64 zone2UpperBound,
+            uint24 zone1FeeMillionth,
+            uint24 zone2FeeMillionth,
+            uint24 zone3FeeMillionth,
+            uint24 rewardMillionth
+        ) external;
+    }
+
+    /// `contracts/src/ComposeReceiver.sol`: Enso's `LayerZeroReceiver`.
+    #[sol(all_derives)]
+    contract ComposeReceiver {
+        constructor(address endpoint, address router, address owner);
+        event ShortcutExecutionSuccessful(bytes32 guid);
+        event ShortcutExecutionFailed(bytes32 guid, bytes error);
+        function setOFTs(address[] ofts) external;
+        function validOFT(address oft) external view returns (bool);
+    }
+}

@@ -57,6 +57,10 @@ pub enum Artifact {
     /// `AccountFactory.sol`: the accounts' factory (`ERC4337CloneFactory`);
     /// constructor `(address implementation, address entryPoint)`.
     AccountFactory,
+    /// `ComposeReceiver.sol`: Enso's `LayerZeroReceiver`, the composer a
+    /// Stargate transfer names; constructor `(address endpoint, address
+    /// router, address owner)`.
+    ComposeReceiver,
     /// `ReferenceStableSwap.sol`: a Curve plain pool.
     ReferenceStableSwap,
     /// `ReferenceStableSwapLp.sol`: a tokenized Curve plain pool of 2 coins
@@ -245,6 +249,29 @@ pub enum Artifact {
     /// (npm): the EntryPoint with `simulateHandleOp`, which bundlers place
     /// over the EntryPoint's code to simulate a user operation.
     EntryPointSimulations,
+    /// `@layerzerolabs/lz-evm-protocol-v2@3.0.168` `EndpointV2` (npm);
+    /// constructor `(uint32 eid, address owner)`.
+    LzEndpointV2,
+    /// `@layerzerolabs/lz-evm-protocol-v2@3.0.168` `SimpleMessageLib`
+    /// (npm): LayerZero's send-and-receive library of a fixed fee, whose
+    /// `validatePacket` verifies a packet on the endpoint; constructor
+    /// `(address endpoint, address treasury)`.
+    LzSimpleMessageLib,
+    /// `@stargatefinance/stg-evm-v2@2.0.6` `StargatePoolUSDC` (npm).
+    StargatePoolUsdc,
+    /// `@stargatefinance/stg-evm-v2@2.0.6` `StargatePool` (npm).
+    StargatePool,
+    /// `@stargatefinance/stg-evm-v2@2.0.6` `StargatePoolMigratable` (npm):
+    /// the USDT pools.
+    StargatePoolMigratable,
+    /// `@stargatefinance/stg-evm-v2@2.0.6` `StargatePoolNative` (npm).
+    StargatePoolNative,
+    /// `@stargatefinance/stg-evm-v2@2.0.6` `TokenMessaging` (npm): the
+    /// creation code of its mainnet deployment record (the package's
+    /// artifact adds a queue-capacity check the deployed one lacks).
+    StargateTokenMessaging,
+    /// `@stargatefinance/stg-evm-v2@2.0.6` `FeeLibV1` (npm).
+    StargateFeeLib,
 }
 
 /// The 4-byte selectors of a contract's external functions.
@@ -293,7 +320,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 79] = [
+    pub const ALL: [Self; 88] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -307,6 +334,7 @@ impl Artifact {
         Self::WalletFactory,
         Self::ReceiverAccount,
         Self::AccountFactory,
+        Self::ComposeReceiver,
         Self::ReferenceStableSwap,
         Self::ReferenceStableSwap2,
         Self::ReferenceStableSwap3,
@@ -373,6 +401,14 @@ impl Artifact {
         Self::EntryPoint,
         Self::SenderCreator,
         Self::EntryPointSimulations,
+        Self::LzEndpointV2,
+        Self::LzSimpleMessageLib,
+        Self::StargatePoolUsdc,
+        Self::StargatePool,
+        Self::StargatePoolMigratable,
+        Self::StargatePoolNative,
+        Self::StargateTokenMessaging,
+        Self::StargateFeeLib,
     ];
 
     /// The contract's name (its file name under `contracts/artifacts/`, or
@@ -458,6 +494,15 @@ impl Artifact {
             Self::EntryPoint => "EntryPoint",
             Self::SenderCreator => "SenderCreator",
             Self::EntryPointSimulations => "EntryPointSimulations",
+            Self::ComposeReceiver => "ComposeReceiver",
+            Self::LzEndpointV2 => "EndpointV2",
+            Self::LzSimpleMessageLib => "SimpleMessageLib",
+            Self::StargatePoolUsdc => "StargatePoolUSDC",
+            Self::StargatePool => "StargatePool",
+            Self::StargatePoolMigratable => "StargatePoolMigratable",
+            Self::StargatePoolNative => "StargatePoolNative",
+            Self::StargateTokenMessaging => "TokenMessaging",
+            Self::StargateFeeLib => "FeeLibV1",
         }
     }
 
@@ -488,6 +533,9 @@ impl Artifact {
             }
             Self::SmartWallet => include_str!("../../../contracts/artifacts/SmartWallet.json"),
             Self::WalletFactory => include_str!("../../../contracts/artifacts/WalletFactory.json"),
+            Self::ComposeReceiver => {
+                include_str!("../../../contracts/artifacts/ComposeReceiver.json")
+            }
             Self::ReceiverAccount => {
                 include_str!("../../../contracts/artifacts/ReceiverAccount.json")
             }
@@ -621,7 +669,15 @@ impl Artifact {
             | Self::AaveSupplyLogic
             | Self::EntryPoint
             | Self::SenderCreator
-            | Self::EntryPointSimulations => return None,
+            | Self::EntryPointSimulations
+            | Self::LzEndpointV2
+            | Self::LzSimpleMessageLib
+            | Self::StargatePoolUsdc
+            | Self::StargatePool
+            | Self::StargatePoolMigratable
+            | Self::StargatePoolNative
+            | Self::StargateTokenMessaging
+            | Self::StargateFeeLib => return None,
         })
     }
 
@@ -733,7 +789,7 @@ pub struct NpmArtifacts {
 /// Where each npm artifact lives under `node_modules`. A Balancer
 /// `bytecode/<Name>.json` holds only `creationCode`; its ABI is the bare
 /// array in the task's `abi/<Name>.json`.
-const NPM_FILES: [(Artifact, &str); 30] = [
+const NPM_FILES: [(Artifact, &str); 38] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -832,6 +888,38 @@ const NPM_FILES: [(Artifact, &str); 30] = [
     (
         Artifact::EntryPointSimulations,
         "@account-abstraction/contracts/artifacts/EntryPointSimulations.json",
+    ),
+    (
+        Artifact::LzEndpointV2,
+        "@layerzerolabs/lz-evm-protocol-v2/artifacts/contracts/EndpointV2.sol/EndpointV2.json",
+    ),
+    (
+        Artifact::LzSimpleMessageLib,
+        "@layerzerolabs/lz-evm-protocol-v2/artifacts/contracts/messagelib/SimpleMessageLib.sol/SimpleMessageLib.json",
+    ),
+    (
+        Artifact::StargatePoolUsdc,
+        "@stargatefinance/stg-evm-v2/artifacts/src/usdc/StargatePoolUSDC.sol/StargatePoolUSDC.json",
+    ),
+    (
+        Artifact::StargatePool,
+        "@stargatefinance/stg-evm-v2/artifacts/src/StargatePool.sol/StargatePool.json",
+    ),
+    (
+        Artifact::StargatePoolMigratable,
+        "@stargatefinance/stg-evm-v2/artifacts/src/StargatePoolMigratable.sol/StargatePoolMigratable.json",
+    ),
+    (
+        Artifact::StargatePoolNative,
+        "@stargatefinance/stg-evm-v2/artifacts/src/StargatePoolNative.sol/StargatePoolNative.json",
+    ),
+    (
+        Artifact::StargateTokenMessaging,
+        "@stargatefinance/stg-evm-v2/deployments/ethereum-mainnet/TokenMessaging.json",
+    ),
+    (
+        Artifact::StargateFeeLib,
+        "@stargatefinance/stg-evm-v2/artifacts/src/feelibs/FeeLibV1.sol/FeeLibV1.json",
     ),
 ];
 

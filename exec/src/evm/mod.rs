@@ -31,6 +31,7 @@ pub mod artifacts;
 pub mod cctp;
 pub mod clmm;
 pub mod fixtures;
+pub mod layerzero;
 pub mod lazy;
 pub mod pool_lens;
 pub mod world;

@@ -56,7 +56,7 @@ use super::{
         TestERC20, UniswapV2Factory, UniswapV2Pair, UniswapV2Router02, UniswapV3Factory,
         UniswapV3PositionManager, UniswapV3SwapRouter, UniswapV3SwapRouter02, WalletFactory,
     },
-    cctp, fixtures, lazy,
+    cctp, fixtures, layerzero, lazy,
 };
 
 /// Deploys every fixture contract (to a scratch address first).
@@ -73,6 +73,9 @@ const UNISWAP_V2_INIT_CODE_HASH: B256 =
 /// Who CCTP's fees are minted to in the world (a standard transfer pays
 /// none).
 pub const CCTP_FEE_RECIPIENT: Address = address!("5eed00000000000000000000000000000000cc7f");
+
+/// Whole tokens each world Stargate pool holds, deposited by an LP.
+const LZ_LIQUIDITY_UNITS: u64 = 1_000_000_000;
 
 /// `UniswapV3Factory.getPool`'s storage slot.
 pub const V3_GET_POOL_SLOT: u64 = 5;
@@ -1026,6 +1029,7 @@ impl<'a> ChainBuilder<'a> {
         self.base_tokens()?;
         let mut unbuilt = Vec::new();
         self.cctp(&mut unbuilt);
+        self.layerzero(&mut unbuilt);
         // Pools whose contract is a token (vault shares, receipts, stETH)
         // first, then the Curve pools that place an LP token: other pools
         // may hold those tokens (and a Curve pool may hold stETH).
@@ -1282,6 +1286,213 @@ impl<'a> ChainBuilder<'a> {
         };
         self.deploy_at(Artifact::ReferenceTokenMessengerV2, &args.abi_encode(), messenger)
             .map_err(|e| (messenger, e))
+    }
+
+    /// LayerZero V2 and Stargate V2 on this chain, when the catalog's
+    /// Stargate bridge records their deployment here (see
+    /// [`layerzero`]). A contract that cannot be placed is listed in
+    /// `unbuilt`.
+    fn layerzero(&mut self, unbuilt: &mut Vec<(Address, String)>) {
+        if let Err((at, e)) = self.place_layerzero() {
+            unbuilt.push((at, super::artifacts::error_chain(&e)));
+        }
+    }
+
+    /// Calls `to` from [`DEPLOYER`] with `value` in the world being built.
+    #[allow(clippy::result_large_err, reason = "built once per chain, at start")]
+    fn configure(
+        &mut self,
+        to: Address,
+        call: impl alloy_sol_types::SolCall,
+        value: U256,
+    ) -> Result<(), (Address, WorldError)> {
+        let what = || format!("configuring {to}");
+        self.evm
+            .call(DEPLOYER, to, call.abi_encode().into(), value)
+            .map(drop)
+            .doing(what)
+            .map_err(|e| (to, e))
+    }
+
+    #[allow(clippy::result_large_err, reason = "built once per chain, at start")]
+    fn place_layerzero(&mut self) -> Result<(), (Address, WorldError)> {
+        use super::abi::{
+            ComposeReceiver, LzEndpointV2, LzSimpleMessageLib, StargateFeeLib,
+            StargatePool as Pool, StargatePoolNative, StargateTokenMessaging as Messaging,
+        };
+        use switchyard_catalog::StargatePoolKind;
+        let catalog = self.catalog;
+        let chain = self.chain;
+        let Some((bridge, lz)) = layerzero::setup(catalog) else { return Ok(()) };
+        let (Some(messaging), Some(fee), Some(eid)) =
+            (lz.token_messaging(chain), lz.message_fee(chain), layerzero::eid_of(catalog, chain))
+        else {
+            return Ok(());
+        };
+        let pools: Vec<_> = layerzero::pools_on(catalog, chain)
+            .filter(|p| p.token == NATIVE_TOKEN || self.tokens.contains_key(&p.token))
+            .cloned()
+            .collect();
+        if pools.is_empty() {
+            return Ok(());
+        }
+        // The other chains Stargate reaches from here, with their messaging.
+        let remotes: Vec<(u32, Address)> = lz
+            .token_messaging
+            .iter()
+            .filter_map(|(c, m)| {
+                let c = ChainId(c.parse().ok()?);
+                (c != chain).then_some(())?;
+                Some((layerzero::eid_of(catalog, c)?, *m))
+            })
+            .collect();
+        let endpoint = lz.endpoint;
+        let at = |a: Address| move |e: WorldError| (a, e);
+        let args = LzEndpointV2::constructorCall { eid, owner: DEPLOYER }.abi_encode();
+        self.deploy_in_place(Artifact::LzEndpointV2, &args, endpoint).map_err(at(endpoint))?;
+        let lib = layerzero::MESSAGE_LIB;
+        let args = LzSimpleMessageLib::constructorCall { endpoint, treasury: DEPLOYER };
+        self.deploy_in_place(Artifact::LzSimpleMessageLib, &args.abi_encode(), lib)
+            .map_err(at(lib))?;
+        self.configure(endpoint, LzEndpointV2::registerLibraryCall { lib }, U256::ZERO)?;
+        for (remote, _) in &remotes {
+            let send = LzEndpointV2::setDefaultSendLibraryCall { eid: *remote, newLib: lib };
+            self.configure(endpoint, send, U256::ZERO)?;
+            let receive = LzEndpointV2::setDefaultReceiveLibraryCall {
+                eid: *remote,
+                newLib: lib,
+                gracePeriod: U256::ZERO,
+            };
+            self.configure(endpoint, receive, U256::ZERO)?;
+        }
+        let fee_call = LzSimpleMessageLib::setMessagingFeeCall {
+            nativeFee: U256::from(fee),
+            lzTokenFee: U256::ZERO,
+        };
+        self.configure(lib, fee_call, U256::ZERO)?;
+        let args = Messaging::constructorCall { endpoint, owner: DEPLOYER, queueCapacity: 512 }
+            .abi_encode();
+        self.deploy_in_place(Artifact::StargateTokenMessaging, &args, messaging)
+            .map_err(at(messaging))?;
+        let mut enforced = Vec::new();
+        for (remote, peer) in &remotes {
+            let call = Messaging::setPeerCall { eid: *remote, peer: layerzero::word(*peer) };
+            self.configure(messaging, call, U256::ZERO)?;
+            enforced.push(Messaging::EnforcedOptionParam {
+                eid: *remote,
+                msgType: layerzero::MSG_TYPE_TAXI,
+                options: layerzero::lz_receive_options(lz.lz_receive_gas),
+            });
+        }
+        self.configure(
+            messaging,
+            Messaging::setEnforcedOptionsCall { enforcedOptions: enforced },
+            U256::ZERO,
+        )?;
+        let fee_millionth =
+            alloy_primitives::aliases::U24::from(bridge.fee_bps.saturating_mul(100).min(999_999));
+        for p in &pools {
+            let (Some(asset), Some(fee_lib), Some(kind)) = (p.asset_id, p.fee_lib, p.kind) else {
+                continue;
+            };
+            let info = catalog.token(chain, p.token);
+            let symbol = info.map_or_else(|| "TOKEN".to_owned(), |t| t.symbol.clone());
+            let (name, lp_symbol) = (format!("{symbol}-LP"), format!("S*{symbol}"));
+            let (artifact, args) = match kind {
+                StargatePoolKind::Native => (
+                    Artifact::StargatePoolNative,
+                    StargatePoolNative::constructorCall {
+                        lpTokenName: name,
+                        lpTokenSymbol: lp_symbol,
+                        tokenDecimals: p.decimals,
+                        sharedDecimals: layerzero::SHARED_DECIMALS,
+                        endpoint,
+                        owner: DEPLOYER,
+                    }
+                    .abi_encode(),
+                ),
+                _ => (
+                    match kind {
+                        StargatePoolKind::Usdc => Artifact::StargatePoolUsdc,
+                        StargatePoolKind::Migratable => Artifact::StargatePoolMigratable,
+                        _ => Artifact::StargatePool,
+                    },
+                    Pool::constructorCall {
+                        lpTokenName: name,
+                        lpTokenSymbol: lp_symbol,
+                        token: p.token,
+                        tokenDecimals: p.decimals,
+                        sharedDecimals: layerzero::SHARED_DECIMALS,
+                        endpoint,
+                        owner: DEPLOYER,
+                    }
+                    .abi_encode(),
+                ),
+            };
+            self.deploy_in_place(artifact, &args, p.pool).map_err(at(p.pool))?;
+            let args = StargateFeeLib::constructorCall { stargate: p.pool }.abi_encode();
+            self.deploy_in_place(Artifact::StargateFeeLib, &args, fee_lib).map_err(at(fee_lib))?;
+            let config = Pool::AddressConfig {
+                feeLib: fee_lib,
+                planner: DEPLOYER,
+                treasurer: DEPLOYER,
+                tokenMessaging: messaging,
+                creditMessaging: Address::ZERO,
+                lzToken: Address::ZERO,
+            };
+            self.configure(p.pool, Pool::setAddressConfigCall { config }, U256::ZERO)?;
+            self.configure(
+                messaging,
+                Messaging::setAssetIdCall { stargate: p.pool, assetId: asset },
+                U256::ZERO,
+            )?;
+            for (remote, _) in &remotes {
+                // The world's pools hold no credit ledger across chains: each
+                // path is unlimited (the owner's `setOFTPath`), as the
+                // kernel's bridge routes are.
+                self.configure(
+                    p.pool,
+                    Pool::setOFTPathCall { dstEid: *remote, oft: true },
+                    U256::ZERO,
+                )?;
+                let z = alloy_primitives::aliases::U24::ZERO;
+                let fee = StargateFeeLib::setFeeConfigCall {
+                    dstEid: *remote,
+                    zone1UpperBound: 0,
+                    zone2UpperBound: 0,
+                    zone1FeeMillionth: z,
+                    zone2FeeMillionth: z,
+                    zone3FeeMillionth: fee_millionth,
+                    rewardMillionth: z,
+                };
+                self.configure(fee_lib, fee, U256::ZERO)?;
+            }
+            // Liquidity an LP deposited, for what arrives here.
+            let liquidity =
+                U256::from(10u8).pow(U256::from(p.decimals)) * U256::from(LZ_LIQUIDITY_UNITS);
+            let deposit = Pool::depositCall { receiver: DEPLOYER, amountLD: liquidity };
+            if p.token == NATIVE_TOKEN {
+                let balance = self.evm.balance(DEPLOYER);
+                self.evm.set_balance(DEPLOYER, balance + liquidity);
+                self.configure(p.pool, deposit, liquidity)?;
+            } else {
+                self.fund(p.token, DEPLOYER, liquidity).map_err(at(p.token))?;
+                let approve = TestERC20::approveCall { spender: p.pool, amount: liquidity };
+                self.configure(p.token, approve, U256::ZERO)?;
+                self.configure(p.pool, deposit, U256::ZERO)?;
+            }
+        }
+        if let (Some(composer), Some(router)) = (
+            lz.composer(chain),
+            catalog.contracts(chain, RoutingStrategy::Router).and_then(|c| c.router),
+        ) {
+            let args = ComposeReceiver::constructorCall { endpoint, router, owner: DEPLOYER };
+            self.deploy_in_place(Artifact::ComposeReceiver, &args.abi_encode(), composer)
+                .map_err(at(composer))?;
+            let ofts = pools.iter().map(|p| p.pool).collect();
+            self.configure(composer, ComposeReceiver::setOFTsCall { ofts }, U256::ZERO)?;
+        }
+        Ok(())
     }
 
     fn test_token(
