@@ -60,8 +60,8 @@ pub use rate_limit::{RateDecision, RateLimiter};
 use switchyard_catalog::{Catalog, ChainId, ContractSet, PoolRecord, loaders};
 pub use switchyard_exec::{
     ExecError, MarketState, Quote, QuoteRequest, RouteRequest, RouteTx, StateInputs, ViewId,
-    account, build_state, build_state_after, bundle, encode, error_chain, evm, ipor, nontokenized,
-    observe, quote, route, simulate, wallet,
+    account, bridge, build_state, build_state_after, bundle, encode, error_chain, evm, ipor,
+    nontokenized, observe, quote, route, simulate, wallet,
 };
 use switchyard_kernel::MarketSnapshot;
 pub use volume::VolumeStats;

@@ -380,13 +380,13 @@ async fn cross_chain_routes_deliver_on_the_destination() {
     let out = simulate(w1, &r.tx, &setup).expect("the source side runs");
     assert_eq!(out.after[0], U256::ZERO, "the spender's USDC is burned");
 
-    use switchyard_catalog::ApiCode::{BridgeUnavailable, NoRoute};
-    let refused: [(Address, u128, ChainId, Address, _); 4] = [
+    use switchyard_catalog::ApiCode::BridgeUnavailable;
+    let refused: [(Address, u128, ChainId, Address, _); 3] = [
         (USDC, 5_000_000_000, ChainId(42161), WETH_ARB, BridgeUnavailable),
         (USDC, 1_000_000_000, ChainId(8453), VAULT_BASE, BridgeUnavailable),
-        (USDT, 3_000_000_000, ChainId(42161), USDT_ARB, BridgeUnavailable),
-        // Only a bridge the world cannot prove carries the native coin.
-        (NATIVE_TOKEN, 1_000_000_000_000_000_000, ChainId(8453), NATIVE_TOKEN, NoRoute),
+        // Stargate's native pools are in the world, but a taxi of the
+        // native coin is not built.
+        (NATIVE_TOKEN, 1_000_000_000_000_000_000, ChainId(8453), NATIVE_TOKEN, BridgeUnavailable),
     ];
     for (tin, amount, to, tout, code) in refused {
         let mut req = request(tin, amount, tout);
@@ -400,6 +400,70 @@ async fn cross_chain_routes_deliver_on_the_destination() {
     let mut req = request(USDC, 2_000_000_000, WETH);
     req.strategy = RoutingStrategy::RouterLegacy;
     engine.route(req).await.unwrap_or_else(|e| panic!("legacy: {e:?}"));
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Cross-chain routes through Stargate V2 (the published pools and
+/// LayerZero endpoint, Enso's composer) are built and proven on both
+/// chains: the source program sends a taxi with LayerZero's fee as the
+/// transaction's value (through `routeMulti`, beside the token), and the
+/// destination pool pays the receiver exactly the quote: FeeLibV1's fee
+/// off, in the destination's decimals. Replayed here on fresh forks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stargate_routes_deliver_on_the_destination() {
+    use switchyard_engine::{bridge::deliver_layerzero, evm::layerzero};
+    const USDT_BSC: Address = address!("55d398326f99059ff775485246999027b3197955");
+    let dir = temp_dir("stargate");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let world = state.world.as_ref().expect("world");
+    let fee = U256::from(
+        layerzero::setup(&state.catalog)
+            .and_then(|(_, lz)| lz.message_fee(ChainId(1)))
+            .expect("a fee"),
+    );
+    let built: [(Address, u128, ChainId, Address, RoutingStrategy); 3] = [
+        (USDT, 3_000_000_000, ChainId(42161), USDT_ARB, RoutingStrategy::Router),
+        (WETH, 2_000_000_000_000_000_000, ChainId(42161), USDT_ARB, RoutingStrategy::Router),
+        (USDT, 1_500_000_000, ChainId(42161), USDT_ARB, RoutingStrategy::Delegate),
+    ];
+    let mut ran = 0;
+    for (tin, amount, to, tout, strategy) in built.into_iter().chain(
+        // BNB Chain's USDT has 18 decimals: paid in them.
+        world
+            .chain(ChainId(56))
+            .map(|_| (USDT, 2_000_000_000, ChainId(56), USDT_BSC, RoutingStrategy::Router)),
+    ) {
+        let mut req = request(tin, amount, tout);
+        req.quote.destination_chain = Some(to);
+        req.strategy = strategy;
+        let r = engine.route(req.clone()).await.unwrap_or_else(|e| panic!("{tin} → {to}: {e:?}"));
+        let quoted = r.quote.plan.amounts_out[0];
+        assert_eq!(r.quote.plan.bridging.len(), 1, "{tin} → {to}");
+        assert_eq!(r.quote.plan.bridging[0].bridge, "stargate");
+        let native_in = if tin == NATIVE_TOKEN { U256::from(amount) } else { U256::ZERO };
+        assert_eq!(r.tx.value, native_in + fee, "LayerZero's fee rides with the transaction");
+        assert_eq!(r.max_amounts_in, vec![U256::from(amount)], "the fee is no input");
+        let w1 = world.chain(ChainId(1)).expect("chain 1");
+        let mut setup = SimSetup {
+            funds: vec![(USER, tin, U256::from(amount)), (USER, NATIVE_TOKEN, fee)],
+            approvals: r.approvals.clone(),
+            ..SimSetup::default()
+        };
+        if strategy == RoutingStrategy::Delegate {
+            setup.delegations = vec![(USER, w1.shortcuts.delegate.expect("delegate"))];
+        }
+        let out = simulate(w1, &r.tx, &setup).expect("the source side runs");
+        let delivered = deliver_layerzero(world, &state.catalog, ChainId(1), &out.logs, None)
+            .expect("delivered");
+        let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
+        assert_eq!((d.to_chain, d.token, d.receiver, d.amount), (to, tout, USER, quoted));
+        ran += 1;
+    }
+    assert!(ran >= 3);
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -67,12 +67,13 @@ pub enum ExecError {
         chain: switchyard_catalog::ChainId,
     },
     /// A cross-chain route needs more than the world can prove: a bridge
-    /// whose deployed receiver is not modelled, or anything after CCTP's
-    /// mint on the destination chain (Enso deploys no CCTP receiver to run
-    /// it). A transaction could strand the funds, so none is returned.
+    /// whose deployed contracts the world does not run on both chains, or
+    /// anything after the crossing on the destination chain. A transaction
+    /// could strand the funds, so none is returned.
     #[error(
-        "a cross-chain transaction is built only as a CCTP transfer of USDC to the receiver on \
-         chain {chain}: no deployed bridge receiver there is modelled to run more on arrival"
+        "a cross-chain transaction is built only as a CCTP transfer of USDC, or a Stargate taxi \
+         of a stablecoin, to the receiver on chain {chain}: no other crossing, and nothing more \
+         on arrival, is proven there"
     )]
     BridgeUnavailable {
         /// The destination chain.
@@ -145,6 +146,13 @@ pub enum ExecError {
          no value): use the wrapped token, or spend the account's own balance (spender = the account)"
     )]
     AccountNative,
+    /// A crossing whose bridge charges its message fee in the native coin,
+    /// from an ERC-4337 account (a user operation carries no value).
+    #[error(
+        "a Stargate crossing pays LayerZero's fee in the native coin, which a user operation \
+         cannot carry: send it through the router"
+    )]
+    AccountMessageFee,
     /// The EVM world is missing (no Uniswap bytecode, or it failed to build).
     #[error("transaction simulation unavailable: {0}")]
     SimulatorUnavailable(String),
@@ -189,6 +197,7 @@ impl ExecError {
             | Self::ExactOutToken { .. }
             | Self::SpenderNative
             | Self::AccountNative
+            | Self::AccountMessageFee
             | Self::AccountsUnavailable { .. }
             | Self::AccountEntryPoint { .. }
             | Self::StrategyUnavailable { .. }

@@ -434,7 +434,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let quote = match req.quote.destination_chain.filter(|d| *d != chain) {
         Some(_) => {
             let mut q = req.quote.clone();
-            q.ignore_bridges.extend(unproven_bridges(state));
+            q.ignore_bridges.extend(unproven_bridges(state, true));
             q.outputs_transferred = transferred;
             quote_now(state, &q)?
         }
@@ -453,6 +453,12 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         Some(cctp_crossing(state, plan)?)
     };
     let Parties { runner, account, receiver, owner, pull_from } = parties(cw, req)?;
+    // A Stargate taxi pays LayerZero's fee in the native coin, with the
+    // transaction; a user operation carries none.
+    let message_fee = crossing.as_ref().map_or(U256::ZERO, CctpCrossing::fee);
+    if !message_fee.is_zero() && matches!(runner, Runner::Account { .. }) {
+        return Err(ExecError::AccountMessageFee);
+    }
     // The deployed legacy delegate has no `receive()`: an account delegated
     // to it cannot be paid the native coin.
     if matches!(runner, Runner::LegacyDelegate { .. })
@@ -511,6 +517,14 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let outputs = if nets_inputs || crossing.is_some() { Vec::new() } else { outputs };
     let checks_min = !nets_inputs && runner.checks_min(inputs.len(), outputs.len());
     let burned = crossing.as_ref().map(|c| [c.token]);
+    // What a crossing sends is held, in the source's decimals, to what
+    // delivers the minimum on the destination.
+    let source_mins: Vec<U256> = match &crossing {
+        Some(c) if c.message_fee.is_some() => {
+            mins.iter().map(|m| stargate_min(state, c, *m)).collect()
+        }
+        _ => mins.clone(),
+    };
     let spec = RouteSpec {
         snapshot: &state.snapshot,
         plan: crossing.as_ref().map_or(plan, |c| &c.source),
@@ -523,7 +537,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         // What a crossing burns stays in the account until it is burned.
         receiver: if crossing.is_some() { account } else { receiver },
         outputs: burned.as_ref().map_or(&req.quote.outputs[..], |b| &b[..]),
-        check_min: (!checks_min || crossing.is_some()).then_some(mins.as_slice()),
+        check_min: (!checks_min || crossing.is_some()).then_some(source_mins.as_slice()),
         shared: runner.is_shared(),
         // What an exact output leaves of the input goes back: to the
         // refund receiver, else the sender.
@@ -538,9 +552,31 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         &crossing, produced,
     ) {
         (None, _) => Ok(()),
-        (Some(c), [amount]) => {
-            encode::route::cctp_burn(b, c.messenger, c.token, amount.clone(), (c.domain, receiver))
-        }
+        (Some(c), [amount]) => match c.message_fee {
+            None => encode::route::cctp_burn(
+                b,
+                c.messenger,
+                c.token,
+                amount.clone(),
+                (c.domain, receiver),
+            ),
+            Some(fee) => {
+                let taxi = encode::route::StargateTaxi {
+                    dst_eid: c.domain,
+                    to: receiver,
+                    min_amount_ld: stargate_min(
+                        state,
+                        c,
+                        mins.first().copied().unwrap_or_default(),
+                    ),
+                    fee,
+                    refund: req.from,
+                    extra_options: alloy_primitives::Bytes::new(),
+                    compose: alloy_primitives::Bytes::new(),
+                };
+                encode::route::stargate_send(b, c.messenger, c.token, amount.clone(), &taxi)
+            }
+        },
         (Some(_), _) => Err(encode::EncodeError::Unsupported("a crossing of several tokens")),
     };
     let encoded = encode::encode_plan_then(&spec, &Book(state), burn).map_err(|e| match e {
@@ -550,13 +586,14 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
         e => ExecError::Encode(e),
     })?;
     guard(cw, account, &encoded.program)?;
+    let tx_inputs = with_native(&inputs, message_fee);
     let tx = encode::transaction(
         runner,
         &encoded.program,
         &TxSpec {
             from: req.from,
             nfts: &[],
-            inputs: &inputs,
+            inputs: &tx_inputs,
             outputs: &outputs,
             receiver,
             account_id,
@@ -567,7 +604,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let mut approvals = approvals_of(&parts, req.from, &inputs);
     all_or_nothing(state, chain, &mut approvals);
     encode::guard::check_entry(cw, runner, &tx, &approvals)?;
-    let mut setup = sim_setup(cw, &parts, req.from, &inputs, &approvals);
+    let mut setup = sim_setup(cw, &parts, req.from, &tx_inputs, &approvals);
     setup.held_accounts = held_account(cw, runner, req.account_read.as_ref())?;
     if crossing.is_none() {
         setup.watch = req.quote.outputs.iter().map(|t| (receiver, *t)).collect();
@@ -622,13 +659,22 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
             // received there, the receiver's gain measured there.
             let world =
                 state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
-            let arrived = crate::bridge::deliver_cctp(
-                world,
-                &state.catalog,
-                chain,
-                &outcome.logs,
-                request_id,
-            )?;
+            let arrived = match crossing.as_ref().and_then(|c| c.message_fee) {
+                None => crate::bridge::deliver_cctp(
+                    world,
+                    &state.catalog,
+                    chain,
+                    &outcome.logs,
+                    request_id,
+                )?,
+                Some(_) => crate::bridge::deliver_layerzero(
+                    world,
+                    &state.catalog,
+                    chain,
+                    &outcome.logs,
+                    None,
+                )?,
+            };
             match arrived.as_slice() {
                 [d] if d.receiver == receiver && req.quote.outputs == [d.token] => {
                     vec![Some(d.amount)]
@@ -697,19 +743,30 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
 }
 
 /// A cross-chain plan as the world can build it: every route ends with
-/// the same CCTP crossing, with nothing after it on the destination chain
-/// (Enso deploys no CCTP receiver to run more there).
+/// the same crossing (CCTP, or a Stargate taxi), with nothing after it on
+/// the destination chain.
 pub(crate) struct CctpCrossing {
-    /// The plan up to the crossing: what it leaves of the burned token.
+    /// The plan up to the crossing: what it leaves of the sent token.
     pub(crate) source: switchyard_kernel::Plan,
     /// The crossing's bridge route in the snapshot.
     pub(crate) route: usize,
-    /// The burned token.
+    /// The sent token.
     pub(crate) token: Address,
-    /// The chain's `TokenMessengerV2`.
+    /// The bridge's entry contract on this chain: CCTP's
+    /// `TokenMessengerV2`, or the token's Stargate pool.
     pub(crate) messenger: Address,
-    /// The destination's CCTP domain.
+    /// The destination's CCTP domain (CCTP), or its LayerZero endpoint id
+    /// (Stargate).
     pub(crate) domain: u32,
+    /// LayerZero's native fee for a Stargate taxi; `None` for CCTP.
+    pub(crate) message_fee: Option<U256>,
+}
+
+impl CctpCrossing {
+    /// The message's fee in the native coin, when it has one.
+    pub(crate) fn fee(&self) -> U256 {
+        self.message_fee.unwrap_or_default()
+    }
 }
 
 /// Whether `token` is a Compound III market on `chain`, whose `approve`
@@ -759,9 +816,18 @@ pub(crate) fn all_or_nothing(state: &MarketState, chain: ChainId, approvals: &mu
 }
 
 /// The bridges a transaction may not cross by: those whose deployed
-/// receiver the world does not model (every one but CCTP).
-pub(crate) fn unproven_bridges(state: &MarketState) -> impl Iterator<Item = String> + '_ {
-    state.catalog.bridges().iter().filter(|b| b.cctp.is_none()).map(|b| b.name.clone())
+/// contracts the world does not run on both sides (every one but CCTP and,
+/// with `stargate`, Stargate).
+pub(crate) fn unproven_bridges(
+    state: &MarketState,
+    stargate: bool,
+) -> impl Iterator<Item = String> + '_ {
+    state
+        .catalog
+        .bridges()
+        .iter()
+        .filter(move |b| b.cctp.is_none() && !(stargate && b.layerzero.is_some()))
+        .map(|b| b.name.clone())
 }
 
 pub(crate) fn cctp_crossing(
@@ -771,8 +837,26 @@ pub(crate) fn cctp_crossing(
     use switchyard_kernel::StepAction;
     let to = plan.destination_chain;
     let unavailable = || ExecError::BridgeUnavailable { chain: to };
-    let setup = crate::evm::cctp::setup(&state.catalog);
-    let domain = setup.and_then(|(_, s)| s.domain(to)).ok_or_else(unavailable)?;
+    let cctp = crate::evm::cctp::setup(&state.catalog);
+    let stargate = crate::evm::layerzero::setup(&state.catalog);
+    // A bridge the world runs on both chains.
+    let runs = |b: &switchyard_kernel::BridgeRoute| {
+        cctp.is_some_and(|(c, s)| {
+            *c.name == *b.name
+                && s.domain(to).is_some()
+                && b.fee_bps == 0
+                && b.fixed_fee.is_zero()
+                && b.decimals_in == b.decimals_out
+        }) || stargate.is_some_and(|(c, _)| {
+            *c.name == *b.name
+                && b.fixed_fee.is_zero()
+                && b.token_in != NATIVE_TOKEN
+                && crate::evm::layerzero::pools_on(&state.catalog, b.from_chain)
+                    .any(|p| p.pool == b.contract && p.token == b.token_in)
+                && crate::evm::layerzero::pools_on(&state.catalog, to)
+                    .any(|p| p.token == b.token_out)
+        })
+    };
     let mut source = plan.clone();
     source.destination_chain = plan.chain;
     source.bridging.clear();
@@ -786,12 +870,7 @@ pub(crate) fn cctp_crossing(
             let ok = last.action == StepAction::Bridge
                 && route.steps.iter().all(|s| s.action != StepAction::Bridge)
                 && crossed.is_none_or(|k| k == last.pool)
-                && bridge.is_some_and(|b| {
-                    setup.is_some_and(|(c, _)| *c.name == *b.name)
-                        && b.fee_bps == 0
-                        && b.fixed_fee.is_zero()
-                        && b.decimals_in == b.decimals_out
-                });
+                && bridge.is_some_and(runs);
             if !ok {
                 return Err(unavailable());
             }
@@ -805,10 +884,6 @@ pub(crate) fn cctp_crossing(
     }
     let k = crossed.ok_or_else(unavailable)?;
     let route = state.snapshot.bridges().get(k).ok_or_else(unavailable)?;
-    let limit = setup.map_or(U256::ZERO, |(_, s)| U256::from(s.burn_limit_per_message));
-    if sent > limit {
-        return Err(ExecError::BridgeLimit { bridge: route.name.to_string(), amount: sent, limit });
-    }
     for leg in &mut source.legs {
         leg.token_out = route.token_in;
     }
@@ -817,7 +892,58 @@ pub(crate) fn cctp_crossing(
     if route.amount_out(sent).ok() != plan.amounts_out.first().copied() {
         return Err(unavailable());
     }
-    Ok(CctpCrossing { source, route: k, token: route.token_in, messenger: route.contract, domain })
+    let crossing = |domain, message_fee| CctpCrossing {
+        source: source.clone(),
+        route: k,
+        token: route.token_in,
+        messenger: route.contract,
+        domain,
+        message_fee,
+    };
+    match (cctp, stargate) {
+        (Some((c, s)), _) if *c.name == *route.name => {
+            let limit = U256::from(s.burn_limit_per_message);
+            if sent > limit {
+                return Err(ExecError::BridgeLimit {
+                    bridge: route.name.to_string(),
+                    amount: sent,
+                    limit,
+                });
+            }
+            Ok(crossing(s.domain(to).ok_or_else(unavailable)?, None))
+        }
+        (_, Some((_, lz))) => {
+            let eid = crate::evm::layerzero::eid_of(&state.catalog, to).ok_or_else(unavailable)?;
+            let fee = lz.message_fee(plan.chain).ok_or_else(unavailable)?;
+            Ok(crossing(eid, Some(U256::from(fee))))
+        }
+        _ => Err(unavailable()),
+    }
+}
+
+/// `inputs` with `wei` more of the native coin (an input of its own, or
+/// added to the native input).
+fn with_native(inputs: &[TokenAmount], wei: U256) -> Vec<TokenAmount> {
+    let mut out = inputs.to_vec();
+    if wei.is_zero() {
+        return out;
+    }
+    match out.iter_mut().find(|t| t.token == NATIVE_TOKEN) {
+        Some(t) => t.amount = t.amount.saturating_add(wei),
+        None => out.push(TokenAmount { token: NATIVE_TOKEN, amount: wei }),
+    }
+    out
+}
+
+/// A Stargate taxi's `minAmountLD` (the source's decimals) that holds
+/// the destination to `min_out` (its own decimals): the pool compares
+/// shared units, so the least whole shared unit at or above `min_out`.
+fn stargate_min(state: &MarketState, c: &CctpCrossing, min_out: U256) -> U256 {
+    let Some(route) = state.snapshot.bridges().get(c.route) else { return min_out };
+    let unit = |d: u8| {
+        U256::from(10u8).pow(U256::from(d.saturating_sub(crate::evm::layerzero::SHARED_DECIMALS)))
+    };
+    min_out.div_ceil(unit(route.decimals_out)).saturating_mul(unit(route.decimals_in))
 }
 
 /// Each watched output's gain (by the first watch of its token), with what

@@ -487,6 +487,17 @@ fn bridge_routes(
                     } else {
                         U256::ZERO
                     };
+                    // Stargate's entry contract is the pool of the token.
+                    let contract = b
+                        .layerzero
+                        .as_ref()
+                        .and_then(|_| {
+                            catalog
+                                .layerzero_pools()
+                                .iter()
+                                .find(|p| p.chain_id == from && p.token == tin.address)
+                        })
+                        .map_or(contract, |p| &p.pool);
                     for tout in carried(catalog, b, to)
                         .filter(|t| t.symbol.eq_ignore_ascii_case(&tin.symbol))
                     {

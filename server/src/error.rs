@@ -345,6 +345,7 @@ fn exec_wire(e: &ExecError) -> (Option<Cow<'static, str>>, Cow<'static, str>) {
             (Some("amountIn".into()), e.to_string().into())
         }
         ExecError::AccountNative => (Some("tokenIn".into()), e.to_string().into()),
+        ExecError::AccountMessageFee => (Some("executionMode".into()), e.to_string().into()),
         ExecError::AccountsUnavailable { .. } => {
             (Some("executionMode".into()), e.to_string().into())
         }

@@ -622,8 +622,9 @@ impl<'a> Compiler<'a> {
                 .concat(),
             ignore_standards: ignore_standards.to_vec(),
             // A crossing goes only where the world proves both sides.
-            ignore_bridges: to
-                .map_or_else(Vec::new, |_| crate::route::unproven_bridges(self.state).collect()),
+            ignore_bridges: to.map_or_else(Vec::new, |_| {
+                crate::route::unproven_bridges(self.state, false).collect()
+            }),
             operator_fee_bps: 0,
             amount_out: None,
         };

@@ -114,6 +114,7 @@ pub fn listed_on(catalog: &Catalog, market: &Market, chain: ChainId) -> HashSet<
     out.extend(market.dual_vaults.iter().filter(|v| v.chain_id == chain).map(|v| v.address));
     let key = chain.0.to_string();
     out.extend(catalog.bridges().iter().filter_map(|b| b.contracts.get(&key).copied()));
+    out.extend(catalog.layerzero_pools().iter().filter(|p| p.chain_id == chain).map(|p| p.pool));
     out
 }
 

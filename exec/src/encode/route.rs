@@ -39,7 +39,7 @@
 
 use std::collections::BTreeSet;
 
-use alloy_primitives::{Address, B256, U256, aliases::U24};
+use alloy_primitives::{Address, B256, Bytes, U256, aliases::U24};
 use alloy_sol_types::SolCall;
 use switchyard_catalog::{Catalog, ChainId, DeploymentRole, NATIVE_TOKEN, market::LendingModel};
 use switchyard_kernel::{MarketSnapshot, Plan, Pool, PoolState, Step, StepAction};
@@ -395,6 +395,63 @@ pub(crate) fn cctp_burn(
         CallKind::Call,
         messenger,
         crate::evm::abi::CctpTokenMessengerV2::depositForBurnCall::SELECTOR,
+        &args,
+        Out::Ignore,
+    )?;
+    Ok(())
+}
+
+/// What a Stargate taxi carries besides its amount.
+#[derive(Debug, Clone)]
+pub(crate) struct StargateTaxi {
+    /// Destination endpoint id.
+    pub(crate) dst_eid: u32,
+    /// Who the destination pool pays (Enso's composer when it composes).
+    pub(crate) to: Address,
+    /// The least the destination may receive, in the source's decimals
+    /// (the pool reverts `Stargate_SlippageTooHigh` below it).
+    pub(crate) min_amount_ld: U256,
+    /// LayerZero's native fee, paid with the call.
+    pub(crate) fee: U256,
+    /// Who the endpoint refunds an overpaid fee to.
+    pub(crate) refund: Address,
+    /// Executor options besides the enforced ones (the compose gas).
+    pub(crate) extra_options: Bytes,
+    /// The compose message (empty: none).
+    pub(crate) compose: Bytes,
+}
+
+/// A Stargate V2 taxi of `amount` of `token` through its pool `pool`: the
+/// token approved to the pool, and `send` with LayerZero's fee as the
+/// call's value.
+pub(crate) fn stargate_send(
+    b: &mut ProgramBuilder,
+    pool: Address,
+    token: Address,
+    amount: In,
+    taxi: &StargateTaxi,
+) -> Result<(), EncodeError> {
+    if token == NATIVE_TOKEN {
+        return Err(EncodeError::Unsupported("a Stargate taxi of the native coin"));
+    }
+    approve(b, token, pool, amount.clone())?;
+    let In::Fixed(value) = b.uint(taxi.fee)? else {
+        return Err(EncodeError::Unsupported("a fee that is no word"));
+    };
+    let param = In::Tuple(vec![
+        b.word(taxi.dst_eid)?,
+        b.word(taxi.to.into_word())?,
+        amount,
+        b.uint(taxi.min_amount_ld)?,
+        b.bytes(&taxi.extra_options)?,
+        b.bytes(&taxi.compose)?,
+        b.bytes(&[])?,
+    ]);
+    let args = [param, b.uint(taxi.fee)?, b.uint(U256::ZERO)?, b.address(taxi.refund)?];
+    b.call(
+        CallKind::Value(value),
+        pool,
+        crate::evm::abi::StargatePool::sendCall::SELECTOR,
         &args,
         Out::Ignore,
     )?;
