@@ -124,7 +124,7 @@ pub fn deliver_layerzero(
     watch: Option<(Address, Address)>,
 ) -> Result<Vec<Delivery>, ExecError> {
     use crate::evm::{
-        abi::{LzEndpointV2, LzSimpleMessageLib, StargatePool},
+        abi::{ComposeReceiver, LzEndpointV2, LzSimpleMessageLib, StargatePool},
         layerzero::{self, Packet, Taxi},
     };
     use alloy_sol_types::SolCall;
@@ -204,7 +204,34 @@ pub fn deliver_layerzero(
                 message: composed.message.clone(),
                 extraData: Bytes::new(),
             };
-            step(&mut evm, lz.endpoint, compose.abi_encode(), "not composed")?;
+            // As the executor runs it: with the gas the taxi's options
+            // bought, no more.
+            let data = compose.abi_encode();
+            let gas = layerzero::compose_gas(&event.options, composed.index)
+                .ok_or_else(|| failed("no lzCompose gas in the taxi's options".to_owned()))?;
+            let limit = gas.saturating_add(layerzero::intrinsic_gas(&data));
+            let ran = evm
+                .call_with_gas(LZ_EXECUTOR, lz.endpoint, data.into(), U256::ZERO, limit)
+                .map_err(|e| {
+                failed(format!("not composed on chain {to}: {}", crate::simulate::describe(&e)))
+            })?;
+            let outcome = ran.logs.iter().find_map(|l| {
+                let ok = ComposeReceiver::ShortcutExecutionSuccessful::decode_log(l).is_ok();
+                let failed = ComposeReceiver::ShortcutExecutionFailed::decode_log(l)
+                    .ok()
+                    .map(|e| e.data.error);
+                (l.address == composed.to && (ok || failed.is_some())).then_some(failed)
+            });
+            match outcome {
+                Some(None) => {}
+                Some(Some(error)) => {
+                    return Err(failed(format!(
+                        "the composed shortcut failed on chain {to}: {}",
+                        crate::simulate::decode_revert(&error).unwrap_or_else(|| error.to_string())
+                    )));
+                }
+                None => return Err(failed("the composer ran no shortcut".to_owned())),
+            }
         }
         let after = balance(&mut evm)?;
         let gained = after.checked_sub(before).unwrap_or_default();

@@ -436,7 +436,16 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
             let mut q = req.quote.clone();
             q.ignore_bridges.extend(unproven_bridges(state, true));
             q.outputs_transferred = transferred;
-            quote_now(state, &q)?
+            let first = quote_now(state, &q)?;
+            match cctp_crossing(state, &first.plan) {
+                // The search's plan needs more on arrival than a crossing
+                // can run (CCTP runs nothing there), or crosses more than
+                // once: the route again through one Stargate taxi, pinned.
+                Err(ExecError::BridgeUnavailable { .. }) if req.quote.amount_out.is_none() => {
+                    pinned_crossing(state, &q, &first).unwrap_or(first)
+                }
+                _ => first,
+            }
         }
         None if req.quote.outputs_transferred != transferred => quote_now(
             state,
@@ -499,6 +508,12 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     };
     let request_id = encode::request_id(req.referral_code.as_deref(), unique()?);
     let account_id = encode::account_id(&req.account_id);
+    // What runs on arrival: the destination's program, composed through
+    // Enso's composer there.
+    let composed = match crossing.as_ref().and_then(|c| c.destination.as_ref()) {
+        Some(d) => Some(compose(state, d, (receiver, mins.as_slice()), (account_id, request_id))?),
+        None => None,
+    };
     let outputs: Vec<TokenAmount> = req
         .quote
         .outputs
@@ -519,8 +534,9 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let burned = crossing.as_ref().map(|c| [c.token]);
     // What a crossing sends is held, in the source's decimals, to what
     // delivers the minimum on the destination.
-    let source_mins: Vec<U256> = match &crossing {
-        Some(c) if c.message_fee.is_some() => {
+    let source_mins: Vec<U256> = match (&crossing, &composed) {
+        (Some(c), Some(k)) => vec![stargate_min(state, c, k.bridged_min)],
+        (Some(c), None) if c.message_fee.is_some() => {
             mins.iter().map(|m| stargate_min(state, c, *m)).collect()
         }
         _ => mins.clone(),
@@ -561,18 +577,20 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
                 (c.domain, receiver),
             ),
             Some(fee) => {
+                let (to, extra_options, compose) = match &composed {
+                    Some(k) => (k.composer, k.options.clone(), k.message.clone()),
+                    None => {
+                        (receiver, alloy_primitives::Bytes::new(), alloy_primitives::Bytes::new())
+                    }
+                };
                 let taxi = encode::route::StargateTaxi {
                     dst_eid: c.domain,
-                    to: receiver,
-                    min_amount_ld: stargate_min(
-                        state,
-                        c,
-                        mins.first().copied().unwrap_or_default(),
-                    ),
+                    to,
+                    min_amount_ld: source_mins.first().copied().unwrap_or_default(),
                     fee,
                     refund: req.from,
-                    extra_options: alloy_primitives::Bytes::new(),
-                    compose: alloy_primitives::Bytes::new(),
+                    extra_options,
+                    compose,
                 };
                 encode::route::stargate_send(b, c.messenger, c.token, amount.clone(), &taxi)
             }
@@ -672,7 +690,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
                     &state.catalog,
                     chain,
                     &outcome.logs,
-                    None,
+                    composed.as_ref().map(|k| (receiver, k.token_out)),
                 )?,
             };
             match arrived.as_slice() {
@@ -760,6 +778,10 @@ pub(crate) struct CctpCrossing {
     pub(crate) domain: u32,
     /// LayerZero's native fee for a Stargate taxi; `None` for CCTP.
     pub(crate) message_fee: Option<U256>,
+    /// What runs on the destination chain with what arrived (Stargate
+    /// only, composed through Enso's composer): a plan on that chain from
+    /// the bridged token to the outputs, its input exactly what arrives.
+    pub(crate) destination: Option<switchyard_kernel::Plan>,
 }
 
 impl CctpCrossing {
@@ -857,28 +879,57 @@ pub(crate) fn cctp_crossing(
                     .any(|p| p.token == b.token_out)
         })
     };
+    // Each route splits at its crossing: what runs before it on this
+    // chain, and what runs after it on the destination. Routes wholly on
+    // one side stay on it.
     let mut source = plan.clone();
     source.destination_chain = plan.chain;
     source.bridging.clear();
+    let mut after: Vec<switchyard_kernel::Route> = Vec::new();
     let mut crossed: Option<usize> = None;
+    let mut crossings = 0usize;
+    let mut arrived = U256::ZERO;
     let mut sent = U256::ZERO;
     for leg in &mut source.legs {
         let mut leg_sent = U256::ZERO;
-        for route in &mut leg.routes {
-            let last = route.steps.pop().ok_or_else(unavailable)?;
+        let mut kept = Vec::with_capacity(leg.routes.len());
+        for mut route in std::mem::take(&mut leg.routes) {
+            let at = route.steps.iter().position(|s| s.action == StepAction::Bridge);
+            let Some(at) = at else {
+                if route.steps.first().is_some_and(|s| s.chain == plan.chain) {
+                    kept.push(route);
+                } else {
+                    after.push(route);
+                }
+                continue;
+            };
+            let tail = route.steps.split_off(at + 1);
+            let Some(last) = route.steps.pop() else { return Err(unavailable()) };
             let bridge = state.snapshot.bridges().get(last.pool);
-            let ok = last.action == StepAction::Bridge
-                && route.steps.iter().all(|s| s.action != StepAction::Bridge)
+            let ok = tail.iter().all(|s| s.action != StepAction::Bridge && s.chain == to)
                 && crossed.is_none_or(|k| k == last.pool)
                 && bridge.is_some_and(runs);
             if !ok {
                 return Err(unavailable());
             }
             crossed = Some(last.pool);
+            crossings += 1;
+            arrived = arrived.saturating_add(last.amount_out);
+            if !tail.is_empty() {
+                let out = tail.last().map_or(U256::ZERO, |s| s.amount_out);
+                after.push(switchyard_kernel::Route {
+                    amount_in: last.amount_out,
+                    amount_out: out,
+                    steps: tail,
+                });
+            }
             route.amount_out = last.amount_in;
             leg_sent = leg_sent.saturating_add(last.amount_in);
+            if !route.steps.is_empty() {
+                kept.push(route);
+            }
         }
-        leg.routes.retain(|r| !r.steps.is_empty());
+        leg.routes = kept;
         leg.amount_out = leg_sent;
         sent = sent.saturating_add(leg_sent);
     }
@@ -888,8 +939,39 @@ pub(crate) fn cctp_crossing(
         leg.token_out = route.token_in;
     }
     source.amounts_out = vec![sent];
+    let destination = match after.as_slice() {
+        [] => None,
+        // More than one message's worth of crossings would each round on
+        // their own, and the destination's amounts are per crossing.
+        _ if crossings > 1 || plan.legs.len() != 1 || stargate.is_none() => {
+            return Err(unavailable());
+        }
+        _ => {
+            let amount_out = plan.amounts_out.first().copied().unwrap_or_default();
+            let token_out = plan.legs.first().map_or(route.token_out, |l| l.token_out);
+            Some(switchyard_kernel::Plan {
+                chain: to,
+                destination_chain: to,
+                bridging: Vec::new(),
+                legs: vec![switchyard_kernel::Leg {
+                    token_in: route.token_out,
+                    token_out,
+                    amount_in: arrived,
+                    amount_out,
+                    routes: after,
+                }],
+                amounts_out: plan.amounts_out.clone(),
+                gas: 0,
+            })
+        }
+    };
     // The crossing is exact: what arrives is what the plan says.
-    if route.amount_out(sent).ok() != plan.amounts_out.first().copied() {
+    let lands = if destination.is_some() {
+        arrived
+    } else {
+        plan.amounts_out.first().copied().unwrap_or_default()
+    };
+    if route.amount_out(sent).ok() != Some(lands) {
         return Err(unavailable());
     }
     let crossing = |domain, message_fee| CctpCrossing {
@@ -899,6 +981,7 @@ pub(crate) fn cctp_crossing(
         messenger: route.contract,
         domain,
         message_fee,
+        destination: destination.clone(),
     };
     match (cctp, stargate) {
         (Some((c, s)), _) if *c.name == *route.name => {
@@ -910,6 +993,10 @@ pub(crate) fn cctp_crossing(
                     limit,
                 });
             }
+            if destination.is_some() {
+                // Enso deploys no CCTP receiver that runs more on arrival.
+                return Err(unavailable());
+            }
             Ok(crossing(s.domain(to).ok_or_else(unavailable)?, None))
         }
         (_, Some((_, lz))) => {
@@ -919,6 +1006,128 @@ pub(crate) fn cctp_crossing(
         }
         _ => Err(unavailable()),
     }
+}
+
+/// A destination program composed into a Stargate taxi.
+pub(crate) struct Composed {
+    /// Enso's composer on the destination, the taxi's receiver.
+    composer: Address,
+    /// The compose message: `abi.encode(receiver, nativeDrop,
+    /// estimatedGas, shortcutData)`, `shortcutData` the destination
+    /// router's executor call.
+    message: alloy_primitives::Bytes,
+    /// The taxi's executor options: the compose's gas.
+    options: alloy_primitives::Bytes,
+    /// The output the receiver is measured in.
+    token_out: Address,
+    /// The least of the bridged token the destination program is built
+    /// for (its slippage, applied to what arrives).
+    bridged_min: U256,
+}
+
+/// Gas the composer spends around the shortcut (decoding, the `try`, an
+/// approval, the failure path's transfer), beside what the destination
+/// program measured.
+const COMPOSE_OVERHEAD_GAS: u64 = 150_000;
+
+/// Builds and measures the program that runs on arrival: `destination`'s
+/// plan, run by the destination router's executor when Enso's composer
+/// passes it what arrived (`routeSingle`), paying `receiver` and holding
+/// each output to `mins`. Proven on the destination's world by itself
+/// first (its gas, its outputs to the wei); the whole crossing is proven
+/// again after the source side runs.
+fn compose(
+    state: &MarketState,
+    destination: &switchyard_kernel::Plan,
+    (receiver, mins): (Address, &[U256]),
+    (account_id, request_id): (B256, B256),
+) -> Result<Composed, ExecError> {
+    use alloy_sol_types::{SolCall, SolValue};
+    let to = destination.chain;
+    let unavailable = || ExecError::BridgeUnavailable { chain: to };
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
+    let dcw = world.chain(to).ok_or_else(unavailable)?;
+    let (router, executor) = dcw.shortcuts.router.ok_or_else(unavailable)?;
+    let composer = crate::evm::layerzero::setup(&state.catalog)
+        .and_then(|(_, lz)| lz.composer(to))
+        .ok_or_else(unavailable)?;
+
+    let leg = destination.legs.first().ok_or_else(unavailable)?;
+    let (token_in, arrived) = (leg.token_in, leg.amount_in);
+    let outputs = [leg.token_out];
+    let inputs = [TokenAmount { token: token_in, amount: arrived }];
+    let spec = RouteSpec {
+        snapshot: &state.snapshot,
+        plan: destination,
+        account: executor,
+        pull_from: None,
+        inputs: &inputs,
+        fees: &[U256::ZERO],
+        fee_receiver: None,
+        operator_fee: None,
+        receiver,
+        outputs: &outputs,
+        check_min: Some(mins),
+        shared: true,
+        refund: Some(receiver),
+        catalog: &state.catalog,
+        exact_out_max_in: None,
+    };
+    let program = encode::encode_plan(&spec, &Book(state)).map_err(ExecError::Encode)?.program;
+    guard(dcw, executor, &program)?;
+    let shortcut: alloy_primitives::Bytes = encode::protocols::IShortcuts::executeShortcutCall {
+        accountId: account_id,
+        requestId: request_id,
+        commands: program.commands,
+        state: program.state,
+    }
+    .abi_encode()
+    .into();
+    // The composer's own call, measured on the destination's world.
+    let token = crate::evm::abi::ShortcutsRouter::Token {
+        tokenType: crate::evm::abi::ShortcutsRouter::TokenType::ERC20,
+        data: (token_in, arrived).abi_encode_params().into(),
+    };
+    let call = crate::evm::abi::ShortcutsRouter::routeSingleCall {
+        tokenIn: token,
+        data: shortcut.clone(),
+    };
+    let tx = Tx { from: composer, to: router, data: call.abi_encode().into(), value: U256::ZERO };
+    let setup = SimSetup {
+        funds: vec![(composer, token_in, arrived)],
+        approvals: vec![Approval {
+            token: token_in,
+            spender: router,
+            amount: arrived,
+            owner: composer,
+            nft: false,
+        }],
+        watch: vec![(receiver, leg.token_out)],
+        ..SimSetup::default()
+    };
+    let ran = simulate(dcw, &tx, &setup).map_err(|e| {
+        tracing::error!(error = %e, chain = %to, "the destination program failed in simulation");
+        e.into_engine()
+    })?;
+    if ran.gains.first().copied().flatten() != destination.amounts_out.first().copied() {
+        tracing::error!(chain = %to, gains = ?ran.gains, planned = ?destination.amounts_out, "the destination program delivers other than its plan");
+        return Err(ExecError::SimulationMismatch { index: 0 });
+    }
+    let estimated = ran.gas_used.saturating_add(ran.gas_used / 4);
+    let message = (receiver, U256::ZERO, U256::from(estimated), shortcut).abi_encode_params();
+    let options = crate::evm::layerzero::lz_compose_options(0, estimated + COMPOSE_OVERHEAD_GAS);
+    // The destination's slippage, applied to what arrives.
+    let slippage = match (mins.first(), destination.amounts_out.first()) {
+        (Some(m), Some(a)) if !a.is_zero() => (*a - (*m).min(*a)) * arrived / *a,
+        _ => U256::ZERO,
+    };
+    Ok(Composed {
+        composer,
+        message: message.into(),
+        options,
+        token_out: leg.token_out,
+        bridged_min: arrived - slippage.min(arrived),
+    })
 }
 
 /// `inputs` with `wei` more of the native coin (an input of its own, or
@@ -933,6 +1142,106 @@ fn with_native(inputs: &[TokenAmount], wei: U256) -> Vec<TokenAmount> {
         None => out.push(TokenAmount { token: NATIVE_TOKEN, amount: wei }),
     }
     out
+}
+
+/// The best route of one input to one output on another chain that
+/// crosses once, through one Stargate pool: for each pool that carries a
+/// token from this chain to the destination, the search on this chain to
+/// its token, the taxi (exact, as `FeeLibV1` charges), and the search on
+/// the destination from what arrives. The plan is one leg: this chain's
+/// routes, the crossing, the destination's routes. `base` is the search's
+/// own quote of the request (its fees and views are the same).
+fn pinned_crossing(
+    state: &MarketState,
+    q: &QuoteRequest,
+    base: &crate::Quote,
+) -> Option<crate::Quote> {
+    let ([(token_in, _)], [token_out], Some(to)) =
+        (q.inputs.as_slice(), q.outputs.as_slice(), q.destination_chain)
+    else {
+        return None;
+    };
+    let (stargate, _) = crate::evm::layerzero::setup(&state.catalog)?;
+    let left = base.plan.legs.first()?.amount_in;
+    let single = |chain: ChainId, inputs: Vec<(Address, U256)>, output: Address, fees: bool| {
+        let r = QuoteRequest {
+            chain,
+            destination_chain: None,
+            inputs,
+            fee_bps: if fees { q.fee_bps.clone() } else { Vec::new() },
+            inputs_transferred: fees && q.inputs_transferred,
+            outputs_transferred: !fees && q.outputs_transferred,
+            outputs: vec![output],
+            ignore_aggregators: q.ignore_aggregators.clone(),
+            ignore_standards: q.ignore_standards.clone(),
+            ignore_bridges: Vec::new(),
+            operator_fee_bps: if fees { q.operator_fee_bps } else { 0 },
+            amount_out: None,
+        };
+        quote_now(state, &r).ok()
+    };
+    let mut best: Option<(U256, switchyard_kernel::Plan)> = None;
+    for (k, bridge) in state.snapshot.bridges().iter().enumerate() {
+        if *bridge.name != stargate.name
+            || bridge.from_chain != q.chain
+            || bridge.to_chain != to
+            || bridge.token_in == NATIVE_TOKEN
+        {
+            continue;
+        }
+        let (source, sent) = if bridge.token_in == *token_in {
+            (Vec::new(), left)
+        } else {
+            let s = single(q.chain, q.inputs.clone(), bridge.token_in, true)?;
+            let sent = *s.plan.amounts_out.first()?;
+            (s.plan.legs.into_iter().next()?.routes, sent)
+        };
+        let Ok(cross) = bridge.crossing(k, sent) else { continue };
+        let arrived = *cross.amounts_out.first()?;
+        let (after, out, gas) = if bridge.token_out == *token_out {
+            (Vec::new(), arrived, 0)
+        } else {
+            let Some(d) = single(to, vec![(bridge.token_out, arrived)], *token_out, false) else {
+                continue;
+            };
+            let out = *d.plan.amounts_out.first()?;
+            (d.plan.legs.into_iter().next()?.routes, out, d.plan.gas)
+        };
+        if best.as_ref().is_some_and(|(b, _)| *b >= out) {
+            continue;
+        }
+        let crossing: Vec<_> = cross.legs.into_iter().flat_map(|l| l.routes).collect();
+        // One path on each side is one route; a split on either side
+        // stays its own routes, in order (the leg's routes go on from the
+        // tokens earlier ones delivered).
+        let routes = if source.len() <= 1 && after.len() <= 1 {
+            let steps = source.into_iter().chain(crossing).chain(after).flat_map(|r| r.steps);
+            vec![switchyard_kernel::Route {
+                amount_in: left,
+                amount_out: out,
+                steps: steps.collect(),
+            }]
+        } else {
+            source.into_iter().chain(crossing).chain(after).collect()
+        };
+        let plan = switchyard_kernel::Plan {
+            chain: q.chain,
+            destination_chain: to,
+            bridging: cross.bridging,
+            legs: vec![switchyard_kernel::Leg {
+                token_in: *token_in,
+                token_out: *token_out,
+                amount_in: left,
+                amount_out: out,
+                routes,
+            }],
+            amounts_out: vec![out],
+            gas: base.plan.gas.max(cross.gas.saturating_add(gas)),
+        };
+        best = Some((out, plan));
+    }
+    let (_, plan) = best?;
+    Some(crate::Quote { plan, ..base.clone() })
 }
 
 /// A Stargate taxi's `minAmountLD` (the source's decimals) that holds

@@ -86,6 +86,34 @@ pub fn lz_compose_options(index: u16, gas: u64) -> Bytes {
     out.into()
 }
 
+/// The executor's gas for the `lzCompose` of compose message `index`, as
+/// type-3 `options` give it (the sum of every such option, as LayerZero's
+/// executor adds them up); `None` when they give none or are not type 3.
+pub fn compose_gas(options: &[u8], index: u16) -> Option<u64> {
+    let mut rest = options.strip_prefix(&[0, 3])?;
+    let mut total: Option<u128> = None;
+    while !rest.is_empty() {
+        let (&worker, after) = rest.split_first()?;
+        let size = usize::from(u16::from_be_bytes(after.get(..2)?.try_into().ok()?));
+        let option = after.get(2..2 + size)?;
+        rest = after.get(2 + size..)?;
+        let (&kind, params) = option.split_first()?;
+        if worker == 1
+            && kind == 3
+            && params.get(..2).map(|i| u16::from_be_bytes([i[0], i[1]])) == Some(index)
+        {
+            let gas = u128::from_be_bytes(params.get(2..18)?.try_into().ok()?);
+            total = Some(total.unwrap_or(0).saturating_add(gas));
+        }
+    }
+    total.and_then(|g| u64::try_from(g).ok())
+}
+
+/// A transaction's intrinsic gas for `calldata` (21,000 and its bytes).
+pub fn intrinsic_gas(calldata: &[u8]) -> u64 {
+    calldata.iter().fold(21_000u64, |g, b| g + if *b == 0 { 4 } else { 16 })
+}
+
 /// Where each field of a V1 packet starts (`PacketV1Codec`).
 mod at {
     pub(super) const NONCE: usize = 1;
@@ -187,6 +215,15 @@ mod tests {
         assert_eq!(&c[..6], &[0, 3, 1, 0, 19, 3]);
         assert_eq!(&c[6..8], &[0, 0]);
         assert_eq!(u128::from_be_bytes(c[8..24].try_into().expect("16")), 500_000);
+        assert_eq!(compose_gas(&c, 0), Some(500_000));
+        assert_eq!(compose_gas(&c, 1), None);
+        assert_eq!(compose_gas(&r, 0), None);
+        // Enforced options first, the caller's after (TokenMessaging's
+        // combination): the compose gas is found among them.
+        let mut both = r.to_vec();
+        both.extend_from_slice(&c[2..]);
+        assert_eq!(compose_gas(&both, 0), Some(500_000));
+        assert_eq!(compose_gas(&both[..both.len() - 1], 0), None);
     }
 
     #[test]

@@ -496,6 +496,21 @@ where
         outcome(self.inner.transact_commit(tx).map_err(EvmError::Rejected)?)
     }
 
+    /// [`Self::call`] with a gas limit of `gas` (intrinsic gas included),
+    /// as a relayer bounds what it runs.
+    pub fn call_with_gas(
+        &mut self,
+        from: Address,
+        to: Address,
+        calldata: Bytes,
+        value: U256,
+        gas: u64,
+    ) -> Result<CallOutcome, EvmError> {
+        let mut tx = Self::tx(self.block, from, TxKind::Call(to), calldata, value)?;
+        tx.gas_limit = gas;
+        outcome(self.inner.transact_commit(tx).map_err(EvmError::Rejected)?)
+    }
+
     /// Calls `to` from `from` and discards whatever the call changed, as
     /// `eth_call` does.
     pub fn static_call(
