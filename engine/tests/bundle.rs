@@ -383,6 +383,57 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
     let _ = std::fs::remove_dir_all(&c.dir);
 }
 
+/// WETH swapped to USDT on Ethereum and bridged through Stargate's
+/// published USDT pool to Arbitrum: LayerZero's fee rides with the
+/// transaction, the pool holds the destination to the bundle's slippage
+/// off what the swap predicts, and what the bundle answers is what
+/// Arbitrum's pool pays. Replayed here on fresh forks of both chains.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_bridge_through_a_stargate_taxi() {
+    use switchyard_engine::{bridge::deliver_layerzero, evm::layerzero};
+    const USDT_ARB: Address = address!("fd086bc7cd5c481dcc9c85ebe478a1c0b69fcbb9");
+    const USDT_POOL: Address = address!("933597a323eb81cae705c5bc29985172fd5a3973");
+    let c = chain1("stargate");
+    let one_weth = U256::from(10u128.pow(18));
+    let actions = vec![
+        route(WETH, USDT, Amount::Value(one_weth)),
+        bridge(
+            "stargate",
+            USDT,
+            Amount::Output { action: 0, index: 0 },
+            USDT_POOL,
+            42161,
+            Vec::new(),
+        ),
+    ];
+    let b = c.engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("bridges");
+    let paid = b.amounts_out[&USDT_ARB];
+    assert!(paid > U256::from(1_000_000_000u64), "{paid}");
+    assert!(!b.amounts_out.contains_key(&USDT), "{:?}", b.amounts_out);
+    let crossing = b.plans.last().expect("the crossing's plan");
+    assert_eq!(crossing.bridging[0].bridge, "stargate");
+    assert_eq!(crossing.amounts_out, vec![paid]);
+    let lz = layerzero::setup(&c.state.catalog).expect("LayerZero").1;
+    let fee = U256::from(lz.message_fee(ChainId(1)).expect("a fee"));
+    assert_eq!(b.tx.value, fee, "LayerZero's fee rides with the transaction");
+    assert!(b.approvals.iter().all(|a| a.spender == b.tx.to), "{:?}", b.approvals);
+
+    let w1 = c.world.clone();
+    let setup = SimSetup {
+        funds: vec![(USER, WETH, one_weth), (USER, NATIVE_TOKEN, fee)],
+        approvals: b.approvals.clone(),
+        ..SimSetup::default()
+    };
+    let out = simulate(&w1, &b.tx, &setup).expect("the source side runs");
+    let world = c.state.world.as_ref().expect("world");
+    let delivered = deliver_layerzero(world, &c.state.catalog, ChainId(1), &out.logs, None)
+        .expect("paid out on Arbitrum");
+    let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
+    assert_eq!((d.to_chain, d.token, d.receiver, d.amount), (ChainId(42161), USDT_ARB, USER, paid));
+    c.shutdown.stop();
+    let _ = std::fs::remove_dir_all(&c.dir);
+}
+
 const AAVE_POOL: Address = address!("87870bca3f3fd6335c3f4ce8392d69350b4fa4e2");
 const AUSDC: Address = address!("98c23e9d8f34fefb1b7bd6a91b7ff122f4e16f5c");
 const WETH_DEBT: Address = address!("ea51d7853eefb32b6ee06b1c12e6dcca88be0ffe");

@@ -416,6 +416,11 @@ impl<'a> Compiler<'a> {
             BundleError { code: ApiCode::BridgeUnavailable, at: format!("{at}.{field}"), message }
                 .into()
         };
+        if let Some((_, lz)) = crate::evm::layerzero::setup(&self.state.catalog)
+            .filter(|(b, _)| *b.name == *route.name)
+        {
+            return self.stargate_bridge((k, &route), lz, (amount_in, *receiver), callback, at);
+        }
         let cctp = crate::evm::cctp::setup(&self.state.catalog)
             .filter(|(b, _)| *b.name == *route.name)
             .map(|(_, s)| s);
@@ -450,8 +455,93 @@ impl<'a> Compiler<'a> {
         self.consume(*token_in, amount_in, &field)?;
         encode::route::cctp_burn(&mut self.b, *primary, *token_in, x, (domain, *receiver))
             .map_err(encode_err(at))?;
-        self.crossings.push(Crossing { route: k, predicted, at: at.to_owned() });
+        self.crossings.push(Crossing { route: k, predicted, at: at.to_owned(), taxi: false });
         // Nothing stays on this chain.
+        Ok(Vec::new())
+    }
+
+    /// A `bridge` action through Stargate V2: a taxi of `amount_in` to the
+    /// receiver through the token's pool (the published contracts), with
+    /// LayerZero's fee in the native coin taken with the transaction; the
+    /// pool holds the destination to what an exact amount delivers (the
+    /// bundle's slippage off an amount known only after earlier actions).
+    /// After the bundle runs, the taxi is verified, received and paid out
+    /// on the destination chain's world. Refused with the reason: a
+    /// callback (not built for bundles), the native coin's pool.
+    fn stargate_bridge(
+        &mut self,
+        (k, route): (usize, &BridgeRoute),
+        lz: &switchyard_catalog::LayerZeroSetup,
+        (amount_in, receiver): (&Amount, Address),
+        callback: &[Action],
+        at: &str,
+    ) -> Result<Vec<Output>, ExecError> {
+        let to = route.to_chain;
+        let unavailable = |field: &str, message: String| -> ExecError {
+            BundleError { code: ApiCode::BridgeUnavailable, at: format!("{at}.{field}"), message }
+                .into()
+        };
+        let catalog = &self.state.catalog;
+        let eid = crate::evm::layerzero::eid_of(catalog, to);
+        let world = self.state.world.as_ref().ok();
+        let (Some(eid), Some(fee), true) = (
+            eid,
+            lz.message_fee(self.chain),
+            world.and_then(|w| w.chain(to)).is_some()
+                && crate::evm::layerzero::pools_on(catalog, to).any(|p| p.token == route.token_out),
+        ) else {
+            return Err(unavailable(
+                "destinationChainId",
+                format!("Stargate's contracts on chain {to} are not in the world to receive on"),
+            ));
+        };
+        if route.token_in == NATIVE_TOKEN {
+            return Err(unavailable(
+                "tokenIn",
+                "a Stargate taxi of the native coin (its value the fee and the amount) is not \
+                 built: bridge the wrapped token's stablecoin, or route to it first"
+                    .to_owned(),
+            ));
+        }
+        if !callback.is_empty() {
+            return Err(unavailable(
+                "callback",
+                "a bundle's callback on arrival is not built yet (a route with more on the \
+                 destination is: /shortcuts/route with destinationChainId)"
+                    .to_owned(),
+            ));
+        }
+        let field = format!("{at}.amountIn");
+        let (x, predicted, exact) = self.amount(amount_in, &field)?;
+        self.consume(route.token_in, amount_in, &field)?;
+        let fee = U256::from(fee);
+        self.consume(NATIVE_TOKEN, &Amount::Value(fee), &format!("{at}.fee"))?;
+        // The least the destination may receive, in the source's decimals.
+        let min_ld = predicted
+            .and_then(|p| route.amount_out(p).ok())
+            .map(|out| {
+                let keep = if exact { 0 } else { BRIDGED_SLIPPAGE_BPS };
+                let floor =
+                    out * U256::from(10_000u32.saturating_sub(keep)) / U256::from(10_000u32);
+                let unit = |d: u8| {
+                    U256::from(10u8)
+                        .pow(U256::from(d.saturating_sub(crate::evm::layerzero::SHARED_DECIMALS)))
+                };
+                floor.div_ceil(unit(route.decimals_out)) * unit(route.decimals_in)
+            })
+            .unwrap_or_default();
+        let taxi = encode::route::StargateTaxi {
+            dst_eid: eid,
+            to: receiver,
+            min_amount_ld: min_ld,
+            fee,
+            refund: self.req.from,
+            extra_options: alloy_primitives::Bytes::new(),
+            compose: alloy_primitives::Bytes::new(),
+        };
+        encode::route::stargate_send(&mut self.b, route.contract, route.token_in, x, &taxi)
+            .map_err(encode_err(at))?;
+        self.crossings.push(Crossing { route: k, predicted, at: at.to_owned(), taxi: true });
         Ok(Vec::new())
     }
 
@@ -841,6 +931,7 @@ impl<'a> Compiler<'a> {
             route: crossing.route,
             predicted: exact.then_some(predicted).flatten(),
             at: at.to_owned(),
+            taxi: false,
         });
         Ok(Output { slot: out, predicted: None, exact: false, token: None })
     }
@@ -3347,10 +3438,17 @@ struct MultiRedeem<'p> {
 
 /// A bridge action compiled: its route in the snapshot, the amount it
 /// sends when known before the bundle runs, and where it is in the body.
+/// The slippage a Stargate `bridge` action allows on what arrives when
+/// its amount is known only after earlier actions (a route action's own
+/// default).
+const BRIDGED_SLIPPAGE_BPS: u32 = 50;
+
 struct Crossing {
     route: usize,
     predicted: Option<U256>,
     at: String,
+    /// A Stargate taxi (else a CCTP burn).
+    taxi: bool,
 }
 
 /// A program put together: its transaction, the simulation setup, the
@@ -3460,14 +3558,29 @@ pub fn compile_and_prove(
     let (mut mins, fees, mut plans) = (c.mins, c.fees, c.plans);
     // Each crossing followed to its destination chain.
     if !c.crossings.is_empty() {
-        let delivered = crate::bridge::deliver_cctp(
+        let burned = crate::bridge::deliver_cctp(
             world,
             &state.catalog,
             req.chain,
             &outcome.logs,
             c.request_id,
         )?;
-        if delivered.len() != c.crossings.len() {
+        let taxis = crate::bridge::deliver_layerzero(
+            world,
+            &state.catalog,
+            req.chain,
+            &outcome.logs,
+            None,
+        )?;
+        // Each kind in the order its actions sent them.
+        let (mut burned, mut taxis) = (burned.into_iter(), taxis.into_iter());
+        let delivered: Vec<_> = c
+            .crossings
+            .iter()
+            .map_while(|x| if x.taxi { taxis.next() } else { burned.next() })
+            .collect();
+        if delivered.len() != c.crossings.len() || burned.next().is_some() || taxis.next().is_some()
+        {
             tracing::error!(
                 sent = delivered.len(),
                 "bundle's bridge messages differ from its actions"
@@ -3491,7 +3604,7 @@ pub fn compile_and_prove(
             if plan.amounts_out.first() != Some(&d.amount)
                 || (d.token, d.to_chain, d.token_in)
                     != (route.token_out, route.to_chain, route.token_in)
-                || x.predicted.is_some_and(|p| p != d.amount_in)
+                || x.predicted.is_some_and(|p| route.amount_taken(p) != d.amount_in)
             {
                 tracing::error!(at = %x.at, sent = %d.amount_in, minted = %d.amount, "bridge amounts differ");
                 return Err(ExecError::SimulationMismatch { index: 0 });
