@@ -28,6 +28,7 @@ use switchyard_catalog::{Catalog, ChainId};
 use switchyard_exec::evm::{
     abi::{CctpMessageTransmitterV2 as Transmitter, ShortcutsExecutor},
     cctp::{self, BurnMessage},
+    layerzero::{self, Packet},
 };
 
 use crate::rpc::{RpcClient, http_get};
@@ -212,11 +213,10 @@ impl BridgeWatch {
         let Some(node) = self.nodes.get(&chain) else {
             return unknown(format!("no node follows chain {chain} here"));
         };
-        let receipt: Option<Receipt> =
-            match node.call("eth_getTransactionReceipt", serde_json::json!([tx])).await {
-                Ok(r) => r,
-                Err(e) => return unknown(format!("the node of chain {chain}: {e}")),
-            };
+        let receipt = match receipt_of(node, tx).await {
+            Ok(r) => r,
+            Err(e) => return unknown(format!("the node of chain {chain}: {e}")),
+        };
         let Some(receipt) = receipt else {
             return unknown(format!("Transaction receipt not found for {tx}"));
         };
@@ -240,18 +240,7 @@ impl BridgeWatch {
         let Some(burn) = burns.next() else {
             return unknown(format!("transaction {tx} burns nothing through CCTP"));
         };
-        let source_event = receipt.logs.iter().find_map(|l| {
-            (l.topics.first() == Some(&ShortcutsExecutor::ShortcutExecuted::SIGNATURE_HASH))
-                .then(|| ShortcutsExecutor::ShortcutExecuted::abi_decode_data(&l.data).ok())
-                .flatten()
-                .map(|(account_id, request_id)| ShortcutEvent {
-                    account_id,
-                    request_id,
-                    block_number: receipt.block_number.to::<u64>(),
-                    transaction_hash: tx,
-                    chain,
-                })
-        });
+        let source_event = shortcut_event(&receipt, tx, chain);
         let mut out = CctpTransfer {
             source_chain: chain,
             source_tx: tx,
@@ -411,6 +400,271 @@ async fn received_in(node: &RpcClient, transmitter: Address, nonce: B256) -> Opt
     let logs: Vec<serde_json::Value> =
         node.call("eth_getLogs", serde_json::json!([filter])).await.ok()?;
     logs.iter().find_map(|l| serde_json::from_value(l.get("transactionHash")?.clone()).ok())
+}
+
+/// A LayerZero message (a Stargate taxi) as the followed chains see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LzTransfer {
+    /// Source chain.
+    pub source_chain: ChainId,
+    /// Source transaction.
+    pub source_tx: B256,
+    /// Where it is.
+    pub status: Status,
+    /// LayerZero's own word for it: `INFLIGHT` (sent), `CONFIRMING`
+    /// (verified on the destination), `DELIVERED` (received there).
+    pub message_status: &'static str,
+    /// The packet, as the source endpoint emitted it.
+    pub packet: Option<Packet>,
+    /// Source block.
+    pub source_block: Option<u64>,
+    /// Destination chain, once the packet is read.
+    pub destination_chain: Option<ChainId>,
+    /// The transaction that received it on the destination, and its block.
+    pub destination_tx: Option<(B256, u64)>,
+    /// Enso's event on the source chain.
+    pub source_event: Option<ShortcutEvent>,
+    /// What ran on arrival: the composed shortcut's event (Enso's executor
+    /// on the destination), whether it succeeded, and its error.
+    pub destination_event: Option<(ShortcutEvent, bool, Option<Bytes>)>,
+    /// Why the status is not further along.
+    pub error: Option<String>,
+}
+
+/// `bytes32(uint256(1))`: a compose message the endpoint delivered.
+const COMPOSE_RECEIVED: B256 = B256::with_last_byte(1);
+
+impl BridgeWatch {
+    fn lz_transfer(chain: ChainId, tx: B256, status: Status, error: String) -> LzTransfer {
+        LzTransfer {
+            source_chain: chain,
+            source_tx: tx,
+            status,
+            message_status: "UNKNOWN",
+            packet: None,
+            source_block: None,
+            destination_chain: None,
+            destination_tx: None,
+            source_event: None,
+            destination_event: None,
+            error: Some(error),
+        }
+    }
+
+    /// The status of the LayerZero message (Stargate taxi) `tx` sent on
+    /// `chain`, within [`STATUS_BUDGET`].
+    pub async fn layerzero(&self, catalog: &Catalog, chain: ChainId, tx: B256) -> LzTransfer {
+        match tokio::time::timeout(STATUS_BUDGET, self.follow_lz(catalog, chain, tx)).await {
+            Ok(t) => t,
+            Err(_) => Self::lz_transfer(
+                chain,
+                tx,
+                Status::Unknown,
+                format!("the nodes did not answer within {} s", STATUS_BUDGET.as_secs()),
+            ),
+        }
+    }
+
+    async fn follow_lz(&self, catalog: &Catalog, chain: ChainId, tx: B256) -> LzTransfer {
+        use switchyard_exec::evm::abi::LzEndpointV2 as Endpoint;
+        let unknown = |why: String| Self::lz_transfer(chain, tx, Status::Unknown, why);
+        let Some((_, lz)) = layerzero::setup(catalog) else {
+            return unknown("the catalog lists no LayerZero endpoint".into());
+        };
+        let Some(node) = self.nodes.get(&chain) else {
+            return unknown(format!("no node follows chain {chain} here"));
+        };
+        let receipt = match receipt_of(node, tx).await {
+            Ok(Some(r)) => r,
+            Ok(None) => return unknown(format!("Transaction receipt not found for {tx}")),
+            Err(e) => return unknown(format!("the node of chain {chain}: {e}")),
+        };
+        if receipt.status.is_some_and(|s| s.is_zero()) {
+            return Self::lz_transfer(
+                chain,
+                tx,
+                Status::Failed,
+                "the source transaction reverted".into(),
+            );
+        }
+        let packet = receipt.logs.iter().find_map(|l| {
+            (l.address == lz.endpoint
+                && l.topics.first() == Some(&Endpoint::PacketSent::SIGNATURE_HASH))
+            .then(|| Endpoint::PacketSent::abi_decode_data(&l.data).ok())
+            .flatten()
+            .and_then(|(payload, _, _)| Packet::decode(&payload))
+        });
+        let Some(packet) = packet else {
+            return unknown(format!("transaction {tx} sends no LayerZero packet"));
+        };
+        let mut out = LzTransfer {
+            source_chain: chain,
+            source_tx: tx,
+            status: Status::Pending,
+            message_status: "INFLIGHT",
+            packet: Some(packet.clone()),
+            source_block: Some(receipt.block_number.to::<u64>()),
+            destination_chain: layerzero::chain_of(catalog, packet.dst_eid),
+            destination_tx: None,
+            source_event: shortcut_event(&receipt, tx, chain),
+            destination_event: None,
+            error: None,
+        };
+        let Some(to) = out.destination_chain else {
+            out.error = Some(format!("endpoint {} is no chain of the catalog", packet.dst_eid));
+            return out;
+        };
+        let Some(dest) = self.nodes.get(&to) else {
+            out.error =
+                Some(format!("no node follows chain {to} here: its delivery cannot be seen"));
+            return out;
+        };
+        let (receiver, src, sender, nonce) =
+            (packet.receiver, packet.src_eid, packet.sender, packet.nonce);
+        let view =
+            |data: Vec<u8>| async move { dest.eth_call(lz.endpoint, &data.into(), None).await };
+        let hash = view(
+            Endpoint::inboundPayloadHashCall { receiver, srcEid: src, sender, nonce }.abi_encode(),
+        );
+        let lazy =
+            view(Endpoint::lazyInboundNonceCall { receiver, srcEid: src, sender }.abi_encode());
+        let (hash, lazy) = match (hash.await, lazy.await) {
+            (Ok(h), Ok(n)) => (
+                B256::try_from(h.as_ref()).unwrap_or_default(),
+                U256::try_from_be_slice(&n).unwrap_or_default(),
+            ),
+            (Err(e), _) | (_, Err(e)) => {
+                out.error = Some(format!("the node of chain {to}: {e}"));
+                return out;
+            }
+        };
+        if !hash.is_zero() {
+            out.status = Status::Inflight;
+            out.message_status = "CONFIRMING";
+            out.error = Some("verified on the destination, not yet received".into());
+            return out;
+        }
+        if lazy < U256::from(nonce) {
+            out.error = Some("not yet verified on the destination".into());
+            return out;
+        }
+        // Received: the transaction, and what it composed.
+        let delivered =
+            find_log(dest, lz.endpoint, Endpoint::PacketDelivered::SIGNATURE_HASH, |data| {
+                Endpoint::PacketDelivered::abi_decode_data(data).ok().is_some_and(|(o, r)| {
+                    (o.srcEid, o.sender, o.nonce, r) == (src, sender, nonce, receiver)
+                })
+            })
+            .await;
+        let Some((delivery_tx, block)) = delivered else {
+            out.status = Status::Delivered;
+            out.message_status = "DELIVERED";
+            out.error = Some("received, but its transaction is past the lookback".into());
+            return out;
+        };
+        out.destination_tx = Some((delivery_tx, block));
+        out.status = Status::Delivered;
+        out.message_status = "DELIVERED";
+        let Ok(Some(delivery)) = receipt_of(dest, delivery_tx).await else { return out };
+        let composed = delivery.logs.iter().find_map(|l| {
+            (l.address == lz.endpoint
+                && l.topics.first() == Some(&Endpoint::ComposeSent::SIGNATURE_HASH))
+            .then(|| Endpoint::ComposeSent::abi_decode_data(&l.data).ok())
+            .flatten()
+            .filter(|c| c.2 == packet.guid)
+        });
+        let Some((from, composer, guid, index, _)) = composed else { return out };
+        // Composed: delivered once the endpoint ran it.
+        let queue = Endpoint::composeQueueCall { from, to: composer, guid, index }.abi_encode();
+        let queued = dest.eth_call(lz.endpoint, &queue.into(), None).await;
+        if queued.ok().and_then(|w| B256::try_from(w.as_ref()).ok()) != Some(COMPOSE_RECEIVED) {
+            out.status = Status::Inflight;
+            out.error = Some("received; the shortcut on arrival waits for its lzCompose".into());
+            return out;
+        }
+        let ran = find_log(dest, lz.endpoint, Endpoint::ComposeDelivered::SIGNATURE_HASH, |data| {
+            Endpoint::ComposeDelivered::abi_decode_data(data)
+                .ok()
+                .is_some_and(|(f, t, g, i)| (f, t, g, i) == (from, composer, guid, index))
+        })
+        .await;
+        let Some((compose_tx, _)) = ran else { return out };
+        let Ok(Some(r)) = receipt_of(dest, compose_tx).await else { return out };
+        use switchyard_exec::evm::abi::ComposeReceiver as Composer;
+        let failed = r.logs.iter().find_map(|l| {
+            (l.address == composer
+                && l.topics.first() == Some(&Composer::ShortcutExecutionFailed::SIGNATURE_HASH))
+            .then(|| Composer::ShortcutExecutionFailed::abi_decode_data(&l.data).ok())
+            .flatten()
+            .filter(|(g, _)| *g == guid)
+            .map(|(_, e)| e)
+        });
+        let event = shortcut_event(&r, compose_tx, to).unwrap_or(ShortcutEvent {
+            account_id: B256::ZERO,
+            request_id: B256::ZERO,
+            block_number: r.block_number.to::<u64>(),
+            transaction_hash: compose_tx,
+            chain: to,
+        });
+        if failed.is_some() {
+            out.error = Some(
+                "the shortcut on arrival failed: the composer sent what arrived to the receiver"
+                    .into(),
+            );
+        }
+        out.destination_event = Some((event, failed.is_none(), failed));
+        out
+    }
+}
+
+/// A transaction's receipt from `node` (`None`: the node has none).
+async fn receipt_of(node: &RpcClient, tx: B256) -> Result<Option<Receipt>, crate::rpc::RpcError> {
+    node.call("eth_getTransactionReceipt", serde_json::json!([tx])).await
+}
+
+/// Enso's `ShortcutExecuted` in `receipt`.
+fn shortcut_event(receipt: &Receipt, tx: B256, chain: ChainId) -> Option<ShortcutEvent> {
+    receipt.logs.iter().find_map(|l| {
+        (l.topics.first() == Some(&ShortcutsExecutor::ShortcutExecuted::SIGNATURE_HASH))
+            .then(|| ShortcutsExecutor::ShortcutExecuted::abi_decode_data(&l.data).ok())
+            .flatten()
+            .map(|(account_id, request_id)| ShortcutEvent {
+                account_id,
+                request_id,
+                block_number: receipt.block_number.to::<u64>(),
+                transaction_hash: tx,
+                chain,
+            })
+    })
+}
+
+/// The transaction (and block) of the first log of `emitter` with
+/// `topic` whose data `matches`, in the last [`RECEIPT_LOOKBACK_BLOCKS`]
+/// blocks.
+async fn find_log(
+    node: &RpcClient,
+    emitter: Address,
+    topic: B256,
+    matches: impl Fn(&[u8]) -> bool,
+) -> Option<(B256, u64)> {
+    let head = node.block_number().await.ok()?;
+    let filter = serde_json::json!({
+        "fromBlock": U64::from(head.saturating_sub(RECEIPT_LOOKBACK_BLOCKS)),
+        "toBlock": U64::from(head),
+        "address": emitter,
+        "topics": [topic],
+    });
+    let logs: Vec<serde_json::Value> =
+        node.call("eth_getLogs", serde_json::json!([filter])).await.ok()?;
+    logs.iter().find_map(|l| {
+        let data: Bytes = serde_json::from_value(l.get("data")?.clone()).ok()?;
+        if !matches(&data) {
+            return None;
+        }
+        let hash: B256 = serde_json::from_value(l.get("transactionHash")?.clone()).ok()?;
+        let block: U64 = serde_json::from_value(l.get("blockNumber")?.clone()).ok()?;
+        Some((hash, block.to::<u64>()))
+    })
 }
 
 #[cfg(test)]

@@ -1078,6 +1078,17 @@ impl EngineHandle {
         Ok(out)
     }
 
+    /// Where the LayerZero message (a Stargate taxi) of source
+    /// transaction `tx` on `chain` is, read from the chains' nodes.
+    pub async fn layerzero_status(
+        &self,
+        chain: ChainId,
+        tx: alloy_primitives::B256,
+    ) -> bridge_status::LzTransfer {
+        let catalog = self.catalog();
+        self.inner.bridges.layerzero(&catalog, chain, tx).await
+    }
+
     /// Where the CCTP transfer of source transaction `tx` on `chain` is,
     /// read from the chains' nodes and the attestation service.
     pub async fn cctp_status(

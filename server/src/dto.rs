@@ -354,6 +354,13 @@ pub struct BridgeStatus {
     /// Enso's `ShortcutExecuted` in the source transaction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enso_source_event: Option<EnsoEvent>,
+    /// What ran on arrival: Enso's `ShortcutExecuted` on the destination
+    /// (LayerZero: the composed shortcut), with whether it succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enso_destination_event: Option<EnsoEvent>,
+    /// LayerZero / Stargate: the message as the endpoints see it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layer_zero_message: Option<LayerZeroMessage>,
     /// Why the status is not further along.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -398,6 +405,42 @@ pub struct EnsoEvent {
     pub chain_id: u64,
     /// Whether the shortcut ran (it emits only when it did).
     pub success: bool,
+    /// The failed shortcut's revert data, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `LayerZeroMessageStatus`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerZeroMessage {
+    /// Source endpoint id.
+    pub src_eid: u32,
+    /// Destination endpoint id.
+    pub dst_eid: u32,
+    /// Source chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src_chain_id: Option<u64>,
+    /// Destination chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst_chain_id: Option<u64>,
+    /// `INFLIGHT`, `CONFIRMING` or `DELIVERED`.
+    pub status: &'static str,
+    /// Source transaction.
+    pub src_tx_hash: String,
+    /// Destination transaction, once delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst_tx_hash: Option<String>,
+    /// Source block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src_block_number: Option<u64>,
+    /// Destination block, once delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst_block_number: Option<u64>,
+    /// The sending OApp (Stargate's `TokenMessaging`).
+    pub sender: String,
+    /// The receiving OApp.
+    pub receiver: String,
 }
 
 /// `CctpClaimTransaction`.

@@ -368,3 +368,252 @@ fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
     base.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Loads each `(node, chain)` with that chain of the embedded market's
+/// world: every contract the build placed, with its storage, at its
+/// address (Stargate's pools and messaging, LayerZero's endpoint and
+/// message library, Enso's composer and router among them).
+fn load_worlds(nodes: &[(&Node, u64)]) {
+    use switchyard_catalog::{ChainId, loaders};
+    use switchyard_engine::{StateInputs, build_state, evm::NpmArtifacts};
+    let catalog = loaders::load_catalog(&[] as &[&Path]).expect("embedded catalog");
+    let market = loaders::load_market(None, &catalog).expect("embedded market");
+    let snapshot =
+        switchyard_kernel::MarketSnapshot::build(&market, &catalog).expect("embedded snapshot");
+    let inputs = StateInputs {
+        catalog: Arc::new(catalog),
+        market: Arc::new(market),
+        npm: NpmArtifacts::load(&NpmArtifacts::default_dir())
+            .map(Arc::new)
+            .map_err(|e| e.to_string()),
+    };
+    let state = build_state(&inputs, Arc::new(snapshot));
+    let world = state.world.as_ref().expect("the world builds (run scripts/setup.sh --tests)");
+    for (node, chain) in nodes {
+        let placed = world.chain(ChainId(*chain)).expect("a world of the chain").placed_accounts();
+        for a in placed {
+            if !a.code.is_empty() {
+                node.rpc("hardhat_setCode", json!([a.address, a.code]));
+            }
+            if !a.balance.is_zero() {
+                node.rpc("hardhat_setBalance", json!([a.address, format!("{:#x}", a.balance)]));
+            }
+            for (slot, value) in &a.storage {
+                node.rpc(
+                    "hardhat_setStorageAt",
+                    json!([a.address, format!("{slot:#x}"), format!("{value:#066x}")]),
+                );
+            }
+        }
+        node.rpc("evm_mine", json!([]));
+    }
+}
+
+/// Sends `data` to `to` with `value` wei from `from`; the hash and receipt.
+fn send_value(
+    node: &Node,
+    from: Address,
+    to: Address,
+    data: &[u8],
+    value: U256,
+) -> (String, Value) {
+    let tx = json!({
+        "from": from, "to": to, "data": Bytes::copy_from_slice(data),
+        "gas": "0xf42400", "value": format!("{value:#x}"),
+    });
+    let hash = node.rpc("eth_sendTransaction", json!([tx]));
+    let receipt = node.rpc("eth_getTransactionReceipt", json!([hash]));
+    assert_eq!(receipt["status"], "0x1", "transaction failed: {receipt}");
+    (hash.as_str().expect("hash").to_owned(), receipt)
+}
+
+/// The logs of `receipt` as alloy logs.
+fn logs_of(receipt: &Value) -> Vec<alloy_primitives::Log> {
+    receipt["logs"]
+        .as_array()
+        .expect("logs")
+        .iter()
+        .map(|l| {
+            let address: Address = serde_json::from_value(l["address"].clone()).expect("address");
+            let topics: Vec<B256> = serde_json::from_value(l["topics"].clone()).expect("topics");
+            let data: Bytes = serde_json::from_value(l["data"].clone()).expect("data");
+            alloy_primitives::Log::new_unchecked(address, topics, data)
+        })
+        .collect()
+}
+
+/// A Stargate taxi from Ethereum to Base that composes into Enso's
+/// composer, followed by the server on two real nodes loaded with the
+/// world's contracts (Stargate's and LayerZero's published bytecode): sent
+/// (`pending`, LayerZero's `INFLIGHT`), verified on Base by the message
+/// library (`inflight`, `CONFIRMING`), received by the endpoint (still
+/// `inflight`: the shortcut on arrival waits for its `lzCompose`), then
+/// composed: `delivered`, with the receiving transaction and the shortcut
+/// Base's executor ran. A second taxi whose shortcut cannot run is
+/// delivered with `success: false`, and its receiver holds what arrived.
+#[test]
+fn a_stargate_taxi_is_followed_from_send_to_its_shortcut_on_arrival() {
+    use switchyard_engine::{
+        encode::protocols::IShortcuts,
+        evm::{
+            abi::{LzEndpointV2 as Endpoint, LzSimpleMessageLib, StargatePool as Pool},
+            layerzero::{self, Packet},
+        },
+    };
+    const POOL: Address = address!("c026395860db2d07ee33e05fe50ed7bd583189c7");
+    const BASE_POOL: Address = address!("27a16dc786820b16e5c9028b75b99f6f604b5d26");
+    const ENDPOINT: Address = address!("1a44076050125825900e736c501f859c50fe728c");
+    const COMPOSER: Address = address!("bf7773ad9d1abcc0a01981e3bff7e6408a775939");
+    let dir = common::temp_dir("stargate-status");
+    let (port_a, port_b) = (free_port(), free_port());
+    let mut ethereum = Node::start(port_a);
+    let mut base = Node::start_with(port_b, "hardhat.base.config.js");
+    load_worlds(&[(&ethereum, 1), (&base, 8453)]);
+    let me = ethereum.accounts()[0];
+    let relayer = base.accounts()[0];
+    let server = serve(&dir, [(1, port_a), (8453, port_b)], free_port());
+
+    // Sends a taxi of `amount` USDC to the composer with `shortcut`, the
+    // receiver `to` should it fail.
+    let taxi = |amount: U256, to: Address, shortcut: Bytes| {
+        let balance = entry(me.into_word().as_slice(), slot("ReferenceFiatToken", "balanceOf"));
+        ethereum.rpc(
+            "hardhat_setStorageAt",
+            json!([USDC, format!("{balance:#x}"), format!("{amount:#066x}")]),
+        );
+        ethereum.transact(
+            me,
+            Some(USDC),
+            &Usdc::approveCall { spender: POOL, amount }.abi_encode(),
+        );
+        let compose = (to, U256::ZERO, U256::from(100_000u64), shortcut).abi_encode_params();
+        let param = Pool::SendParam {
+            dstEid: 30184,
+            to: COMPOSER.into_word(),
+            amountLD: amount,
+            minAmountLD: U256::ZERO,
+            extraOptions: layerzero::lz_compose_options(0, 1_000_000),
+            composeMsg: compose.into(),
+            oftCmd: Bytes::new(),
+        };
+        let quote = Pool::quoteSendCall { sendParam: param.clone(), payInLzToken: false };
+        let fee = Pool::quoteSendCall::abi_decode_returns(&ethereum.call_from(
+            me,
+            POOL,
+            &quote.abi_encode(),
+        ))
+        .expect("a fee");
+        let send = Pool::sendCall { sendParam: param, fee: fee.clone(), refundAddress: me };
+        let (hash, receipt) = send_value(&ethereum, me, POOL, &send.abi_encode(), fee.nativeFee);
+        let packet = logs_of(&receipt)
+            .iter()
+            .find_map(|l| Endpoint::PacketSent::decode_log(l).ok())
+            .and_then(|e| Packet::decode(&e.encodedPayload))
+            .expect("a packet");
+        (hash, packet)
+    };
+    let check =
+        |hash: &str| server.get(&format!("/api/v1/stargate/bridge/check?chainId=1&txHash={hash}"));
+    let relay = |packet: &Packet| {
+        let verify = LzSimpleMessageLib::validatePacketCall { packetBytes: packet.raw.clone() };
+        base.transact(relayer, Some(layerzero::MESSAGE_LIB), &verify.abi_encode());
+    };
+    let receive = |packet: &Packet| {
+        let call = Endpoint::lzReceiveCall {
+            origin: Endpoint::Origin {
+                srcEid: packet.src_eid,
+                sender: packet.sender,
+                nonce: packet.nonce,
+            },
+            receiver: packet.receiver,
+            guid: packet.guid,
+            message: packet.message.clone(),
+            extraData: Bytes::new(),
+        };
+        let (hash, receipt) = base.transact(relayer, Some(ENDPOINT), &call.abi_encode());
+        let composed = logs_of(&receipt)
+            .iter()
+            .find_map(|l| Endpoint::ComposeSent::decode_log(l).ok())
+            .expect("a compose message");
+        (hash, composed)
+    };
+
+    // An empty shortcut: Base's executor runs it and emits ShortcutExecuted.
+    let (account_id, request_id) = (B256::repeat_byte(0xa1), B256::repeat_byte(0x7e));
+    let empty = IShortcuts::executeShortcutCall {
+        accountId: account_id,
+        requestId: request_id,
+        commands: Vec::new(),
+        state: Vec::new(),
+    };
+    let amount = U256::from(2_000_000_000u64);
+    let (sent, packet) = taxi(amount, RECIPIENT, empty.abi_encode().into());
+    let s = check(&sent);
+    assert_eq!(s["status"], "pending", "{s}");
+    assert_eq!(s["destinationChainId"], 8453, "{s}");
+    let m = &s["layerZeroMessage"];
+    assert_eq!((m["srcEid"].clone(), m["dstEid"].clone()), (json!(30101), json!(30184)), "{s}");
+    assert_eq!(m["status"], "INFLIGHT", "{s}");
+    assert_eq!(m["srcTxHash"], sent, "{s}");
+
+    relay(&packet);
+    let s = check(&sent);
+    assert_eq!(
+        (s["status"].clone(), s["layerZeroMessage"]["status"].clone()),
+        (json!("inflight"), json!("CONFIRMING")),
+        "{s}"
+    );
+
+    let (received, composed) = receive(&packet);
+    assert_eq!((composed.from, composed.to), (BASE_POOL, COMPOSER));
+    let s = check(&sent);
+    assert_eq!(s["status"], "inflight", "{s}");
+    assert!(s["error"].as_str().is_some_and(|e| e.contains("lzCompose")), "{s}");
+
+    let compose = |composed: &Endpoint::ComposeSent| {
+        let call = Endpoint::lzComposeCall {
+            from: composed.from,
+            to: composed.to,
+            guid: composed.guid,
+            index: composed.index,
+            message: composed.message.clone(),
+            extraData: Bytes::new(),
+        };
+        base.transact(relayer, Some(ENDPOINT), &call.abi_encode()).0
+    };
+    let ran = compose(&composed);
+    let s = check(&sent);
+    assert_eq!(s["status"], "delivered", "{s}");
+    assert_eq!(s["destinationTxHash"], received, "{s}");
+    assert_eq!(s["layerZeroMessage"]["status"], "DELIVERED", "{s}");
+    assert_eq!(s["layerZeroMessage"]["dstTxHash"], received, "{s}");
+    let e = &s["ensoDestinationEvent"];
+    assert_eq!(
+        (e["success"].clone(), e["transactionHash"].clone()),
+        (json!(true), json!(ran)),
+        "{s}"
+    );
+    assert_eq!(e["chainId"], 8453, "{s}");
+    assert_eq!(e["requestId"], format!("{request_id:#x}"), "{s}");
+
+    // A shortcut that cannot run: delivered, `success: false`, and the
+    // receiver holds what arrived.
+    let (sent, packet) = taxi(amount, RECIPIENT, Bytes::from_static(b"no shortcut"));
+    relay(&packet);
+    let (_, composed) = receive(&packet);
+    compose(&composed);
+    let s = check(&sent);
+    assert_eq!(s["status"], "delivered", "{s}");
+    assert_eq!(s["ensoDestinationEvent"]["success"], false, "{s}");
+    assert!(s["error"].as_str().is_some_and(|e| e.contains("failed")), "{s}");
+    let held = base.call(USDC_BASE, &Usdc::balanceOfCall { who: RECIPIENT }.abi_encode());
+    let arrived = U256::from(1_998_799_999u64);
+    assert_eq!(
+        U256::from_be_slice(&held),
+        arrived,
+        "2,000 USDC less FeeLibV1's 6 bps and one unit"
+    );
+    ethereum.stop();
+    base.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

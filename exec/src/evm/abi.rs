@@ -967,6 +967,7 @@ sol! {
         function lzCompose(address from, address to, bytes32 guid, uint16 index, bytes message, bytes extraData) external payable;
         function composeQueue(address from, address to, bytes32 guid, uint16 index) external view returns (bytes32);
         function inboundPayloadHash(address receiver, uint32 srcEid, bytes32 sender, uint64 nonce) external view returns (bytes32);
+        function lazyInboundNonce(address receiver, uint32 srcEid, bytes32 sender) external view returns (uint64);
     }
 
     /// `@layerzerolabs/lz-evm-protocol-v2` `SimpleMessageLib` (npm).

@@ -155,8 +155,18 @@ fn chain_of(catalog: &Catalog, q: &Query) -> Result<ChainId, ApiError> {
 /// `bridge_nodes`) and the configured attestation service: the burn in the
 /// source receipt, its attestation, and its nonce on the destination
 /// (`pending`, `inflight`, `delivered`, `failed`, or `unknown` with the
-/// reason in `error`). The other bridges' messages are not followed: their
-/// status is `unknown`, with the reason.
+/// reason in `error`).
+///
+/// LayerZero's (`layerzero`, `stargate`: a Stargate taxi) is read from the
+/// same nodes: the packet the source endpoint sent, then on the
+/// destination's endpoint whether it is verified (`inflight`, LayerZero's
+/// `CONFIRMING`) and received (`delivered`, with its transaction), and
+/// when the taxi composes, whether the compose ran and what the shortcut on
+/// arrival did (`ensoDestinationEvent`; a failed one is `success: false`,
+/// the composer having sent what arrived to the receiver).
+///
+/// CCIP's and Relay's messages are not followed: their status is
+/// `unknown`, with the reason.
 #[utoipa::path(get, path = "/api/v1/{bridge}/bridge/check", tag = "layerzero",
     params(
         ("bridge" = String, Path, description = "layerzero, stargate, ccip, relay or cctp", pattern = "^(layerzero|stargate|ccip|relay|cctp)$"),
@@ -179,6 +189,9 @@ pub async fn bridge_check(
     if bridge == "cctp" {
         return Ok(Json(cctp_status(hash, s.engine.cctp_status(chain, word).await)));
     }
+    if bridge == "layerzero" || bridge == "stargate" {
+        return Ok(Json(layerzero_status(hash, s.engine.layerzero_status(chain, word).await)));
+    }
     let finality =
         (bridge == "ccip").then(|| catalog.bridge("ccip").map_or(0, |b| b.estimated_seconds));
     Ok(Json(dto::BridgeStatus {
@@ -193,6 +206,8 @@ pub async fn bridge_check(
         deposit_for_burn: None,
         deposit_for_burn_with_hook: None,
         enso_source_event: None,
+        enso_destination_event: None,
+        layer_zero_message: None,
         error: Some(format!(
             "{bridge} messages are not followed by this instance: transaction {hash} on chain {chain} cannot be traced"
         )),
@@ -232,14 +247,64 @@ fn cctp_status(
         delay_reason: t.delay_reason,
         deposit_for_burn: plain,
         deposit_for_burn_with_hook: hooked,
-        enso_source_event: t.source_event.map(|e| dto::EnsoEvent {
-            account_id: hex32(e.account_id),
-            request_id: hex32(e.request_id),
-            block_number: e.block_number,
-            transaction_hash: hex32(e.transaction_hash),
-            chain_id: e.chain.0,
-            success: true,
+        enso_source_event: t.source_event.as_ref().map(|e| enso_event(e, true)),
+        enso_destination_event: None,
+        layer_zero_message: None,
+        error: t.error,
+    }
+}
+
+fn enso_event(
+    e: &switchyard_engine::bridge_status::ShortcutEvent,
+    success: bool,
+) -> dto::EnsoEvent {
+    dto::EnsoEvent {
+        account_id: hex32(e.account_id),
+        request_id: hex32(e.request_id),
+        block_number: e.block_number,
+        transaction_hash: hex32(e.transaction_hash),
+        chain_id: e.chain.0,
+        success,
+        error: None,
+    }
+}
+
+/// The wire form of a LayerZero message's status (a Stargate taxi, and
+/// what its compose ran on arrival).
+fn layerzero_status(
+    hash: String,
+    t: switchyard_engine::bridge_status::LzTransfer,
+) -> dto::BridgeStatus {
+    let message = t.packet.as_ref().map(|p| dto::LayerZeroMessage {
+        src_eid: p.src_eid,
+        dst_eid: p.dst_eid,
+        src_chain_id: Some(t.source_chain.0),
+        dst_chain_id: t.destination_chain.map(|c| c.0),
+        status: t.message_status,
+        src_tx_hash: hash.clone(),
+        dst_tx_hash: t.destination_tx.map(|(h, _)| hex32(h)),
+        src_block_number: t.source_block,
+        dst_block_number: t.destination_tx.map(|(_, b)| b),
+        sender: hex32(p.sender),
+        receiver: addr(p.receiver),
+    });
+    dto::BridgeStatus {
+        source_chain_id: t.source_chain.0,
+        source_tx_hash: hash,
+        status: t.status.as_str(),
+        source_chain_id_finality: None,
+        destination_chain_id: t.destination_chain.map(|c| c.0),
+        destination_tx_hash: t.destination_tx.map(|(h, _)| hex32(h)),
+        transfer_type: None,
+        delay_reason: None,
+        deposit_for_burn: None,
+        deposit_for_burn_with_hook: None,
+        enso_source_event: t.source_event.as_ref().map(|e| enso_event(e, true)),
+        enso_destination_event: t.destination_event.as_ref().map(|(e, ok, error)| dto::EnsoEvent {
+            error: error.as_ref().map(|b| format!("{b}")),
+            ..enso_event(e, *ok)
         }),
+        layer_zero_message: message,
         error: t.error,
     }
 }
