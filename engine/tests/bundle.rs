@@ -426,10 +426,69 @@ async fn bundles_bridge_through_a_stargate_taxi() {
     };
     let out = simulate(&w1, &b.tx, &setup).expect("the source side runs");
     let world = c.state.world.as_ref().expect("world");
-    let delivered = deliver_layerzero(world, &c.state.catalog, ChainId(1), &out.logs, None)
+    let delivered = deliver_layerzero(world, &c.state.catalog, ChainId(1), &out.logs, &[])
         .expect("paid out on Arbitrum");
     let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
     assert_eq!((d.to_chain, d.token, d.receiver, d.amount), (ChainId(42161), USDT_ARB, USER, paid));
+    c.shutdown.stop();
+    let _ = std::fs::remove_dir_all(&c.dir);
+}
+
+/// A Stargate bridge action with a callback on arrival: USDC taxied to
+/// Arbitrum, where the callback (a balance of what arrived, then a route
+/// of it to WETH) runs in the destination router's executor, passed what
+/// arrived by Enso's composer. The callback is proven on Arbitrum's world
+/// as its own bundle, and again after the source side runs: what the
+/// bundle answers is WETH on Arbitrum, to the wei. Replayed here on fresh
+/// forks. A callback that does not start with the balance of what arrives
+/// is refused naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_run_a_callback_on_arrival_through_the_composer() {
+    use switchyard_engine::bridge::deliver_layerzero;
+    const USDC_ARB: Address = address!("af88d065e77c8cc2239327c5edb3a432268e5831");
+    const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
+    const USDC_POOL: Address = address!("c026395860db2d07ee33e05fe50ed7bd583189c7");
+    let c = chain1("callback");
+    let amount = U256::from(3_000_000_000u64);
+    let callback = vec![
+        enso(ActionKind::Balance { token: USDC_ARB, account: None, estimate: None }),
+        route(USDC_ARB, WETH_ARB, Amount::Output { action: 0, index: 0 }),
+    ];
+    let actions = vec![bridge("stargate", USDC, Amount::Value(amount), USDC_POOL, 42161, callback)];
+    let b = c.engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("bridges");
+    let weth = b.amounts_out[&WETH_ARB];
+    assert!(weth > U256::from(10u128.pow(17)), "{:?}", b.amounts_out);
+    assert!(!b.amounts_out.contains_key(&USDC_ARB), "{:?}", b.amounts_out);
+    assert!(b.plans.iter().any(|p| p.chain == ChainId(42161)), "the callback's plan");
+
+    let fee = b.tx.value;
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, amount), (USER, NATIVE_TOKEN, fee)],
+        approvals: b.approvals.clone(),
+        ..SimSetup::default()
+    };
+    let out = simulate(&c.world, &b.tx, &setup).expect("the source side runs");
+    let world = c.state.world.as_ref().expect("world");
+    let delivered = deliver_layerzero(
+        world,
+        &c.state.catalog,
+        ChainId(1),
+        &out.logs,
+        &[vec![(USER, WETH_ARB)]],
+    )
+    .expect("composed on Arbitrum");
+    let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
+    assert_eq!(d.gains, vec![weth]);
+
+    // A callback must start with the balance of what arrives.
+    let callback = vec![route(USDC_ARB, WETH_ARB, Amount::Value(U256::from(1_000_000u64)))];
+    let actions = vec![bridge("stargate", USDC, Amount::Value(amount), USDC_POOL, 42161, callback)];
+    match c.engine.bundle(request(RoutingStrategy::Router, actions)).await {
+        Err(switchyard_engine::EngineError::Exec(switchyard_engine::ExecError::Bundle(e))) => {
+            assert_eq!(e.at, "body[0].args.callback[0]", "{e:?}");
+        }
+        other => panic!("a callback without its balance was built: {other:?}"),
+    }
     c.shutdown.stop();
     let _ = std::fs::remove_dir_all(&c.dir);
 }

@@ -458,8 +458,8 @@ async fn stargate_routes_deliver_on_the_destination() {
         let out = simulate(w1, &r.tx, &setup).expect("the source side runs");
         // Measured at the receiver in the output, whether the pool pays it
         // or a composed shortcut does.
-        let watch = Some((USER, tout));
-        let delivered = deliver_layerzero(world, &state.catalog, ChainId(1), &out.logs, watch)
+        let watch = [vec![(USER, tout)]];
+        let delivered = deliver_layerzero(world, &state.catalog, ChainId(1), &out.logs, &watch)
             .unwrap_or_else(|e| panic!("{tin} → {to}:{tout}: {e}"));
         let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
         assert_eq!((d.to_chain, d.token, d.receiver, d.amount), (to, tout, USER, quoted));

@@ -45,6 +45,12 @@ pub struct Delivery {
     pub receiver: Address,
     /// What the receiver gained.
     pub amount: U256,
+    /// What the bridge paid out on the destination (the amount, but for a
+    /// Stargate taxi whose compose ran a shortcut).
+    pub arrived: U256,
+    /// Each watched balance's gain, in the order watched (a composed
+    /// shortcut's outputs).
+    pub gains: Vec<U256>,
 }
 
 /// Every CCTP message among `logs` (a source transaction's, on `from`),
@@ -103,6 +109,8 @@ pub fn deliver_cctp(
             token,
             receiver: m.mint_recipient,
             amount: gained,
+            arrived: gained,
+            gains: vec![gained],
         });
     }
     Ok(out)
@@ -113,15 +121,16 @@ pub const LZ_EXECUTOR: Address = address!("5eed00000000000000000000000000000000e
 
 /// Every Stargate taxi among `logs` (a source transaction's, on `from`),
 /// verified, received and (when it composes) composed on its destination
-/// chain: what each delivered, in the order they were sent. `watch` names
-/// who is measured, and in which token, when it is not the taxi's receiver
-/// in the destination pool's token (a composed shortcut pays onwards).
+/// chain: what each delivered, in the order they were sent. `watch[k]`
+/// names who is measured, and in which tokens, for the `k`th taxi when it
+/// is not its receiver in the destination pool's token (a composed
+/// shortcut pays onwards).
 pub fn deliver_layerzero(
     world: &World,
     catalog: &Catalog,
     from: ChainId,
     logs: &[Log],
-    watch: Option<(Address, Address)>,
+    watch: &[Vec<(Address, Address)>],
 ) -> Result<Vec<Delivery>, ExecError> {
     use crate::evm::{
         abi::{ComposeReceiver, LzEndpointV2, LzSimpleMessageLib, StargatePool},
@@ -153,13 +162,19 @@ pub fn deliver_layerzero(
                 .filter(|e| e.guid == p.guid)
                 .map(|e| (l.address, e.data.amountSentLD))
         });
-        let (holder, token) = watch.unwrap_or((taxi.receiver, pool.token));
+        let watched = watch.get(k).filter(|w| !w.is_empty());
+        let watched = watched.cloned().unwrap_or_else(|| vec![(taxi.receiver, pool.token)]);
         let mut evm = cw.fork();
-        let balance = |evm: &mut crate::evm::ForkEvm| {
-            crate::evm::world::ChainWorld::balance_of(evm, token, holder)
-                .map_err(|e| failed(format!("balance of {holder}: {e}")))
+        let balances = |evm: &mut crate::evm::ForkEvm| {
+            watched
+                .iter()
+                .map(|(holder, token)| {
+                    crate::evm::world::ChainWorld::balance_of(evm, *token, *holder)
+                        .map_err(|e| failed(format!("balance of {holder}: {e}")))
+                })
+                .collect::<Result<Vec<U256>, ExecError>>()
         };
-        let before = balance(&mut evm)?;
+        let before = balances(&mut evm)?;
         let step = |evm: &mut crate::evm::ForkEvm, to_: Address, data: Vec<u8>, what: &str| {
             evm.call(LZ_EXECUTOR, to_, data.into(), U256::ZERO).map_err(|e| {
                 failed(format!("{what} on chain {to}: {}", crate::simulate::describe(&e)))
@@ -233,8 +248,11 @@ pub fn deliver_layerzero(
                 None => return Err(failed("the composer ran no shortcut".to_owned())),
             }
         }
-        let after = balance(&mut evm)?;
-        let gained = after.checked_sub(before).unwrap_or_default();
+        let after = balances(&mut evm)?;
+        let gains: Vec<U256> =
+            after.iter().zip(&before).map(|(a, b)| a.checked_sub(*b).unwrap_or_default()).collect();
+        let gained = gains.first().copied().unwrap_or_default();
+        let (holder, token) = watched.first().copied().unwrap_or((taxi.receiver, pool.token));
         let (token_in, amount_in) = match source_pool {
             Some((pool_at, sent)) => (
                 layerzero::pools_on(catalog, from)
@@ -246,7 +264,7 @@ pub fn deliver_layerzero(
         };
         // Paid straight to the receiver, the gain is what the pool says it
         // paid.
-        if watch.is_none() && gained != arrived {
+        if watch.get(k).is_none_or(Vec::is_empty) && gained != arrived {
             tracing::error!(%arrived, %gained, "Stargate delivery differs");
             return Err(ExecError::SimulationMismatch { index: 0 });
         }
@@ -257,6 +275,8 @@ pub fn deliver_layerzero(
             token,
             receiver: holder,
             amount: gained,
+            arrived,
+            gains,
         });
     }
     Ok(out)

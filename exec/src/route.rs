@@ -690,7 +690,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
                     &state.catalog,
                     chain,
                     &outcome.logs,
-                    composed.as_ref().map(|k| (receiver, k.token_out)),
+                    &[composed.as_ref().map(|k| vec![(receiver, k.token_out)]).unwrap_or_default()],
                 )?,
             };
             match arrived.as_slice() {
@@ -1028,7 +1028,7 @@ pub(crate) struct Composed {
 /// Gas the composer spends around the shortcut (decoding, the `try`, an
 /// approval, the failure path's transfer), beside what the destination
 /// program measured.
-const COMPOSE_OVERHEAD_GAS: u64 = 150_000;
+pub(crate) const COMPOSE_OVERHEAD_GAS: u64 = 150_000;
 
 /// Builds and measures the program that runs on arrival: `destination`'s
 /// plan, run by the destination router's executor when Enso's composer

@@ -121,7 +121,7 @@ fn a_taxi_is_paid_out_on_the_destination_as_the_kernel_says() {
     let (_, logs, receipt) = send(&f, amount, FRIEND, Bytes::new());
     assert_eq!(receipt.amountSentLD, amount);
     let delivered =
-        deliver_layerzero(&f.world, &f.catalog, ChainId(1), &logs, None).expect("delivered");
+        deliver_layerzero(&f.world, &f.catalog, ChainId(1), &logs, &[]).expect("delivered");
     let [d] = delivered.as_slice() else { panic!("one delivery: {delivered:?}") };
     assert_eq!((d.to_chain, d.token, d.receiver), (BASE, BASE_USDC, FRIEND));
     assert_eq!((d.token_in, d.amount_in), (USDC, amount));
@@ -155,7 +155,8 @@ fn a_composed_taxi_whose_shortcut_fails_is_reported() {
     let compose = (FRIEND, U256::ZERO, U256::from(100_000u64), shortcut).abi_encode_params();
     let amount = U256::from(250_000_000u64);
     let (_, logs, _) = send(&f, amount, composer, compose.into());
-    let err = deliver_layerzero(&f.world, &f.catalog, ChainId(1), &logs, Some((FRIEND, BASE_USDC)))
-        .expect_err("the shortcut fails");
+    let err =
+        deliver_layerzero(&f.world, &f.catalog, ChainId(1), &logs, &[vec![(FRIEND, BASE_USDC)]])
+            .expect_err("the shortcut fails");
     assert!(err.to_string().contains("the composed shortcut failed on chain 8453"), "{err}");
 }

@@ -270,7 +270,7 @@ impl<'a> Compiler<'a> {
             account_in,
             snapshot: Arc::clone(&state.snapshot),
             outputs: Vec::with_capacity(req.actions.len()),
-            external: BTreeMap::new(),
+            external: req.arriving.iter().copied().collect(),
             produced: Vec::new(),
             dust: BTreeSet::new(),
             plans: Vec::new(),
@@ -455,7 +455,13 @@ impl<'a> Compiler<'a> {
         self.consume(*token_in, amount_in, &field)?;
         encode::route::cctp_burn(&mut self.b, *primary, *token_in, x, (domain, *receiver))
             .map_err(encode_err(at))?;
-        self.crossings.push(Crossing { route: k, predicted, at: at.to_owned(), taxi: false });
+        self.crossings.push(Crossing {
+            route: k,
+            predicted,
+            at: at.to_owned(),
+            taxi: false,
+            callback: None,
+        });
         // Nothing stays on this chain.
         Ok(Vec::new())
     }
@@ -503,16 +509,12 @@ impl<'a> Compiler<'a> {
                     .to_owned(),
             ));
         }
-        if !callback.is_empty() {
-            return Err(unavailable(
-                "callback",
-                "a bundle's callback on arrival is not built yet (a route with more on the \
-                 destination is: /shortcuts/route with destinationChainId)"
-                    .to_owned(),
-            ));
-        }
         let field = format!("{at}.amountIn");
         let (x, predicted, exact) = self.amount(amount_in, &field)?;
+        let arrival = match callback {
+            [] => None,
+            _ => Some(self.arrival(route, lz, (predicted, receiver), callback, at)?),
+        };
         self.consume(route.token_in, amount_in, &field)?;
         let fee = U256::from(fee);
         self.consume(NATIVE_TOKEN, &Amount::Value(fee), &format!("{at}.fee"))?;
@@ -530,19 +532,122 @@ impl<'a> Compiler<'a> {
                 floor.div_ceil(unit(route.decimals_out)) * unit(route.decimals_in)
             })
             .unwrap_or_default();
+        let (to, extra_options, compose, callback) = match arrival {
+            Some((composer, options, message, a)) => (composer, options, message, Some(a)),
+            None => {
+                (receiver, alloy_primitives::Bytes::new(), alloy_primitives::Bytes::new(), None)
+            }
+        };
         let taxi = encode::route::StargateTaxi {
             dst_eid: eid,
-            to: receiver,
+            to,
             min_amount_ld: min_ld,
             fee,
             refund: self.req.from,
-            extra_options: alloy_primitives::Bytes::new(),
-            compose: alloy_primitives::Bytes::new(),
+            extra_options,
+            compose,
         };
         encode::route::stargate_send(&mut self.b, route.contract, route.token_in, x, &taxi)
             .map_err(encode_err(at))?;
-        self.crossings.push(Crossing { route: k, predicted, at: at.to_owned(), taxi: true });
+        self.crossings.push(Crossing {
+            route: k,
+            predicted,
+            at: at.to_owned(),
+            taxi: true,
+            callback,
+        });
         Ok(Vec::new())
+    }
+
+    /// A Stargate bridge action's callback: a bundle of its own on the
+    /// destination chain, run by the destination router's executor with
+    /// what arrives (Enso's composer passes it to the router, and the
+    /// callback's first action, a `balance` of the bridged token, reads
+    /// it). It is compiled and proven on the destination's world as such a
+    /// bundle (the bridged token the router takes in, as the composer's
+    /// call does), and its outputs go to the bridge's receiver. Answers the
+    /// composer, the taxi's executor options, its compose message, and
+    /// what the callback delivers.
+    #[allow(clippy::type_complexity)]
+    fn arrival(
+        &self,
+        route: &BridgeRoute,
+        lz: &switchyard_catalog::LayerZeroSetup,
+        (predicted, receiver): (Option<U256>, Address),
+        callback: &[Action],
+        at: &str,
+    ) -> Result<(Address, alloy_primitives::Bytes, alloy_primitives::Bytes, Arrival), ExecError>
+    {
+        use alloy_sol_types::{SolCall, SolValue};
+        let to = route.to_chain;
+        let field = format!("{at}.callback");
+        let starts_with_balance = matches!(
+            callback.first().map(|a| &a.kind),
+            Some(ActionKind::Balance { token, account: None, .. }) if *token == route.token_out
+        );
+        if !starts_with_balance {
+            return Err(BundleError::invalid(
+                format!("{field}[0]"),
+                format!(
+                    "a callback starts with a balance action of what arrives ({:#x} on chain {to})",
+                    route.token_out
+                ),
+            )
+            .into());
+        }
+        let Some(arrived) = predicted.and_then(|p| route.amount_out(p).ok()) else {
+            return Err(BundleError::invalid(
+                format!("{at}.amountIn"),
+                "a callback needs the bridged amount predicted before the bundle runs",
+            )
+            .into());
+        };
+        let Some(composer) = lz.composer(to) else {
+            return Err(BundleError {
+                code: ApiCode::BridgeUnavailable,
+                at: field,
+                message: format!("Enso's composer is not deployed on chain {to}"),
+            }
+            .into());
+        };
+        let req = super::BundleRequest {
+            receiver: Some(receiver),
+            refund_receiver: Some(receiver),
+            ignore_aggregators: self.req.ignore_aggregators.clone(),
+            referral_code: self.req.referral_code.clone(),
+            arriving: vec![(route.token_out, arrived)],
+            ..super::BundleRequest::new(
+                to,
+                receiver,
+                switchyard_catalog::RoutingStrategy::Router,
+                self.req.account_id.clone(),
+                callback.to_vec(),
+            )
+        };
+        let proven = compile_and_prove(self.state, self.templates, &req).map_err(|e| match e {
+            ExecError::Bundle(mut b) => {
+                b.at = b.at.replacen("body", &field, 1);
+                ExecError::Bundle(b)
+            }
+            other => other,
+        })?;
+        // The executor's call the router makes: what the composer passes.
+        let data = crate::evm::abi::ShortcutsRouter::routeSingleCall::abi_decode(&proven.tx.data)
+            .map(|c| c.data)
+            .map_err(|_| {
+                BundleError::invalid(&field, "a callback takes in exactly what arrives")
+            })?;
+        let estimated = proven.gas.saturating_add(proven.gas / 4);
+        let message = (receiver, U256::ZERO, U256::from(estimated), data).abi_encode_params();
+        let options = crate::evm::layerzero::lz_compose_options(
+            0,
+            estimated + crate::route::COMPOSE_OVERHEAD_GAS,
+        );
+        let watch: Vec<(Address, Address)> =
+            proven.amounts_out.keys().map(|t| (receiver, *t)).collect();
+        let amounts = proven.amounts_out.values().copied().collect();
+        let arrival = Arrival { watch, amounts, mins: proven.min_amounts_out, plans: proven.plans };
+        Ok((composer, options, message.into(), arrival))
     }
 
     fn amount(&mut self, a: &Amount, at: &str) -> Result<(In, Option<U256>, bool), BundleError> {
@@ -932,6 +1037,7 @@ impl<'a> Compiler<'a> {
             predicted: exact.then_some(predicted).flatten(),
             at: at.to_owned(),
             taxi: false,
+            callback: None,
         });
         Ok(Output { slot: out, predicted: None, exact: false, token: None })
     }
@@ -3449,6 +3555,21 @@ struct Crossing {
     at: String,
     /// A Stargate taxi (else a CCTP burn).
     taxi: bool,
+    /// What a taxi's callback does on arrival.
+    callback: Option<Arrival>,
+}
+
+/// A bundle's callback on arrival, as its own proof on the destination
+/// chain found it.
+struct Arrival {
+    /// (receiver, token) of each output it leaves.
+    watch: Vec<(Address, Address)>,
+    /// What each delivers.
+    amounts: Vec<U256>,
+    /// Its minimums.
+    mins: BTreeMap<Address, U256>,
+    /// Its plans, on the destination.
+    plans: Vec<Plan>,
 }
 
 /// A program put together: its transaction, the simulation setup, the
@@ -3565,12 +3686,20 @@ pub fn compile_and_prove(
             &outcome.logs,
             c.request_id,
         )?;
+        // A taxi whose callback runs on arrival is measured at its
+        // outputs.
+        let taxi_watch: Vec<Vec<(Address, Address)>> = c
+            .crossings
+            .iter()
+            .filter(|x| x.taxi)
+            .map(|x| x.callback.as_ref().map(|cb| cb.watch.clone()).unwrap_or_default())
+            .collect();
         let taxis = crate::bridge::deliver_layerzero(
             world,
             &state.catalog,
             req.chain,
             &outcome.logs,
-            None,
+            &taxi_watch,
         )?;
         // Each kind in the order its actions sent them.
         let (mut burned, mut taxis) = (burned.into_iter(), taxis.into_iter());
@@ -3601,17 +3730,33 @@ pub fn compile_and_prove(
             // The kernel's amount is what the destination minted, in the
             // route's token on its chain, and what was known before the
             // run is what was sent.
-            if plan.amounts_out.first() != Some(&d.amount)
-                || (d.token, d.to_chain, d.token_in)
-                    != (route.token_out, route.to_chain, route.token_in)
-                || x.predicted.is_some_and(|p| route.amount_taken(p) != d.amount_in)
-            {
-                tracing::error!(at = %x.at, sent = %d.amount_in, minted = %d.amount, "bridge amounts differ");
+            let paid_as_planned = plan.amounts_out.first() == Some(&d.arrived)
+                && (d.to_chain, d.token_in) == (route.to_chain, route.token_in)
+                && x.predicted.is_none_or(|p| route.amount_taken(p) == d.amount_in);
+            let received = match &x.callback {
+                None => d.token == route.token_out && d.amount == d.arrived,
+                // The callback delivers on arrival what its own proof said.
+                Some(a) => a.amounts == d.gains,
+            };
+            if !paid_as_planned || !received {
+                tracing::error!(at = %x.at, sent = %d.amount_in, minted = %d.arrived, gains = ?d.gains, "bridge amounts differ");
                 return Err(ExecError::SimulationMismatch { index: 0 });
             }
-            let e = amounts_out.entry(d.token).or_default();
-            *e = e.saturating_add(d.amount);
             plans.push(plan);
+            match &x.callback {
+                None => {
+                    let e = amounts_out.entry(d.token).or_default();
+                    *e = e.saturating_add(d.amount);
+                }
+                Some(a) => {
+                    for ((_, token), amount) in a.watch.iter().zip(&a.amounts) {
+                        let e = amounts_out.entry(*token).or_default();
+                        *e = e.saturating_add(*amount);
+                    }
+                    mins.extend(a.mins.iter().map(|(t, m)| (*t, *m)));
+                    plans.extend(a.plans.iter().cloned());
+                }
+            }
         }
     }
     // The minimums answered are the outputs': a check on an intermediate

@@ -480,6 +480,11 @@ pub struct BundleRequest {
     /// The sender's ERC-4337 account as the chain's node holds it (the
     /// engine reads it where a node follows the chain).
     pub account_read: Option<crate::account::AccountRead>,
+    /// What the entry point takes in before the actions run, besides what
+    /// they spend: a callback on arrival's bridged token, which the
+    /// composer passes to the router and the callback's first `balance`
+    /// action reads.
+    pub arriving: Vec<(Address, U256)>,
 }
 
 /// A position a `redeemclmm` names, read from the chain.
@@ -520,6 +525,7 @@ impl BundleRequest {
             backend: false,
             backend_signer: None,
             account_read: None,
+            arriving: Vec::new(),
         }
     }
 

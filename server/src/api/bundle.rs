@@ -747,7 +747,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             {
                 return Err(ApiError::bridge_unavailable(
                     args.path("callbackValue"),
-                    "native value for a callback on arrival: no deployed bridge receiver that runs one is modelled (Enso deploys none for CCTP)",
+                    "native value for a callback on arrival is not built: Enso deploys no CCTP receiver, and the world's LayerZero message library charges a fixed fee that carries no native drop",
                 ));
             }
             let chain = chain_id(&args, args.required("destinationChainId")?)?;

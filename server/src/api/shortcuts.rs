@@ -970,6 +970,7 @@ pub async fn bundle(
             backend: req.execution_mode == requests::ExecutionMode::Backend,
             backend_signer: None,
             account_read: None,
+            arriving: Vec::new(),
         })
         .await?;
     let by_token = |m: &std::collections::BTreeMap<alloy_primitives::Address, U256>| {
