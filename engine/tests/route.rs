@@ -409,7 +409,7 @@ async fn stargate_routes_deliver_on_the_destination() {
             .and_then(|(_, lz)| lz.message_fee(ChainId(1)))
             .expect("a fee"),
     );
-    let built: [(Address, u128, ChainId, Address, RoutingStrategy); 7] = [
+    let built: [(Address, u128, ChainId, Address, RoutingStrategy); 8] = [
         (USDT, 3_000_000_000, ChainId(42161), USDT_ARB, RoutingStrategy::Router),
         (WETH, 2_000_000_000_000_000_000, ChainId(42161), USDT_ARB, RoutingStrategy::Router),
         (USDT, 1_500_000_000, ChainId(42161), USDT_ARB, RoutingStrategy::Delegate),
@@ -418,13 +418,22 @@ async fn stargate_routes_deliver_on_the_destination() {
         (USDT, 3_000_000_000, ChainId(42161), WETH_ARB, RoutingStrategy::Router),
         (USDC, 5_000_000_000, ChainId(42161), WETH_ARB, RoutingStrategy::Router),
         (WETH, 1_000_000_000_000_000_000, ChainId(8453), VAULT_BASE, RoutingStrategy::Delegate),
-        // The native coin, swapped to a stablecoin on each side (a taxi of
-        // the native pool is not built).
+        // The native coin through the native pools: the value is the
+        // amount and the fee; whole shared units cross (1 ETH less 601 of
+        // them, each 1e12 wei).
         (
             NATIVE_TOKEN,
             1_000_000_000_000_000_000,
             ChainId(8453),
             NATIVE_TOKEN,
+            RoutingStrategy::Router,
+        ),
+        // The native coin in, WETH out on Arbitrum: wrapped on arrival.
+        (
+            NATIVE_TOKEN,
+            1_000_000_000_000_000_000,
+            ChainId(42161),
+            WETH_ARB,
             RoutingStrategy::Router,
         ),
     ];
@@ -442,6 +451,9 @@ async fn stargate_routes_deliver_on_the_destination() {
         let quoted = r.quote.plan.amounts_out[0];
         assert_eq!(r.quote.plan.bridging.len(), 1, "{tin} → {to}");
         assert_eq!(r.quote.plan.bridging[0].bridge, "stargate");
+        if (tin, tout) == (NATIVE_TOKEN, NATIVE_TOKEN) {
+            assert_eq!(quoted, U256::from(999_399_000_000_000_000u128), "by the native pools");
+        }
         let native_in = if tin == NATIVE_TOKEN { U256::from(amount) } else { U256::ZERO };
         assert_eq!(r.tx.value, native_in + fee, "LayerZero's fee rides with the transaction");
         assert_eq!(r.max_amounts_in, vec![U256::from(amount)], "the fee is no input");
@@ -465,7 +477,7 @@ async fn stargate_routes_deliver_on_the_destination() {
         assert_eq!((d.to_chain, d.token, d.receiver, d.amount), (to, tout, USER, quoted));
         ran += 1;
     }
-    assert!(ran >= 7);
+    assert!(ran >= 8);
     shutdown.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -71,9 +71,9 @@ pub enum ExecError {
     /// anything after the crossing on the destination chain. A transaction
     /// could strand the funds, so none is returned.
     #[error(
-        "a cross-chain transaction is built only as a CCTP transfer of USDC, or a Stargate taxi \
-         of a stablecoin, to the receiver on chain {chain}: no other crossing, and nothing more \
-         on arrival, is proven there"
+        "a cross-chain transaction is built only as a CCTP transfer of USDC to the receiver, or \
+         a Stargate taxi (with a program on arrival through Enso's composer), on chain \
+         {chain}: no other crossing is proven there"
     )]
     BridgeUnavailable {
         /// The destination chain.

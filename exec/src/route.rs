@@ -468,6 +468,15 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     if !message_fee.is_zero() && matches!(runner, Runner::Account { .. }) {
         return Err(ExecError::AccountMessageFee);
     }
+    // A native taxi from an account of the sender's own: what the program
+    // measures it produced cannot tell the fee from the amount.
+    if crossing.as_ref().is_some_and(|c| c.message_fee.is_some() && c.token == NATIVE_TOKEN)
+        && !runner.is_shared()
+    {
+        return Err(ExecError::BridgeUnavailable {
+            chain: req.quote.destination_chain.unwrap_or(chain),
+        });
+    }
     // The deployed legacy delegate has no `receive()`: an account delegated
     // to it cannot be paid the native coin.
     if matches!(runner, Runner::LegacyDelegate { .. })
@@ -592,7 +601,17 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
                     extra_options,
                     compose,
                 };
-                encode::route::stargate_send(b, c.messenger, c.token, amount.clone(), &taxi)
+                // A shared executor measures what it holds: the native coin
+                // it sends holds the fee that came with the transaction.
+                let with_fee = runner.is_shared();
+                encode::route::stargate_send(
+                    b,
+                    c.messenger,
+                    c.token,
+                    amount.clone(),
+                    &taxi,
+                    with_fee,
+                )
             }
         },
         (Some(_), _) => Err(encode::EncodeError::Unsupported("a crossing of several tokens")),
@@ -872,7 +891,6 @@ pub(crate) fn cctp_crossing(
         }) || stargate.is_some_and(|(c, _)| {
             *c.name == *b.name
                 && b.fixed_fee.is_zero()
-                && b.token_in != NATIVE_TOKEN
                 && crate::evm::layerzero::pools_on(&state.catalog, b.from_chain)
                     .any(|p| p.pool == b.contract && p.token == b.token_in)
                 && crate::evm::layerzero::pools_on(&state.catalog, to)
@@ -1083,25 +1101,33 @@ fn compose(
     }
     .abi_encode()
     .into();
-    // The composer's own call, measured on the destination's world.
-    let token = crate::evm::abi::ShortcutsRouter::Token {
-        tokenType: crate::evm::abi::ShortcutsRouter::TokenType::ERC20,
-        data: (token_in, arrived).abi_encode_params().into(),
-    };
-    let call = crate::evm::abi::ShortcutsRouter::routeSingleCall {
-        tokenIn: token,
-        data: shortcut.clone(),
-    };
-    let tx = Tx { from: composer, to: router, data: call.abi_encode().into(), value: U256::ZERO };
-    let setup = SimSetup {
-        funds: vec![(composer, token_in, arrived)],
-        approvals: vec![Approval {
+    // The composer's own call, measured on the destination's world (the
+    // native coin it passes as the call's value).
+    use crate::evm::abi::ShortcutsRouter::{Token, TokenType};
+    let (token, value, approvals) = if token_in == NATIVE_TOKEN {
+        (Token { tokenType: TokenType::Native, data: arrived.abi_encode().into() }, arrived, vec![])
+    } else {
+        let token = Token {
+            tokenType: TokenType::ERC20,
+            data: (token_in, arrived).abi_encode_params().into(),
+        };
+        let approval = Approval {
             token: token_in,
             spender: router,
             amount: arrived,
             owner: composer,
             nft: false,
-        }],
+        };
+        (token, U256::ZERO, vec![approval])
+    };
+    let call = crate::evm::abi::ShortcutsRouter::routeSingleCall {
+        tokenIn: token,
+        data: shortcut.clone(),
+    };
+    let tx = Tx { from: composer, to: router, data: call.abi_encode().into(), value };
+    let setup = SimSetup {
+        funds: vec![(composer, token_in, arrived)],
+        approvals,
         watch: vec![(receiver, leg.token_out)],
         ..SimSetup::default()
     };
@@ -1182,11 +1208,7 @@ fn pinned_crossing(
     };
     let mut best: Option<(U256, switchyard_kernel::Plan)> = None;
     for (k, bridge) in state.snapshot.bridges().iter().enumerate() {
-        if *bridge.name != stargate.name
-            || bridge.from_chain != q.chain
-            || bridge.to_chain != to
-            || bridge.token_in == NATIVE_TOKEN
-        {
+        if *bridge.name != stargate.name || bridge.from_chain != q.chain || bridge.to_chain != to {
             continue;
         }
         let (source, sent) = if bridge.token_in == *token_in {

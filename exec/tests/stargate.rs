@@ -160,3 +160,36 @@ fn a_composed_taxi_whose_shortcut_fails_is_reported() {
             .expect_err("the shortcut fails");
     assert!(err.to_string().contains("the composed shortcut failed on chain 8453"), "{err}");
 }
+
+/// 1 ETH through the native pools to Base: the value is the amount and
+/// LayerZero's fee; whole shared units cross, less FeeLibV1's fee.
+#[test]
+fn a_native_taxi_pays_out_the_coin_on_the_destination() {
+    const ETH_POOL: Address = address!("77b2043768d28e9c9ab44e1abfc95944bce57931");
+    let f = fixture();
+    let cw = f.world.chain(ChainId(1)).expect("chain 1");
+    let mut evm = cw.fork();
+    let amount = U256::from(10u64.pow(18));
+    let param = Pool::SendParam {
+        dstEid: 30184,
+        to: FRIEND.into_word(),
+        amountLD: amount,
+        minAmountLD: U256::ZERO,
+        extraOptions: Bytes::new(),
+        composeMsg: Bytes::new(),
+        oftCmd: Bytes::new(),
+    };
+    let fee = evm
+        .view(ETH_POOL, &Pool::quoteSendCall { sendParam: param.clone(), payInLzToken: false })
+        .expect("quoted");
+    evm.set_balance(USER, amount + fee.nativeFee);
+    let call = Pool::sendCall { sendParam: param, fee: fee.clone(), refundAddress: USER };
+    let out = evm
+        .call(USER, ETH_POOL, call.abi_encode().into(), amount + fee.nativeFee)
+        .unwrap_or_else(|e| panic!("sent: {e:?}"));
+    let delivered =
+        deliver_layerzero(&f.world, &f.catalog, ChainId(1), &out.logs, &[]).expect("delivered");
+    let [d] = delivered.as_slice() else { panic!("one delivery: {delivered:?}") };
+    assert_eq!((d.token, d.receiver), (switchyard_catalog::NATIVE_TOKEN, FRIEND));
+    assert_eq!(d.amount, U256::from(999_399_000_000_000_000u128));
+}

@@ -471,9 +471,9 @@ impl<'a> Compiler<'a> {
     /// LayerZero's fee in the native coin taken with the transaction; the
     /// pool holds the destination to what an exact amount delivers (the
     /// bundle's slippage off an amount known only after earlier actions).
-    /// After the bundle runs, the taxi is verified, received and paid out
-    /// on the destination chain's world. Refused with the reason: a
-    /// callback (not built for bundles), the native coin's pool.
+    /// Of the native coin, the value is the amount and the fee. After the
+    /// bundle runs, the taxi is verified, received and paid out on the
+    /// destination chain's world (and its callback composed there).
     fn stargate_bridge(
         &mut self,
         (k, route): (usize, &BridgeRoute),
@@ -501,14 +501,6 @@ impl<'a> Compiler<'a> {
                 format!("Stargate's contracts on chain {to} are not in the world to receive on"),
             ));
         };
-        if route.token_in == NATIVE_TOKEN {
-            return Err(unavailable(
-                "tokenIn",
-                "a Stargate taxi of the native coin (its value the fee and the amount) is not \
-                 built: bridge the wrapped token's stablecoin, or route to it first"
-                    .to_owned(),
-            ));
-        }
         let field = format!("{at}.amountIn");
         let (x, predicted, exact) = self.amount(amount_in, &field)?;
         let arrival = match callback {
@@ -547,7 +539,7 @@ impl<'a> Compiler<'a> {
             extra_options,
             compose,
         };
-        encode::route::stargate_send(&mut self.b, route.contract, route.token_in, x, &taxi)
+        encode::route::stargate_send(&mut self.b, route.contract, route.token_in, x, &taxi, false)
             .map_err(encode_err(at))?;
         self.crossings.push(Crossing {
             route: k,

@@ -423,20 +423,31 @@ pub(crate) struct StargateTaxi {
 
 /// A Stargate V2 taxi of `amount` of `token` through its pool `pool`: the
 /// token approved to the pool, and `send` with LayerZero's fee as the
-/// call's value.
+/// call's value; of the native coin (`StargatePoolNative`), the value is
+/// the amount and the fee (the pool keeps whole shared units of the
+/// amount, and what is over goes to the endpoint, which refunds what its
+/// quote does not need). `with_fee`: `amount` is a native balance that
+/// holds the fee too (what a shared executor measures it produced, the
+/// fee having come with the transaction): the amount sent is the rest.
 pub(crate) fn stargate_send(
     b: &mut ProgramBuilder,
     pool: Address,
     token: Address,
     amount: In,
     taxi: &StargateTaxi,
+    with_fee: bool,
 ) -> Result<(), EncodeError> {
-    if token == NATIVE_TOKEN {
-        return Err(EncodeError::Unsupported("a Stargate taxi of the native coin"));
-    }
-    approve(b, token, pool, amount.clone())?;
-    let In::Fixed(value) = b.uint(taxi.fee)? else {
-        return Err(EncodeError::Unsupported("a fee that is no word"));
+    let fee = b.uint(taxi.fee)?;
+    let (amount, value) = match (token == NATIVE_TOKEN, with_fee) {
+        (true, true) => (helper(b, BinaryOp::Sub, &[amount.clone(), fee])?, amount),
+        (true, false) => (amount.clone(), helper(b, BinaryOp::Add, &[amount, fee])?),
+        (false, _) => {
+            approve(b, token, pool, amount.clone())?;
+            (amount, fee)
+        }
+    };
+    let In::Fixed(value) = value else {
+        return Err(EncodeError::Unsupported("a value that is no word"));
     };
     let param = In::Tuple(vec![
         b.word(taxi.dst_eid)?,
