@@ -384,9 +384,8 @@ async fn every_route_class_executes_as_answered() {
 /// Ethereum, then the burn message it emitted, attested and received on
 /// Base by a relayer; the receiver gains exactly `amountOut` there. The
 /// answer names the crossing (a `bridge` hop from chain 1 to 8453,
-/// `bridgingEstimates`). A route that would need more than the mint on the
-/// destination is refused, 422 `BRIDGE_UNAVAILABLE` on
-/// `destinationChainId`, with no transaction.
+/// `bridgingEstimates`). A route with a swap on arrival goes by a Stargate
+/// taxi composed through Enso's composer, executed the same way.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_chain_routes_execute_on_both_chains() {
     use switchyard_engine::evm::cctp;
@@ -449,20 +448,44 @@ async fn cross_chain_routes_execute_on_both_chains() {
         .expect("received on Base");
         assert_eq!(balance(&mut dest, USDC_BASE, OTHER) - before, quoted, "{strategy} {tin}");
     }
-    // A swap on arrival needs a receiver Enso has not deployed for CCTP.
+    // More on arrival goes by a Stargate taxi composed through Enso's
+    // composer: USDC to WETH on Arbitrum, executed as answered (LayerZero's
+    // fee the transaction's value), the packet verified, received and
+    // composed on Arbitrum's world, where the receiver gains exactly
+    // `amountOut`.
+    const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
     let c = Case {
         name: "cross-chain swap on arrival",
         strategy: "router",
         inputs: vec![(USDC, 1_000_000_000)],
-        outputs: Vec::new(),
-        extra: format!("&tokenOut={NATIVE:#x}&destinationChainId=42161&receiver={USER:#x}"),
-        receiver: USER,
+        outputs: vec![WETH_ARB],
+        extra: format!("&destinationChainId=42161&receiver={OTHER:#x}"),
+        receiver: OTHER,
     };
     let (status, body) = api.get(&c.path()).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-    assert_eq!(body["code"], "BRIDGE_UNAVAILABLE", "{body}");
-    assert_eq!(body["field"], "destinationChainId", "{body}");
-    assert!(body.get("tx").is_none(), "{body}");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["bridgingEstimates"][0]["bridge"], "stargate", "{body}");
+    let quoted = wei(&body["amountOut"]);
+    let tx = &body["tx"];
+    let (from, value) = (addr(&tx["from"]), wei(&tx["value"]));
+    assert!(!value.is_zero(), "LayerZero's fee rides with the transaction: {body}");
+    let mut evm = w1.fork();
+    prepare(&api, w1, &mut evm, &c).await;
+    evm.set_balance(from, value);
+    let out = evm
+        .call(from, addr(&tx["to"]), bytes(&tx["data"]), value)
+        .unwrap_or_else(|e| panic!("the taxi is sent: {e:?}"));
+    let catalog = loaders::load_catalog(&[] as &[&str]).expect("catalog");
+    let delivered = switchyard_engine::bridge::deliver_layerzero(
+        &world,
+        &catalog,
+        ChainId(1),
+        &out.logs,
+        &[vec![(OTHER, WETH_ARB)]],
+    )
+    .expect("composed on Arbitrum");
+    let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
+    assert_eq!((d.to_chain, d.gains.clone()), (ChainId(42161), vec![quoted]));
 }
 
 /// A price that moves between the quote and the execution: the route's

@@ -198,8 +198,18 @@ pub fn deliver_layerzero(
                 .map(|e| e.data.amountReceivedLD)
         });
         let Some(arrived) = arrived else {
-            // Stargate keeps what it could not pay as an unreceived token.
-            return Err(failed(format!("the pool on chain {to} did not pay the taxi out")));
+            // Stargate keeps what it could not pay as an unreceived token:
+            // more than the destination pool holds.
+            let held =
+                crate::evm::world::ChainWorld::balance_of(&mut cw.fork(), pool.token, pool.pool)
+                    .unwrap_or_default();
+            let unit = U256::from(10u8)
+                .pow(U256::from(pool.decimals.saturating_sub(layerzero::SHARED_DECIMALS)));
+            return Err(ExecError::BridgeLimit {
+                bridge: "stargate".to_owned(),
+                amount: U256::from(taxi.amount_sd).saturating_mul(unit),
+                limit: held,
+            });
         };
         if taxi.composes {
             let composed = received

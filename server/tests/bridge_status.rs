@@ -42,7 +42,7 @@ use switchyard_engine::evm::{
 
 use common::{
     Proc, free_port,
-    node::{Node, http, ours, repo, serve_config},
+    node::{Node, http, load_worlds, ours, repo, serve_config},
 };
 
 const MESSENGER: Address = address!("28b5a0e9c621a5badaa536219b3a228c8168cf5d");
@@ -367,46 +367,6 @@ fn a_cctp_burn_is_followed_from_burn_to_delivery_on_two_nodes() {
     ethereum.stop();
     base.stop();
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Loads each `(node, chain)` with that chain of the embedded market's
-/// world: every contract the build placed, with its storage, at its
-/// address (Stargate's pools and messaging, LayerZero's endpoint and
-/// message library, Enso's composer and router among them).
-fn load_worlds(nodes: &[(&Node, u64)]) {
-    use switchyard_catalog::{ChainId, loaders};
-    use switchyard_engine::{StateInputs, build_state, evm::NpmArtifacts};
-    let catalog = loaders::load_catalog(&[] as &[&Path]).expect("embedded catalog");
-    let market = loaders::load_market(None, &catalog).expect("embedded market");
-    let snapshot =
-        switchyard_kernel::MarketSnapshot::build(&market, &catalog).expect("embedded snapshot");
-    let inputs = StateInputs {
-        catalog: Arc::new(catalog),
-        market: Arc::new(market),
-        npm: NpmArtifacts::load(&NpmArtifacts::default_dir())
-            .map(Arc::new)
-            .map_err(|e| e.to_string()),
-    };
-    let state = build_state(&inputs, Arc::new(snapshot));
-    let world = state.world.as_ref().expect("the world builds (run scripts/setup.sh --tests)");
-    for (node, chain) in nodes {
-        let placed = world.chain(ChainId(*chain)).expect("a world of the chain").placed_accounts();
-        for a in placed {
-            if !a.code.is_empty() {
-                node.rpc("hardhat_setCode", json!([a.address, a.code]));
-            }
-            if !a.balance.is_zero() {
-                node.rpc("hardhat_setBalance", json!([a.address, format!("{:#x}", a.balance)]));
-            }
-            for (slot, value) in &a.storage {
-                node.rpc(
-                    "hardhat_setStorageAt",
-                    json!([a.address, format!("{slot:#x}"), format!("{value:#066x}")]),
-                );
-            }
-        }
-        node.rpc("evm_mine", json!([]));
-    }
 }
 
 /// Sends `data` to `to` with `value` wei from `from`; the hash and receipt.

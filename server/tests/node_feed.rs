@@ -39,7 +39,7 @@ use serde_json::{Value, json};
 
 use common::{
     Proc, free_port,
-    node::{Node, http, npm, ours, serve_config},
+    node::{Node, http, load_worlds, npm, ours, serve_config},
     wait_for,
 };
 
@@ -670,44 +670,6 @@ sol! {
     }
 }
 
-/// Loads chain 1 of the embedded market's world (tokens, Curve, Balancer,
-/// the vaults, Aave, Compound, Lido: every contract the build placed, with
-/// its storage) into the node, so the node runs those contracts in that
-/// state at their mainnet addresses.
-fn load_embedded_world(node: &Node) {
-    use switchyard_catalog::{ChainId, loaders};
-    use switchyard_engine::{StateInputs, build_state, evm::NpmArtifacts};
-    let catalog = loaders::load_catalog(&[] as &[&Path]).expect("embedded catalog");
-    let market = loaders::load_market(None, &catalog).expect("embedded market");
-    let snapshot =
-        switchyard_kernel::MarketSnapshot::build(&market, &catalog).expect("embedded snapshot");
-    let inputs = StateInputs {
-        catalog: std::sync::Arc::new(catalog),
-        market: std::sync::Arc::new(market),
-        npm: NpmArtifacts::load(&NpmArtifacts::default_dir())
-            .map(std::sync::Arc::new)
-            .map_err(|e| e.to_string()),
-    };
-    let state = build_state(&inputs, std::sync::Arc::new(snapshot));
-    let world = state.world.as_ref().expect("the world builds (run scripts/setup.sh --tests)");
-    let chain = world.chain(ChainId(1)).expect("chain 1 has a world");
-    for a in chain.placed_accounts() {
-        if !a.code.is_empty() {
-            node.rpc("hardhat_setCode", json!([a.address, a.code]));
-        }
-        if !a.balance.is_zero() {
-            node.rpc("hardhat_setBalance", json!([a.address, format!("{:#x}", a.balance)]));
-        }
-        for (slot, value) in &a.storage {
-            node.rpc(
-                "hardhat_setStorageAt",
-                json!([a.address, format!("{slot:#x}"), format!("{value:#066x}")]),
-            );
-        }
-    }
-    node.rpc("evm_mine", json!([]));
-}
-
 /// A StableSwap pool of two `coins` (address, decimals and the balance
 /// its books hold; `A` 100.5, caught mid-ramp, at `A_PRECISION` 100; 0.04%
 /// fee, half to the admin), written into `registry` as its entry `index`
@@ -804,7 +766,7 @@ fn the_pools_a_market_lists_are_read_from_the_node_and_follow_it() {
     let dir = common::temp_dir("node-listed");
     let node_port = free_port();
     let node = Node::start(node_port);
-    load_embedded_world(&node);
+    load_worlds(&[(&node, 1)]);
     let me = node.accounts()[0];
     // One listed vault has no contract on this node: it is left out, the
     // others are not.
@@ -1190,7 +1152,7 @@ fn a_position_on_the_node_is_redeemed_in_part_through_a_bundle_to_the_wei() {
     let dir = common::temp_dir("node-redeemclmm");
     let node_port = free_port();
     let node = Node::start(node_port);
-    load_embedded_world(&node);
+    load_worlds(&[(&node, 1)]);
     let me = node.accounts()[0];
     // DAI (token0) and USDC at 1%, one DAI a dollar: sqrt(1e6 / 1e18) in
     // Q64.96.
@@ -1334,7 +1296,7 @@ fn a_backend_route_runs_as_a_user_operation_through_the_nodes_entry_point() {
     let dir = common::temp_dir("node-user-op");
     let node_port = free_port();
     let node = Node::start(node_port);
-    load_embedded_world(&node);
+    load_worlds(&[(&node, 1)]);
     let (me, bundler) = (node.accounts()[0], node.accounts()[1]);
     // A DAI/USDC pair made on the node (the server finds it by its
     // factory's event), 40,000 of each.

@@ -107,6 +107,8 @@ const LzPool = {
 };
 const BridgeStatus = {
   sourceChainId: "number", sourceTxHash: "string", status: "string", "error?": "string",
+  "destinationChainId?": "number", "destinationTxHash?": "string", "layerZeroMessage?": "object",
+  "ensoSourceEvent?": "object", "ensoDestinationEvent?": "object",
 };
 
 // --- the checks ------------------------------------------------------------
@@ -292,6 +294,19 @@ const BRIDGE_ESTIMATE = {
   "sendConfirmations?": "number", "receiveConfirmations?": "number", "sendBlockTimeSeconds?": "number",
   "receiveBlockTimeSeconds?": "number", "bridge?": "string", "source?": "string", "note?": "string",
 };
+await test("getRouteData across chains with a swap on arrival goes by a Stargate taxi (the fee its value)", async () => {
+  const WETH_BASE = "0x4200000000000000000000000000000000000006";
+  const r = await client.getRouteData({
+    fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", chainId: 1, destinationChainId: 8453,
+    receiver: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", amountIn: ["1000000000"],
+    tokenIn: [USDC], tokenOut: [WETH_BASE], routingStrategy: "router",
+  });
+  check(r, { route: ["array", HOP], amountOut: "string", tx: TX_SHAPE, bridgingEstimates: ["array", BRIDGE_ESTIMATE] });
+  assert(r.bridgingEstimates[0].bridge === "stargate", JSON.stringify(r.bridgingEstimates));
+  assert(BigInt(r.tx.value) > 0n, r.tx.value);
+  assert(r.route.some((h) => h.action === "bridge" && h.protocol === "stargate"), JSON.stringify(r.route));
+  assert(r.route.some((h) => h.chainId === 8453 && h.action !== "bridge"), JSON.stringify(r.route));
+});
 await test("getRouteData across chains goes through CCTP (bridgingEstimates, a bridge hop)", async () => {
   const r = await client.getRouteData({
     fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", chainId: 1, destinationChainId: 8453,

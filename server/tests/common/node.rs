@@ -207,3 +207,43 @@ pub fn serve_config(dir: &Path, config: &str) -> (String, String, Proc) {
     });
     (addr, key, Proc(child))
 }
+
+/// Loads each `(node, chain)` with that chain of the embedded market's
+/// world: every contract the build placed, with its storage, at its
+/// address (Stargate's pools and messaging, LayerZero's endpoint and
+/// message library, Enso's composer and router among them).
+pub fn load_worlds(nodes: &[(&Node, u64)]) {
+    use switchyard_catalog::{ChainId, loaders};
+    use switchyard_engine::{StateInputs, build_state, evm::NpmArtifacts};
+    let catalog = loaders::load_catalog(&[] as &[&Path]).expect("embedded catalog");
+    let market = loaders::load_market(None, &catalog).expect("embedded market");
+    let snapshot =
+        switchyard_kernel::MarketSnapshot::build(&market, &catalog).expect("embedded snapshot");
+    let inputs = StateInputs {
+        catalog: std::sync::Arc::new(catalog),
+        market: std::sync::Arc::new(market),
+        npm: NpmArtifacts::load(&NpmArtifacts::default_dir())
+            .map(std::sync::Arc::new)
+            .map_err(|e| e.to_string()),
+    };
+    let state = build_state(&inputs, std::sync::Arc::new(snapshot));
+    let world = state.world.as_ref().expect("the world builds (run scripts/setup.sh --tests)");
+    for (node, chain) in nodes {
+        let placed = world.chain(ChainId(*chain)).expect("a world of the chain").placed_accounts();
+        for a in placed {
+            if !a.code.is_empty() {
+                node.rpc("hardhat_setCode", json!([a.address, a.code]));
+            }
+            if !a.balance.is_zero() {
+                node.rpc("hardhat_setBalance", json!([a.address, format!("{:#x}", a.balance)]));
+            }
+            for (slot, value) in &a.storage {
+                node.rpc(
+                    "hardhat_setStorageAt",
+                    json!([a.address, format!("{slot:#x}"), format!("{value:#066x}")]),
+                );
+            }
+        }
+        node.rpc("evm_mine", json!([]));
+    }
+}
