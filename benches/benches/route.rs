@@ -14,8 +14,8 @@
 //! - `route/total/…`: `route_now`, all of it as `/shortcuts/route` runs it
 //!   (quote, encode, guard, simulate, the checks).
 //!
-//! Cross-chain routes are refused (`BRIDGE_UNAVAILABLE`) until a deployed
-//! receiver is modelled, so none is measured.
+//! Cross-chain routes (CCTP, Stargate) are measured over HTTP instead
+//! (BENCHMARKS.md): their cost is the world's both sides.
 //!
 //! Run with `cargo bench -p switchyard-benches --bench route`.
 
@@ -119,6 +119,7 @@ fn routes(c: &mut Criterion) {
             refund: None,
             catalog: &state.catalog,
             exact_out_max_in: None,
+            spend_balance: false,
         };
         let runner = Runner::Router { router, executor };
         // Balancer pool ids as the routes find them.

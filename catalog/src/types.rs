@@ -133,7 +133,8 @@ pub enum ApiCode {
     NoRoute,
     /// A requested minimum is above what the best route delivers.
     MinAmountOut,
-    /// No deployed bridge receiver runs the destination side.
+    /// The crossing, or what would run on its arrival, is not one the
+    /// world proves (a bridge not in it, a CCTP callback).
     BridgeUnavailable,
     /// A contract the program needs is not known to be deployed on the
     /// chain.

@@ -566,6 +566,22 @@ impl BridgeWatch {
         out.status = Status::Delivered;
         out.message_status = "DELIVERED";
         let Ok(Some(delivery)) = receipt_of(dest, delivery_tx).await else { return out };
+        // Received by the endpoint, but a pool that could not pay keeps
+        // the tokens (`retryReceiveToken` pays them later).
+        use switchyard_exec::evm::abi::StargatePool;
+        let paid = delivery.logs.iter().any(|l| {
+            l.topics.first() == Some(&StargatePool::OFTReceived::SIGNATURE_HASH)
+                && l.topics.get(1) == Some(&packet.guid)
+        });
+        if !paid {
+            out.status = Status::Inflight;
+            out.error = Some(
+                "received, but the destination pool kept the tokens as unreceived \
+                 (retryReceiveToken pays them)"
+                    .into(),
+            );
+            return out;
+        }
         let composed = delivery.logs.iter().find_map(|l| {
             (l.address == lz.endpoint
                 && l.topics.first() == Some(&Endpoint::ComposeSent::SIGNATURE_HASH))

@@ -205,11 +205,19 @@ pub fn deliver_layerzero(
                     .unwrap_or_default();
             let unit = U256::from(10u8)
                 .pow(U256::from(pool.decimals.saturating_sub(layerzero::SHARED_DECIMALS)));
-            return Err(ExecError::BridgeLimit {
-                bridge: "stargate".to_owned(),
-                amount: U256::from(taxi.amount_sd).saturating_mul(unit),
-                limit: held,
-            });
+            let amount = U256::from(taxi.amount_sd).saturating_mul(unit);
+            if held < amount {
+                return Err(ExecError::BridgeLimit {
+                    bridge: "stargate".to_owned(),
+                    amount,
+                    limit: held,
+                });
+            }
+            // The pool holds enough: its receiver refused the payment.
+            return Err(failed(format!(
+                "the pool on chain {to} could not pay {:#x} (kept as an unreceived token)",
+                taxi.receiver
+            )));
         };
         if taxi.composes {
             let composed = received

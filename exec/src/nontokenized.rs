@@ -150,6 +150,7 @@ pub fn nontokenized_now(
         refund: None,
         catalog: &state.catalog,
         exact_out_max_in: None,
+        spend_balance: false,
     };
     let owner = p.receiver;
     let encoded = encode::encode_plan_then(&spec, &Book(state), |b, produced| {

@@ -426,7 +426,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let unknown = |c| ExecError::Route(switchyard_kernel::KernelError::UnknownChain(c));
     let cw = world.chain(chain).ok_or_else(|| unknown(chain))?;
     // A transaction crosses only through a bridge the world runs both sides
-    // of (CCTP): the others' deployed receivers are not modelled.
+    // of (CCTP, Stargate): CCIP and Relay are not in the world.
     // The outputs reach the receiver by transfer unless it is the account
     // that runs the program.
     let parts = parties(cw, req)?;
@@ -572,6 +572,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
             .filter(|_| runner.is_shared()),
         catalog: &state.catalog,
         exact_out_max_in: exact_out.then_some(route_max.as_slice()),
+        spend_balance: false,
     };
     let burn = |b: &mut encode::ProgramBuilder, produced: &[encode::weiroll::In]| match (
         &crossing, produced,
@@ -1048,6 +1049,26 @@ pub(crate) struct Composed {
 /// program measured.
 pub(crate) const COMPOSE_OVERHEAD_GAS: u64 = 150_000;
 
+/// The compose message of a shortcut on arrival whose run measured
+/// `gas_used`, and the taxi's options buying its `lzCompose`: the
+/// composer's `estimatedGas` a quarter over the measure, the option that
+/// and [`COMPOSE_OVERHEAD_GAS`]; what is left of a failed shortcut goes to
+/// `receiver`.
+pub(crate) fn compose_message(
+    receiver: Address,
+    shortcut: alloy_primitives::Bytes,
+    gas_used: u64,
+) -> (Vec<u8>, alloy_primitives::Bytes) {
+    use alloy_sol_types::SolValue;
+    let estimated = gas_used.saturating_add(gas_used / 4);
+    let message = (receiver, U256::ZERO, U256::from(estimated), shortcut).abi_encode_params();
+    let options = crate::evm::layerzero::lz_compose_options(
+        0,
+        estimated.saturating_add(COMPOSE_OVERHEAD_GAS),
+    );
+    (message, options)
+}
+
 /// Builds and measures the program that runs on arrival: `destination`'s
 /// plan, run by the destination router's executor when Enso's composer
 /// passes it what arrived (`routeSingle`), paying `receiver` and holding
@@ -1090,6 +1111,9 @@ fn compose(
         refund: Some(receiver),
         catalog: &state.catalog,
         exact_out_max_in: None,
+        // What arrives is known only on arrival: the executor spends all
+        // it holds of it (it holds nothing else).
+        spend_balance: true,
     };
     let program = encode::encode_plan(&spec, &Book(state)).map_err(ExecError::Encode)?.program;
     guard(dcw, executor, &program)?;
@@ -1139,9 +1163,7 @@ fn compose(
         tracing::error!(chain = %to, gains = ?ran.gains, planned = ?destination.amounts_out, "the destination program delivers other than its plan");
         return Err(ExecError::SimulationMismatch { index: 0 });
     }
-    let estimated = ran.gas_used.saturating_add(ran.gas_used / 4);
-    let message = (receiver, U256::ZERO, U256::from(estimated), shortcut).abi_encode_params();
-    let options = crate::evm::layerzero::lz_compose_options(0, estimated + COMPOSE_OVERHEAD_GAS);
+    let (message, options) = compose_message(receiver, shortcut, ran.gas_used);
     // The destination's slippage, applied to what arrives.
     let slippage = match (mins.first(), destination.amounts_out.first()) {
         (Some(m), Some(a)) if !a.is_zero() => (*a - (*m).min(*a)) * arrived / *a,
@@ -1271,10 +1293,7 @@ fn pinned_crossing(
 /// shared units, so the least whole shared unit at or above `min_out`.
 fn stargate_min(state: &MarketState, c: &CctpCrossing, min_out: U256) -> U256 {
     let Some(route) = state.snapshot.bridges().get(c.route) else { return min_out };
-    let unit = |d: u8| {
-        U256::from(10u8).pow(U256::from(d.saturating_sub(crate::evm::layerzero::SHARED_DECIMALS)))
-    };
-    min_out.div_ceil(unit(route.decimals_out)).saturating_mul(unit(route.decimals_in))
+    crate::evm::layerzero::min_amount_ld(route, min_out)
 }
 
 /// Each watched output's gain (by the first watch of its token), with what

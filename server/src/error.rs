@@ -117,8 +117,8 @@ impl ApiError {
         Self::new(ApiCode::Unauthorized, "missing or invalid api key").field("Authorization")
     }
 
-    /// 422 `BRIDGE_UNAVAILABLE`: something to run on a bridge's arrival,
-    /// which no receiver the world models can run, naming the field.
+    /// 422 `BRIDGE_UNAVAILABLE`: a crossing, or something to run on its
+    /// arrival, the world does not prove, naming the field.
     pub fn bridge_unavailable(
         field: impl Into<Cow<'static, str>>,
         message: impl Into<Cow<'static, str>>,

@@ -509,7 +509,10 @@ impl<'a> Compiler<'a> {
         };
         self.consume(route.token_in, amount_in, &field)?;
         let fee = U256::from(fee);
-        self.consume(NATIVE_TOKEN, &Amount::Value(fee), &format!("{at}.fee"))?;
+        // The fee comes with the transaction even when earlier actions
+        // produce the native coin (theirs is the amount's).
+        let e = self.external.entry(NATIVE_TOKEN).or_default();
+        *e = e.saturating_add(fee);
         // The least the destination may receive, in the source's decimals.
         let min_ld = predicted
             .and_then(|p| route.amount_out(p).ok())
@@ -517,11 +520,7 @@ impl<'a> Compiler<'a> {
                 let keep = if exact { 0 } else { BRIDGED_SLIPPAGE_BPS };
                 let floor =
                     out * U256::from(10_000u32.saturating_sub(keep)) / U256::from(10_000u32);
-                let unit = |d: u8| {
-                    U256::from(10u8)
-                        .pow(U256::from(d.saturating_sub(crate::evm::layerzero::SHARED_DECIMALS)))
-                };
-                floor.div_ceil(unit(route.decimals_out)) * unit(route.decimals_in)
+                crate::evm::layerzero::min_amount_ld(route, floor)
             })
             .unwrap_or_default();
         let (to, extra_options, compose, callback) = match arrival {
@@ -570,7 +569,7 @@ impl<'a> Compiler<'a> {
         at: &str,
     ) -> Result<(Address, alloy_primitives::Bytes, alloy_primitives::Bytes, Arrival), ExecError>
     {
-        use alloy_sol_types::{SolCall, SolValue};
+        use alloy_sol_types::SolCall;
         let to = route.to_chain;
         let field = format!("{at}.callback");
         let starts_with_balance = matches!(
@@ -629,12 +628,7 @@ impl<'a> Compiler<'a> {
             .map_err(|_| {
                 BundleError::invalid(&field, "a callback takes in exactly what arrives")
             })?;
-        let estimated = proven.gas.saturating_add(proven.gas / 4);
-        let message = (receiver, U256::ZERO, U256::from(estimated), data).abi_encode_params();
-        let options = crate::evm::layerzero::lz_compose_options(
-            0,
-            estimated + crate::route::COMPOSE_OVERHEAD_GAS,
-        );
+        let (message, options) = crate::route::compose_message(receiver, data, proven.gas);
         let watch: Vec<(Address, Address)> =
             proven.amounts_out.keys().map(|t| (receiver, *t)).collect();
         let amounts = proven.amounts_out.values().copied().collect();

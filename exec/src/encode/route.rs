@@ -108,6 +108,10 @@ pub struct RouteSpec<'a> {
     /// of the input (its planned input with the slippage), each route one
     /// router exact-output call.
     pub exact_out_max_in: Option<&'a [U256]>,
+    /// Each leg spends the account's whole balance of its input, read when
+    /// the program runs, in the plan's proportions (a shared executor
+    /// passed an amount known only then: what a bridge delivered).
+    pub spend_balance: bool,
 }
 
 /// An encoded plan.
@@ -132,8 +136,8 @@ pub fn encode_plan_then(
     book: &dyn ProtocolBook,
     then: impl FnOnce(&mut ProgramBuilder, &[In]) -> Result<(), EncodeError>,
 ) -> Result<Encoded, EncodeError> {
-    // No deployed bridge receiver is modelled: a plan whose outputs arrive
-    // on another chain has no program (the caller answers 422 first).
+    // A plan whose outputs arrive on another chain is split at its
+    // crossing by the caller (each side its own program).
     if spec.plan.chain != spec.plan.destination_chain {
         return Err(EncodeError::Unsupported("a cross-chain plan"));
     }
@@ -204,6 +208,10 @@ pub fn encode_plan_then(
     for leg in &spec.plan.legs {
         match spec.exact_out_max_in {
             Some(max_in) => encode_leg_exact_out(&mut b, &ctx, leg, max_in)?,
+            None if spec.spend_balance => {
+                let held = balance_of(&mut b, leg.token_in, acct_in.clone())?;
+                drop(encode_leg(&mut b, &ctx, leg, LegInput::Slot(held))?);
+            }
             None => drop(encode_leg(&mut b, &ctx, leg, LegInput::Planned)?),
         }
     }

@@ -31,6 +31,14 @@ pub const SHARED_DECIMALS: u8 = 6;
 /// `TokenMessaging`'s message type of a taxi.
 pub const MSG_TYPE_TAXI: u16 = 1;
 
+/// A Stargate taxi's `minAmountLD` (the source's decimals) that holds the
+/// destination to `min_out` (its own decimals): the pool compares shared
+/// units, so the least whole shared unit at or above `min_out`.
+pub fn min_amount_ld(route: &switchyard_kernel::BridgeRoute, min_out: U256) -> U256 {
+    let unit = |d: u8| U256::from(10u8).pow(U256::from(d.saturating_sub(SHARED_DECIMALS)));
+    min_out.div_ceil(unit(route.decimals_out)).saturating_mul(unit(route.decimals_in))
+}
+
 /// The catalog's Stargate bridge: its record and its LayerZero setup.
 pub fn setup(catalog: &Catalog) -> Option<(&Bridge, &LayerZeroSetup)> {
     catalog.bridges().iter().find_map(|b| b.layerzero.as_ref().map(|s| (b, s)))

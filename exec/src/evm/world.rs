@@ -2,8 +2,9 @@
 //! every token and pool of the snapshot at its real address, with the
 //! snapshot's reserves, ticks and totals, the shortcut contracts (router,
 //! executor, delegate, legacy router, wallet factory) and the periphery and
-//! helper contracts programs call, at the catalog's addresses. Bridges are
-//! not placed: no deployed receiver is modelled yet.
+//! helper contracts programs call, at the catalog's addresses, and the
+//! bridges a transaction may cross by: CCTP V2 (references) and Stargate V2
+//! with LayerZero V2 (published bytecode) and Enso's composer.
 //!
 //! ```text
 //! catalog + market + snapshot ──World::build──▶ per chain: deploy at a scratch address,

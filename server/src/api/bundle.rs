@@ -302,9 +302,10 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 ///   operation this instance's backend submits (`ensowallet-v2` with
 ///   `executionMode=backend`, to its `operator_fee_receiver`);
 /// - no Compound V3 market in the world;
-/// - of the bridges, CCTP only, to its receiver (no callback: Enso
-///   deploys no CCTP receiver that runs one; the others' deployed
-///   receivers are not modelled);
+/// - of the bridges, CCTP (to its receiver: Enso deploys no CCTP receiver
+///   that runs a callback) and Stargate (to its receiver, or a callback
+///   through Enso's composer; no `callbackValue`); CCIP and Relay are not
+///   in the world;
 /// - an ERC-721 has no `transfer`.
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
@@ -313,9 +314,9 @@ pub fn builds(protocol: &str, action: &str) -> bool {
         // holds, through Enso's router adapter.
         "flashloan" | "singletokenflashloan" => matches!(protocol, "aave-v3" | "uniswap-v3"),
         "multioutsingledeposit" | "singlewithdrawwithpositionid" | "multiwithdraw" => false,
-        // To a receiver through CCTP, proven on both chains; the other
-        // bridges' deployed receivers are not modelled.
-        "bridge" => protocol == "cctp",
+        // Through CCTP or a Stargate taxi, proven on both chains; CCIP and
+        // Relay are not in the world.
+        "bridge" => matches!(protocol, "cctp" | "stargate"),
         "deposit" | "redeem" | "singledeposit" | "singleredeem" => true,
         // Several tokens in or out together: a tokenized Curve pool, a
         // Uniswap V2 pair (of the published 0.3% pair code), a Balancer

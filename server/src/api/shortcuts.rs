@@ -845,7 +845,7 @@ pub async fn route_nontokenized(
     if route.destination_chain_id.is_some_and(|d| d != route.chain_id) {
         return Err(ApiError::bridge_unavailable(
             "destinationChainId",
-            "a position on another chain is entered on arrival, and no deployed bridge receiver that runs a program there is modelled (Enso deploys none for CCTP): bridge to your account, then enter it on that chain",
+            "a position on another chain is not entered on arrival by this endpoint: bridge to your account (or route to the position with /shortcuts/route and destinationChainId), then enter it on that chain",
         ));
     }
     check_tokens(&catalog, route)?;
