@@ -522,7 +522,11 @@ pub struct LayerZeroSetup {
     pub composer: BTreeMap<String, Address>,
     /// The native fee of one message from each chain, wei (decimal chain
     /// id keys): what the world's message library charges, and what a
-    /// transaction pays beside its value (the endpoint refunds the rest).
+    /// transaction pays beside its value. On chain LayerZero's quote
+    /// depends on the destination and the gas bought there, and a value
+    /// below it reverts the transaction before anything moves, so this is
+    /// a ceiling: the endpoint refunds what its quote does not need to the
+    /// sender.
     pub message_fee_wei: BTreeMap<String, u64>,
     /// Gas of a taxi's `lzReceive` on the destination (Stargate's
     /// enforced option for taxis).
