@@ -1233,23 +1233,31 @@ fn pinned_crossing(
         if *bridge.name != stargate.name || bridge.from_chain != q.chain || bridge.to_chain != to {
             continue;
         }
-        let (source, sent) = if bridge.token_in == *token_in {
-            (Vec::new(), left)
+        // A pool this chain cannot reach, or whose arrival goes nowhere,
+        // leaves the others to try.
+        let (source, sent, source_gas) = if bridge.token_in == *token_in {
+            (Vec::new(), left, 0)
         } else {
-            let s = single(q.chain, q.inputs.clone(), bridge.token_in, true)?;
-            let sent = *s.plan.amounts_out.first()?;
-            (s.plan.legs.into_iter().next()?.routes, sent)
+            let Some(s) = single(q.chain, q.inputs.clone(), bridge.token_in, true) else {
+                continue;
+            };
+            let (Some(&sent), Some(leg)) = (s.plan.amounts_out.first(), s.plan.legs.first()) else {
+                continue;
+            };
+            (leg.routes.clone(), sent, s.plan.gas)
         };
         let Ok(cross) = bridge.crossing(k, sent) else { continue };
-        let arrived = *cross.amounts_out.first()?;
-        let (after, out, gas) = if bridge.token_out == *token_out {
+        let Some(&arrived) = cross.amounts_out.first() else { continue };
+        let (after, out, dest_gas) = if bridge.token_out == *token_out {
             (Vec::new(), arrived, 0)
         } else {
             let Some(d) = single(to, vec![(bridge.token_out, arrived)], *token_out, false) else {
                 continue;
             };
-            let out = *d.plan.amounts_out.first()?;
-            (d.plan.legs.into_iter().next()?.routes, out, d.plan.gas)
+            let (Some(&out), Some(leg)) = (d.plan.amounts_out.first(), d.plan.legs.first()) else {
+                continue;
+            };
+            (leg.routes.clone(), out, d.plan.gas)
         };
         if best.as_ref().is_some_and(|(b, _)| *b >= out) {
             continue;
@@ -1280,7 +1288,7 @@ fn pinned_crossing(
                 routes,
             }],
             amounts_out: vec![out],
-            gas: base.plan.gas.max(cross.gas.saturating_add(gas)),
+            gas: source_gas.saturating_add(cross.gas).saturating_add(dest_gas),
         };
         best = Some((out, plan));
     }
