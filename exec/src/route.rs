@@ -437,7 +437,7 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
             q.ignore_bridges.extend(unproven_bridges(state, true));
             q.outputs_transferred = transferred;
             let first = quote_now(state, &q)?;
-            match cctp_crossing(state, &first.plan) {
+            match split_at_crossing(state, &first.plan) {
                 // The search's plan needs more on arrival than a crossing
                 // can run (CCTP runs nothing there), or crosses more than
                 // once: the route again through one Stargate taxi, pinned.
@@ -459,12 +459,12 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     } else if req.quote.amount_out.is_some() {
         return Err(ExecError::ExactOutRoute("a cross-chain route".into()));
     } else {
-        Some(cctp_crossing(state, plan)?)
+        Some(split_at_crossing(state, plan)?)
     };
     let Parties { runner, account, receiver, owner, pull_from } = parties(cw, req)?;
     // A Stargate taxi pays LayerZero's fee in the native coin, with the
     // transaction; a user operation carries none.
-    let message_fee = crossing.as_ref().map_or(U256::ZERO, CctpCrossing::fee);
+    let message_fee = crossing.as_ref().map_or(U256::ZERO, Crossing::fee);
     if !message_fee.is_zero() && matches!(runner, Runner::Account { .. }) {
         return Err(ExecError::AccountMessageFee);
     }
@@ -780,10 +780,10 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     })
 }
 
-/// A cross-chain plan as the world can build it: every route ends with
-/// the same crossing (CCTP, or a Stargate taxi), with nothing after it on
-/// the destination chain.
-pub(crate) struct CctpCrossing {
+/// A cross-chain plan as the world can build it: it crosses once (CCTP,
+/// or a Stargate taxi), and only a taxi may run more on the destination
+/// chain (`destination`).
+pub(crate) struct Crossing {
     /// The plan up to the crossing: what it leaves of the sent token.
     pub(crate) source: switchyard_kernel::Plan,
     /// The crossing's bridge route in the snapshot.
@@ -804,7 +804,7 @@ pub(crate) struct CctpCrossing {
     pub(crate) destination: Option<switchyard_kernel::Plan>,
 }
 
-impl CctpCrossing {
+impl Crossing {
     /// The message's fee in the native coin, when it has one.
     pub(crate) fn fee(&self) -> U256 {
         self.message_fee.unwrap_or_default()
@@ -872,10 +872,10 @@ pub(crate) fn unproven_bridges(
         .map(|b| b.name.clone())
 }
 
-pub(crate) fn cctp_crossing(
+pub(crate) fn split_at_crossing(
     state: &MarketState,
     plan: &switchyard_kernel::Plan,
-) -> Result<CctpCrossing, ExecError> {
+) -> Result<Crossing, ExecError> {
     use switchyard_kernel::StepAction;
     let to = plan.destination_chain;
     let unavailable = || ExecError::BridgeUnavailable { chain: to };
@@ -993,7 +993,7 @@ pub(crate) fn cctp_crossing(
     if route.amount_out(sent).ok() != Some(lands) {
         return Err(unavailable());
     }
-    let crossing = |domain, message_fee| CctpCrossing {
+    let crossing = |domain, message_fee| Crossing {
         source: source.clone(),
         route: k,
         token: route.token_in,
@@ -1299,7 +1299,7 @@ fn pinned_crossing(
 /// A Stargate taxi's `minAmountLD` (the source's decimals) that holds
 /// the destination to `min_out` (its own decimals): the pool compares
 /// shared units, so the least whole shared unit at or above `min_out`.
-fn stargate_min(state: &MarketState, c: &CctpCrossing, min_out: U256) -> U256 {
+fn stargate_min(state: &MarketState, c: &Crossing, min_out: U256) -> U256 {
     let Some(route) = state.snapshot.bridges().get(c.route) else { return min_out };
     crate::evm::layerzero::min_amount_ld(route, min_out)
 }

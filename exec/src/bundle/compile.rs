@@ -977,7 +977,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// A route action whose output arrives on another chain: the kernel's
-    /// plan ends in one CCTP crossing ([`crate::route::cctp_crossing`]);
+    /// plan ends in one CCTP crossing ([`crate::route::split_at_crossing`]);
     /// the source part runs here, its output is held to the minimum and
     /// burned to the receiver (the action's, else the bundle's), and the
     /// message is followed to the destination after the bundle runs. No
@@ -989,7 +989,7 @@ impl<'a> Compiler<'a> {
         (x, exact): (In, bool),
         at: &str,
     ) -> Result<Output, ExecError> {
-        let crossing = crate::route::cctp_crossing(self.state, plan).map_err(|e| match e {
+        let crossing = crate::route::split_at_crossing(self.state, plan).map_err(|e| match e {
             ExecError::BridgeUnavailable { .. } => BundleError {
                 code: ApiCode::BridgeUnavailable,
                 at: format!("{at}.destinationChainId"),
