@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use alloy_primitives::{Address, U256, address};
-use switchyard_catalog::{ChainId, NATIVE_TOKEN, RoutingStrategy};
+use switchyard_catalog::{ApiCode, ChainId, NATIVE_TOKEN, RoutingStrategy};
 use switchyard_engine::{
     Engine, EngineConfig,
     bundle::{Action, ActionKind, Amount, BundleRequest, BundleTx, RouteArgs},
@@ -237,6 +237,7 @@ fn bridge(
             destination_chain: ChainId(to),
             receiver: USER,
             callback,
+            callback_value: U256::ZERO,
         },
     }
 }
@@ -479,6 +480,76 @@ async fn bundles_run_a_callback_on_arrival_through_the_composer() {
     .expect("composed on Arbitrum");
     let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
     assert_eq!(d.gains, vec![weth]);
+
+    // With a native value beside what arrives: LayerZero's executor
+    // brings it to the composer, which passes both to the router, and the
+    // callback spends it (here wrapped into the same WETH). The source pays
+    // for it with the message, a quarter over.
+    let drop = U256::from(2u128 * 10u128.pow(16));
+    let with_value = |callback: Vec<Action>, to: u64, pool: Address| {
+        let mut action = bridge("stargate", USDC, Amount::Value(amount), pool, to, callback);
+        if let ActionKind::Bridge { callback_value, .. } = &mut action.kind {
+            *callback_value = drop;
+        }
+        vec![action]
+    };
+    let callback = vec![
+        enso(ActionKind::Balance { token: USDC_ARB, account: None, estimate: None }),
+        route(USDC_ARB, WETH_ARB, Amount::Output { action: 0, index: 0 }),
+        route(NATIVE_TOKEN, WETH_ARB, Amount::Value(drop)),
+    ];
+    let v = c
+        .engine
+        .bundle(request(RoutingStrategy::Router, with_value(callback.clone(), 42161, USDC_POOL)))
+        .await
+        .expect("bridges with a callback value");
+    assert_eq!(v.tx.value, fee + drop + drop / U256::from(4u8), "the drop paid with the fee");
+    let weth_v = v.amounts_out[&WETH_ARB];
+    assert_eq!(weth_v, weth + drop, "the value wrapped beside the swap");
+    let setup = SimSetup {
+        funds: vec![(USER, USDC, amount), (USER, NATIVE_TOKEN, v.tx.value)],
+        approvals: v.approvals.clone(),
+        ..SimSetup::default()
+    };
+    let out = simulate(&c.world, &v.tx, &setup).expect("the source side runs");
+    let delivered = deliver_layerzero(
+        world,
+        &c.state.catalog,
+        ChainId(1),
+        &out.logs,
+        &[vec![(USER, WETH_ARB)]],
+    )
+    .expect("composed on Arbitrum with the value");
+    assert_eq!(delivered[0].gains, vec![weth_v]);
+    // A value without a callback, across native coins (Ethereum to BNB
+    // Chain), and through CCTP (no receiver runs a callback) is refused,
+    // naming callbackValue.
+    const USDC_BSC: Address = address!("8ac76a51cc950d9822d68b83fe1ad97b32cd580d");
+    let bsc_callback = vec![
+        enso(ActionKind::Balance { token: USDC_BSC, account: None, estimate: None }),
+        route(
+            NATIVE_TOKEN,
+            address!("bb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c"),
+            Amount::Value(drop),
+        ),
+    ];
+    let mut cctp = bridge("cctp", USDC, Amount::Value(amount), CCTP, 8453, Vec::new());
+    if let ActionKind::Bridge { callback_value, .. } = &mut cctp.kind {
+        *callback_value = drop;
+    }
+    for (name, actions, code) in [
+        ("no callback", with_value(Vec::new(), 42161, USDC_POOL), ApiCode::InvalidParameter),
+        ("BNB", with_value(bsc_callback, 56, USDC_POOL), ApiCode::BridgeUnavailable),
+        ("cctp", vec![cctp], ApiCode::BridgeUnavailable),
+    ] {
+        match c.engine.bundle(request(RoutingStrategy::Router, actions)).await {
+            Err(switchyard_engine::EngineError::Exec(switchyard_engine::ExecError::Bundle(e))) => {
+                assert_eq!(e.at, "body[0].args.callbackValue", "{name}: {e:?}");
+                assert_eq!(e.code, code, "{name}: {e:?}");
+            }
+            other => panic!("{name}: built: {other:?}"),
+        }
+    }
 
     // A callback must start with the balance of what arrives.
     let callback = vec![route(USDC_ARB, WETH_ARB, Amount::Value(U256::from(1_000_000u64)))];

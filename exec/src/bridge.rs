@@ -240,14 +240,20 @@ pub fn deliver_layerzero(
             // As the executor runs it: with the gas the taxi's options
             // bought, no more.
             let data = compose.abi_encode();
-            let gas = layerzero::compose_gas(&event.options, composed.index)
+            let budget = layerzero::compose_budget(&event.options, composed.index)
                 .ok_or_else(|| failed("no lzCompose gas in the taxi's options".to_owned()))?;
-            let limit = gas.saturating_add(layerzero::intrinsic_gas(&data));
+            let limit = budget.gas.saturating_add(layerzero::intrinsic_gas(&data));
+            // The executor brings the native coin the options ask for (it
+            // was paid for it on the source chain, in the message fee).
+            if !budget.value.is_zero() {
+                let held = evm.balance(LZ_EXECUTOR);
+                evm.set_balance(LZ_EXECUTOR, held.saturating_add(budget.value));
+            }
             let ran = evm
-                .call_with_gas(LZ_EXECUTOR, lz.endpoint, data.into(), U256::ZERO, limit)
+                .call_with_gas(LZ_EXECUTOR, lz.endpoint, data.into(), budget.value, limit)
                 .map_err(|e| {
-                failed(format!("not composed on chain {to}: {}", crate::simulate::describe(&e)))
-            })?;
+                    failed(format!("not composed on chain {to}: {}", crate::simulate::describe(&e)))
+                })?;
             let outcome = ran.logs.iter().find_map(|l| {
                 let ok = ComposeReceiver::ShortcutExecutionSuccessful::decode_log(l).is_ok();
                 let failed = ComposeReceiver::ShortcutExecutionFailed::decode_log(l)

@@ -1053,18 +1053,23 @@ pub(crate) const COMPOSE_OVERHEAD_GAS: u64 = 150_000;
 /// `gas_used`, and the taxi's options buying its `lzCompose`: the
 /// composer's `estimatedGas` a quarter over the measure, the option that
 /// and [`COMPOSE_OVERHEAD_GAS`]; what is left of a failed shortcut goes to
-/// `receiver`.
+/// `receiver`. `native_drop` is the destination's native coin the executor
+/// calls the composer with, which it passes on to the router beside what
+/// arrived (the composer refuses a call with less).
 pub(crate) fn compose_message(
     receiver: Address,
     shortcut: alloy_primitives::Bytes,
     gas_used: u64,
+    native_drop: u128,
 ) -> (Vec<u8>, alloy_primitives::Bytes) {
     use alloy_sol_types::SolValue;
     let estimated = gas_used.saturating_add(gas_used / 4);
-    let message = (receiver, U256::ZERO, U256::from(estimated), shortcut).abi_encode_params();
+    let message =
+        (receiver, U256::from(native_drop), U256::from(estimated), shortcut).abi_encode_params();
     let options = crate::evm::layerzero::lz_compose_options(
         0,
         estimated.saturating_add(COMPOSE_OVERHEAD_GAS),
+        native_drop,
     );
     (message, options)
 }
@@ -1163,7 +1168,7 @@ fn compose(
         tracing::error!(chain = %to, gains = ?ran.gains, planned = ?destination.amounts_out, "the destination program delivers other than its plan");
         return Err(ExecError::SimulationMismatch { index: 0 });
     }
-    let (message, options) = compose_message(receiver, shortcut, ran.gas_used);
+    let (message, options) = compose_message(receiver, shortcut, ran.gas_used, 0);
     // The destination's slippage, applied to what arrives.
     let slippage = match (mins.first(), destination.amounts_out.first()) {
         (Some(m), Some(a)) if !a.is_zero() => (*a - (*m).min(*a)) * arrived / *a,

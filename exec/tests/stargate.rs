@@ -62,7 +62,7 @@ fn send(
         extraOptions: if compose.is_empty() {
             Bytes::new()
         } else {
-            layerzero::lz_compose_options(0, 2_000_000)
+            layerzero::lz_compose_options(0, 2_000_000, 0)
         },
         composeMsg: compose,
         oftCmd: Bytes::new(),

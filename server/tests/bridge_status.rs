@@ -452,7 +452,7 @@ fn a_stargate_taxi_is_followed_from_send_to_its_shortcut_on_arrival() {
             to: COMPOSER.into_word(),
             amountLD: amount,
             minAmountLD: U256::ZERO,
-            extraOptions: layerzero::lz_compose_options(0, 1_000_000),
+            extraOptions: layerzero::lz_compose_options(0, 1_000_000, 0),
             composeMsg: compose.into(),
             oftCmd: Bytes::new(),
         };

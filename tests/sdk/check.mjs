@@ -402,6 +402,31 @@ await test("getBundleData borrows a flash loan from a Uniswap V3 pool (flashloan
   assert(r.tx.to.toLowerCase() === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", JSON.stringify(r.tx));
 });
 
+await test("getBundleData bridges ETH through Stargate with a callback and its callbackValue", async () => {
+  const ETH = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+  const WETH_BASE = "0x4200000000000000000000000000000000000006";
+  const r = await client.getBundleData(
+    { chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", routingStrategy: "router" },
+    [{
+      protocol: "stargate", action: "bridge",
+      args: {
+        tokenIn: ETH, amountIn: "1000000000000000000", primaryAddress: "0x77b2043768d28e9c9ab44e1abfc95944bce57931",
+        destinationChainId: 8453, receiver: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045",
+        callbackValue: "10000000000000000",
+        callback: [
+          { protocol: "enso", action: "balance", args: { token: ETH } },
+          { protocol: "enso", action: "route", args: { tokenIn: ETH, tokenOut: WETH_BASE, amountIn: { useOutputOfCallAt: 0 } } },
+        ],
+      },
+    }],
+  );
+  check(r, { bundle: ["array", "object"], tx: TX_SHAPE, "gas?": "string", amountsOut: "object", createdAt: "number" });
+  const out = Object.fromEntries(Object.entries(r.amountsOut).map(([k, v]) => [k.toLowerCase(), v]));
+  // What arrives (1 ETH less Stargate's fee) and the value, wrapped.
+  assert(out[WETH_BASE] === "1009399000000000000", JSON.stringify(r.amountsOut));
+  assert(BigInt(r.tx.value) === 1017500000000000000n, JSON.stringify(r.tx));
+});
+
 // The client's own bundle examples (tests/docs.actions.test.ts): each is
 // built, or refused with a 4xx that names the action it cannot build.
 // Those whose actions and addresses the embedded catalog has must build.

@@ -405,6 +405,7 @@ impl<'a> Compiler<'a> {
             destination_chain,
             receiver,
             callback,
+            callback_value,
         } = kind
         else {
             return Err(BundleError::invalid(at, "not a bridge").into());
@@ -419,7 +420,13 @@ impl<'a> Compiler<'a> {
         if let Some((_, lz)) = crate::evm::layerzero::setup(&self.state.catalog)
             .filter(|(b, _)| *b.name == *route.name)
         {
-            return self.stargate_bridge((k, &route), lz, (amount_in, *receiver), callback, at);
+            return self.stargate_bridge(
+                (k, &route),
+                lz,
+                (amount_in, *receiver),
+                (callback, *callback_value),
+                at,
+            );
         }
         let cctp = crate::evm::cctp::setup(&self.state.catalog)
             .filter(|(b, _)| *b.name == *route.name)
@@ -440,6 +447,14 @@ impl<'a> Compiler<'a> {
             return Err(unavailable(
                 "destinationChainId",
                 format!("chain {to} has no market state to receive the bridged {:#x} on", token_in),
+            ));
+        }
+        if !callback_value.is_zero() {
+            return Err(unavailable(
+                "callbackValue",
+                "Enso deploys no CCTP receiver, so nothing on the destination chain takes a \
+                 callback's native value: bridge through Stargate for one"
+                    .to_owned(),
             ));
         }
         if !callback.is_empty() {
@@ -479,7 +494,7 @@ impl<'a> Compiler<'a> {
         (k, route): (usize, &BridgeRoute),
         lz: &switchyard_catalog::LayerZeroSetup,
         (amount_in, receiver): (&Amount, Address),
-        callback: &[Action],
+        (callback, callback_value): (&[Action], U256),
         at: &str,
     ) -> Result<Vec<Output>, ExecError> {
         let to = route.to_chain;
@@ -501,14 +516,33 @@ impl<'a> Compiler<'a> {
                 format!("Stargate's contracts on chain {to} are not in the world to receive on"),
             ));
         };
+        // The native coin the callback runs with: the executor brings it to
+        // the composer, and is paid for it here, beside the message.
+        let drop_fee = match (callback, callback_value.is_zero()) {
+            (_, true) => U256::ZERO,
+            ([], false) => {
+                return Err(BundleError::invalid(
+                    format!("{at}.callbackValue"),
+                    "callbackValue is the native coin a callback runs with: it needs a callback",
+                )
+                .into());
+            }
+            (_, false) => self.native_drop_fee(to, callback_value, at)?,
+        };
         let field = format!("{at}.amountIn");
         let (x, predicted, exact) = self.amount(amount_in, &field)?;
         let arrival = match callback {
             [] => None,
-            _ => Some(self.arrival(route, lz, (predicted, receiver), callback, at)?),
+            _ => Some(self.arrival(
+                route,
+                lz,
+                (predicted, receiver),
+                (callback, callback_value),
+                at,
+            )?),
         };
         self.consume(route.token_in, amount_in, &field)?;
-        let fee = U256::from(fee);
+        let fee = U256::from(fee).saturating_add(drop_fee);
         // The fee comes with the transaction even when earlier actions
         // produce the native coin (theirs is the amount's).
         let e = self.external.entry(NATIVE_TOKEN).or_default();
@@ -550,6 +584,37 @@ impl<'a> Compiler<'a> {
         Ok(Vec::new())
     }
 
+    /// What the source chain pays LayerZero's executor to bring `value` of
+    /// chain `to`'s native coin to the composer: the value a quarter over,
+    /// a ceiling like the message fee it joins (the endpoint refunds what
+    /// the fee does not take). Only between chains of one native coin: the
+    /// executor converts at a price feed's ratio, which no world holds.
+    fn native_drop_fee(&self, to: ChainId, value: U256, at: &str) -> Result<U256, ExecError> {
+        let field = format!("{at}.callbackValue");
+        let catalog = &self.state.catalog;
+        let coin = |chain| catalog.network(chain).map(|n| n.native_currency.symbol.as_str());
+        if coin(self.chain).is_none() || coin(self.chain) != coin(to) {
+            return Err(BundleError {
+                code: ApiCode::BridgeUnavailable,
+                at: field,
+                message: format!(
+                    "a callback's native value is paid for in this chain's native coin at the \
+                     executor's price ratio, and chains {} and {to} have different native coins",
+                    self.chain
+                ),
+            }
+            .into());
+        }
+        if u128::try_from(value).is_err() {
+            return Err(BundleError::invalid(
+                field,
+                "callbackValue is more than LayerZero's options carry (128 bits)",
+            )
+            .into());
+        }
+        Ok(value.saturating_add(value / U256::from(4u8)))
+    }
+
     /// A Stargate bridge action's callback: a bundle of its own on the
     /// destination chain, run by the destination router's executor with
     /// what arrives (Enso's composer passes it to the router, and the
@@ -565,7 +630,7 @@ impl<'a> Compiler<'a> {
         route: &BridgeRoute,
         lz: &switchyard_catalog::LayerZeroSetup,
         (predicted, receiver): (Option<U256>, Address),
-        callback: &[Action],
+        (callback, value): (&[Action], U256),
         at: &str,
     ) -> Result<(Address, alloy_primitives::Bytes, alloy_primitives::Bytes, Arrival), ExecError>
     {
@@ -606,7 +671,13 @@ impl<'a> Compiler<'a> {
             refund_receiver: Some(receiver),
             ignore_aggregators: self.req.ignore_aggregators.clone(),
             referral_code: self.req.referral_code.clone(),
-            arriving: vec![(route.token_out, arrived)],
+            // As the composer passes them: one native input for a native
+            // pool, else the token beside the value.
+            arriving: match (route.token_out == NATIVE_TOKEN, value.is_zero()) {
+                (true, _) => vec![(NATIVE_TOKEN, arrived.saturating_add(value))],
+                (false, true) => vec![(route.token_out, arrived)],
+                (false, false) => vec![(route.token_out, arrived), (NATIVE_TOKEN, value)],
+            },
             ..super::BundleRequest::new(
                 to,
                 receiver,
@@ -623,12 +694,15 @@ impl<'a> Compiler<'a> {
             other => other,
         })?;
         // The executor's call the router makes: what the composer passes.
-        let data = crate::evm::abi::ShortcutsRouter::routeSingleCall::abi_decode(&proven.tx.data)
+        use crate::evm::abi::ShortcutsRouter::{routeMultiCall, routeSingleCall};
+        let data = routeSingleCall::abi_decode(&proven.tx.data)
             .map(|c| c.data)
+            .or_else(|_| routeMultiCall::abi_decode(&proven.tx.data).map(|c| c.data))
             .map_err(|_| {
                 BundleError::invalid(&field, "a callback takes in exactly what arrives")
             })?;
-        let (message, options) = crate::route::compose_message(receiver, data, proven.gas);
+        let drop = u128::try_from(value).unwrap_or(u128::MAX);
+        let (message, options) = crate::route::compose_message(receiver, data, proven.gas, drop);
         let watch: Vec<(Address, Address)> =
             proven.amounts_out.keys().map(|t| (receiver, *t)).collect();
         let amounts = proven.amounts_out.values().copied().collect();

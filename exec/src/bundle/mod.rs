@@ -407,6 +407,9 @@ pub enum ActionKind {
         receiver: Address,
         /// Actions run on the destination chain with what arrives.
         callback: Vec<Action>,
+        /// The destination's native coin the callback is run with, beside
+        /// what arrives (`callbackValue`; zero for none).
+        callback_value: U256,
     },
     /// `math` / `helpers` comparisons.
     Binary {

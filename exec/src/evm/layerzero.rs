@@ -85,21 +85,36 @@ pub fn lz_receive_options(gas: u64) -> Bytes {
 }
 
 /// Type-3 options giving the executor `gas` for the `lzCompose` of compose
-/// message `index`.
-pub fn lz_compose_options(index: u16, gas: u64) -> Bytes {
+/// message `index`, and `value` of the destination's native coin to call
+/// it with (LayerZero's encoding: the value only when it is not zero).
+pub fn lz_compose_options(index: u16, gas: u64, value: u128) -> Bytes {
     let mut out = vec![0, 3];
     let mut params = index.to_be_bytes().to_vec();
     params.extend_from_slice(&u128::from(gas).to_be_bytes());
+    if value != 0 {
+        params.extend_from_slice(&value.to_be_bytes());
+    }
     executor_option(&mut out, 3, &params);
     out.into()
 }
 
-/// The executor's gas for the `lzCompose` of compose message `index`, as
-/// type-3 `options` give it (the sum of every such option, as LayerZero's
-/// executor adds them up); `None` when they give none or are not type 3.
-pub fn compose_gas(options: &[u8], index: u16) -> Option<u64> {
+/// What the executor gives the `lzCompose` of compose message `index`, as
+/// type-3 `options` say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ComposeBudget {
+    /// Gas for the call.
+    pub gas: u64,
+    /// The destination's native coin sent with the call.
+    pub value: U256,
+}
+
+/// The executor's gas and value for the `lzCompose` of compose message
+/// `index`, as type-3 `options` give them (the sum of every such option, as
+/// LayerZero's executor adds them up); `None` when they give none, are not
+/// type 3, or an option is neither 18 nor 34 bytes of parameters.
+pub fn compose_budget(options: &[u8], index: u16) -> Option<ComposeBudget> {
     let mut rest = options.strip_prefix(&[0, 3])?;
-    let mut total: Option<u128> = None;
+    let mut total: Option<(u128, u128)> = None;
     while !rest.is_empty() {
         let (&worker, after) = rest.split_first()?;
         let size = usize::from(u16::from_be_bytes(after.get(..2)?.try_into().ok()?));
@@ -110,11 +125,18 @@ pub fn compose_gas(options: &[u8], index: u16) -> Option<u64> {
             && kind == 3
             && params.get(..2).map(|i| u16::from_be_bytes([i[0], i[1]])) == Some(index)
         {
+            let value = match params.len() {
+                18 => 0,
+                34 => u128::from_be_bytes(params.get(18..34)?.try_into().ok()?),
+                _ => return None,
+            };
             let gas = u128::from_be_bytes(params.get(2..18)?.try_into().ok()?);
-            total = Some(total.unwrap_or(0).saturating_add(gas));
+            let (g, v) = total.unwrap_or_default();
+            total = Some((g.saturating_add(gas), v.saturating_add(value)));
         }
     }
-    total.and_then(|g| u64::try_from(g).ok())
+    let (gas, value) = total?;
+    Some(ComposeBudget { gas: u64::try_from(gas).ok()?, value: U256::from(value) })
 }
 
 /// A transaction's intrinsic gas for `calldata` (21,000 and its bytes).
@@ -219,19 +241,36 @@ mod tests {
         assert_eq!(&r[..5], &[0, 3, 1, 0, 17]);
         assert_eq!(r[5], 1);
         assert_eq!(u128::from_be_bytes(r[6..22].try_into().expect("16")), 150_000);
-        let c = lz_compose_options(0, 500_000);
+        let c = lz_compose_options(0, 500_000, 0);
         assert_eq!(&c[..6], &[0, 3, 1, 0, 19, 3]);
         assert_eq!(&c[6..8], &[0, 0]);
         assert_eq!(u128::from_be_bytes(c[8..24].try_into().expect("16")), 500_000);
-        assert_eq!(compose_gas(&c, 0), Some(500_000));
-        assert_eq!(compose_gas(&c, 1), None);
-        assert_eq!(compose_gas(&r, 0), None);
+        let gas = |g| Some(ComposeBudget { gas: g, value: U256::ZERO });
+        assert_eq!(compose_budget(&c, 0), gas(500_000));
+        assert_eq!(compose_budget(&c, 1), None);
+        assert_eq!(compose_budget(&r, 0), None);
         // Enforced options first, the caller's after (TokenMessaging's
         // combination): the compose gas is found among them.
         let mut both = r.to_vec();
         both.extend_from_slice(&c[2..]);
-        assert_eq!(compose_gas(&both, 0), Some(500_000));
-        assert_eq!(compose_gas(&both[..both.len() - 1], 0), None);
+        assert_eq!(compose_budget(&both, 0), gas(500_000));
+        assert_eq!(compose_budget(&both[..both.len() - 1], 0), None);
+        // With value: 34 bytes of parameters, the value last; two options
+        // for one message add up.
+        let v = lz_compose_options(0, 300_000, 7_000);
+        assert_eq!(&v[..6], &[0, 3, 1, 0, 35, 3]);
+        assert_eq!(u128::from_be_bytes(v[24..40].try_into().expect("16")), 7_000);
+        let mut two = v.to_vec();
+        two.extend_from_slice(&c[2..]);
+        assert_eq!(
+            compose_budget(&two, 0),
+            Some(ComposeBudget { gas: 800_000, value: U256::from(7_000u32) })
+        );
+        // Neither 18 nor 34 bytes: not an option the executor reads.
+        let mut odd = c.to_vec();
+        odd[4] = 20;
+        odd.push(0);
+        assert_eq!(compose_budget(&odd, 0), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! names the action and field as a JSON path into the body
 //! (`body[2].args.amountIn`).
 
-use alloy_primitives::Address;
+use alloy_primitives::{Address, U256};
 use simd_json::{BorrowedValue as V, prelude::*};
 use switchyard_engine::bundle::{
     Action, ActionKind, Amount, BinaryOp, CallArg, Condition, RouteArgs,
@@ -304,8 +304,8 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// - no Compound V3 market in the world;
 /// - of the bridges, CCTP (to its receiver: Enso deploys no CCTP receiver
 ///   that runs a callback) and Stargate (to its receiver, or a callback
-///   through Enso's composer; no `callbackValue`); CCIP and Relay are not
-///   in the world;
+///   through Enso's composer, with a `callbackValue` between chains of one
+///   native coin); CCIP and Relay are not in the world;
 /// - an ERC-721 has no `transfer`.
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
@@ -742,15 +742,21 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
             }
         }
         "bridge" => {
-            if args
-                .get("callbackValue")
-                .is_some_and(|v| !matches!(v.as_str(), Some("0")) && v.as_u64() != Some(0))
-            {
-                return Err(ApiError::bridge_unavailable(
-                    args.path("callbackValue"),
-                    "native value for a callback on arrival is not built: Enso deploys no CCTP receiver, and the world's LayerZero message library charges a fixed fee that carries no native drop",
-                ));
-            }
+            // The destination's native coin, fixed before the bundle runs:
+            // the message's options buy it on this chain.
+            let callback_value = match args.opt_amount("callbackValue")? {
+                None => U256::ZERO,
+                Some(Amount::Value(v)) => v,
+                Some(Amount::Output { .. }) => {
+                    return Err(ApiError::invalid(
+                        args.path("callbackValue"),
+                        format!(
+                            "{} must be a literal integer: the message's options carry it from this chain",
+                            args.path("callbackValue")
+                        ),
+                    ));
+                }
+            };
             let chain = chain_id(&args, args.required("destinationChainId")?)?;
             let callback = match args.get("callback") {
                 Some(list) => parse_actions(list, &args.path("callback"), instance)?,
@@ -763,6 +769,7 @@ fn parse_action(a: &V<'_>, at: &str, index: usize, instance: Instance) -> Result
                 destination_chain: chain,
                 receiver: args.address("receiver")?,
                 callback,
+                callback_value,
             }
         }
         "not" => ActionKind::Not(args.condition("condition")?),
