@@ -431,6 +431,68 @@ async fn bundles_bridge_through_a_stargate_taxi() {
         .expect("paid out on Arbitrum");
     let [d] = delivered.as_slice() else { panic!("{} taxis", delivered.len()) };
     assert_eq!((d.to_chain, d.token, d.receiver, d.amount), (ChainId(42161), USDT_ARB, USER, paid));
+
+    // An amount known only when the bundle runs (a balance without an
+    // estimate): the taxi's minimum is computed then, off what is sent,
+    // and the taxi crosses under it.
+    let actions = vec![
+        route(WETH, USDT, Amount::Value(one_weth)),
+        enso(ActionKind::Balance { token: USDT, account: None, estimate: None }),
+        bridge(
+            "stargate",
+            USDT,
+            Amount::Output { action: 1, index: 0 },
+            USDT_POOL,
+            42161,
+            Vec::new(),
+        ),
+    ];
+    let b = c.engine.bundle(request(RoutingStrategy::Router, actions)).await.expect("bridges");
+    let out = simulate(&w1, &b.tx, &setup).expect("the source side runs");
+    let delivered = deliver_layerzero(world, &c.state.catalog, ChainId(1), &out.logs, &[])
+        .expect("paid out on Arbitrum");
+    assert_eq!(delivered[0].amount, b.amounts_out[&USDT_ARB]);
+    let sent = out
+        .logs
+        .iter()
+        .find_map(|l| {
+            use alloy_sol_types::SolEvent;
+            switchyard_engine::evm::abi::StargatePool::OFTSent::decode_log(l).ok().map(|e| e.data)
+        })
+        .expect("sent");
+    assert_eq!(sent.amountReceivedLD, delivered[0].amount, "6 decimals on both sides");
+    // The minimum binds: with the pool's fee raised to 1% after the answer
+    // (above the fee and slippage the minimum allows), the taxi reverts.
+    let usdt_pool = switchyard_engine::evm::layerzero::pools_on(&c.state.catalog, ChainId(1))
+        .find(|p| p.pool == USDT_POOL)
+        .expect("the USDT pool");
+    let mut evm = w1.fork();
+    let raise = switchyard_engine::evm::abi::StargateFeeLib::setFeeConfigCall {
+        dstEid: layerzero::eid_of(&c.state.catalog, ChainId(42161)).expect("Arbitrum's eid"),
+        zone1UpperBound: 0,
+        zone2UpperBound: 0,
+        zone1FeeMillionth: alloy_primitives::aliases::U24::ZERO,
+        zone2FeeMillionth: alloy_primitives::aliases::U24::ZERO,
+        zone3FeeMillionth: alloy_primitives::aliases::U24::from(10_000u32),
+        rewardMillionth: alloy_primitives::aliases::U24::ZERO,
+    };
+    {
+        use alloy_sol_types::SolCall;
+        evm.call(
+            switchyard_engine::evm::world::DEPLOYER,
+            usdt_pool.fee_lib.expect("its fee library"),
+            raise.abi_encode().into(),
+            U256::ZERO,
+        )
+        .expect("the fee raised");
+    }
+    switchyard_engine::simulate::prepare(&w1, &mut evm, &setup).expect("setup");
+    let refused = switchyard_engine::simulate::run_prepared(&mut evm, &b.tx, &setup.watch);
+    assert!(
+        refused.is_err(),
+        "a 1% fee crossed under the minimum: {:?}",
+        refused.map(|o| o.gas_used)
+    );
     c.shutdown.stop();
     let _ = std::fs::remove_dir_all(&c.dir);
 }

@@ -203,8 +203,7 @@ pub fn deliver_layerzero(
             let held =
                 crate::evm::world::ChainWorld::balance_of(&mut cw.fork(), pool.token, pool.pool)
                     .unwrap_or_default();
-            let unit = U256::from(10u8)
-                .pow(U256::from(pool.decimals.saturating_sub(layerzero::SHARED_DECIMALS)));
+            let unit = layerzero::shared_unit(pool.decimals);
             let amount = U256::from(taxi.amount_sd).saturating_mul(unit);
             if held < amount {
                 return Err(ExecError::BridgeLimit {

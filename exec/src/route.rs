@@ -596,7 +596,9 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
                 let taxi = encode::route::StargateTaxi {
                     dst_eid: c.domain,
                     to,
-                    min_amount_ld: source_mins.first().copied().unwrap_or_default(),
+                    min_amount_ld: encode::route::MinAmountLd::Fixed(
+                        source_mins.first().copied().unwrap_or_default(),
+                    ),
                     fee,
                     refund: req.from,
                     extra_options,

@@ -547,16 +547,23 @@ impl<'a> Compiler<'a> {
         // produce the native coin (theirs is the amount's).
         let e = self.external.entry(NATIVE_TOKEN).or_default();
         *e = e.saturating_add(fee);
-        // The least the destination may receive, in the source's decimals.
-        let min_ld = predicted
-            .and_then(|p| route.amount_out(p).ok())
-            .map(|out| {
+        // The least the destination may receive, in the source's decimals:
+        // off a predicted amount, or, for an amount known only when the
+        // bundle runs, off what is sent then.
+        let min_ld = match predicted.and_then(|p| route.amount_out(p).ok()) {
+            Some(out) => {
                 let keep = if exact { 0 } else { BRIDGED_SLIPPAGE_BPS };
                 let floor =
                     out * U256::from(10_000u32.saturating_sub(keep)) / U256::from(10_000u32);
-                crate::evm::layerzero::min_amount_ld(route, floor)
-            })
-            .unwrap_or_default();
+                encode::route::MinAmountLd::Fixed(crate::evm::layerzero::min_amount_ld(
+                    route, floor,
+                ))
+            }
+            None => encode::route::MinAmountLd::OfSent {
+                off_bps: route.fee_bps.saturating_add(BRIDGED_SLIPPAGE_BPS),
+                less: crate::evm::layerzero::shared_unit(route.decimals_in) * U256::from(2u8),
+            },
+        };
         let (to, extra_options, compose, callback) = match arrival {
             Some((composer, options, message, a)) => (composer, options, message, Some(a)),
             None => {

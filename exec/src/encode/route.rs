@@ -418,7 +418,7 @@ pub(crate) struct StargateTaxi {
     pub(crate) to: Address,
     /// The least the destination may receive, in the source's decimals
     /// (the pool reverts `Stargate_SlippageTooHigh` below it).
-    pub(crate) min_amount_ld: U256,
+    pub(crate) min_amount_ld: MinAmountLd,
     /// LayerZero's native fee, paid with the call.
     pub(crate) fee: U256,
     /// Who the endpoint refunds an overpaid fee to.
@@ -427,6 +427,39 @@ pub(crate) struct StargateTaxi {
     pub(crate) extra_options: Bytes,
     /// The compose message (empty: none).
     pub(crate) compose: Bytes,
+}
+
+/// A taxi's `minAmountLD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MinAmountLd {
+    /// Known before the program runs (from an amount known before).
+    Fixed(U256),
+    /// From the amount sent, at run time, for an amount known only then:
+    /// `max(sent · (10,000 − off_bps) / 10,000, less) − less`. With
+    /// `off_bps` the pool's fee and the slippage allowed, and `less` two
+    /// units of the shared decimals (one the pool leaves as dust, one its
+    /// fee's rounding up), the pool delivers at least this.
+    OfSent {
+        /// Basis points off what is sent.
+        off_bps: u32,
+        /// Raw units taken off after.
+        less: U256,
+    },
+}
+
+#[cfg(test)]
+impl MinAmountLd {
+    /// The minimum for `sent`, as the program computes it.
+    pub(crate) fn at(self, sent: U256) -> U256 {
+        match self {
+            Self::Fixed(v) => v,
+            Self::OfSent { off_bps, less } => {
+                let share = sent.saturating_mul(U256::from(10_000u32.saturating_sub(off_bps)))
+                    / U256::from(10_000u32);
+                share.max(less) - less
+            }
+        }
+    }
 }
 
 /// A Stargate V2 taxi of `amount` of `token` through its pool `pool`: the
@@ -457,11 +490,23 @@ pub(crate) fn stargate_send(
     let In::Fixed(value) = value else {
         return Err(EncodeError::Unsupported("a value that is no word"));
     };
+    let min = match taxi.min_amount_ld {
+        MinAmountLd::Fixed(v) => b.uint(v)?,
+        MinAmountLd::OfSent { off_bps, less } => {
+            let keep = b.uint(U256::from(10_000u32.saturating_sub(off_bps)))?;
+            let scaled = helper(b, BinaryOp::Mul, &[amount.clone(), keep])?;
+            let whole = b.uint(U256::from(10_000u32))?;
+            let share = helper(b, BinaryOp::Div, &[scaled, whole])?;
+            let less = b.uint(less)?;
+            let above = helper(b, BinaryOp::Max, &[share, less.clone()])?;
+            helper(b, BinaryOp::Sub, &[above, less])?
+        }
+    };
     let param = In::Tuple(vec![
         b.word(taxi.dst_eid)?,
         b.word(taxi.to.into_word())?,
         amount,
-        b.uint(taxi.min_amount_ld)?,
+        min,
         b.bytes(&taxi.extra_options)?,
         b.bytes(&taxi.compose)?,
         b.bytes(&[])?,
@@ -1430,4 +1475,56 @@ pub(crate) fn periphery_of(
         .iter()
         .find_map(|r| catalog.deployment(chain, *r, Some(factory.factory)).map(|d| (*r, d.address)))
         .ok_or(missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::{Address, U256};
+    use switchyard_catalog::ChainId;
+
+    use super::MinAmountLd;
+
+    /// A minimum taken off what is sent holds whatever amount is sent: never
+    /// above what FeeLibV1's arithmetic (the kernel's, held to the
+    /// published pool by the Stargate tests) delivers, and within the
+    /// slippage of it for amounts above a few shared units.
+    #[test]
+    fn a_minimum_off_what_is_sent_never_exceeds_what_arrives() {
+        for decimals in [6u8, 18] {
+            let route = switchyard_kernel::BridgeRoute {
+                name: "stargate".into(),
+                from_chain: ChainId(1),
+                token_in: Address::ZERO,
+                decimals_in: decimals,
+                to_chain: ChainId(8453),
+                token_out: Address::ZERO,
+                decimals_out: decimals,
+                contract: Address::ZERO,
+                fee_bps: 6,
+                fixed_fee: U256::ZERO,
+                estimated_seconds: 60,
+                block_ms: [12_000, 2_000],
+                shared_decimals: Some(crate::evm::layerzero::SHARED_DECIMALS),
+                send_confirmations: None,
+            };
+            let unit = crate::evm::layerzero::shared_unit(decimals);
+            let min = MinAmountLd::OfSent { off_bps: 6 + 50, less: unit * U256::from(2u8) };
+            let mut sent = U256::from(1u8);
+            let mut k = 0u64;
+            while sent < U256::from(10u128.pow(30)) {
+                if let Ok(out) = route.amount_out(sent) {
+                    let floor = min.at(sent);
+                    assert!(floor <= out, "{decimals} decimals: {sent} sent, {out} out, {floor}");
+                    if sent > unit * U256::from(100_000u32) {
+                        // Within the slippage and two units of it.
+                        let lowest = out * U256::from(9_940u32) / U256::from(10_000u32);
+                        assert!(floor + unit * U256::from(2u8) >= lowest, "{sent}: {floor}");
+                    }
+                }
+                // Irregular steps through every magnitude.
+                k += 1;
+                sent = sent * U256::from(3u8) + U256::from(k * 7_919);
+            }
+        }
+    }
 }

@@ -35,8 +35,12 @@ pub const MSG_TYPE_TAXI: u16 = 1;
 /// destination to `min_out` (its own decimals): the pool compares shared
 /// units, so the least whole shared unit at or above `min_out`.
 pub fn min_amount_ld(route: &switchyard_kernel::BridgeRoute, min_out: U256) -> U256 {
-    let unit = |d: u8| U256::from(10u8).pow(U256::from(d.saturating_sub(SHARED_DECIMALS)));
-    min_out.div_ceil(unit(route.decimals_out)).saturating_mul(unit(route.decimals_in))
+    min_out.div_ceil(shared_unit(route.decimals_out)).saturating_mul(shared_unit(route.decimals_in))
+}
+
+/// One shared unit in raw units of a token of `decimals`.
+pub fn shared_unit(decimals: u8) -> U256 {
+    U256::from(10u8).pow(U256::from(decimals.saturating_sub(SHARED_DECIMALS)))
 }
 
 /// The catalog's Stargate bridge: its record and its LayerZero setup.
