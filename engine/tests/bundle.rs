@@ -349,15 +349,20 @@ async fn bundles_bridge_usdc_through_cctp_to_another_chain() {
         .await
         .expect("USDC across chains");
     assert_eq!(r.amounts_out.get(&USDC_BASE), Some(&minted));
-    // A swap on arrival needs a receiver Enso has not deployed for CCTP.
+    // A swap on arrival needs a receiver Enso has not deployed for CCTP:
+    // it crosses by a Stargate taxi instead (see
+    // route_actions_cross_by_a_stargate_taxi_and_swap_on_arrival).
     const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
-    match c.engine.bundle(request(RoutingStrategy::Router, vec![across(WETH_ARB, 42161)])).await {
-        Err(switchyard_engine::EngineError::Exec(switchyard_engine::ExecError::Bundle(e))) => {
-            assert_eq!(e.code, switchyard_catalog::ApiCode::BridgeUnavailable, "{e:?}");
-            assert_eq!(e.at, "body[0].args.destinationChainId");
-        }
-        other => panic!("a swap on arrival was built: {other:?}"),
-    }
+    let r = c
+        .engine
+        .bundle(request(RoutingStrategy::Router, vec![across(WETH_ARB, 42161)]))
+        .await
+        .expect("a swap on arrival");
+    assert!(
+        r.plans.iter().flat_map(|p| &p.bridging).any(|b| b.bridge == "stargate"),
+        "{:?}",
+        r.plans
+    );
 
     // A callback needs a receiver Enso has not deployed for CCTP: refused
     // with the reason, and no transaction.
@@ -621,6 +626,78 @@ async fn bundles_run_a_callback_on_arrival_through_the_composer() {
             assert_eq!(e.at, "body[0].args.callback[0]", "{e:?}");
         }
         other => panic!("a callback without its balance was built: {other:?}"),
+    }
+    c.shutdown.stop();
+    let _ = std::fs::remove_dir_all(&c.dir);
+}
+
+/// Route actions to another chain that need more on arrival than CCTP
+/// runs: the search again through one Stargate pool, the taxi sent from
+/// the bundle, and the swap on arrival composed through Enso's composer.
+/// USDC for Arbitrum's WETH, WETH for Arbitrum's WETH (through the native
+/// pools), and a route whose amount an earlier swap leaves: each delivers
+/// on Arbitrum what the bundle answers, to the wei, on fresh forks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn route_actions_cross_by_a_stargate_taxi_and_swap_on_arrival() {
+    use switchyard_engine::bridge::deliver_layerzero;
+    const WETH_ARB: Address = address!("82af49447d8a07e3bd95bd0d56f35241523fbab1");
+    let c = chain1("route-taxi");
+    let across = |token_in, amount_in| {
+        let mut a = route(token_in, WETH_ARB, amount_in);
+        if let ActionKind::Route(r) = &mut a.kind {
+            r.destination_chain = Some(ChainId(42161));
+        }
+        a
+    };
+    let usdc = U256::from(5_000_000_000u64);
+    let one_weth = U256::from(10u128.pow(18));
+    for (name, actions, funds) in [
+        ("usdc", vec![across(USDC, Amount::Value(usdc))], (USDC, usdc)),
+        ("weth", vec![across(WETH, Amount::Value(one_weth))], (WETH, one_weth)),
+        (
+            "after a swap",
+            vec![
+                route(WETH, DAI, Amount::Value(one_weth)),
+                across(DAI, Amount::Output { action: 0, index: 0 }),
+            ],
+            (WETH, one_weth),
+        ),
+        (
+            "of a balance known when it runs",
+            vec![
+                route(WETH, DAI, Amount::Value(one_weth)),
+                enso(ActionKind::Balance { token: DAI, account: None, estimate: None }),
+                across(DAI, Amount::Output { action: 1, index: 0 }),
+            ],
+            (WETH, one_weth),
+        ),
+    ] {
+        let b = c
+            .engine
+            .bundle(request(RoutingStrategy::Router, actions))
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let weth = b.amounts_out[&WETH_ARB];
+        assert!(weth > U256::from(10u128.pow(17)), "{name}: {:?}", b.amounts_out);
+        assert_eq!(b.amounts_out.len(), 1, "{name}: only Arbitrum's WETH: {:?}", b.amounts_out);
+        assert!(b.min_amounts_out[&WETH_ARB] < weth, "{name}: {:?}", b.min_amounts_out);
+        assert!(b.plans.iter().any(|p| p.chain == ChainId(42161)), "{name}: the arrival's plan");
+        let setup = SimSetup {
+            funds: vec![(USER, funds.0, funds.1), (USER, NATIVE_TOKEN, b.tx.value)],
+            approvals: b.approvals.clone(),
+            ..SimSetup::default()
+        };
+        let out = simulate(&c.world, &b.tx, &setup).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let world = c.state.world.as_ref().expect("world");
+        let delivered = deliver_layerzero(
+            world,
+            &c.state.catalog,
+            ChainId(1),
+            &out.logs,
+            &[vec![(USER, WETH_ARB)]],
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(delivered[0].gains, vec![weth], "{name}");
     }
     c.shutdown.stop();
     let _ = std::fs::remove_dir_all(&c.dir);

@@ -1032,18 +1032,18 @@ pub(crate) fn split_at_crossing(
 /// A destination program composed into a Stargate taxi.
 pub(crate) struct Composed {
     /// Enso's composer on the destination, the taxi's receiver.
-    composer: Address,
+    pub(crate) composer: Address,
     /// The compose message: `abi.encode(receiver, nativeDrop,
     /// estimatedGas, shortcutData)`, `shortcutData` the destination
     /// router's executor call.
-    message: alloy_primitives::Bytes,
+    pub(crate) message: alloy_primitives::Bytes,
     /// The taxi's executor options: the compose's gas.
-    options: alloy_primitives::Bytes,
+    pub(crate) options: alloy_primitives::Bytes,
     /// The output the receiver is measured in.
-    token_out: Address,
+    pub(crate) token_out: Address,
     /// The least of the bridged token the destination program is built
     /// for (its slippage, applied to what arrives).
-    bridged_min: U256,
+    pub(crate) bridged_min: U256,
 }
 
 /// Gas the composer spends around the shortcut (decoding, the `try`, an
@@ -1082,7 +1082,7 @@ pub(crate) fn compose_message(
 /// each output to `mins`. Proven on the destination's world by itself
 /// first (its gas, its outputs to the wei); the whole crossing is proven
 /// again after the source side runs.
-fn compose(
+pub(crate) fn compose(
     state: &MarketState,
     destination: &switchyard_kernel::Plan,
     (receiver, mins): (Address, &[U256]),
@@ -1211,13 +1211,24 @@ fn pinned_crossing(
     q: &QuoteRequest,
     base: &crate::Quote,
 ) -> Option<crate::Quote> {
+    let left = base.plan.legs.first()?.amount_in;
+    let plan = pinned_plan(state, q, left)?;
+    Some(crate::Quote { plan, ..base.clone() })
+}
+
+/// [`pinned_crossing`]'s plan for `left` of the request's one input (what
+/// is left of it after fees), or `None` when no Stargate pool carries it.
+pub(crate) fn pinned_plan(
+    state: &MarketState,
+    q: &QuoteRequest,
+    left: U256,
+) -> Option<switchyard_kernel::Plan> {
     let ([(token_in, _)], [token_out], Some(to)) =
         (q.inputs.as_slice(), q.outputs.as_slice(), q.destination_chain)
     else {
         return None;
     };
     let (stargate, _) = crate::evm::layerzero::setup(&state.catalog)?;
-    let left = base.plan.legs.first()?.amount_in;
     let single = |chain: ChainId, inputs: Vec<(Address, U256)>, output: Address, fees: bool| {
         let r = QuoteRequest {
             chain,
@@ -1299,14 +1310,13 @@ fn pinned_crossing(
         };
         best = Some((out, plan));
     }
-    let (_, plan) = best?;
-    Some(crate::Quote { plan, ..base.clone() })
+    best.map(|(_, plan)| plan)
 }
 
 /// A Stargate taxi's `minAmountLD` (the source's decimals) that holds
 /// the destination to `min_out` (its own decimals): the pool compares
 /// shared units, so the least whole shared unit at or above `min_out`.
-fn stargate_min(state: &MarketState, c: &Crossing, min_out: U256) -> U256 {
+pub(crate) fn stargate_min(state: &MarketState, c: &Crossing, min_out: U256) -> U256 {
     let Some(route) = state.snapshot.bridges().get(c.route) else { return min_out };
     crate::evm::layerzero::min_amount_ld(route, min_out)
 }

@@ -870,26 +870,8 @@ impl<'a> Compiler<'a> {
         to: Option<ChainId>,
         at: &str,
     ) -> Result<Plan, BundleError> {
-        let Filters { ignore_aggregators, ignore_standards, only } = *filters;
-        let q = QuoteRequest {
-            chain: self.chain,
-            destination_chain: to,
-            inputs: vec![(token_in, amount)],
-            fee_bps: Vec::new(),
-            inputs_transferred: false,
-            // What a route action buys is measured in the account.
-            outputs_transferred: false,
-            outputs: vec![token_out],
-            ignore_aggregators: [self.req.ignore_aggregators.as_slice(), ignore_aggregators]
-                .concat(),
-            ignore_standards: ignore_standards.to_vec(),
-            // A crossing goes only where the world proves both sides.
-            ignore_bridges: to.map_or_else(Vec::new, |_| {
-                crate::route::unproven_bridges(self.state, false).collect()
-            }),
-            operator_fee_bps: 0,
-            amount_out: None,
-        };
+        let only = filters.only;
+        let q = self.route_request((token_in, token_out), amount, filters, to);
         let mut params = search_params(self.state, &q);
         if !self.locked.is_empty() {
             let locked = self.snapshot.pools().iter().enumerate().filter_map(|(k, p)| {
@@ -925,6 +907,36 @@ impl<'a> Compiler<'a> {
 
     /// Encodes a plan's single leg from slot `x`, advances the snapshot and
     /// returns the output slot (the sum of a split's routes).
+    /// The search request of a route action: what it buys is measured in
+    /// the account, and a crossing goes only where the world proves both
+    /// sides (CCTP, Stargate).
+    fn route_request(
+        &self,
+        (token_in, token_out): (Address, Address),
+        amount: U256,
+        filters: &Filters<'_>,
+        to: Option<ChainId>,
+    ) -> QuoteRequest {
+        let Filters { ignore_aggregators, ignore_standards, .. } = *filters;
+        QuoteRequest {
+            chain: self.chain,
+            destination_chain: to,
+            inputs: vec![(token_in, amount)],
+            fee_bps: Vec::new(),
+            inputs_transferred: false,
+            outputs_transferred: false,
+            outputs: vec![token_out],
+            ignore_aggregators: [self.req.ignore_aggregators.as_slice(), ignore_aggregators]
+                .concat(),
+            ignore_standards: ignore_standards.to_vec(),
+            ignore_bridges: to.map_or_else(Vec::new, |_| {
+                crate::route::unproven_bridges(self.state, true).collect()
+            }),
+            operator_fee_bps: 0,
+            amount_out: None,
+        }
+    }
+
     fn emit_plan(&mut self, plan: Plan, x: In, at: &str) -> Result<In, ExecError> {
         let ctx = StepCtx {
             snapshot: &self.snapshot,
@@ -1017,7 +1029,8 @@ impl<'a> Compiler<'a> {
         let to = args.destination_chain.filter(|c| *c != self.chain);
         let plan = self.plan((args.token_in, args.token_out), amount, &filters, to, at)?;
         if plan.destination_chain != self.chain {
-            return self.cross_chain_route(args, &plan, (x, exact && pred.is_some()), at);
+            let q = self.route_request((args.token_in, args.token_out), amount, &filters, to);
+            return self.cross_chain_route(args, (&q, plan), (x, exact && pred.is_some()), at);
         }
         let predicted = plan.amounts_out.first().copied();
         let out = self.emit_plan(plan, x, at)?;
@@ -1058,19 +1071,23 @@ impl<'a> Compiler<'a> {
     }
 
     /// A route action whose output arrives on another chain: the kernel's
-    /// plan ends in one CCTP crossing ([`crate::route::split_at_crossing`]);
-    /// the source part runs here, its output is held to the minimum and
-    /// burned to the receiver (the action's, else the bundle's), and the
-    /// message is followed to the destination after the bundle runs. No
-    /// output stays on this chain for a later action to use.
+    /// plan crosses once ([`crate::route::split_at_crossing`]; a plan
+    /// that needs more on arrival than its bridge runs is searched again
+    /// through one Stargate pool, as `/shortcuts/route` does). The source
+    /// part runs here, its output is held to the minimum, and it is burned
+    /// through CCTP or taxied through Stargate to the receiver (the
+    /// action's, else the bundle's); what runs on arrival after a taxi is
+    /// composed through Enso's composer there, holding the action's output
+    /// to its minimum. Each message is followed to the destination after
+    /// the bundle runs. No output stays on this chain for a later action.
     fn cross_chain_route(
         &mut self,
         args: &RouteArgs,
-        plan: &Plan,
+        (q, plan): (&QuoteRequest, Plan),
         (x, exact): (In, bool),
         at: &str,
     ) -> Result<Output, ExecError> {
-        let crossing = crate::route::split_at_crossing(self.state, plan).map_err(|e| match e {
+        let unavailable = |e: ExecError| match e {
             ExecError::BridgeUnavailable { .. } => BundleError {
                 code: ApiCode::BridgeUnavailable,
                 at: format!("{at}.destinationChainId"),
@@ -1078,33 +1095,133 @@ impl<'a> Compiler<'a> {
             }
             .into(),
             other => other,
-        })?;
+        };
+        let (plan, crossing) = match crate::route::split_at_crossing(self.state, &plan) {
+            Ok(c) => (plan, c),
+            Err(e @ ExecError::BridgeUnavailable { .. }) => {
+                let left = plan.legs.first().map_or(U256::ZERO, |l| l.amount_in);
+                // On the market as the earlier actions leave it.
+                let now =
+                    MarketState { snapshot: Arc::clone(&self.snapshot), ..self.state.clone() };
+                let Some(pinned) = crate::route::pinned_plan(&now, q, left) else {
+                    return Err(unavailable(e));
+                };
+                let c =
+                    crate::route::split_at_crossing(self.state, &pinned).map_err(unavailable)?;
+                (pinned, c)
+            }
+            Err(e) => return Err(unavailable(e)),
+        };
         let predicted = plan.amounts_out.first().copied();
+        let sent = crossing.source.amounts_out.first().copied();
         // USDC to USDC: nothing to run before the crossing.
         let out = if crossing.source.legs.iter().all(|l| l.routes.is_empty()) {
             x
         } else {
             self.emit_plan(crossing.source.clone(), x, at)?
         };
-        self.hold_route_output(args, &out, predicted.filter(|_| exact), predicted, at)?;
-        // Minted to an address on the other chain: the action's receiver,
+        // Paid to an address on the other chain: the action's receiver,
         // else the bundle's, else the sender (never an account of this
         // chain, such as a wallet, that may not exist there).
         let to = args.receiver.or(self.req.receiver).unwrap_or(self.req.from);
-        encode::route::cctp_burn(
+        let Some(fee) = crossing.message_fee else {
+            self.hold_route_output(args, &out, predicted.filter(|_| exact), predicted, at)?;
+            encode::route::cctp_burn(
+                &mut self.b,
+                crossing.messenger,
+                crossing.token,
+                out.clone(),
+                (crossing.domain, to),
+            )
+            .map_err(encode_err(at))?;
+            self.crossings.push(Crossing {
+                route: crossing.route,
+                predicted: exact.then_some(predicted).flatten(),
+                at: at.to_owned(),
+                taxi: false,
+                callback: None,
+            });
+            return Ok(Output { slot: out, predicted: None, exact: false, token: None });
+        };
+        // A taxi: what is sent is held to the action's slippage here, and
+        // the output to its minimum where it arrives.
+        let bps = args.slippage_bps.unwrap_or(DEFAULT_ROUTE_SLIPPAGE_BPS).min(10_000);
+        if let Some(s) = sent.filter(|_| exact) {
+            self.checks.push((at.to_owned(), out.clone(), s));
+        }
+        self.enforce_min(crossing.token, out.clone(), sent, Some(bps), None, at)?;
+        let min_out = match (&args.min_amount_out, predicted) {
+            (Some(Amount::Value(m)), _) => *m,
+            (_, Some(p)) => crate::route::min_amounts(&[p], &[], bps, true)
+                .ok()
+                .and_then(|v| v.first().copied())
+                .unwrap_or_default(),
+            (_, None) => U256::ZERO,
+        };
+        let composed = match &crossing.destination {
+            Some(d) => Some(crate::route::compose(
+                self.state,
+                d,
+                (to, &[min_out]),
+                (encode::account_id(&self.req.account_id), self.request_id),
+            )?),
+            None => None,
+        };
+        let route = self.snapshot.bridges().get(crossing.route).cloned();
+        let min_amount_ld =
+            match (exact, &composed, route) {
+                (true, Some(k), _) => encode::route::MinAmountLd::Fixed(
+                    crate::route::stargate_min(self.state, &crossing, k.bridged_min),
+                ),
+                (true, None, _) => encode::route::MinAmountLd::Fixed(crate::route::stargate_min(
+                    self.state, &crossing, min_out,
+                )),
+                (false, _, Some(r)) => encode::route::MinAmountLd::OfSent {
+                    off_bps: r.fee_bps.saturating_add(bps),
+                    less: crate::evm::layerzero::shared_unit(r.decimals_in) * U256::from(2u8),
+                },
+                (false, _, None) => encode::route::MinAmountLd::Fixed(U256::ZERO),
+            };
+        let e = self.external.entry(NATIVE_TOKEN).or_default();
+        *e = e.saturating_add(fee);
+        let taxi = encode::route::StargateTaxi {
+            dst_eid: crossing.domain,
+            to: composed.as_ref().map_or(to, |k| k.composer),
+            min_amount_ld,
+            fee,
+            refund: self.req.from,
+            extra_options: composed.as_ref().map(|k| k.options.clone()).unwrap_or_default(),
+            compose: composed.as_ref().map(|k| k.message.clone()).unwrap_or_default(),
+        };
+        encode::route::stargate_send(
             &mut self.b,
             crossing.messenger,
             crossing.token,
             out.clone(),
-            (crossing.domain, to),
+            &taxi,
+            false,
         )
         .map_err(encode_err(at))?;
+        if composed.is_none() && !min_out.is_zero() {
+            // Paid straight to the receiver: the pool holds it to this.
+            let e = self.mins.entry(args.token_out).or_default();
+            *e = e.saturating_add(min_out);
+        }
+        let callback = match (composed, &crossing.destination) {
+            (Some(k), Some(d)) => Some(Arrival {
+                watch: vec![(to, k.token_out)],
+                amounts: d.amounts_out.clone(),
+                mins: BTreeMap::from([(k.token_out, min_out)]),
+                plans: vec![d.clone()],
+            }),
+            _ => None,
+        };
         self.crossings.push(Crossing {
             route: crossing.route,
-            predicted: exact.then_some(predicted).flatten(),
+            predicted: exact.then_some(sent).flatten(),
             at: at.to_owned(),
-            taxi: false,
-            callback: None,
+            taxi: true,
+            callback,
         });
         Ok(Output { slot: out, predicted: None, exact: false, token: None })
     }
