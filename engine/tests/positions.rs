@@ -59,6 +59,82 @@ fn executor_of(world: &switchyard_engine::evm::world::ChainWorld) -> Address {
     world.shortcuts.router.expect("router").1
 }
 
+/// Positions on Base entered from Ethereum: the inputs taxied by Stargate
+/// and, on arrival, routed to the underlying (if need be) and repaid on the
+/// owner's behalf through Enso's composer. Each transaction is run again on
+/// fresh forks, its taxi followed to Base with a debt larger than the
+/// repayment, which falls by exactly the amount deposited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn positions_on_another_chain_are_entered_on_arrival() {
+    use switchyard_engine::bridge::deliver_layerzero_with;
+    const BASE: ChainId = ChainId(8453);
+    const USDC_BASE: Address = address!("833589fcd6edb6e08f4c7c32d4f71b54bda02913");
+    const WETH_BASE: Address = address!("4200000000000000000000000000000000000006");
+    const USDC_DEBT_BASE: Address = address!("59dca05b6c26dbd64b5381374aaac5cd05644c28");
+    const WETH_DEBT_BASE: Address = address!("24e6e0795b3c7c71d965fcc4f371803d1c1dca1e");
+    let dir = temp_dir("across");
+    let (engine, shutdown) =
+        Engine::start(EngineConfig { data_dir: dir.clone(), ..EngineConfig::default() })
+            .expect("engine starts");
+    let state = engine.state();
+    let worlds = state.world.as_ref().expect("world");
+    let world = worlds.chain(ChainId(1)).expect("chain 1").clone();
+    let across = |token_in, amount: u128, underlying, at| {
+        let mut req = position(token_in, amount, underlying, at);
+        req.route.strategy = RoutingStrategy::Router;
+        req.route.quote.destination_chain = Some(BASE);
+        req
+    };
+    for (name, req) in [
+        ("USDC → Base USDC debt", across(USDC, 2_000_000_000, USDC_BASE, USDC_DEBT_BASE)),
+        ("WETH → Base USDC debt", across(WETH, 10u128.pow(18), USDC_BASE, USDC_DEBT_BASE)),
+        ("USDC → Base WETH debt", across(USDC, 3_000_000_000, WETH_BASE, WETH_DEBT_BASE)),
+    ] {
+        let r = engine.nontokenized(req.clone()).await.unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let deposited = r.amount_deposited;
+        assert!(!deposited.is_zero(), "{name}");
+        assert!(
+            r.route.quote.plan.bridging.iter().any(|b| b.bridge == "stargate"),
+            "{name}: {:?}",
+            r.route.quote.plan.bridging
+        );
+        let (token, amount) = req.route.quote.inputs[0];
+        let setup = SimSetup {
+            funds: vec![(USER, token, amount), (USER, NATIVE_TOKEN, r.route.tx.value)],
+            approvals: r.route.approvals.clone(),
+            ..SimSetup::default()
+        };
+        let out = simulate(&world, &r.route.tx, &setup).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let extra = U256::from(1_000_000u64);
+        let delivered = deliver_layerzero_with(
+            worlds,
+            &state.catalog,
+            ChainId(1),
+            &out.logs,
+            &[vec![(OWNER, req.position)]],
+            &[(req.position, OWNER, deposited + extra)],
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let [(before, after)] = delivered[0].balances.as_slice() else {
+            panic!("{name}: {:?}", delivered[0].balances)
+        };
+        assert_eq!(*before - *after, deposited, "{name}: the debt falls by the deposit");
+        assert_eq!(*after, extra, "{name}: the rest of the debt stays");
+    }
+    // CCTP's receivers run nothing on arrival: with Stargate ignored, no
+    // bridge can enter the position there, and the crossing is refused.
+    let mut cctp_only = across(USDC, 2_000_000_000, USDC_BASE, USDC_DEBT_BASE);
+    cctp_only.route.quote.ignore_bridges = vec!["stargate".into()];
+    match engine.nontokenized(cctp_only).await {
+        Err(EngineError::Exec(switchyard_engine::ExecError::BridgeUnavailable { chain })) => {
+            assert_eq!(chain, BASE);
+        }
+        other => panic!("entered without a composer: {other:?}"),
+    }
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn positions_move_by_exactly_the_amount_deposited() {
     let dir = temp_dir("nontokenized");

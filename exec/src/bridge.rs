@@ -51,6 +51,9 @@ pub struct Delivery {
     /// Each watched balance's gain, in the order watched (a composed
     /// shortcut's outputs).
     pub gains: Vec<U256>,
+    /// Each watched balance before and after (a position entered on
+    /// arrival may fall, as a debt repaid does); empty for CCTP.
+    pub balances: Vec<(U256, U256)>,
 }
 
 /// Every CCTP message among `logs` (a source transaction's, on `from`),
@@ -111,6 +114,7 @@ pub fn deliver_cctp(
             amount: gained,
             arrived: gained,
             gains: vec![gained],
+            balances: Vec::new(),
         });
     }
     Ok(out)
@@ -131,6 +135,20 @@ pub fn deliver_layerzero(
     from: ChainId,
     logs: &[Log],
     watch: &[Vec<(Address, Address)>],
+) -> Result<Vec<Delivery>, ExecError> {
+    deliver_layerzero_with(world, catalog, from, logs, watch, &[])
+}
+
+/// [`deliver_layerzero`], with Aave variable debts `(debt token, borrower,
+/// amount)` added on each destination's fork first: what a repayment on
+/// arrival repays (the world has no borrowers of its own).
+pub fn deliver_layerzero_with(
+    world: &World,
+    catalog: &Catalog,
+    from: ChainId,
+    logs: &[Log],
+    watch: &[Vec<(Address, Address)>],
+    debts: &[(Address, Address, U256)],
 ) -> Result<Vec<Delivery>, ExecError> {
     use crate::evm::{
         abi::{ComposeReceiver, LzEndpointV2, LzSimpleMessageLib, StargatePool},
@@ -174,6 +192,10 @@ pub fn deliver_layerzero(
                 })
                 .collect::<Result<Vec<U256>, ExecError>>()
         };
+        for (token, borrower, amount) in debts {
+            cw.add_debt(&mut evm, *token, *borrower, *amount)
+                .map_err(|e| failed(format!("a debt of {borrower} in {token}: {e}")))?;
+        }
         let before = balances(&mut evm)?;
         let step = |evm: &mut crate::evm::ForkEvm, to_: Address, data: Vec<u8>, what: &str| {
             evm.call(LZ_EXECUTOR, to_, data.into(), U256::ZERO).map_err(|e| {
@@ -299,6 +321,7 @@ pub fn deliver_layerzero(
             receiver: holder,
             amount: gained,
             arrived,
+            balances: before.iter().copied().zip(after.iter().copied()).collect(),
             gains,
         });
     }

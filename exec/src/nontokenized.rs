@@ -73,6 +73,80 @@ pub struct NontokenizedTx {
     pub amount_deposited: U256,
 }
 
+/// A position entered on its owner's behalf with what a program produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PositionEntry {
+    /// The position's address (an Aave debt token, a Curve gauge).
+    pub(crate) position: Address,
+    /// How the world holds it.
+    pub(crate) fixture: PositionFixture,
+    /// Whose position it is.
+    pub(crate) owner: Address,
+}
+
+impl PositionEntry {
+    /// The position's underlying token: what goes in.
+    pub(crate) const fn underlying(&self) -> Address {
+        match self.fixture {
+            PositionFixture::AaveDebt { asset, .. } => asset,
+            PositionFixture::Gauge { lp } => lp,
+        }
+    }
+
+    /// How much `before` and `after` of the owner's position balance say
+    /// went in: a debt falls, a stake grows.
+    pub(crate) fn moved(&self, before: U256, after: U256) -> Option<U256> {
+        match self.fixture {
+            PositionFixture::AaveDebt { .. } => before.checked_sub(after),
+            PositionFixture::Gauge { .. } => after.checked_sub(before),
+        }
+    }
+}
+
+/// Writes the calls putting `y` of the underlying into `entry`'s position
+/// for its owner: approve and `repay` on the owner's behalf (Aave), or
+/// approve and `deposit` for the owner (a gauge). `sweep`: a shared
+/// executor (its address) sends what a repayment above the debt left to the
+/// refund receiver.
+pub(crate) fn enter_position(
+    b: &mut encode::ProgramBuilder,
+    entry: &PositionEntry,
+    y: encode::weiroll::In,
+    sweep: Option<(Address, Address)>,
+) -> Result<(), EncodeError> {
+    let owner_in = b.address(entry.owner)?;
+    match entry.fixture {
+        PositionFixture::AaveDebt { pool, asset } => {
+            approve(b, asset, pool, y.clone())?;
+            let asset_in = b.address(asset)?;
+            let variable = b.uint(U256::from(2u8))?;
+            b.call(
+                CallKind::Call,
+                pool,
+                calls::IAaveRepay::repayCall::SELECTOR,
+                &[asset_in, y, variable, owner_in],
+                Out::Ignore,
+            )?;
+            if let Some((account, refund)) = sweep {
+                let account_in = b.address(account)?;
+                let left = encode::route::balance_of(b, asset, account_in)?;
+                encode::route::send(b, asset, refund, encode::route::Amount::In(left))?;
+            }
+        }
+        PositionFixture::Gauge { lp } => {
+            approve(b, lp, entry.position, y.clone())?;
+            b.call(
+                CallKind::Call,
+                entry.position,
+                calls::IGaugeDeposit::depositCall::SELECTOR,
+                &[y, owner_in],
+                Out::Ignore,
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Builds, simulates and checks a route into a position (call it on the
 /// pool).
 pub fn nontokenized_now(
@@ -85,21 +159,10 @@ pub fn nontokenized_now(
     let cw = world
         .chain(chain)
         .ok_or(ExecError::Route(switchyard_kernel::KernelError::UnknownChain(chain)))?;
-    let fixture = match cw.positions.get(&req.position) {
-        Some(Ok(f)) => *f,
-        Some(Err(why)) => {
-            return Err(ExecError::PositionUnavailable {
-                position: req.position,
-                why: why.clone(),
-            });
-        }
-        None => {
-            return Err(ExecError::PositionUnavailable {
-                position: req.position,
-                why: format!("not a position of chain {chain}"),
-            });
-        }
-    };
+    if let Some(to) = route.quote.destination_chain.filter(|d| *d != chain) {
+        return across(state, req, to);
+    }
+    let fixture = fixture_of(cw, req.position, chain)?;
     let p = parties(cw, route)?;
     // The router's shared executor puts what arrives into the position on
     // the receiver's behalf, as an account does; a wallet would own the
@@ -114,10 +177,8 @@ pub fn nontokenized_now(
     // What the position does not take (a repayment above the debt) leaves a
     // shared executor, to the refund receiver or the sender.
     let refund = route.refund_receiver.unwrap_or(route.from);
-    let underlying = match fixture {
-        PositionFixture::AaveDebt { asset, .. } => asset,
-        PositionFixture::Gauge { lp } => lp,
-    };
+    let underlying =
+        PositionEntry { position: req.position, fixture, owner: p.receiver }.underlying();
     if route.quote.outputs != [underlying] {
         return Err(ExecError::Encode(EncodeError::Unsupported(
             "a position takes its one underlying token",
@@ -152,40 +213,11 @@ pub fn nontokenized_now(
         exact_out_max_in: None,
         spend_balance: false,
     };
-    let owner = p.receiver;
+    let entry = PositionEntry { position: req.position, fixture, owner: p.receiver };
+    let owner = entry.owner;
     let encoded = encode::encode_plan_then(&spec, &Book(state), |b, produced| {
         let y = produced.first().cloned().ok_or(EncodeError::Unsupported("no output"))?;
-        let owner_in = b.address(owner)?;
-        match fixture {
-            PositionFixture::AaveDebt { pool, asset } => {
-                approve(b, asset, pool, y.clone())?;
-                let asset_in = b.address(asset)?;
-                let variable = b.uint(U256::from(2u8))?;
-                b.call(
-                    CallKind::Call,
-                    pool,
-                    calls::IAaveRepay::repayCall::SELECTOR,
-                    &[asset_in, y, variable, owner_in],
-                    Out::Ignore,
-                )?;
-                if shared {
-                    let account_in = b.address(account)?;
-                    let left = encode::route::balance_of(b, asset, account_in)?;
-                    encode::route::send(b, asset, refund, encode::route::Amount::In(left))?;
-                }
-            }
-            PositionFixture::Gauge { lp } => {
-                approve(b, lp, req.position, y.clone())?;
-                b.call(
-                    CallKind::Call,
-                    req.position,
-                    calls::IGaugeDeposit::depositCall::SELECTOR,
-                    &[y, owner_in],
-                    Out::Ignore,
-                )?;
-            }
-        }
-        Ok(())
+        enter_position(b, &entry, y, shared.then_some((account, refund)))
     })
     .map_err(ExecError::Encode)?;
     crate::route::guard(cw, p.account, &encoded.program)?;
@@ -216,10 +248,7 @@ pub fn nontokenized_now(
         e.into_engine()
     })?;
     let (before, after) = (outcome.before.first(), outcome.after.first());
-    let moved = before.zip(after).and_then(|(b, a)| match fixture {
-        PositionFixture::AaveDebt { .. } => b.checked_sub(*a),
-        PositionFixture::Gauge { .. } => a.checked_sub(*b),
-    });
+    let moved = before.zip(after).and_then(|(b, a)| entry.moved(*b, *a));
     if moved != Some(deposited) {
         tracing::error!(
             chain = %chain,
@@ -249,6 +278,59 @@ pub fn nontokenized_now(
         },
         amount_deposited: deposited,
     })
+}
+
+/// How the world holds `position` on `chain`, or why it cannot.
+fn fixture_of(
+    cw: &crate::evm::world::ChainWorld,
+    position: Address,
+    chain: switchyard_catalog::ChainId,
+) -> Result<PositionFixture, ExecError> {
+    match cw.positions.get(&position) {
+        Some(Ok(f)) => Ok(*f),
+        Some(Err(why)) => Err(ExecError::PositionUnavailable { position, why: why.clone() }),
+        None => Err(ExecError::PositionUnavailable {
+            position,
+            why: format!("not a position of chain {chain}"),
+        }),
+    }
+}
+
+/// A position on chain `to`, entered on arrival: the inputs routed on this
+/// chain to a Stargate pool, taxied to `to`, and there, through Enso's
+/// composer, routed to the underlying and put into the position for the
+/// receiver ([`crate::route::route_with`]). Only a taxi runs a program on
+/// arrival, so the other bridges are left out.
+fn across(
+    state: &MarketState,
+    req: &NontokenizedRequest,
+    to: switchyard_catalog::ChainId,
+) -> Result<NontokenizedTx, ExecError> {
+    let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
+    let dcw = world.chain(to).ok_or(ExecError::BridgeUnavailable { chain: to })?;
+    let route = &req.route;
+    let entry = PositionEntry {
+        position: req.position,
+        fixture: fixture_of(dcw, req.position, to)?,
+        owner: route.receiver.unwrap_or(route.from),
+    };
+    if route.quote.outputs != [entry.underlying()] {
+        return Err(ExecError::Encode(EncodeError::Unsupported(
+            "a position takes its one underlying token",
+        )));
+    }
+    let mut r = route.clone();
+    let composes = |b: &&switchyard_catalog::Bridge| b.layerzero.is_some();
+    let ignored = |b: &&switchyard_catalog::Bridge| route.quote.ignore_bridges.contains(&b.name);
+    if !state.catalog.bridges().iter().any(|b| composes(&b) && !ignored(&b)) {
+        return Err(ExecError::BridgeUnavailable { chain: to });
+    }
+    r.quote
+        .ignore_bridges
+        .extend(state.catalog.bridges().iter().filter(|b| !composes(b)).map(|b| b.name.clone()));
+    let tx = crate::route::route_with(state, &r, Some(&entry))?;
+    let deposited = tx.quote.plan.amounts_out.first().copied().unwrap_or_default();
+    Ok(NontokenizedTx { route: tx, amount_deposited: deposited })
 }
 
 /// The quote of the route to `underlying`; when the one input already is

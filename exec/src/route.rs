@@ -421,6 +421,19 @@ pub(crate) fn sim_setup(
 /// handle's [`EngineHandle::route`](crate::EngineHandle::route) runs it on
 /// the engine's pool; benchmarks call it directly).
 pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, ExecError> {
+    route_with(state, req, None)
+}
+
+/// [`route_now`]; with `entry`, a route across chains whose output, the
+/// position's underlying, goes into `entry`'s position on arrival: the
+/// crossing is a Stargate taxi (CCTP's receivers run nothing), its
+/// destination program composed through Enso's composer ends by entering
+/// the position, and the delivery is measured as the position moving.
+pub(crate) fn route_with(
+    state: &MarketState,
+    req: &RouteRequest,
+    entry: Option<&crate::nontokenized::PositionEntry>,
+) -> Result<RouteTx, ExecError> {
     let world = state.world.as_ref().map_err(|e| ExecError::SimulatorUnavailable(e.clone()))?;
     let chain = req.quote.chain;
     let unknown = |c| ExecError::Route(switchyard_kernel::KernelError::UnknownChain(c));
@@ -519,9 +532,23 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
     let account_id = encode::account_id(&req.account_id);
     // What runs on arrival: the destination's program, composed through
     // Enso's composer there.
-    let composed = match crossing.as_ref().and_then(|c| c.destination.as_ref()) {
-        Some(d) => Some(compose(state, d, (receiver, mins.as_slice()), (account_id, request_id))?),
-        None => None,
+    let ids = (account_id, request_id);
+    let composed = match (crossing.as_ref(), entry) {
+        (Some(c), Some(e)) if c.message_fee.is_some() => {
+            // Nothing to swap on arrival: the position takes what arrives.
+            let d = c.destination.clone().unwrap_or_else(|| arrival_only(state, c, plan));
+            Some(compose(state, &d, (receiver, mins.as_slice()), ids, Some(e))?)
+        }
+        (_, Some(_)) => {
+            return Err(ExecError::BridgeUnavailable {
+                chain: req.quote.destination_chain.unwrap_or(chain),
+            });
+        }
+        (Some(c), None) => match c.destination.as_ref() {
+            Some(d) => Some(compose(state, d, (receiver, mins.as_slice()), ids, None)?),
+            None => None,
+        },
+        (None, None) => None,
     };
     let outputs: Vec<TokenAmount> = req
         .quote
@@ -707,16 +734,21 @@ pub fn route_now(state: &MarketState, req: &RouteRequest) -> Result<RouteTx, Exe
                     &outcome.logs,
                     request_id,
                 )?,
-                Some(_) => crate::bridge::deliver_layerzero(
+                Some(_) => crate::bridge::deliver_layerzero_with(
                     world,
                     &state.catalog,
                     chain,
                     &outcome.logs,
                     &[composed.as_ref().map(|k| vec![(receiver, k.token_out)]).unwrap_or_default()],
+                    &entry.map(|e| debt_for(e, plan)).unwrap_or_default(),
                 )?,
             };
-            match arrived.as_slice() {
-                [d] if d.receiver == receiver && req.quote.outputs == [d.token] => {
+            match (arrived.as_slice(), entry) {
+                // The position moved by what the plan delivers.
+                ([d], Some(e)) if d.receiver == e.owner && d.token == e.position => {
+                    vec![d.balances.first().and_then(|(b, a)| e.moved(*b, *a))]
+                }
+                ([d], None) if d.receiver == receiver && req.quote.outputs == [d.token] => {
                     vec![Some(d.amount)]
                 }
                 _ => {
@@ -1087,6 +1119,7 @@ pub(crate) fn compose(
     destination: &switchyard_kernel::Plan,
     (receiver, mins): (Address, &[U256]),
     (account_id, request_id): (B256, B256),
+    entry: Option<&crate::nontokenized::PositionEntry>,
 ) -> Result<Composed, ExecError> {
     use alloy_sol_types::{SolCall, SolValue};
     let to = destination.chain;
@@ -1111,7 +1144,8 @@ pub(crate) fn compose(
         fees: &[U256::ZERO],
         fee_receiver: None,
         operator_fee: None,
-        receiver,
+        // What goes into a position stays with the executor until it does.
+        receiver: if entry.is_some() { executor } else { receiver },
         outputs: &outputs,
         check_min: Some(mins),
         shared: true,
@@ -1122,7 +1156,16 @@ pub(crate) fn compose(
         // it holds of it (it holds nothing else).
         spend_balance: true,
     };
-    let program = encode::encode_plan(&spec, &Book(state)).map_err(ExecError::Encode)?.program;
+    let program = encode::encode_plan_then(&spec, &Book(state), |b, produced| match entry {
+        Some(e) => {
+            let y =
+                produced.first().cloned().ok_or(encode::EncodeError::Unsupported("no output"))?;
+            crate::nontokenized::enter_position(b, e, y, Some((executor, receiver)))
+        }
+        None => Ok(()),
+    })
+    .map_err(ExecError::Encode)?
+    .program;
     guard(dcw, executor, &program)?;
     let shortcut: alloy_primitives::Bytes = encode::protocols::IShortcuts::executeShortcutCall {
         accountId: account_id,
@@ -1159,14 +1202,19 @@ pub(crate) fn compose(
     let setup = SimSetup {
         funds: vec![(composer, token_in, arrived)],
         approvals,
-        watch: vec![(receiver, leg.token_out)],
+        watch: vec![entry.map_or((receiver, leg.token_out), |e| (e.owner, e.position))],
+        debts: entry.map(|e| debt_for(e, destination)).unwrap_or_default(),
         ..SimSetup::default()
     };
     let ran = simulate(dcw, &tx, &setup).map_err(|e| {
         tracing::error!(error = %e, chain = %to, "the destination program failed in simulation");
         e.into_engine()
     })?;
-    if ran.gains.first().copied().flatten() != destination.amounts_out.first().copied() {
+    let delivered = match entry {
+        Some(e) => ran.before.first().zip(ran.after.first()).and_then(|(b, a)| e.moved(*b, *a)),
+        None => ran.gains.first().copied().flatten(),
+    };
+    if delivered != destination.amounts_out.first().copied() {
         tracing::error!(chain = %to, gains = ?ran.gains, planned = ?destination.amounts_out, "the destination program delivers other than its plan");
         return Err(ExecError::SimulationMismatch { index: 0 });
     }
@@ -1180,9 +1228,50 @@ pub(crate) fn compose(
         composer,
         message: message.into(),
         options,
-        token_out: leg.token_out,
+        token_out: entry.map_or(leg.token_out, |e| e.position),
         bridged_min: arrived - slippage.min(arrived),
     })
+}
+
+/// The debt a repayment on arrival is proven against: as much as the plan
+/// repays (the world has no borrowers); none for another position.
+fn debt_for(
+    entry: &crate::nontokenized::PositionEntry,
+    plan: &switchyard_kernel::Plan,
+) -> Vec<(Address, Address, U256)> {
+    match entry.fixture {
+        crate::evm::world::PositionFixture::AaveDebt { .. } => {
+            let amount = plan.amounts_out.first().copied().unwrap_or_default();
+            vec![(entry.position, entry.owner, amount)]
+        }
+        crate::evm::world::PositionFixture::Gauge { .. } => Vec::new(),
+    }
+}
+
+/// The destination program of a crossing with nothing to swap on arrival:
+/// what arrives, as it arrives (a leg of no routes).
+fn arrival_only(
+    state: &MarketState,
+    c: &Crossing,
+    plan: &switchyard_kernel::Plan,
+) -> switchyard_kernel::Plan {
+    let to = plan.destination_chain;
+    let token = state.snapshot.bridges().get(c.route).map_or(Address::ZERO, |r| r.token_out);
+    let arrived = plan.amounts_out.first().copied().unwrap_or_default();
+    switchyard_kernel::Plan {
+        chain: to,
+        destination_chain: to,
+        bridging: Vec::new(),
+        legs: vec![switchyard_kernel::Leg {
+            token_in: token,
+            token_out: token,
+            amount_in: arrived,
+            amount_out: arrived,
+            routes: Vec::new(),
+        }],
+        amounts_out: vec![arrived],
+        gas: 0,
+    }
 }
 
 /// `inputs` with `wei` more of the native coin (an input of its own, or

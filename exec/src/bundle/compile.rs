@@ -1164,6 +1164,7 @@ impl<'a> Compiler<'a> {
                 d,
                 (to, &[min_out]),
                 (encode::account_id(&self.req.account_id), self.request_id),
+                None,
             )?),
             None => None,
         };

@@ -342,20 +342,20 @@ pub struct NontokenizedRequest {
 /// catalog.
 pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRequest, ApiError> {
     let chain_id = chain(q, catalog, Some(DEFAULT_CHAIN))?;
+    let destination_chain_id = destination_chain(q, catalog)?;
+    // The position is on the destination chain when one is named.
+    let on = destination_chain_id.unwrap_or(chain_id);
     let position = q.required("positionOut")?;
     let pos = catalog
         .positions()
         .iter()
         .find(|p| {
-            p.chain_id == chain_id
+            p.chain_id == on
                 && (p.position_id == position
                     || format!("{:#x}", p.address) == position.to_lowercase())
         })
         .ok_or_else(|| {
-            ApiError::not_found(
-                "positionOut",
-                format!("no position `{position}` on chain {chain_id}"),
-            )
+            ApiError::not_found("positionOut", format!("no position `{position}` on chain {on}"))
         })?;
     let (token_in, amount_in) = inputs(q)?;
     let (slippage_bps, slippage_given) = slippage(q, DEFAULT_SLIPPAGE_BPS)?;
@@ -385,7 +385,7 @@ pub fn parse_nontokenized(q: &Query, catalog: &Catalog) -> Result<NontokenizedRe
             ignore_standards: names(q, "ignoreStandards"),
             ignore_bridges: names(q, "ignoreBridges"),
             referral_code: referral(q)?,
-            destination_chain_id: destination_chain(q, catalog)?,
+            destination_chain_id,
         },
         position_id: pos.position_id.clone(),
         position: pos.address,

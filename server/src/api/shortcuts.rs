@@ -842,12 +842,6 @@ pub async fn route_nontokenized(
     let catalog = s.engine.catalog();
     let req = requests::parse_nontokenized(&q, &catalog)?;
     let route = &req.route;
-    if route.destination_chain_id.is_some_and(|d| d != route.chain_id) {
-        return Err(ApiError::bridge_unavailable(
-            "destinationChainId",
-            "a position on another chain is not entered on arrival by this endpoint: bridge to your account (or route to the position with /shortcuts/route and destinationChainId), then enter it on that chain",
-        ));
-    }
     check_tokens(&catalog, route)?;
     let from = route.from_address.ok_or_else(|| ApiError::missing("fromAddress"))?;
     let r = s
@@ -878,11 +872,10 @@ pub async fn route_nontokenized(
     let q = &r.route.quote;
     // The route to the underlying, then the deposit into the position.
     let mut route = hops(&q.plan);
-    if let Some(p) = catalog
-        .positions()
-        .iter()
-        .find(|p| p.chain_id == req.route.chain_id && p.position_id == req.position_id)
-    {
+    if let Some(p) = catalog.positions().iter().find(|p| {
+        p.chain_id == req.route.destination_chain_id.unwrap_or(req.route.chain_id)
+            && p.position_id == req.position_id
+    }) {
         let underlying: Vec<String> = p.underlying_tokens.iter().map(|t| addr(*t)).collect();
         route.push(dto::Hop {
             token_in: underlying,
