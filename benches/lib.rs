@@ -309,6 +309,7 @@ pub fn synthetic_market(n_pools: usize, seed: u64) -> Synthetic {
         }],
         pools,
         dual_vaults: Vec::new(),
+        lender_holdings: Vec::new(),
     };
     Synthetic { catalog, market, prices, decimals }
 }

@@ -14,7 +14,11 @@
 #                           (LayerZero's EndpointV2) and
 #                           @stargatefinance/stg-evm-v2@2.0.6 (Stargate's
 #                           pools and messaging): the published bytecode
-#                           the EVM world runs (not committed); solc 0.8.37 and
+#                           the EVM world runs (not committed);
+#                           @morpho-org/morpho-blue@1.0.0 and solc 0.8.19
+#                           (Morpho Blue's published source, compiled as
+#                           deployed into node_modules/.published by
+#                           contracts/published.mjs); solc 0.8.37 and
 #                           @openzeppelin/contracts@5.7.0 (to rebuild our own
 #                           contracts' committed artifacts).
 #
@@ -52,7 +56,9 @@ need() {
     [ -f "contracts/node_modules/@account-abstraction/contracts/artifacts/EntryPointSimulations.json" ] &&
     [ -f "contracts/node_modules/@layerzerolabs/lz-evm-protocol-v2/artifacts/contracts/EndpointV2.sol/EndpointV2.json" ] &&
     [ -f "contracts/node_modules/@stargatefinance/stg-evm-v2/deployments/ethereum-mainnet/TokenMessaging.json" ] &&
-    [ -f "contracts/node_modules/@openzeppelin/contracts/token/ERC20/extensions/ERC4626.sol" ]
+    [ -f "contracts/node_modules/@openzeppelin/contracts/token/ERC20/extensions/ERC4626.sol" ] &&
+    [ -f "contracts/node_modules/@morpho-org/morpho-blue/src/Morpho.sol" ] &&
+    [ -f "contracts/node_modules/solc-0.8.19/soljson.js" ]
 }
 
 if ! need; then
@@ -64,6 +70,12 @@ if ! need; then
   npm ci --prefix contracts --no-audit --no-fund --loglevel=error
 fi
 need
+# Published sources shipped without bytecode (Morpho Blue), compiled as
+# deployed: contracts/published.mjs, about 25 s.
+if [ ! -f contracts/node_modules/.published/MorphoBlue.json ]; then
+  echo "setup: compiling published sources (contracts/published.mjs)" >&2
+  node contracts/published.mjs >&2
+fi
 
 if [ "${1:-}" = "--tests" ] && [ ! -x tests/node/node_modules/.bin/hardhat ]; then
   echo "setup: installing tests/node/node_modules (npm ci: hardhat)" >&2

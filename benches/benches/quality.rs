@@ -406,6 +406,7 @@ fn main() {
                     chains: s.market.chains.clone(),
                     pools: records,
                     dual_vaults: Vec::new(),
+                    lender_holdings: Vec::new(),
                 };
                 let snap = MarketSnapshot::build(&market, &s.catalog).expect("snapshot");
                 for usd in TRADES_USD {

@@ -22,6 +22,28 @@ pub struct MarketDocument {
     /// through, deposited into by their own endpoint.
     #[serde(default)]
     pub dual_vaults: Vec<DualVaultRecord>,
+    /// What flash lenders hold (Morpho Blue), which they lend at once.
+    #[serde(default)]
+    pub lender_holdings: Vec<LenderHolding>,
+}
+
+/// What a flash lender holds of a token: for Morpho Blue, what its
+/// markets' suppliers left unborrowed and their borrowers' collateral, all
+/// of which its `flashLoan` lends for no fee.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LenderHolding {
+    /// Chain id.
+    pub chain_id: ChainId,
+    /// The lender's protocol slug (`morpho-blue`).
+    pub protocol: String,
+    /// The lender's contract.
+    pub address: Address,
+    /// The token held.
+    pub token: Address,
+    /// How much of it.
+    #[serde(deserialize_with = "de_u256")]
+    pub amount: U256,
 }
 
 /// A vault taking two tokens at once for pro-rata shares (the target of
@@ -527,6 +549,8 @@ pub struct Market {
     pub pools: Vec<PoolRecord>,
     /// Two-token vaults, in file order.
     pub dual_vaults: Vec<DualVaultRecord>,
+    /// What flash lenders hold, in file order.
+    pub lender_holdings: Vec<LenderHolding>,
 }
 
 impl Market {
@@ -573,17 +597,20 @@ impl Market {
             }
             check_pool(pool, catalog, &loc, &mut problems);
         }
+        // A record's chain has a `chains` entry and its protocol is known.
+        let known_here = |(chain, protocol): (ChainId, &str),
+                          loc: &str,
+                          problems: &mut Vec<Problem>| {
+            if chains.binary_search_by_key(&chain, |s| s.chain_id).is_err() {
+                problems.push(Problem::new(loc, format!("chain {chain} has no `chains` entry")));
+            }
+            if catalog.protocol(protocol).is_none() {
+                problems.push(Problem::new(loc, format!("unknown protocol `{protocol}`")));
+            }
+        };
         for (i, v) in doc.dual_vaults.iter().enumerate() {
             let loc = format!("dualVaults[{i}] ({})", v.address);
-            if chains.binary_search_by_key(&v.chain_id, |s| s.chain_id).is_err() {
-                problems.push(Problem::new(
-                    &loc,
-                    format!("chain {} has no `chains` entry", v.chain_id),
-                ));
-            }
-            if catalog.protocol(&v.protocol).is_none() {
-                problems.push(Problem::new(&loc, format!("unknown protocol `{}`", v.protocol)));
-            }
+            known_here((v.chain_id, &v.protocol), &loc, &mut problems);
             if v.token_a == v.token_b {
                 problems.push(Problem::new(&loc, "tokenA and tokenB are the same token"));
             }
@@ -601,12 +628,29 @@ impl Market {
                     .push(Problem::new(&loc, "shares without assets, or assets without shares"));
             }
         }
+        for (i, h) in doc.lender_holdings.iter().enumerate() {
+            let loc = format!("lenderHoldings[{i}] ({} {})", h.address, h.token);
+            known_here((h.chain_id, &h.protocol), &loc, &mut problems);
+            if catalog.token(h.chain_id, h.token).is_none() || h.token == crate::NATIVE_TOKEN {
+                problems.push(Problem::new(
+                    &loc,
+                    format!("token {} is not an ERC-20 of the catalog", h.token),
+                ));
+            }
+            let twice = doc.lender_holdings[..i]
+                .iter()
+                .any(|o| (o.chain_id, o.address, o.token) == (h.chain_id, h.address, h.token));
+            if twice {
+                problems.push(Problem::new(&loc, "listed twice"));
+            }
+        }
         if problems.is_empty() {
             Ok(Self {
                 description: doc.description,
                 chains,
                 pools: doc.pools,
                 dual_vaults: doc.dual_vaults,
+                lender_holdings: doc.lender_holdings,
             })
         } else {
             Err(crate::CatalogError::Invalid { problems })

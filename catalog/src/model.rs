@@ -230,6 +230,8 @@ pub struct FlashloanLender {
 }
 
 impl FlashloanLender {
+    /// The adapter's number for Morpho Blue (`LenderProtocol.Morpho`).
+    pub const MORPHO: u8 = 1;
     /// The adapter's number for an Aave V3 pool (`LenderProtocol.AaveV3`).
     pub const AAVE_V3: u8 = 2;
     /// The adapter's number for a Uniswap V3 factory's pools

@@ -2042,6 +2042,53 @@ async fn bundles_borrow_a_flash_loan_from_aave_through_the_router_adapter() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Morpho Blue on Ethereum (its published source, compiled as deployed).
+const MORPHO: Address = address!("bbbbbbbbbb9cc5e90e3b3af64bdaf62c37eeffcb");
+
+/// A flash loan from Morpho Blue through Enso's router adapter: 1,000 USDC
+/// borrowed for no fee, sold for WETH and back, paid back from that and the
+/// 50 USDC brought. Morpho Blue ends holding exactly what it held, the
+/// adapter and the executor nothing; the caller gets back all but the two
+/// pools' fees and slippage. A loan past what it holds, and two tokens at
+/// once, are refused naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bundles_borrow_a_flash_loan_from_morpho_blue() {
+    let Chain1 { dir, engine, shutdown, world, executor, .. } = chain1("morpho-flash");
+    let (loan, brought) = (U256::from(1_000_000_000u64), U256::from(50_000_000u64));
+    let flashloan = |amount, callback| usdc_loan("morpho-blue", None, (amount, brought), callback);
+    let b = engine
+        .bundle(request(RoutingStrategy::Router, vec![flashloan(loan, usdc_round_trip(loan))]))
+        .await
+        .expect("a flash loan from Morpho Blue");
+    let setup = loan_setup(&b, brought, executor, &[(MORPHO, USDC)]);
+    let out = simulate(&world, &b.tx, &setup).expect("executes again");
+    assert_eq!(out.after[4], out.before[4], "Morpho Blue is paid back exactly, for no fee");
+    assert!(!out.before[4].is_zero(), "Morpho Blue holds USDC to lend");
+    use alloy_sol_types::SolEvent;
+    let lent = out.logs.iter().any(|l| {
+        l.address == MORPHO
+            && switchyard_engine::evm::abi::MorphoBlue::FlashLoan::decode_log_data(&l.data)
+                .is_ok_and(|e| e.caller == FLASHLOAN_ADAPTER && e.token == USDC && e.assets == loan)
+    });
+    assert!(lent, "Morpho Blue's FlashLoan to the adapter");
+    let back = out.after[0];
+    assert!(back > U256::from(45_000_000u64) && back < brought, "{back}");
+    for k in 1..4 {
+        assert_eq!(out.after[k], U256::ZERO, "{:?} keeps nothing", setup.watch[k]);
+    }
+    let refused = async |loan: Action| refused_loan(&engine, RoutingStrategy::Router, loan).await;
+    let e = refused(flashloan(out.before[4] + U256::ONE, usdc_round_trip(loan))).await;
+    assert!(e.contains("flashloanAmount") && e.contains("Morpho Blue"), "{e}");
+    let mut two = flashloan(loan, usdc_round_trip(loan));
+    if let ActionKind::Flashloan { loans, .. } = &mut two.kind {
+        loans.push((WETH, U256::from(10u128.pow(18))));
+    }
+    let e = refused(two).await;
+    assert!(e.contains("flashloanToken"), "{e}");
+    shutdown.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `ensowallet-v2` with `executionMode=backend`: the bundle (swap, route,
 /// ERC-4626 deposit, slippage) runs in the sender's ERC-4337 account. Its
 /// predictions are checked on the owner's direct run; it is answered as a

@@ -111,6 +111,15 @@ struct Lender {
     name: String,
 }
 
+/// The one token and amount of a lender that lends one per loan; more is
+/// refused naming `flashloanToken`, saying `why`.
+fn one_loan(loans: &[(Address, U256)], at: &str, why: &str) -> Result<(Address, U256), ExecError> {
+    match loans {
+        [(token, amount)] => Ok((*token, *amount)),
+        _ => Err(BundleError::unroutable(format!("{at}.flashloanToken"), why).into()),
+    }
+}
+
 /// One token of a flash loan.
 struct Loan {
     token: Address,
@@ -905,8 +914,6 @@ impl<'a> Compiler<'a> {
             })
     }
 
-    /// Encodes a plan's single leg from slot `x`, advances the snapshot and
-    /// returns the output slot (the sum of a split's routes).
     /// The search request of a route action: what it buys is measured in
     /// the account, and a crossing goes only where the world proves both
     /// sides (CCTP, Stargate).
@@ -937,6 +944,8 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// Encodes a plan's single leg from slot `x`, advances the snapshot and
+    /// returns the output slot (the sum of a split's routes).
     fn emit_plan(&mut self, plan: Plan, x: In, at: &str) -> Result<In, ExecError> {
         let ctx = StepCtx {
             snapshot: &self.snapshot,
@@ -1562,13 +1571,11 @@ impl<'a> Compiler<'a> {
         adapter: &Deployment,
         at: &str,
     ) -> Result<Lender, ExecError> {
-        let &[(token, amount)] = loans else {
-            return Err(BundleError::unroutable(
-                format!("{at}.flashloanToken"),
-                "Enso's adapter borrows one token per Aave V3 flash loan (flashLoanSimple)",
-            )
-            .into());
-        };
+        let (token, amount) = one_loan(
+            loans,
+            at,
+            "Enso's adapter borrows one token per Aave V3 flash loan (flashLoanSimple)",
+        )?;
         let reserve = self.snapshot.pools().iter().find_map(|p| match &p.state {
             PoolState::Lending(l)
                 if p.chain == self.chain
@@ -1612,6 +1619,50 @@ impl<'a> Compiler<'a> {
             }],
             fee_terms: format!("Aave's {bps} bps premium"),
             name: "Aave V3".to_owned(),
+        })
+    }
+
+    /// Morpho Blue, as the adapter trusts it on this chain (the named one,
+    /// else the only one): one token per loan, for no fee, up to what it
+    /// holds of it.
+    fn morpho_lender(
+        &self,
+        loans: &[(Address, U256)],
+        primary: Option<Address>,
+        adapter: &Deployment,
+        at: &str,
+    ) -> Result<Lender, ExecError> {
+        use switchyard_catalog::FlashloanLender;
+        let (token, amount) = one_loan(loans, at, "Morpho Blue lends one token per flash loan")?;
+        let trusted = adapter.lenders.iter().find(|l| {
+            l.protocol == FlashloanLender::MORPHO && primary.is_none_or(|p| p == l.address)
+        });
+        let Some(morpho) = trusted.map(|l| l.address) else {
+            return Err(BundleError::unroutable(
+                at,
+                format!(
+                    "Enso's flash-loan adapter {:#x} trusts no Morpho Blue{} on chain {}",
+                    adapter.address,
+                    primary.map(|p| format!(" at {p:#x}")).unwrap_or_default(),
+                    self.chain
+                ),
+            )
+            .into());
+        };
+        let available = self
+            .state
+            .market
+            .lender_holdings
+            .iter()
+            .find(|h| h.chain_id == self.chain && h.address == morpho && h.token == token)
+            .map_or(U256::ZERO, |h| h.amount);
+        Ok(Lender {
+            protocol: FlashloanLender::MORPHO,
+            address: morpho,
+            data: alloy_sol_types::SolValue::abi_encode(&(morpho, token, amount)),
+            loans: vec![Loan { token, amount, fee: U256::ZERO, available }],
+            fee_terms: "no fee (Morpho Blue's flash loans are free)".to_owned(),
+            name: "Morpho Blue".to_owned(),
         })
     }
 
@@ -1816,11 +1867,12 @@ impl<'a> Compiler<'a> {
         let lender = match protocol {
             "aave-v3" => self.aave_lender(loans, primary, &adapter, at)?,
             "uniswap-v3" => self.uniswap_lender(loans, primary, &adapter, at)?,
+            "morpho-blue" => self.morpho_lender(loans, primary, &adapter, at)?,
             other => {
                 return Err(BundleError::unroutable(
                     at,
                     format!(
-                        "flash loans are built from Aave V3 and Uniswap V3 here, not {other}: their pools are the lenders the world holds"
+                        "flash loans are built from Aave V3, Uniswap V3 and Morpho Blue here, not {other}: theirs are the lenders the world holds"
                     ),
                 )
                 .into());

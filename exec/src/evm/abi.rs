@@ -1060,6 +1060,16 @@ sol! {
         function setEnforcedOptions(EnforcedOptionParam[] enforcedOptions) external;
     }
 
+    /// Morpho Blue (`@morpho-org/morpho-blue@1.0.0`'s source, compiled as
+    /// deployed): what the world and the flash loans use of it.
+    #[sol(all_derives)]
+    contract MorphoBlue {
+        constructor(address newOwner);
+        function owner() external view returns (address);
+        function flashLoan(address token, uint256 assets, bytes data) external;
+        event FlashLoan(address indexed caller, address indexed token, uint256 assets);
+    }
+
     /// `@stargatefinance/stg-evm-v2` `FeeLibV1` (npm).
     #[sol(all_derives)]
     contract StargateFeeLib {

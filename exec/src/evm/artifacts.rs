@@ -272,6 +272,10 @@ pub enum Artifact {
     StargateTokenMessaging,
     /// `@stargatefinance/stg-evm-v2@2.0.6` `FeeLibV1` (npm).
     StargateFeeLib,
+    /// `@morpho-org/morpho-blue@1.0.0` `Morpho` (npm source, compiled as
+    /// deployed by `contracts/published.mjs`); constructor
+    /// `(address newOwner)`.
+    MorphoBlue,
 }
 
 /// The 4-byte selectors of a contract's external functions.
@@ -320,7 +324,7 @@ struct ArtifactFile {
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Self; 88] = [
+    pub const ALL: [Self; 89] = [
         Self::TestErc20,
         Self::V3Swapper,
         Self::ReferenceVault,
@@ -409,6 +413,7 @@ impl Artifact {
         Self::StargatePoolNative,
         Self::StargateTokenMessaging,
         Self::StargateFeeLib,
+        Self::MorphoBlue,
     ];
 
     /// The contract's name (its file name under `contracts/artifacts/`, or
@@ -503,6 +508,7 @@ impl Artifact {
             Self::StargatePoolNative => "StargatePoolNative",
             Self::StargateTokenMessaging => "TokenMessaging",
             Self::StargateFeeLib => "FeeLibV1",
+            Self::MorphoBlue => "Morpho",
         }
     }
 
@@ -677,7 +683,8 @@ impl Artifact {
             | Self::StargatePoolMigratable
             | Self::StargatePoolNative
             | Self::StargateTokenMessaging
-            | Self::StargateFeeLib => return None,
+            | Self::StargateFeeLib
+            | Self::MorphoBlue => return None,
         })
     }
 
@@ -789,7 +796,7 @@ pub struct NpmArtifacts {
 /// Where each npm artifact lives under `node_modules`. A Balancer
 /// `bytecode/<Name>.json` holds only `creationCode`; its ABI is the bare
 /// array in the task's `abi/<Name>.json`.
-const NPM_FILES: [(Artifact, &str); 38] = [
+const NPM_FILES: [(Artifact, &str); 39] = [
     (Artifact::UniswapV2Factory, "@uniswap/v2-core/build/UniswapV2Factory.json"),
     (Artifact::UniswapV2Pair, "@uniswap/v2-core/build/UniswapV2Pair.json"),
     (
@@ -921,6 +928,7 @@ const NPM_FILES: [(Artifact, &str); 38] = [
         Artifact::StargateFeeLib,
         "@stargatefinance/stg-evm-v2/artifacts/src/feelibs/FeeLibV1.sol/FeeLibV1.json",
     ),
+    (Artifact::MorphoBlue, ".published/MorphoBlue.json"),
 ];
 
 /// One npm artifact: its initcode (library placeholders zeroed), the

@@ -1071,6 +1071,9 @@ impl<'a> ChainBuilder<'a> {
                 unbuilt.push((v.address, super::artifacts::error_chain(&e)));
             }
         }
+        for (at, e) in self.lenders(market) {
+            unbuilt.push((at, super::artifacts::error_chain(&e)));
+        }
         for p in self.catalog.positions().iter().filter(|p| p.chain_id == chain) {
             positions
                 .entry(p.address)
@@ -2494,6 +2497,35 @@ impl<'a> ChainBuilder<'a> {
     /// factory and wrapped native coin, then moved to their address), a V2
     /// fork's router and Enso's helpers from reference contracts. A
     /// contract that cannot be placed is listed.
+    /// Morpho Blue at each address the market says holds tokens on this
+    /// chain (its published source, compiled as deployed), holding them:
+    /// what its flash loans lend. Answers those that failed.
+    fn lenders(&mut self, market: &Market) -> Vec<(Address, WorldError)> {
+        let chain = self.chain;
+        let holdings: Vec<_> = market
+            .lender_holdings
+            .iter()
+            .filter(|h| h.chain_id == chain && h.protocol == "morpho-blue")
+            .collect();
+        let mut failed: Vec<(Address, WorldError)> = Vec::new();
+        for h in holdings {
+            if failed.iter().any(|(at, _)| *at == h.address) {
+                continue;
+            }
+            let placed = (|| {
+                if self.evm.code(h.address).is_empty() {
+                    let args = super::abi::MorphoBlue::constructorCall { newOwner: DEPLOYER };
+                    self.deploy_in_place(Artifact::MorphoBlue, &args.abi_encode(), h.address)?;
+                }
+                self.fund(h.token, h.address, h.amount)
+            })();
+            if let Err(e) = placed {
+                failed.push((h.address, e));
+            }
+        }
+        failed
+    }
+
     fn deployments(&mut self, snapshot: &MarketSnapshot) -> Vec<(Address, String)> {
         let catalog = self.catalog;
         let chain = self.chain;

@@ -296,8 +296,8 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 /// - concentrated-liquidity positions are minted (`depositclmm`, Uniswap
 ///   V3's position manager) but not redeemed: a position lives in the
 ///   position manager's storage, which the world does not hold;
-/// - flash loans from Aave V3 (one token) and Uniswap V3 pools (either
-///   coin or both) only, through Enso's router adapter; no withdrawals by
+/// - flash loans from Aave V3 and Morpho Blue (one token) and Uniswap V3
+///   pools (either coin or both) only, through Enso's router adapter; no withdrawals by
 ///   position id; a paymaster fee only pays back the gas of the user
 ///   operation this instance's backend submits (`ensowallet-v2` with
 ///   `executionMode=backend`, to its `operator_fee_receiver`);
@@ -310,9 +310,11 @@ fn call_arg(path: String, v: &V<'_>, current: usize) -> Result<CallArg, ApiError
 pub fn builds(protocol: &str, action: &str) -> bool {
     match action {
         "depositclmm" | "redeemclmm" => protocol == "uniswap-v3",
-        // From Aave V3's pools and Uniswap V3's, the lenders the world
-        // holds, through Enso's router adapter.
-        "flashloan" | "singletokenflashloan" => matches!(protocol, "aave-v3" | "uniswap-v3"),
+        // From Aave V3's pools, Uniswap V3's and Morpho Blue, the lenders
+        // the world holds, through Enso's router adapter.
+        "flashloan" | "singletokenflashloan" => {
+            matches!(protocol, "aave-v3" | "uniswap-v3" | "morpho-blue")
+        }
         "multioutsingledeposit" | "singlewithdrawwithpositionid" | "multiwithdraw" => false,
         // Through CCTP or a Stargate taxi, proven on both chains; CCIP and
         // Relay are not in the world.
@@ -423,8 +425,8 @@ pub fn builds_on(
         && match action {
             "depositclmm" => manager(),
             "redeemclmm" => followed && manager(),
-            // Enso's adapter on the chain, trusting an Aave V3 pool there,
-            // or the chain's Uniswap V3 factory.
+            // Enso's adapter on the chain, trusting an Aave V3 pool or a
+            // Morpho Blue there, or the chain's Uniswap V3 factory.
             "flashloan" | "singletokenflashloan" => catalog
                 .deployment(chain, switchyard_catalog::DeploymentRole::FlashloanRouterAdapter, None)
                 .is_some_and(|d| {
@@ -435,6 +437,7 @@ pub fn builds_on(
                         .map(|f| f.factory);
                     d.lenders.iter().any(|l| match protocol {
                         "aave-v3" => l.protocol == FlashloanLender::AAVE_V3,
+                        "morpho-blue" => l.protocol == FlashloanLender::MORPHO,
                         _ => {
                             l.protocol == FlashloanLender::UNISWAP_V3 && Some(l.address) == factory
                         }
