@@ -606,15 +606,18 @@ impl BridgeWatch {
         .await;
         let Some((compose_tx, _)) = ran else { return out };
         let Ok(Some(r)) = receipt_of(dest, compose_tx).await else { return out };
-        use switchyard_exec::evm::abi::ComposeReceiver as Composer;
-        let failed = r.logs.iter().find_map(|l| {
-            (l.address == composer
-                && l.topics.first() == Some(&Composer::ShortcutExecutionFailed::SIGNATURE_HASH))
-            .then(|| Composer::ShortcutExecutionFailed::abi_decode_data(&l.data).ok())
-            .flatten()
-            .filter(|(g, _)| *g == guid)
-            .map(|(_, e)| e)
-        });
+        let failed = r
+            .logs
+            .iter()
+            .find_map(|l| {
+                switchyard_exec::bridge::composer_outcome(
+                    (composer, guid),
+                    l.address,
+                    &l.topics,
+                    &l.data,
+                )
+            })
+            .flatten();
         let event = shortcut_event(&r, compose_tx, to).unwrap_or(ShortcutEvent {
             account_id: B256::ZERO,
             request_id: B256::ZERO,

@@ -120,6 +120,34 @@ pub fn deliver_cctp(
     Ok(out)
 }
 
+/// What Enso's composer at `composer` says of its shortcut for message
+/// `guid` in one log (`address`, `topics`, `data`): `Some(None)` it ran,
+/// `Some(Some(error))` it failed with `error` (and the composer paid the
+/// receiver what arrived); `None` for any other log.
+pub fn composer_outcome(
+    (composer, guid): (Address, alloy_primitives::B256),
+    address: Address,
+    topics: &[alloy_primitives::B256],
+    data: &[u8],
+) -> Option<Option<Bytes>> {
+    use crate::evm::abi::ComposeReceiver::{ShortcutExecutionFailed, ShortcutExecutionSuccessful};
+    use alloy_sol_types::SolEvent;
+    if address != composer {
+        return None;
+    }
+    match topics.first() {
+        Some(t) if *t == ShortcutExecutionSuccessful::SIGNATURE_HASH => {
+            let ran = ShortcutExecutionSuccessful::abi_decode_data(data).ok()?;
+            (ran.0 == guid).then_some(None)
+        }
+        Some(t) if *t == ShortcutExecutionFailed::SIGNATURE_HASH => {
+            let (g, error) = ShortcutExecutionFailed::abi_decode_data(data).ok()?;
+            (g == guid).then_some(Some(error))
+        }
+        _ => None,
+    }
+}
+
 /// Who executes LayerZero messages on the world's destination chains.
 pub const LZ_EXECUTOR: Address = address!("5eed00000000000000000000000000000000e7ec");
 
@@ -151,7 +179,7 @@ pub fn deliver_layerzero_with(
     debts: &[(Address, Address, U256)],
 ) -> Result<Vec<Delivery>, ExecError> {
     use crate::evm::{
-        abi::{ComposeReceiver, LzEndpointV2, LzSimpleMessageLib, StargatePool},
+        abi::{LzEndpointV2, LzSimpleMessageLib, StargatePool},
         layerzero::{self, Packet, Taxi},
     };
     use alloy_sol_types::SolCall;
@@ -276,11 +304,7 @@ pub fn deliver_layerzero_with(
                     failed(format!("not composed on chain {to}: {}", crate::simulate::describe(&e)))
                 })?;
             let outcome = ran.logs.iter().find_map(|l| {
-                let ok = ComposeReceiver::ShortcutExecutionSuccessful::decode_log(l).is_ok();
-                let failed = ComposeReceiver::ShortcutExecutionFailed::decode_log(l)
-                    .ok()
-                    .map(|e| e.data.error);
-                (l.address == composed.to && (ok || failed.is_some())).then_some(failed)
+                composer_outcome((composed.to, composed.guid), l.address, l.topics(), &l.data.data)
             });
             match outcome {
                 Some(None) => {}
