@@ -402,6 +402,37 @@ await test("getBundleData borrows a flash loan from a Uniswap V3 pool (flashloan
   assert(r.tx.to.toLowerCase() === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", JSON.stringify(r.tx));
 });
 
+await test("getBundleData borrows a flash loan from Morpho Blue (flashloan, no fee)", async () => {
+  const r = await client.getBundleData(
+    { chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", routingStrategy: "router" },
+    [{
+      protocol: "morpho-blue", action: "flashloan",
+      args: {
+        flashloanToken: USDC, flashloanAmount: "1000000000", tokenOut: USDC,
+        callback: [{ protocol: "enso", action: "balance", args: { token: USDC } }],
+      },
+    }],
+  );
+  check(r, { bundle: ["array", "object"], tx: TX_SHAPE, "gas?": "string", "amountsOut?": "object", createdAt: "number" });
+  assert(r.tx.to.toLowerCase() === "0xf75584ef6673ad213a685a1b58cc0330b8ea22cf", JSON.stringify(r.tx));
+  assert(BigInt(r.tx.value) === 0n, r.tx.value);
+});
+
+await test("getBundleData routes across chains and swaps on arrival (a route action by a Stargate taxi)", async () => {
+  const WETH_ARB = "0x82af49447d8a07e3bd95bd0d56f35241523fbab1";
+  const r = await client.getBundleData(
+    { chainId: 1, fromAddress: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045", routingStrategy: "router" },
+    [{
+      protocol: "enso", action: "route",
+      args: { tokenIn: USDC, tokenOut: WETH_ARB, amountIn: "5000000000", destinationChainId: 42161, receiver: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045" },
+    }],
+  );
+  check(r, { bundle: ["array", "object"], tx: TX_SHAPE, "gas?": "string", amountsOut: "object", createdAt: "number" });
+  const out = Object.fromEntries(Object.entries(r.amountsOut).map(([k, v]) => [k.toLowerCase(), v]));
+  assert(BigInt(out[WETH_ARB]) > 0n && Object.keys(out).length === 1, JSON.stringify(r.amountsOut));
+  assert(BigInt(r.tx.value) > 0n, "LayerZero's fee rides with the transaction");
+});
+
 await test("getBundleData bridges ETH through Stargate with a callback and its callbackValue", async () => {
   const ETH = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
   const WETH_BASE = "0x4200000000000000000000000000000000000006";
