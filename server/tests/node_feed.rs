@@ -1372,6 +1372,24 @@ fn a_backend_route_runs_as_a_user_operation_through_the_nodes_entry_point() {
     // node: no initCode, the EntryPoint's nonce 1), and spends its own USDC
     // (spender = the account) back into DAI, which it keeps.
     let spend = usdc(account);
+    // Quoted on the pools as the first operation left them. The feed
+    // publishes a block's head before the pools its logs touched are read
+    // again, so a quote of that block may still see them as before: one
+    // block more is mined, and the quote waited for is of that block or
+    // later (the feed follows blocks in order).
+    node.rpc("evm_mine", json!([]));
+    let settled = node.block_number();
+    // Each source publishes its own pools (the factories', the listed
+    // ones): every one of chain 1's has reached that block.
+    wait_for("every source of chain 1 at the settled block", 30, || {
+        let metrics = http(&server.addr, "GET", "/metrics", "", "").unwrap_or_default().1;
+        let heads: Vec<u64> = metrics
+            .lines()
+            .filter(|l| l.starts_with("switchyard_feed_head_block{chain=\"1\""))
+            .filter_map(|l| l.rsplit(' ').next()?.parse().ok())
+            .collect();
+        !heads.is_empty() && heads.iter().all(|h| *h >= settled)
+    });
     let path = format!(
         "/api/v1/shortcuts/route?chainId=1&fromAddress={me:#x}&tokenIn={USDC:#x}&amountIn={spend}&tokenOut={DAI:#x}&routingStrategy=ensowallet-v2&executionMode=backend&spender={account:#x}"
     );
@@ -1380,8 +1398,10 @@ fn a_backend_route_runs_as_a_user_operation_through_the_nodes_entry_point() {
         wait_for("the second operation, on the deployed account", 30, || {
             answer = http(&server.addr, "GET", &path, &server.key, "").unwrap_or_default();
             answer.0 == 200
-                && serde_json::from_str::<Value>(&answer.1)
-                    .is_ok_and(|r| r["userOp"]["nonce"] == json!("0x1"))
+                && serde_json::from_str::<Value>(&answer.1).is_ok_and(|r| {
+                    r["userOp"]["nonce"] == json!("0x1")
+                        && r["createdAt"].as_u64().is_some_and(|b| b >= settled)
+                })
         })
     }));
     assert!(waited.is_ok(), "{answer:?}");
