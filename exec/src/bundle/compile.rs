@@ -568,10 +568,7 @@ impl<'a> Compiler<'a> {
                     route, floor,
                 ))
             }
-            None => encode::route::MinAmountLd::OfSent {
-                off_bps: route.fee_bps.saturating_add(BRIDGED_SLIPPAGE_BPS),
-                less: crate::evm::layerzero::shared_unit(route.decimals_in) * U256::from(2u8),
-            },
+            None => encode::route::MinAmountLd::off_sent(route, BRIDGED_SLIPPAGE_BPS),
         };
         let (to, extra_options, compose, callback) = match arrival {
             Some((composer, options, message, a)) => (composer, options, message, Some(a)),
@@ -1186,10 +1183,7 @@ impl<'a> Compiler<'a> {
                 (true, None, _) => encode::route::MinAmountLd::Fixed(crate::route::stargate_min(
                     self.state, &crossing, min_out,
                 )),
-                (false, _, Some(r)) => encode::route::MinAmountLd::OfSent {
-                    off_bps: r.fee_bps.saturating_add(bps),
-                    less: crate::evm::layerzero::shared_unit(r.decimals_in) * U256::from(2u8),
-                },
+                (false, _, Some(r)) => encode::route::MinAmountLd::off_sent(&r, bps),
                 (false, _, None) => encode::route::MinAmountLd::Fixed(U256::ZERO),
             };
         let e = self.external.entry(NATIVE_TOKEN).or_default();

@@ -447,6 +447,18 @@ pub(crate) enum MinAmountLd {
     },
 }
 
+impl MinAmountLd {
+    /// The run-time minimum of a taxi through `route` that allows
+    /// `slippage_bps` besides the pool's fee: [`Self::OfSent`] with two
+    /// shared units off (the dust the pool leaves, its fee's rounding up).
+    pub(crate) fn off_sent(route: &switchyard_kernel::BridgeRoute, slippage_bps: u32) -> Self {
+        Self::OfSent {
+            off_bps: route.fee_bps.saturating_add(slippage_bps),
+            less: crate::evm::layerzero::shared_unit(route.decimals_in) * U256::from(2u8),
+        }
+    }
+}
+
 #[cfg(test)]
 impl MinAmountLd {
     /// The minimum for `sent`, as the program computes it.
@@ -1508,7 +1520,8 @@ mod tests {
                 send_confirmations: None,
             };
             let unit = crate::evm::layerzero::shared_unit(decimals);
-            let min = MinAmountLd::OfSent { off_bps: 6 + 50, less: unit * U256::from(2u8) };
+            let min = MinAmountLd::off_sent(&route, 50);
+            assert_eq!(min, MinAmountLd::OfSent { off_bps: 6 + 50, less: unit * U256::from(2u8) });
             let mut sent = U256::from(1u8);
             let mut k = 0u64;
             while sent < U256::from(10u128.pow(30)) {
