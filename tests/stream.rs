@@ -255,3 +255,92 @@ async fn websocket_subscriptions_push_quotes_and_answer_errors() {
     assert!(next().await.is_none(), "a message after unsubscribing");
     server.abort();
 }
+
+/// A WebSocket through the binary's own accept loop: the upgrade goes
+/// through, the upgraded connection keeps its place under the connection
+/// cap until it closes, and a stopping server sends it a close frame
+/// (1001, going away) instead of holding its drain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_websocket_holds_its_place_under_the_cap_and_is_closed_at_shutdown() {
+    use futures_util::{SinkExt as _, StreamExt as _};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio_tungstenite::tungstenite::{
+        Message, client::IntoClientRequest as _, protocol::frame::coding::CloseCode,
+    };
+
+    let env = common::start("ws-listener");
+    let limits = switchyard_server::listener::ConnectionLimits {
+        max_connections: 1,
+        header_timeout: Duration::from_secs(5),
+        shutdown_drain: Duration::from_secs(20),
+    };
+    let (addr, stop, handle) = common::serve_with(&env.state, limits).await;
+    let connect = async || {
+        let mut req = format!("ws://{addr}/api/v1/ws").into_client_request().expect("request");
+        req.headers_mut().insert(
+            header::AUTHORIZATION,
+            format!("Bearer {}", env.fast_key).parse().expect("header"),
+        );
+        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("upgrade");
+        let sub = serde_json::json!({"op": "subscribe", "id": "a", "quote": {
+            "chainId": 1,
+            "tokenIn": "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+            "tokenOut": "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+            "amountIn": "5000000000"
+        }});
+        ws.send(Message::Text(sub.to_string().into())).await.expect("subscribe");
+        let first = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("the first quote in time")
+            .expect("a message")
+            .expect("a frame");
+        let first: Value = serde_json::from_str(first.to_text().expect("text")).expect("json");
+        assert_eq!(first["id"], "a", "{first}");
+        assert!(first["quote"]["amountOut"].as_str().is_some(), "{first}");
+        ws
+    };
+    // The only place is the WebSocket's: one more connection is closed at
+    // once, unanswered.
+    let mut ws = connect().await;
+    let health = async || {
+        let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .expect("write");
+        let mut out = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut out)).await;
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    assert_eq!(health().await, "", "a connection over the cap is answered");
+    // Closed by the client: the place is free again.
+    ws.close(None).await.expect("close");
+    drop(ws);
+    let mut answered = String::new();
+    for _ in 0..40 {
+        answered = health().await;
+        if !answered.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(answered.starts_with("HTTP/1.1 200"), "after the WebSocket closed: {answered:?}");
+
+    // Stopping: the session is closed with 1001 at once, and the drain
+    // does not wait for it.
+    let mut ws = connect().await;
+    let t = std::time::Instant::now();
+    stop.send(()).expect("the server runs");
+    let close = loop {
+        match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+            Ok(Some(Ok(Message::Close(frame)))) => break frame,
+            Ok(Some(Ok(_))) => continue,
+            other => panic!("no close frame: {other:?}"),
+        }
+    };
+    assert_eq!(close.map(|f| f.code), Some(CloseCode::Away));
+    tokio::time::timeout(Duration::from_secs(5), handle)
+        .await
+        .expect("the server drains without waiting for the WebSocket")
+        .expect("the accept loop ends");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}

@@ -14,6 +14,11 @@
 //!   flight (idle, or still sending headers) is closed at once, and the
 //!   others finish their responses (keep-alive off) within
 //!   `shutdown_drain`, after which the rest are closed.
+//!
+//! A connection upgraded to a WebSocket leaves hyper, but not the cap: the
+//! request carries an [`Upgraded`] that the session holds until it ends,
+//! with it the connection's place, and through it the session learns of
+//! shutdown.
 
 use std::{
     future::Future,
@@ -86,13 +91,17 @@ pub async fn serve(
             drop(stream);
             continue;
         };
-        let permit = Open::new(permit);
+        let permit = Arc::new(Open::new(permit));
         let _ = stream.set_nodelay(true);
         let active = Arc::new(AtomicUsize::new(0));
         let service = {
             let (router, active) = (router.clone(), Arc::clone(&active));
-            hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+            let upgraded = Upgraded { _open: Arc::clone(&permit), stop: stop_rx.clone() };
+            hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
                 let (router, active) = (router.clone(), Arc::clone(&active));
+                if req.headers().contains_key(axum::http::header::UPGRADE) {
+                    req.extensions_mut().insert(upgraded.clone());
+                }
                 async move {
                     let guard = InFlight::new(active);
                     let response = tower::ServiceExt::oneshot(router, req.map(Body::new)).await;
@@ -101,7 +110,7 @@ pub async fn serve(
                 }
             })
         };
-        let conn = http.serve_connection(TokioIo::new(stream), service);
+        let conn = http.serve_connection(TokioIo::new(stream), service).with_upgrades();
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {
             let _permit = permit;
@@ -154,6 +163,28 @@ impl Open {
 impl Drop for Open {
     fn drop(&mut self) {
         metrics::gauge!(crate::metrics::OPEN_CONNECTIONS).decrement(1.0);
+    }
+}
+
+/// What a request asking to upgrade its connection carries (as a request
+/// extension): the connection's place under the cap, held by whoever takes
+/// the upgraded connection until it closes, and the server's stop signal.
+#[derive(Clone)]
+pub struct Upgraded {
+    _open: Arc<Open>,
+    stop: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Upgraded {
+    /// Resolves once the server is shutting down.
+    pub async fn stopping(&mut self) {
+        let _ = self.stop.wait_for(|s| *s).await;
+    }
+}
+
+impl std::fmt::Debug for Upgraded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upgraded").finish_non_exhaustive()
     }
 }
 

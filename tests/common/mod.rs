@@ -95,14 +95,35 @@ pub fn npm_ci(dir: &std::path::Path, installed: &str) {
 }
 
 /// The app over `state` served on a free loopback port (a real socket, for
-/// clients outside the process or upgrades); abort the handle to stop it.
-pub async fn serve(
+/// clients outside the process or upgrades) through the binary's own
+/// accept loop; abort the handle to stop it.
+pub async fn serve(state: &AppState) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    serve_until(state, Default::default(), std::future::pending()).await
+}
+
+/// [`serve`] with `limits`: the sender starts the accept loop's shutdown,
+/// and the handle ends when it has drained.
+pub async fn serve_with(
     state: &AppState,
-) -> (std::net::SocketAddr, tokio::task::JoinHandle<std::io::Result<()>>) {
+    limits: switchyard_server::listener::ConnectionLimits,
+) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (addr, handle) = serve_until(state, limits, async {
+        let _ = stopped.await;
+    })
+    .await;
+    (addr, stop, handle)
+}
+
+async fn serve_until(
+    state: &AppState,
+    limits: switchyard_server::listener::ConnectionLimits,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     let app = switchyard_server::app(state.clone());
-    (addr, tokio::spawn(async move { axum::serve(listener, app).await }))
+    (addr, tokio::spawn(switchyard_server::listener::serve(listener, app, limits, shutdown)))
 }
 
 /// The node package under `tests/<name>`, installed (`npm ci` unless

@@ -223,6 +223,7 @@ pub async fn quote_stream(
 pub async fn ws(
     State(s): State<AppState>,
     Extension(key): Extension<AuthedKey>,
+    held: Option<Extension<crate::listener::Upgraded>>,
     upgrade: Result<
         axum::extract::ws::WebSocketUpgrade,
         axum::extract::ws::rejection::WebSocketUpgradeRejection,
@@ -244,7 +245,7 @@ pub async fn ws(
     })?;
     Ok(upgrade
         .max_message_size(crate::ws::MAX_MESSAGE)
-        .on_upgrade(move |socket| crate::ws::session(socket, s, key.0)))
+        .on_upgrade(move |socket| crate::ws::session(socket, s, key.0, held.map(|h| h.0))))
 }
 
 /// Most quotes in one batch.
