@@ -4,8 +4,15 @@
 //!
 //! ```text
 //! stream_fanout --addr 127.0.0.1:18095 --key sy_… --pid 1234 \
-//!   [--subscribers 1000] [--distinct 100] [--seconds 30] [--stall 0|1]
+//!   [--subscribers 1000] [--distinct 100] [--seconds 30] [--stall 0|1] \
+//!   [--ws 0|CONNECTIONS]
 //! ```
+//!
+//! With `--ws N`, the subscribers are subscriptions over N WebSocket
+//! connections of `/api/v1/ws` (subscriber k on connection k mod N), where
+//! one connection carries many subscriptions and a block's messages share
+//! its writes; without it, each subscriber is its own server-sent-event
+//! connection.
 //!
 //! Printed:
 //! - the server's RSS before and after the subscribers connected, per
@@ -20,7 +27,8 @@
 //!   subscriber's event for it), the same per block;
 //! - per block, the spread between the first and the last subscriber
 //!   receiving its events (client side), p50 and p99 over the blocks;
-//! - with `--stall 1`, one more subscriber that never reads its stream.
+//! - with `--stall 1`, one more subscriber that never reads its stream
+//!   (with `--ws`, one more connection with one subscription, never read).
 
 use std::{
     collections::BTreeMap,
@@ -40,8 +48,12 @@ struct Arrivals {
     events: u64,
 }
 
+fn amount(k: usize, distinct: usize) -> u64 {
+    1_000_000_000u64 + (k % distinct) as u64 * 7_919_000
+}
+
 fn path(k: usize, distinct: usize) -> String {
-    let amount = 1_000_000_000u64 + (k % distinct) as u64 * 7_919_000;
+    let amount = amount(k, distinct);
     format!(
         "/api/v1/shortcuts/quote/stream?chainId=1&tokenIn=0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48&tokenOut=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2&amountIn={amount}"
     )
@@ -57,6 +69,38 @@ async fn get(addr: &str, path: &str, key: &str) -> hyper::Response<hyper::body::
         .body(Empty::<Bytes>::new())
         .expect("request");
     send.send_request(req).await.expect("answer")
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+/// A WebSocket connection to `/api/v1/ws`, subscribed to subscribers
+/// `ks`' quotes (ids `s<k>`).
+async fn ws_subscribed(addr: &str, key: &str, ks: &[usize], distinct: usize) -> Ws {
+    use futures_util::SinkExt as _;
+    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest as _};
+    let mut req = format!("ws://{addr}/api/v1/ws").into_client_request().expect("request");
+    req.headers_mut().insert("authorization", format!("Bearer {key}").parse().expect("header"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("upgrade");
+    for &k in ks {
+        let sub = serde_json::json!({"op": "subscribe", "id": format!("s{k}"), "quote": {
+            "chainId": 1,
+            "tokenIn": "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+            "tokenOut": "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+            "amountIn": amount(k, distinct).to_string(),
+        }});
+        ws.send(Message::Text(sub.to_string().into())).await.expect("subscribe");
+    }
+    ws
+}
+
+/// Counts an event of `block` arriving now.
+fn arrived(blocks: &Mutex<BTreeMap<u64, Arrivals>>, block: u64) {
+    let now = Instant::now();
+    let mut m = blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let a = m.entry(block).or_default();
+    a.first = Some(a.first.map_or(now, |f| f.min(now)));
+    a.last = Some(a.last.map_or(now, |l| l.max(now)));
+    a.events += 1;
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -121,11 +165,48 @@ fn pct(mut v: Vec<f64>, q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
+/// Subscribes `subscribers` over `conns` WebSocket connections and reads
+/// them: each subscription's first message counts it connected, every
+/// later one an arrival of its block.
+async fn follow_ws(
+    addr: &str,
+    key: &str,
+    subscribers: usize,
+    distinct: usize,
+    conns: usize,
+    blocks: &Arc<Mutex<BTreeMap<u64, Arrivals>>>,
+    connected: &Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use futures_util::StreamExt as _;
+    use tokio_tungstenite::tungstenite::Message;
+    for c in 0..conns {
+        let ks: Vec<usize> = (c..subscribers).step_by(conns).collect();
+        let mut ws = ws_subscribed(addr, key, &ks, distinct).await;
+        let (blocks, connected) = (Arc::clone(blocks), Arc::clone(connected));
+        tokio::spawn(async move {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(Ok(m)) = ws.next().await {
+                let Message::Text(t) = m else { continue };
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(&t) else { continue };
+                let (Some(id), Some(block)) = (v["id"].as_str(), v["blockNumber"].as_u64()) else {
+                    panic!("not a quote: {t}");
+                };
+                if seen.insert(id.to_string()) {
+                    connected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                } else {
+                    arrived(&blocks, block);
+                }
+            }
+        });
+    }
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 1)]
 async fn main() {
     let mut args = std::env::args().skip(1);
     let (mut addr, mut key, mut pid) = (String::new(), String::new(), 0u32);
     let (mut subscribers, mut distinct, mut seconds, mut stall) = (1000usize, 100usize, 30u64, 0u8);
+    let mut ws = 0usize;
     while let (Some(flag), Some(v)) = (args.next(), args.next()) {
         match flag.as_str() {
             "--addr" => addr = v,
@@ -135,6 +216,7 @@ async fn main() {
             "--distinct" => distinct = v.parse().expect("--distinct"),
             "--seconds" => seconds = v.parse().expect("--seconds"),
             "--stall" => stall = v.parse().expect("--stall"),
+            "--ws" => ws = v.parse().expect("--ws"),
             _ => panic!("unknown flag {flag}"),
         }
     }
@@ -142,10 +224,20 @@ async fn main() {
     let connected = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let rss_before = rss_kib(pid);
     // A stalled consumer: subscribes and never reads its body.
-    let _stalled = if stall > 0 { Some(get(&addr, &path(0, distinct), &key).await) } else { None };
-    let half = subscribers / 2;
-    let mut rss_half = 0;
-    for k in 0..subscribers {
+    let _stalled =
+        if stall > 0 && ws == 0 { Some(get(&addr, &path(0, distinct), &key).await) } else { None };
+    let _stalled_ws = if stall > 0 && ws > 0 {
+        Some(ws_subscribed(&addr, &key, &[0], distinct).await)
+    } else {
+        None
+    };
+    if ws > 0 {
+        follow_ws(&addr, &key, subscribers, distinct, ws, &blocks, &connected).await;
+    }
+    let half = if ws > 0 { 0 } else { subscribers / 2 };
+    // With `--ws` every subscriber is in the "second half".
+    let mut rss_half = rss_before;
+    for k in (0..subscribers).filter(|_| ws == 0) {
         if k == half {
             // Every distinct quote has its computation by now: what the
             // second half adds is the subscribers alone.
@@ -175,13 +267,7 @@ async fn main() {
                         continue;
                     }
                     if let Some(b) = block {
-                        let now = Instant::now();
-                        let mut m =
-                            blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                        let a = m.entry(b).or_default();
-                        a.first = Some(a.first.map_or(now, |f| f.min(now)));
-                        a.last = Some(a.last.map_or(now, |l| l.max(now)));
-                        a.events += 1;
+                        arrived(&blocks, b);
                     }
                 }
             }
@@ -207,7 +293,8 @@ async fn main() {
     let (r50, r50i, rounds) = quantile(&rounds_before, &rounds_after, 0.5);
     let (r99, r99i, _) = quantile(&rounds_before, &rounds_after, 0.99);
     println!(
-        "{subscribers} subscribers over {distinct} quotes{}: RSS {:.1} → {:.1} MiB ({:.1} KiB per subscriber; the second half {:.1} KiB each); {} blocks with events, {events} events in {seconds} s; server push p50 ≤ {:.1} ms (≈ {:.1}), p99 ≤ {:.1} ms (≈ {:.1}) ({n} pushes); to a block's last push p50 ≤ {:.1} ms (≈ {:.1}), p99 ≤ {:.1} ms (≈ {:.1}) ({rounds} blocks); first-to-last subscriber per block p50 {:.1} ms, p99 {:.1} ms",
+        "{subscribers} subscribers{} over {distinct} quotes{}: RSS {:.1} → {:.1} MiB ({:.1} KiB per subscriber; the second half {:.1} KiB each); {} blocks with events, {events} events in {seconds} s; server push p50 ≤ {:.1} ms (≈ {:.1}), p99 ≤ {:.1} ms (≈ {:.1}) ({n} pushes); to a block's last push p50 ≤ {:.1} ms (≈ {:.1}), p99 ≤ {:.1} ms (≈ {:.1}) ({rounds} blocks); first-to-last subscriber per block p50 {:.1} ms, p99 {:.1} ms",
+        if ws > 0 { format!(" (WebSocket, {ws} connections)") } else { String::new() },
         if stall > 0 { ", one stalled consumer" } else { "" },
         rss_before as f64 / 1024.0,
         rss_after as f64 / 1024.0,
