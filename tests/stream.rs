@@ -344,3 +344,49 @@ async fn a_websocket_holds_its_place_under_the_cap_and_is_closed_at_shutdown() {
         .expect("the accept loop ends");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }
+
+/// A quote stream through the binary's own accept loop ends when the
+/// server stops, so the shutdown's drain does not wait for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_ends_when_the_server_stops() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let env = common::start("sse-listener");
+    let limits = switchyard_server::listener::ConnectionLimits {
+        max_connections: 8,
+        header_timeout: Duration::from_secs(5),
+        shutdown_drain: Duration::from_secs(20),
+    };
+    let (addr, stop, handle) = common::serve_with(&env.state, limits).await;
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let req = format!(
+        "GET {QUOTE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
+        env.fast_key
+    );
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 8192];
+    while !String::from_utf8_lossy(&seen).contains("event: quote") {
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut buf))
+            .await
+            .expect("the first event in time")
+            .expect("read");
+        assert!(n > 0, "closed before the first event: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let t = std::time::Instant::now();
+    stop.send(()).expect("the server runs");
+    // The stream's body ends (chunked encoding's last chunk) and the
+    // connection closes.
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut rest))
+        .await
+        .expect("the stream ends at shutdown")
+        .expect("read");
+    assert!(String::from_utf8_lossy(&rest).ends_with("0\r\n\r\n"), "{:?}", rest);
+    tokio::time::timeout(Duration::from_secs(5), handle)
+        .await
+        .expect("the server drains without waiting for the stream")
+        .expect("the accept loop ends");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}

@@ -18,7 +18,8 @@
 //! A connection upgraded to a WebSocket leaves hyper, but not the cap: the
 //! request carries an [`Upgraded`] that the session holds until it ends,
 //! with it the connection's place, and through it the session learns of
-//! shutdown.
+//! shutdown. Every request carries [`Stopping`], which ends the responses
+//! that would not end by themselves (quote streams) when the server stops.
 
 use std::{
     future::Future,
@@ -96,9 +97,10 @@ pub async fn serve(
         let active = Arc::new(AtomicUsize::new(0));
         let service = {
             let (router, active) = (router.clone(), Arc::clone(&active));
-            let upgraded = Upgraded { _open: Arc::clone(&permit), stop: stop_rx.clone() };
+            let upgraded = Upgraded { _open: Arc::clone(&permit), stop: Stopping(stop_rx.clone()) };
             hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
                 let (router, active) = (router.clone(), Arc::clone(&active));
+                req.extensions_mut().insert(upgraded.stop.clone());
                 if req.headers().contains_key(axum::http::header::UPGRADE) {
                     req.extensions_mut().insert(upgraded.clone());
                 }
@@ -172,13 +174,26 @@ impl Drop for Open {
 #[derive(Clone)]
 pub struct Upgraded {
     _open: Arc<Open>,
-    stop: tokio::sync::watch::Receiver<bool>,
+    stop: Stopping,
 }
 
 impl Upgraded {
     /// Resolves once the server is shutting down.
     pub async fn stopping(&mut self) {
-        let _ = self.stop.wait_for(|s| *s).await;
+        self.stop.clone().wait().await;
+    }
+}
+
+/// The server's stop signal, on every request (as an extension): a
+/// response that would never end by itself (a quote stream) ends with it,
+/// and the shutdown's drain does not wait for it.
+#[derive(Clone, Debug)]
+pub struct Stopping(tokio::sync::watch::Receiver<bool>);
+
+impl Stopping {
+    /// Resolves once the server is shutting down.
+    pub async fn wait(mut self) {
+        let _ = self.0.wait_for(|s| *s).await;
     }
 }
 

@@ -360,11 +360,13 @@ impl Follower {
 
 /// The server-sent event frames of one subscriber: its events, and a
 /// heartbeat comment every [`HEARTBEAT`]; the stream ends after an error
-/// event.
+/// event, or when the server stops (`stop`, from the accept loop; a
+/// client's `EventSource` reconnects, to another replica if there is one).
 pub fn frames(
     engine: EngineHandle,
     key: Arc<KeyRecord>,
     sub: Subscription,
+    stop: Option<crate::listener::Stopping>,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
     let events =
         futures_util::stream::unfold(Follower::new(engine, key, sub), |mut f| async move {
@@ -375,23 +377,28 @@ pub fn frames(
             };
             Some((frame, f))
         });
-    with_heartbeat(events)
+    with_heartbeat(events, stop)
 }
 
-/// `events`, with a heartbeat every [`HEARTBEAT`] from now.
-fn with_heartbeat<S: Stream<Item = Bytes>>(events: S) -> Frames<S> {
+/// `events`, with a heartbeat every [`HEARTBEAT`] from now, until `stop`.
+fn with_heartbeat<S: Stream<Item = Bytes>>(
+    events: S,
+    stop: Option<crate::listener::Stopping>,
+) -> Frames<S> {
     let start = tokio::time::Instant::now() + HEARTBEAT;
     let mut beat = tokio::time::interval_at(start, HEARTBEAT);
     beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    Frames { events: Box::pin(events), beat }
+    let stop = stop.map(|s| Box::pin(s.wait()) as Pin<Box<dyn Future<Output = ()> + Send>>);
+    Frames { events: Box::pin(events), beat, stop }
 }
 
 /// Events, with a heartbeat between them on a fixed interval (not reset by
 /// each event: a subscriber's timer is touched every 15 s, not every
-/// block).
+/// block), ending when the server stops.
 struct Frames<S> {
     events: Pin<Box<S>>,
     beat: tokio::time::Interval,
+    stop: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
 }
 
 impl<S: Stream<Item = Bytes>> Stream for Frames<S> {
@@ -399,6 +406,9 @@ impl<S: Stream<Item = Bytes>> Stream for Frames<S> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if this.stop.as_mut().is_some_and(|s| s.as_mut().poll(cx).is_ready()) {
+            return Poll::Ready(None);
+        }
         if let Poll::Ready(frame) = this.events.as_mut().poll_next(cx) {
             return Poll::Ready(frame.map(Ok));
         }
@@ -424,7 +434,7 @@ mod tests {
                 |mut rx| async move { rx.recv().await.map(|b| (b, rx)) },
             );
         let start = tokio::time::Instant::now();
-        let mut frames = std::pin::pin!(with_heartbeat(events));
+        let mut frames = std::pin::pin!(with_heartbeat(events, None));
         tokio::time::advance(Duration::from_secs(10)).await;
         tx.send(Bytes::from_static(b"event: quote\n\n")).expect("open");
         let first = frames.next().await.expect("a frame").expect("infallible");

@@ -198,6 +198,7 @@ pub(crate) fn quote_response(
 pub async fn quote_stream(
     State(s): State<AppState>,
     Extension(key): Extension<AuthedKey>,
+    stop: Option<Extension<crate::listener::Stopping>>,
     raw: RawQuery,
 ) -> Result<impl axum::response::IntoResponse, ApiError> {
     let q = query(&raw)?;
@@ -206,7 +207,7 @@ pub async fn quote_stream(
     check_tokens(&catalog, &req)?;
     let slot = s.streams.reserve(&key.0, s.settings.stream_subscriptions_per_key)?;
     let sub = s.streams.subscribe(&s.engine, quote_request(&req), quote_id::canonical(&req), slot);
-    let frames = crate::stream::frames(s.engine, key.0, sub);
+    let frames = crate::stream::frames(s.engine, key.0, sub, stop.map(|s| s.0));
     Ok((
         [
             (axum::http::header::CONTENT_TYPE, "text/event-stream"),
