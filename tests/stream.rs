@@ -256,6 +256,16 @@ async fn websocket_subscriptions_push_quotes_and_answer_errors() {
     server.abort();
 }
 
+/// Accept-loop limits whose shutdown drain (20 s) is far longer than a
+/// test waits: a shutdown that ends in time did not wait for the drain.
+fn drained_slowly(max_connections: usize) -> switchyard_server::listener::ConnectionLimits {
+    switchyard_server::listener::ConnectionLimits {
+        max_connections,
+        header_timeout: Duration::from_secs(5),
+        shutdown_drain: Duration::from_secs(20),
+    }
+}
+
 /// A WebSocket through the binary's own accept loop: the upgrade goes
 /// through, the upgraded connection keeps its place under the connection
 /// cap until it closes, and a stopping server sends it a close frame
@@ -269,12 +279,7 @@ async fn a_websocket_holds_its_place_under_the_cap_and_is_closed_at_shutdown() {
     };
 
     let env = common::start("ws-listener");
-    let limits = switchyard_server::listener::ConnectionLimits {
-        max_connections: 1,
-        header_timeout: Duration::from_secs(5),
-        shutdown_drain: Duration::from_secs(20),
-    };
-    let (addr, stop, handle) = common::serve_with(&env.state, limits).await;
+    let (addr, stop, handle) = common::serve_with(&env.state, drained_slowly(1)).await;
     let connect = async || {
         let mut req = format!("ws://{addr}/api/v1/ws").into_client_request().expect("request");
         req.headers_mut().insert(
@@ -352,12 +357,7 @@ async fn a_stream_ends_when_the_server_stops() {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
     let env = common::start("sse-listener");
-    let limits = switchyard_server::listener::ConnectionLimits {
-        max_connections: 8,
-        header_timeout: Duration::from_secs(5),
-        shutdown_drain: Duration::from_secs(20),
-    };
-    let (addr, stop, handle) = common::serve_with(&env.state, limits).await;
+    let (addr, stop, handle) = common::serve_with(&env.state, drained_slowly(8)).await;
     let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let req = format!(
         "GET {QUOTE} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
