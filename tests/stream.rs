@@ -281,12 +281,23 @@ async fn a_websocket_holds_its_place_under_the_cap_and_is_closed_at_shutdown() {
     let env = common::start("ws-listener");
     let (addr, stop, handle) = common::serve_with(&env.state, drained_slowly(1)).await;
     let connect = async || {
-        let mut req = format!("ws://{addr}/api/v1/ws").into_client_request().expect("request");
-        req.headers_mut().insert(
-            header::AUTHORIZATION,
-            format!("Bearer {}", env.fast_key).parse().expect("header"),
-        );
-        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("upgrade");
+        // The connection before may still hold the only place for a
+        // moment after the client sees it closed: refused handshakes are
+        // tried again, for up to 2 s.
+        let mut ws = None;
+        for _ in 0..40 {
+            let mut req = format!("ws://{addr}/api/v1/ws").into_client_request().expect("request");
+            req.headers_mut().insert(
+                header::AUTHORIZATION,
+                format!("Bearer {}", env.fast_key).parse().expect("header"),
+            );
+            if let Ok((w, _)) = tokio_tungstenite::connect_async(req).await {
+                ws = Some(w);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut ws = ws.expect("upgraded within 2 s");
         let sub = serde_json::json!({"op": "subscribe", "id": "a", "quote": {
             "chainId": 1,
             "tokenIn": "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
