@@ -178,9 +178,9 @@ pub struct Upgraded {
 }
 
 impl Upgraded {
-    /// Resolves once the server is shutting down.
-    pub async fn stopping(&mut self) {
-        self.stop.clone().wait().await;
+    /// The server's stop signal.
+    pub fn stop(&self) -> Stopping {
+        self.stop.clone()
     }
 }
 

@@ -78,27 +78,23 @@ pub async fn session(
         }
     });
     let mut subs: HashMap<String, JoinHandle<()>> = HashMap::new();
-    // Holds the connection's place until the session ends, and gives it
-    // back with the stop once the server stops.
-    let stopping = async move {
-        match held {
-            Some(mut h) => {
-                h.stopping().await;
-                h
-            }
+    // `held` keeps the connection's place until the session returns.
+    let stop = held.as_ref().map(Upgraded::stop);
+    let mut stopping = std::pin::pin!(async move {
+        match stop {
+            Some(s) => s.wait().await,
             None => std::future::pending().await,
         }
-    };
-    let mut stopping = std::pin::pin!(stopping);
-    let mut stopped = None;
+    });
+    let mut stopped = false;
     loop {
         let msg = tokio::select! {
             m = incoming.next() => match m {
                 Some(Ok(m)) => m,
                 _ => break,
             },
-            h = &mut stopping => {
-                stopped = Some(h);
+            () = &mut stopping => {
+                stopped = true;
                 break;
             }
         };
@@ -119,7 +115,7 @@ pub async fn session(
     for (_, h) in subs {
         h.abort();
     }
-    if stopped.is_some() {
+    if stopped {
         // Queued behind what is already in flight; the writer ends once
         // the queue is drained.
         let close = CloseFrame { code: close_code::AWAY, reason: "server shutting down".into() };
@@ -132,7 +128,7 @@ pub async fn session(
     } else {
         writer.abort();
     }
-    drop(stopped);
+    drop(held);
 }
 
 /// One client message.
